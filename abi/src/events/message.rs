@@ -1,0 +1,149 @@
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One block of a tool's output or of a message: text, an image, or a kind this version
+/// does not know (kept as is).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContentBlock {
+    /// `text`, `image`, or another kind.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The text of a `text` block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Every other field (an image's `data` and `mime_type`, fields of newer hosts).
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl ContentBlock {
+    /// A `text` block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            kind: "text".into(),
+            text: Some(text.into()),
+            extra: Map::new(),
+        }
+    }
+
+    /// An `image` block with base64 `data`.
+    pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        let mut extra = Map::new();
+        extra.insert("data".into(), Value::String(data.into()));
+        extra.insert("mime_type".into(), Value::String(mime_type.into()));
+        Self {
+            kind: "image".into(),
+            text: None,
+            extra,
+        }
+    }
+
+    /// The text of a `text` block.
+    pub fn as_text(&self) -> Option<&str> {
+        match self.kind.as_str() {
+            "text" => self.text.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// A message's content: a plain string or a list of blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Content {
+    /// Plain text.
+    Text(String),
+    /// Blocks of text, images and others.
+    Blocks(Vec<ContentBlock>),
+}
+
+impl Default for Content {
+    fn default() -> Self {
+        Content::Text(String::new())
+    }
+}
+
+impl From<&str> for Content {
+    fn from(text: &str) -> Self {
+        Content::Text(text.to_owned())
+    }
+}
+
+impl From<String> for Content {
+    fn from(text: String) -> Self {
+        Content::Text(text)
+    }
+}
+
+/// A message of the conversation as the model will see it (the `context` event).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AgentMessage {
+    /// `user`, `assistant`, `toolResult`, `custom`, ...
+    pub role: String,
+    /// For custom messages: the plugin-defined type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_type: Option<String>,
+    /// The message's content.
+    #[serde(default)]
+    pub content: Content,
+    /// Every other field, kept so that a message passed back keeps what the host put in it.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A persistent custom message that a plugin adds to the session.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CustomMessage {
+    /// The plugin-defined type; renderers are registered per type.
+    pub custom_type: String,
+    /// What the model reads.
+    pub content: Content,
+    /// Whether the UI shows it.
+    pub display: bool,
+    /// Data for renderers, not sent to the model.
+    pub details: Value,
+}
+
+impl CustomMessage {
+    /// A displayed message of `custom_type` with text `content`.
+    pub fn new(custom_type: impl Into<String>, content: impl Into<Content>) -> Self {
+        Self {
+            custom_type: custom_type.into(),
+            content: content.into(),
+            display: true,
+            details: Value::Null,
+        }
+    }
+}
+
+/// How a sent message is delivered while the agent is busy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliverAs {
+    /// Interrupt the agent between tool calls.
+    Steer,
+    /// Wait until the agent finishes.
+    FollowUp,
+}
+
+/// Options of `send_message`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SendMessageOptions {
+    /// Start a model turn when the agent is idle.
+    pub trigger_turn: bool,
+    /// Delivery while the agent is busy; the host's default when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deliver_as: Option<DeliverAs>,
+}
+
+/// An image attached to a prompt.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ImageContent {
+    /// Base64 data.
+    pub data: String,
+    /// e.g. `image/png`.
+    pub mime_type: String,
+}

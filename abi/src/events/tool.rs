@@ -1,0 +1,139 @@
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::ContentBlock;
+
+/// `tool_call`: a tool is about to run.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolCallEvent {
+    /// The tool's name, e.g. `exec`.
+    pub tool_name: String,
+    /// The id of this call.
+    pub tool_call_id: String,
+    /// The tool's input, e.g. `{"command": "ls"}`.
+    pub input: Value,
+}
+
+/// What a `tool_call` handler may return. The first block stops the call and later handlers;
+/// otherwise an `input` replaces the tool's input (the next handler sees the new one).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolCallResult {
+    /// Do not run the tool.
+    pub block: bool,
+    /// Why, shown to the model and the user.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Run the tool with this input instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+}
+
+impl ToolCallResult {
+    /// Blocks the call with `reason`.
+    pub fn block(reason: impl Into<String>) -> Self {
+        Self {
+            block: true,
+            reason: Some(reason.into()),
+            input: None,
+        }
+    }
+
+    /// Lets the call run with `input` instead.
+    pub fn replace_input(input: Value) -> Self {
+        Self {
+            block: false,
+            reason: None,
+            input: Some(input),
+        }
+    }
+}
+
+/// `tool_result`: a tool ran.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolResultEvent {
+    /// The tool's name.
+    pub tool_name: String,
+    /// The id of the call.
+    pub tool_call_id: String,
+    /// The input it ran with.
+    pub input: Value,
+    /// Its output.
+    pub content: Vec<ContentBlock>,
+    /// Tool-specific data.
+    pub details: Value,
+    /// Whether it failed.
+    pub is_error: bool,
+}
+
+/// What a `tool_result` handler may return: each field given replaces the tool's
+/// (the last replacement wins).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolResultPatch {
+    /// Replacement output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<Vec<ContentBlock>>,
+    /// Replacement details.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// Replacement error status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+}
+
+/// `permission_request`: a tool needs the user's permission.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PermissionRequestEvent {
+    /// The tool's name.
+    pub tool_name: String,
+    /// The id of the call.
+    pub tool_call_id: String,
+    /// The tool's input.
+    pub input: Value,
+}
+
+/// A permission decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionDecision {
+    /// Run without asking.
+    Approve,
+    /// Do not run.
+    Deny,
+    /// Ask the user.
+    Ask,
+}
+
+/// What a `permission_request` handler may return (deny wins over ask, ask over approve).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PermissionResult {
+    /// The decision; nothing means "no opinion".
+    pub decision: Option<PermissionDecision>,
+    /// Why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// `stop`: the agent is about to stop.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StopEvent {
+    /// Whether a stop hook is already keeping the agent going.
+    pub stop_hook_active: bool,
+}
+
+/// What a `stop` handler may return.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StopResult {
+    /// Keep the agent going.
+    pub block: bool,
+    /// The agent's next instruction when blocking.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}

@@ -1,0 +1,23 @@
+//! The types that cross the library boundary.
+//!
+//! Plugin authors never touch this module: the [`export_plugin!`](crate::export_plugin) macro
+//! and the SDK ([`HookApi`](crate::HookApi), the typed events) build and call these types.
+//! Hosts use it to load plugins and to implement what plugins call back into.
+//!
+//! Every type here is checked by abi_stable when a library is loaded: its version
+//! (see [`crate::INTERFACE_VERSION`]) and the layout of every type reachable from
+//! [`PluginModule`]. Data that is expected to grow (events, results, messages, options)
+//! crosses as JSON text, so that either side may add fields without breaking the other.
+
+mod context;
+mod handlers;
+mod host_api;
+mod module;
+
+pub use context::{HostContext, HostContextRef, HostContext_TO};
+pub use handlers::{
+    CallError, CommandHandler, CommandHandlerBox, CommandHandler_TO, EventHandler, EventHandlerBox,
+    EventHandler_TO, MessageRenderer, MessageRendererBox, MessageRenderer_TO,
+};
+pub use host_api::{HostApi, HostApiBox, HostApi_TO};
+pub use module::{PanicStrategy, PluginFactory, PluginModule, PluginModuleRef};

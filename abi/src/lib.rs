@@ -1,0 +1,125 @@
+//! # agent-hooks-abi: write hook plugins for agent-hooks
+//!
+//! A hook plugin observes, blocks, rewrites or redacts what a coding agent does: before and
+//! after each tool call, on each prompt, at compaction, at session start and end. It is a
+//! `cdylib` crate that depends on this crate alone, and the agent loads the `.so` (`.dylib`
+//! on macOS) at start-up. You write ordinary, safe Rust: typed events in, typed results
+//! out. No `unsafe`, no `extern`.
+//!
+//! ## A complete plugin
+//!
+//! `Cargo.toml`:
+//!
+//! ```toml
+//! [package]
+//! name = "no-force-push"
+//! version = "0.1.0"
+//! edition = "2021"
+//!
+//! [lib]
+//! crate-type = ["cdylib"]
+//!
+//! [dependencies]
+//! agent-hooks-abi = "0.1"
+//! serde_json = "1"
+//! ```
+//!
+//! `src/lib.rs`:
+//!
+//! ```
+//! use agent_hooks_abi::prelude::*;
+//!
+//! fn plugin(api: &mut HookApi) -> HandlerResult<()> {
+//!     // Block `git push --force` before it runs.
+//!     api.on(|event: &ToolCallEvent, ctx| {
+//!         let command = event.input["command"].as_str().unwrap_or_default();
+//!         if event.tool_name == "exec" && command.contains("git push --force") {
+//!             ctx.ui().notify("force push blocked", NotifyLevel::Warning);
+//!             return Ok(Some(ToolCallResult::block("Force pushes are not allowed here.")));
+//!         }
+//!         Ok(None)
+//!     });
+//!
+//!     // Count the tool calls in the status line.
+//!     let calls = std::sync::atomic::AtomicUsize::new(0);
+//!     api.on(move |_: &ToolResultEvent, ctx| {
+//!         let n = calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+//!         ctx.ui().set_status("tools", Some(&format!("{n} tool calls")));
+//!         Ok(None)
+//!     });
+//!
+//!     // A slash command.
+//!     api.register_command("hello", "Say hello", |args, ctx| {
+//!         ctx.ui().notify(&format!("hello {args}"), NotifyLevel::Info);
+//!         Ok(())
+//!     });
+//!     Ok(())
+//! }
+//!
+//! agent_hooks_abi::export_plugin!(plugin);
+//! # fn main() {}
+//! ```
+//!
+//! Build it with `cargo build --release`: the plugin is `target/release/libno_force_push.so`
+//! (`.dylib` on macOS). Put it in a hooks folder or give its path to the agent
+//! (`agent-hooks list --hook target/release/libno_force_push.so` shows whether it loads).
+//!
+//! ## What a handler gets and returns
+//!
+//! [`HookApi::on`] takes a closure whose first parameter names the event (see [`events`]).
+//! It returns `Ok(Some(result))` to act, `Ok(None)` to let things be, or an error, which the
+//! host reports (for `tool_call`, an error also blocks the call: hooks fail safe). A panic
+//! is caught inside the plugin and reported like an error; it never takes the agent down.
+//! Build plugins with the default `panic = "unwind"`: a plugin built with `panic = "abort"`
+//! is refused at load time, because its first panic would kill the agent.
+//!
+//! The second parameter, [`HookContext`], reaches the UI ([`Ui`]: `confirm`, `select`,
+//! `notify`, `set_status`, ...), the session, the model and the agent's state. Commands get a
+//! [`CommandContext`], which can also wait for the agent, start a new session, branch and
+//! move in the session tree. [`HookApi::host`] gives a clonable [`Host`] to send messages,
+//! append entries and run programs from a handler.
+//!
+//! ## Versioning policy
+//!
+//! The interface version is this crate's version, [`INTERFACE_VERSION`]. A host checks it,
+//! and the layout of every type that crosses the boundary, when it loads a plugin:
+//!
+//! - while the version is `0.y.z`, a host built with `0.y` loads plugins built with `0.y.*`
+//!   (any patch) and refuses plugins built with an older minor: when the host's minor version
+//!   changes, rebuild your plugin against the new `agent-hooks-abi`;
+//! - from `1.0.0`, majors must match, and a new minor only adds (fields at the end of the
+//!   root module and trait methods after the last ones; event fields, which cross as JSON).
+//!
+//! Events and results cross as JSON and unknown fields are ignored, so a host may add event
+//! fields in any release without a rebuild of your plugin. A refused plugin gets a message
+//! that names both versions and says what to rebuild.
+
+#![warn(missing_docs)]
+
+pub mod events;
+pub mod ffi;
+pub mod host;
+mod sdk;
+
+pub use events::{Event, EventKind};
+pub use sdk::*;
+
+/// The version of the interface this crate defines (its package version).
+pub const INTERFACE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Everything a plugin usually needs: `use agent_hooks_abi::prelude::*;`.
+pub mod prelude {
+    pub use crate::events::*;
+    pub use crate::sdk::{
+        CommandContext, Error, ExecOptions, ExecOutput, HandlerResult, HookApi, HookContext, Host,
+        NavigateTreeOptions, NewSessionOptions, NotifyLevel, RenderOptions, Ui,
+    };
+    pub use serde_json::{json, Value};
+}
+
+/// Used by [`export_plugin!`]; not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::sdk::export::{lib_header, PluginEntry};
+    pub use abi_stable::library::LibHeader;
+}

@@ -1,0 +1,18 @@
+//! The plugin author's SDK: register typed handlers, commands and renderers; use the
+//! agent's UI, session and services. No `unsafe`, no `extern`, no abi_stable types.
+
+mod adapters;
+mod api;
+mod context;
+pub(crate) mod export;
+pub(crate) mod guard;
+
+pub use api::{ExecOptions, ExecOutput, HandlerResult, HookApi, Host, RenderOptions};
+pub use context::{
+    CommandContext, HookContext, ModelInfo, NavigateTreeOptions, NewSessionOptions, NotifyLevel,
+    SessionActionOutcome, SessionInfo, Theme, Ui,
+};
+
+/// The error a handler, command or factory may return: anything that converts into it with
+/// `?` (`std::io::Error`, `serde_json::Error`, a `String`, ...).
+pub type Error = Box<dyn std::error::Error + Send + Sync + 'static>;

@@ -1,0 +1,147 @@
+use agent_hooks_abi::{
+    events::{CustomMessage, SendMessageOptions},
+    ModelInfo, NavigateTreeOptions, NewSessionOptions, NotifyLevel, SessionActionOutcome,
+    SessionInfo, Theme,
+};
+use serde_json::Value;
+
+/// What the agent offers its hooks. Every method has a default, so a host that implements
+/// nothing works: messages and entries go nowhere, the agent is idle, there is no model and
+/// no UI, and session actions fail with a message that says the host does not support them.
+///
+/// Methods are called from the threads that run hook handlers, possibly several at once.
+pub trait AgentHost: Send + Sync {
+    /// A hook sent a persistent custom message.
+    fn send_message(&self, message: CustomMessage, options: SendMessageOptions) {
+        let _ = (message, options);
+    }
+
+    /// A hook appended a non-LLM entry to the session.
+    fn append_entry(&self, custom_type: &str, data: Value) {
+        let _ = (custom_type, data);
+    }
+
+    /// The current session.
+    fn session(&self) -> SessionInfo {
+        SessionInfo::default()
+    }
+
+    /// The current model.
+    fn model(&self) -> Option<ModelInfo> {
+        None
+    }
+
+    /// Whether the agent is idle.
+    fn is_idle(&self) -> bool {
+        true
+    }
+
+    /// A hook asked to abort the current operation.
+    fn abort(&self) {}
+
+    /// Whether messages are queued for the agent.
+    fn has_queued_messages(&self) -> bool {
+        false
+    }
+
+    /// Waits until the agent is idle (command handlers).
+    fn wait_for_idle(&self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Starts a new session (command handlers).
+    fn new_session(&self, options: NewSessionOptions) -> Result<SessionActionOutcome, String> {
+        let _ = options;
+        Err(unsupported("new_session"))
+    }
+
+    /// Branches at `entry_id` (command handlers).
+    fn branch(&self, entry_id: &str) -> Result<SessionActionOutcome, String> {
+        let _ = entry_id;
+        Err(unsupported("branch"))
+    }
+
+    /// Moves to `target_id` in the session tree (command handlers).
+    fn navigate_tree(
+        &self,
+        target_id: &str,
+        options: NavigateTreeOptions,
+    ) -> Result<SessionActionOutcome, String> {
+        let _ = (target_id, options);
+        Err(unsupported("navigate_tree"))
+    }
+
+    /// The interactive UI, if there is one.
+    fn ui(&self) -> Option<&dyn HostUi> {
+        None
+    }
+}
+
+fn unsupported(action: &str) -> String {
+    format!("this agent does not support `{action}` from hooks")
+}
+
+/// An interactive UI. The defaults are what hooks get without one: `select`, `input` and
+/// `editor` return nothing, `confirm` false, `get_editor_text` "", the rest do nothing.
+pub trait HostUi: Send + Sync {
+    /// Lets the user pick one of `options`.
+    fn select(&self, title: &str, options: &[String]) -> Option<String> {
+        let _ = (title, options);
+        None
+    }
+
+    /// Asks a yes/no question.
+    fn confirm(&self, title: &str, message: &str) -> bool {
+        let _ = (title, message);
+        false
+    }
+
+    /// Asks for one line of text.
+    fn input(&self, title: &str, placeholder: &str) -> Option<String> {
+        let _ = (title, placeholder);
+        None
+    }
+
+    /// Opens an editor on `prefill`.
+    fn editor(&self, title: &str, prefill: &str) -> Option<String> {
+        let _ = (title, prefill);
+        None
+    }
+
+    /// Shows a notification.
+    fn notify(&self, message: &str, level: NotifyLevel) {
+        let _ = (message, level);
+    }
+
+    /// Sets or clears the status text under `key`.
+    fn set_status(&self, key: &str, text: Option<&str>) {
+        let _ = (key, text);
+    }
+
+    /// Shows a host-defined component.
+    fn custom(&self, kind: &str, data: Value) -> Option<Value> {
+        let _ = (kind, data);
+        None
+    }
+
+    /// Replaces the input editor's text.
+    fn set_editor_text(&self, text: &str) {
+        let _ = text;
+    }
+
+    /// The input editor's text.
+    fn get_editor_text(&self) -> String {
+        String::new()
+    }
+
+    /// The theme.
+    fn theme(&self) -> Theme {
+        Theme::default()
+    }
+}
+
+/// The agent before one is attached, and for hosts that attach none: every default.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DetachedAgent;
+
+impl AgentHost for DetachedAgent {}

@@ -1,0 +1,20 @@
+//! The host side of the boundary: what the agent offers hooks, and the objects that carry
+//! it to them.
+
+mod agent;
+mod context;
+mod exec;
+mod outbox;
+mod plugin_api;
+
+pub use agent::{AgentHost, DetachedAgent, HostUi};
+pub(crate) use context::CallContext;
+pub use exec::exec;
+pub(crate) use outbox::Outbox;
+pub(crate) use plugin_api::{PluginApi, Registry};
+
+/// Runs host code called by a plugin, so that a panic in it cannot cross the boundary
+/// (abi_stable would end the process): the panic is swallowed and `fallback` returned.
+pub(crate) fn shielded<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fallback)
+}

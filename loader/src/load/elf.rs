@@ -1,0 +1,146 @@
+//! A check the dynamic loader does not make: that every loadable segment of an ELF file is
+//! inside the file. glibc maps segments without checking, so a truncated library would load
+//! and then crash the process with SIGBUS when a page past the end is touched.
+
+use std::{
+    fs::File,
+    io::{Read, Seek, SeekFrom},
+    path::Path,
+};
+
+const PT_LOAD: u32 = 1;
+const PT_DYNAMIC: u32 = 2;
+
+/// Why an ELF file cannot be whole, or `Ok` when its segments fit in it.
+pub(crate) fn check_segments(path: &Path) -> std::io::Result<Result<(), String>> {
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    let mut ident = [0u8; 64];
+    let header_len = file.read(&mut ident)?;
+    let Some(layout) = Layout::from_ident(&ident[..header_len]) else {
+        return Ok(Err(format!("its ELF header is cut short ({len} bytes)")));
+    };
+    let table = layout.program_headers(&ident);
+    let table_end = table.offset + u64::from(table.count) * u64::from(table.entry_size);
+    if table_end > len || u64::from(table.entry_size) < layout.min_entry_size() {
+        return Ok(Err(format!(
+            "its program headers end at byte {table_end}, past the end of the file ({len} bytes)"
+        )));
+    }
+    let mut headers = vec![0u8; (table_end - table.offset) as usize];
+    file.seek(SeekFrom::Start(table.offset))?;
+    file.read_exact(&mut headers)?;
+    for entry in headers.chunks(usize::from(table.entry_size)) {
+        let segment = layout.segment(entry);
+        if matches!(segment.kind, PT_LOAD | PT_DYNAMIC) {
+            let end = segment.offset.saturating_add(segment.file_size);
+            if end > len {
+                return Ok(Err(format!(
+                    "a segment ends at byte {end}, past the end of the file ({len} bytes)"
+                )));
+            }
+        }
+    }
+    Ok(Ok(()))
+}
+
+struct Layout {
+    is_64: bool,
+    little_endian: bool,
+}
+
+struct Table {
+    offset: u64,
+    entry_size: u16,
+    count: u16,
+}
+
+struct Segment {
+    kind: u32,
+    offset: u64,
+    file_size: u64,
+}
+
+impl Layout {
+    fn from_ident(head: &[u8]) -> Option<Self> {
+        let is_64 = match head.get(4)? {
+            1 => false,
+            2 => true,
+            _ => return None,
+        };
+        let little_endian = *head.get(5)? == 1;
+        let needed = if is_64 { 64 } else { 52 };
+        (head.len() >= needed).then_some(Self {
+            is_64,
+            little_endian,
+        })
+    }
+
+    fn min_entry_size(&self) -> u64 {
+        if self.is_64 {
+            56
+        } else {
+            32
+        }
+    }
+
+    fn u16(&self, b: &[u8], at: usize) -> u16 {
+        let bytes = [b[at], b[at + 1]];
+        if self.little_endian {
+            u16::from_le_bytes(bytes)
+        } else {
+            u16::from_be_bytes(bytes)
+        }
+    }
+
+    fn u32(&self, b: &[u8], at: usize) -> u32 {
+        let bytes = [b[at], b[at + 1], b[at + 2], b[at + 3]];
+        if self.little_endian {
+            u32::from_le_bytes(bytes)
+        } else {
+            u32::from_be_bytes(bytes)
+        }
+    }
+
+    fn u64(&self, b: &[u8], at: usize) -> u64 {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&b[at..at + 8]);
+        if self.little_endian {
+            u64::from_le_bytes(bytes)
+        } else {
+            u64::from_be_bytes(bytes)
+        }
+    }
+
+    fn program_headers(&self, header: &[u8]) -> Table {
+        if self.is_64 {
+            Table {
+                offset: self.u64(header, 32),
+                entry_size: self.u16(header, 54),
+                count: self.u16(header, 56),
+            }
+        } else {
+            Table {
+                offset: u64::from(self.u32(header, 28)),
+                entry_size: self.u16(header, 42),
+                count: self.u16(header, 44),
+            }
+        }
+    }
+
+    fn segment(&self, entry: &[u8]) -> Segment {
+        if self.is_64 {
+            Segment {
+                kind: self.u32(entry, 0),
+                offset: self.u64(entry, 8),
+                file_size: self.u64(entry, 32),
+            }
+        } else {
+            Segment {
+                kind: self.u32(entry, 0),
+                offset: u64::from(self.u32(entry, 4)),
+                file_size: u64::from(self.u32(entry, 16)),
+            }
+        }
+    }
+}

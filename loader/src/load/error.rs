@@ -1,0 +1,151 @@
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// Why one hook path did not load. Each message says what happened and what to do.
+#[derive(Error)]
+pub enum LoadError {
+    /// `$VAR` in the path names an unset variable.
+    #[error("the path uses ${var}, which is not set: set it, or write the path out")]
+    UnsetVariable {
+        /// The variable's name.
+        var: String,
+    },
+    /// The path could not be expanded for another reason.
+    #[error("cannot expand the path: {reason}")]
+    BadPath {
+        /// What went wrong.
+        reason: String,
+    },
+    /// Nothing exists at the path.
+    #[error("no such file: {resolved} (check the path; relative paths are taken from the agent's working folder)")]
+    NotFound {
+        /// The path after expansion.
+        resolved: PathBuf,
+    },
+    /// The path names a folder.
+    #[error("{resolved} is a folder, not a plugin library: give the path of the .{ext} file inside it", ext = std::env::consts::DLL_EXTENSION)]
+    IsDirectory {
+        /// The path after expansion.
+        resolved: PathBuf,
+    },
+    /// The file cannot be read.
+    #[error(
+        "permission denied reading {resolved}: make it readable by the user running the agent"
+    )]
+    PermissionDenied {
+        /// The path after expansion.
+        resolved: PathBuf,
+    },
+    /// The file is a script or other text.
+    #[error("{resolved} looks like a script ({first_line}), not a plugin library; configure it as a command hook")]
+    Script {
+        /// The path after expansion.
+        resolved: PathBuf,
+        /// Its first line, shortened.
+        first_line: String,
+    },
+    /// The file is an executable program.
+    #[error("{resolved} is an executable program, not a plugin library; to run it as a hook, configure it as a command hook")]
+    Executable {
+        /// The path after expansion.
+        resolved: PathBuf,
+    },
+    /// The file is a shared library cut short or damaged.
+    #[error("{resolved} is a truncated or damaged shared library ({detail}); rebuild it or copy it again")]
+    Truncated {
+        /// The path after expansion.
+        resolved: PathBuf,
+        /// What the dynamic loader said.
+        detail: String,
+    },
+    /// The file is not a shared library at all.
+    #[error("{resolved} is not a shared library ({detail}); a plugin is the .{ext} a `cdylib` crate builds", ext = std::env::consts::DLL_EXTENSION)]
+    NotALibrary {
+        /// The path after expansion.
+        resolved: PathBuf,
+        /// What gave it away.
+        detail: String,
+    },
+    /// The dynamic loader refused the library for another reason (e.g. a missing dependency).
+    #[error("the dynamic loader cannot open {resolved}: {detail}")]
+    Open {
+        /// The path after expansion.
+        resolved: PathBuf,
+        /// What the dynamic loader said.
+        detail: String,
+    },
+    /// A shared library without the plugin entry point.
+    #[error("{resolved} is a shared library but not an agent-hooks plugin: it does not export the plugin entry point (build it with `agent_hooks_abi::export_plugin!`)")]
+    NotAPlugin {
+        /// The path after expansion.
+        resolved: PathBuf,
+    },
+    /// Built with an abi_stable whose header this host cannot read.
+    #[error("{resolved} was built with an incompatible version of abi_stable ({detail}); rebuild it against agent-hooks-abi {host}", host = agent_hooks_abi::INTERFACE_VERSION)]
+    IncompatibleAbiStable {
+        /// The path after expansion.
+        resolved: PathBuf,
+        /// abi_stable's description.
+        detail: String,
+    },
+    /// Built against an interface version this host does not accept.
+    #[error("{resolved} was built against agent-hooks-abi {plugin}, but this host needs {needed}: rebuild the plugin against agent-hooks-abi {host}", host = agent_hooks_abi::INTERFACE_VERSION)]
+    IncompatibleVersion {
+        /// The path after expansion.
+        resolved: PathBuf,
+        /// The interface version the plugin was built against.
+        plugin: String,
+        /// What this host accepts, e.g. `0.1.x`.
+        needed: String,
+    },
+    /// The interface types differ from this host's.
+    #[error("{resolved} has interface types that differ from this host's, though it claims a compatible version: {summary}. Rebuild the plugin against the same agent-hooks-abi as the host ({host})", host = agent_hooks_abi::INTERFACE_VERSION)]
+    LayoutMismatch {
+        /// The path after expansion.
+        resolved: PathBuf,
+        /// The decisive lines of the layout check.
+        summary: String,
+        /// Everything the layout check said (long).
+        full: String,
+    },
+    /// Built with `panic = "abort"`.
+    #[error("{resolved} was built with panic = \"abort\": its first panic would kill the agent. Rebuild it with panic = \"unwind\" (the default: remove `panic = \"abort\"` from its Cargo profile)")]
+    PanicAbort {
+        /// The path after expansion.
+        resolved: PathBuf,
+    },
+    /// abi_stable's module constructor failed.
+    #[error("{resolved} failed to initialise its plugin module: {detail}")]
+    ModuleInit {
+        /// The path after expansion.
+        resolved: PathBuf,
+        /// What failed.
+        detail: String,
+    },
+    /// The plugin's factory returned an error.
+    #[error("the plugin's factory failed: {message}")]
+    FactoryFailed {
+        /// The factory's error.
+        message: String,
+    },
+    /// The plugin's factory panicked.
+    #[error(
+        "the plugin's factory panicked, so it is not loaded ({message}); report this to its author"
+    )]
+    FactoryPanicked {
+        /// The panic's message and location.
+        message: String,
+    },
+}
+
+impl std::fmt::Debug for LoadError {
+    /// The message, and for a layout mismatch the whole report of the layout check.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")?;
+        if let LoadError::LayoutMismatch { full, .. } = self {
+            write!(f, "\n\nfull layout report:\n{full}")?;
+        }
+        Ok(())
+    }
+}

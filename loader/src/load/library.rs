@@ -1,0 +1,137 @@
+//! Opening a plugin library and checking it through abi_stable. The loader's `unsafe` lives
+//! here, and only here.
+
+use std::path::Path;
+
+use abi_stable::library::{
+    AbiHeaderRef, LibHeader, LibraryError, RootModuleError, ROOT_MODULE_LOADER_NAME_WITH_NUL,
+};
+use agent_hooks_abi::ffi::PluginModuleRef;
+
+use super::LoadError;
+
+/// Opens the library at `path`, checks its interface version and layout, and returns its
+/// root module. The library is never unloaded: Rust thread-locals make unloading a cdylib
+/// unsound on Linux (and it is a no-op on macOS), so its handle is leaked on purpose, also
+/// when a check fails after the library was opened.
+pub(crate) fn open_plugin(path: &Path) -> Result<PluginModuleRef, LoadError> {
+    let library = open_library(path)?;
+    // SAFETY: the symbol is abi_stable's root-module loader static, whose address abi_stable
+    // reads as an `AbiHeaderRef` (a pointer to the header at the start of a `LibHeader`).
+    // A library that exports the name with another type is caught by `upgrade`, which checks
+    // the header's magic before anything else is read. The reference stays valid because
+    // the library is never unloaded (below).
+    let header = unsafe {
+        library
+            .get::<AbiHeaderRef>(ROOT_MODULE_LOADER_NAME_WITH_NUL.as_bytes())
+            .map(|symbol| *symbol)
+    };
+    std::mem::forget(library);
+    let header = header.map_err(|_| LoadError::NotAPlugin {
+        resolved: path.to_path_buf(),
+    })?;
+    let header: &'static LibHeader = header.upgrade().map_err(|e| library_error(path, e))?;
+    header
+        .init_root_module::<PluginModuleRef>()
+        .map_err(|e| library_error(path, e))
+}
+
+#[cfg(unix)]
+fn open_library(path: &Path) -> Result<libloading::Library, LoadError> {
+    use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+    // SAFETY: opening a library runs its initialisers. We only open files the user named as
+    // hook plugins, after checking they are shared objects; `RTLD_NOW` resolves every symbol
+    // up front (a missing one fails here, not mid-call) and `RTLD_LOCAL` keeps one plugin's
+    // symbols from satisfying another's. Thread-safe: glibc serialises dlopen internally.
+    unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
+        .map(libloading::Library::from)
+        .map_err(|e| open_error(path, e))
+}
+
+#[cfg(not(unix))]
+fn open_library(path: &Path) -> Result<libloading::Library, LoadError> {
+    // SAFETY: as above; the platform loader's defaults are used.
+    unsafe { libloading::Library::new(path) }.map_err(|e| open_error(path, e))
+}
+
+fn open_error(path: &Path, error: libloading::Error) -> LoadError {
+    // libloading says "dlopen failed"; dlerror()'s text is its source.
+    let mut detail = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        detail = format!("{detail}: {cause}");
+        source = cause.source();
+    }
+    let resolved = path.to_path_buf();
+    if detail.contains("position-independent executable") {
+        LoadError::Executable { resolved }
+    } else if detail.contains("file too short")
+        || detail.contains("past end of file")
+        || detail.contains("truncated")
+    {
+        LoadError::Truncated {
+            resolved,
+            detail: dlerror_tail(&detail),
+        }
+    } else if detail.contains("invalid ELF header") {
+        LoadError::NotALibrary {
+            resolved,
+            detail: "invalid ELF header".into(),
+        }
+    } else {
+        LoadError::Open {
+            resolved,
+            detail: dlerror_tail(&detail),
+        }
+    }
+}
+
+/// dlerror() repeats the path before its message; keep the message.
+fn dlerror_tail(detail: &str) -> String {
+    detail
+        .rsplit_once(": ")
+        .map_or(detail, |(_, tail)| tail)
+        .to_owned()
+}
+
+fn library_error(path: &Path, error: LibraryError) -> LoadError {
+    let resolved = path.to_path_buf();
+    match error {
+        LibraryError::IncompatibleVersionNumber {
+            expected_version,
+            actual_version,
+            ..
+        } => LoadError::IncompatibleVersion {
+            resolved,
+            plugin: actual_version.to_string(),
+            needed: if expected_version.major == 0 {
+                format!("0.{}.x", expected_version.minor)
+            } else {
+                format!("{}.x", expected_version.major)
+            },
+        },
+        LibraryError::AbiInstability(report) => {
+            let full = report.to_string();
+            LoadError::LayoutMismatch {
+                resolved,
+                summary: super::layout_report::summarize(&full),
+                full,
+            }
+        }
+        LibraryError::InvalidAbiHeader(header) => LoadError::IncompatibleAbiStable {
+            resolved,
+            detail: format!("{header:?}"),
+        },
+        LibraryError::RootModule { err, .. } => LoadError::ModuleInit {
+            resolved,
+            detail: match err {
+                RootModuleError::Unwound => "its module constructor panicked".to_owned(),
+                other => other.to_string(),
+            },
+        },
+        other => LoadError::ModuleInit {
+            resolved,
+            detail: other.to_string(),
+        },
+    }
+}

@@ -1,0 +1,186 @@
+//! Loading plugin libraries: resolve each path, skip duplicates, check the file, open it
+//! through abi_stable, run its factory. A bad path is an error entry; loading goes on.
+
+mod elf;
+mod error;
+mod identity;
+mod layout_report;
+mod library;
+mod resolve;
+mod sniff;
+
+use std::{io::ErrorKind, path::Path, sync::Arc};
+
+use agent_hooks_abi::ffi::PanicStrategy;
+
+pub use error::LoadError;
+pub(crate) use resolve::resolve_path;
+
+use crate::{
+    hook::{Hook, HookOrigin},
+    host::{Outbox, PluginApi},
+};
+use identity::SeenPaths;
+use sniff::FileKind;
+
+/// What [`load_hooks`] loaded, what failed, and what was skipped as a duplicate.
+#[derive(Debug, Default)]
+pub struct LoadHooksResult {
+    /// The hooks that loaded, in the order their paths were given.
+    pub hooks: Vec<Hook>,
+    /// One entry per path that failed, in the order given.
+    pub errors: Vec<LoadFailure>,
+    /// Paths skipped because an earlier path names the same library.
+    pub duplicates: Vec<DuplicatePath>,
+}
+
+/// A path that did not load, and why.
+#[derive(Debug)]
+pub struct LoadFailure {
+    /// The path as the caller gave it.
+    pub path: String,
+    /// Why it did not load.
+    pub error: LoadError,
+}
+
+/// A path skipped because it names a library already given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicatePath {
+    /// The path as the caller gave it.
+    pub path: String,
+    /// The earlier path, as given, that names the same library.
+    pub same_as: String,
+}
+
+/// Loads the plugin libraries at `paths`, in order.
+///
+/// Each path may be absolute, relative to `cwd`, start with `~` or `~/`, or contain `$VAR` /
+/// `${VAR}`. Paths that name a library already given (the same absolute or canonical path,
+/// or the same file through a hard link) are skipped and listed in `duplicates`. Every path
+/// that fails becomes an entry in `errors`, and loading goes on with the next.
+///
+/// Libraries are never unloaded. Loading one library twice in a process (through two calls)
+/// runs its factory again over the same statics.
+pub fn load_hooks<I, P>(paths: I, cwd: impl AsRef<Path>) -> LoadHooksResult
+where
+    I: IntoIterator<Item = P>,
+    P: AsRef<str>,
+{
+    let cwd = cwd.as_ref();
+    let outbox = Arc::new(Outbox::default());
+    let mut seen = SeenPaths::default();
+    let mut result = LoadHooksResult::default();
+    for given in paths {
+        let given = given.as_ref();
+        let loaded = resolve_path(given, cwd).and_then(|resolved| {
+            match seen.first_seen_as(given, &resolved) {
+                Some(first) => Ok(Err(first)),
+                None => load_plugin(given, &resolved, cwd, &outbox).map(Ok),
+            }
+        });
+        match loaded {
+            Ok(Ok(hook)) => result.hooks.push(hook),
+            Ok(Err(same_as)) => result.duplicates.push(DuplicatePath {
+                path: given.to_owned(),
+                same_as,
+            }),
+            Err(error) => result.errors.push(LoadFailure {
+                path: given.to_owned(),
+                error,
+            }),
+        }
+    }
+    result
+}
+
+fn load_plugin(
+    given: &str,
+    resolved: &Path,
+    cwd: &Path,
+    outbox: &Arc<Outbox>,
+) -> Result<Hook, LoadError> {
+    check_file(resolved)?;
+    let module = library::open_plugin(resolved)?;
+    if module.panic_strategy() != PanicStrategy::Unwind {
+        return Err(LoadError::PanicAbort {
+            resolved: resolved.to_path_buf(),
+        });
+    }
+    let api = PluginApi::new(outbox.clone(), cwd.to_path_buf());
+    let outcome = (module.factory())(api.to_object()).into_result();
+    if let Err(error) = outcome {
+        // Whatever it registered before failing is dropped with `api`.
+        drop(api.take_registry());
+        return Err(if error.panicked {
+            LoadError::FactoryPanicked {
+                message: error.message.into_string(),
+            }
+        } else {
+            LoadError::FactoryFailed {
+                message: error.message.into_string(),
+            }
+        });
+    }
+    let origin = HookOrigin::Plugin {
+        name: module.plugin_name().to_string(),
+        version: module.plugin_version().to_string(),
+    };
+    Ok(Hook::new(
+        given.to_owned(),
+        resolved.to_path_buf(),
+        origin,
+        api,
+        outbox.clone(),
+    ))
+}
+
+/// Refuses what is not a shared library before the dynamic loader sees it, with advice.
+fn check_file(resolved: &Path) -> Result<(), LoadError> {
+    let resolved_buf = || resolved.to_path_buf();
+    let io_error = |e: std::io::Error| match e.kind() {
+        ErrorKind::NotFound => LoadError::NotFound {
+            resolved: resolved_buf(),
+        },
+        ErrorKind::PermissionDenied => LoadError::PermissionDenied {
+            resolved: resolved_buf(),
+        },
+        ErrorKind::IsADirectory => LoadError::IsDirectory {
+            resolved: resolved_buf(),
+        },
+        _ => LoadError::Open {
+            resolved: resolved_buf(),
+            detail: e.to_string(),
+        },
+    };
+    let metadata = std::fs::metadata(resolved).map_err(io_error)?;
+    if metadata.is_dir() {
+        return Err(LoadError::IsDirectory {
+            resolved: resolved_buf(),
+        });
+    }
+    match sniff::sniff(resolved).map_err(io_error)? {
+        FileKind::ElfShared => match elf::check_segments(resolved).map_err(io_error)? {
+            Ok(()) => Ok(()),
+            Err(detail) => Err(LoadError::Truncated {
+                resolved: resolved_buf(),
+                detail,
+            }),
+        },
+        FileKind::OtherBinaryFormat => Ok(()),
+        FileKind::ElfExecutable => Err(LoadError::Executable {
+            resolved: resolved_buf(),
+        }),
+        FileKind::Text(first_line) => Err(LoadError::Script {
+            resolved: resolved_buf(),
+            first_line,
+        }),
+        FileKind::ElfOther => Err(LoadError::NotALibrary {
+            resolved: resolved_buf(),
+            detail: "an ELF file that is neither a library nor a program".into(),
+        }),
+        FileKind::Unknown => Err(LoadError::NotALibrary {
+            resolved: resolved_buf(),
+            detail: "not a known binary format".into(),
+        }),
+    }
+}

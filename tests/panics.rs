@@ -1,0 +1,96 @@
+//! A panic in plugin code is caught inside the plugin and comes back as an error; the host
+//! lives on and every other hook keeps working.
+
+use std::sync::Arc;
+
+use agent_hooks::{abi::prelude::*, load_hooks, HookRunner};
+use agent_hooks_tests::{outcomes, plugin, s, temp_dir, RecordingAgent};
+
+fn runner() -> HookRunner {
+    let dir = temp_dir();
+    let result = load_hooks(
+        [
+            s(&plugin("panicking-handler")),
+            s(&plugin("block-dangerous")),
+        ],
+        dir.path(),
+    );
+    assert!(result.errors.is_empty(), "{:?}", result.errors);
+    HookRunner::new(result.hooks, dir.path())
+}
+
+#[test]
+fn a_panicking_handler_is_an_error_and_the_next_handler_runs() {
+    let runner = runner();
+    let explode = ToolCallEvent {
+        tool_name: "explode".into(),
+        ..Default::default()
+    };
+    for _ in 0..3 {
+        let seen = outcomes(&runner, &explode);
+        assert_eq!(seen.len(), 2, "both plugins' handlers ran");
+        let error = seen[0].1.as_ref().expect_err("the panic is an error");
+        assert!(error.panicked);
+        assert!(
+            error.message.contains("handler exploded on purpose"),
+            "{}",
+            error.message
+        );
+        assert!(
+            error.message.contains("src/lib.rs"),
+            "location: {}",
+            error.message
+        );
+        assert!(seen[0].0.ends_with("libpanicking_handler.so"));
+        assert_eq!(seen[1].1, Ok(None));
+    }
+
+    let rm = ToolCallEvent {
+        tool_name: "exec".into(),
+        input: json!({"command": "rm -rf /"}),
+        ..Default::default()
+    };
+    let seen = outcomes(&runner, &rm);
+    assert_eq!(seen[0].1, Ok(None));
+    assert!(seen[1].1.as_ref().unwrap().as_ref().unwrap().block);
+}
+
+#[test]
+fn the_panicking_plugin_keeps_working_after_its_panics() {
+    let runner = runner();
+    let agent = Arc::new(RecordingAgent::default());
+    runner.attach(agent.clone());
+    let seen = outcomes(&runner, &ToolResultEvent::default());
+    assert!(seen[0].1.as_ref().unwrap_err().panicked);
+
+    let seen = outcomes(
+        &runner,
+        &SessionStartEvent {
+            source: "startup".into(),
+        },
+    );
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].1, Ok(None));
+    assert_eq!(
+        agent.entries.lock().unwrap().clone(),
+        [(
+            "panicking-handler".to_owned(),
+            json!({"session_start": "startup"})
+        )]
+    );
+}
+
+#[test]
+fn a_panicking_command_and_renderer_are_errors() {
+    let runner = runner();
+    let error = runner.run_command("boom", "").unwrap().unwrap_err();
+    assert!(error.panicked && error.message.contains("command exploded"));
+    let error = runner
+        .render_message(
+            &CustomMessage::new("boom", "text"),
+            &RenderOptions::default(),
+        )
+        .unwrap_err();
+    assert!(error.panicked && error.message.contains("renderer exploded"));
+    assert!(runner.run_command("nope", "").is_none());
+}

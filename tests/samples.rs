@@ -1,0 +1,176 @@
+//! The sample plugins do what spec 01's examples say, loaded as real libraries.
+
+use std::sync::Arc;
+
+use agent_hooks::{abi::prelude::*, load_hooks, HookRunner};
+use agent_hooks_tests::{outcomes, plugin, s, temp_dir, RecordingAgent};
+
+fn runner_with(package: &str) -> HookRunner {
+    let dir = temp_dir();
+    let result = load_hooks([s(&plugin(package))], dir.path());
+    assert!(result.errors.is_empty(), "{:?}", result.errors);
+    HookRunner::new(result.hooks, dir.path())
+}
+
+fn exec_call(command: &str) -> ToolCallEvent {
+    ToolCallEvent {
+        tool_name: "exec".into(),
+        tool_call_id: "call-1".into(),
+        input: json!({ "command": command }),
+    }
+}
+
+fn only_output<E: Event>(runner: &HookRunner, event: &E) -> Option<E::Output> {
+    let mut all = outcomes(runner, event);
+    assert_eq!(all.len(), 1);
+    all.remove(0).1.expect("the handler succeeds")
+}
+
+#[test]
+fn block_dangerous_blocks_rm_rf_without_a_ui() {
+    let runner = runner_with("block-dangerous");
+    assert_eq!(
+        only_output(&runner, &exec_call("rm -rf /tmp/build")),
+        Some(ToolCallResult::block(
+            "Dangerous command blocked: `rm -rf` needs a user to confirm it, and there is no UI"
+        ))
+    );
+    assert_eq!(only_output(&runner, &exec_call("ls -la")), None);
+    let read = ToolCallEvent {
+        tool_name: "read".into(),
+        input: json!({"command": "rm -rf /"}),
+        ..Default::default()
+    };
+    assert_eq!(only_output(&runner, &read), None);
+}
+
+#[test]
+fn block_dangerous_asks_the_user_when_there_is_a_ui() {
+    let runner = runner_with("block-dangerous");
+    let denying = Arc::new(RecordingAgent::with_ui(false));
+    runner.attach(denying.clone());
+    assert_eq!(
+        only_output(&runner, &exec_call("rm -rf build")),
+        Some(ToolCallResult::block("Blocked by user"))
+    );
+    let asked = denying.ui.as_ref().unwrap().calls.lock().unwrap().clone();
+    assert_eq!(asked, ["confirm Dangerous command: Allow `rm -rf build`?"]);
+
+    runner.attach(Arc::new(RecordingAgent::with_ui(true)));
+    assert_eq!(only_output(&runner, &exec_call("rm -rf build")), None);
+}
+
+#[test]
+fn redact_secrets_redacts_read_output_only() {
+    let runner = runner_with("redact-secrets");
+    let image = ContentBlock::image("aGVsbG8=", "image/png");
+    let result = ToolResultEvent {
+        tool_name: "read".into(),
+        tool_call_id: "call-2".into(),
+        input: json!({"path": ".env"}),
+        content: vec![
+            ContentBlock::text("HOST=x\nAPI_KEY=sk-live-123 # prod\n"),
+            image.clone(),
+        ],
+        details: json!({"lines": 2}),
+        is_error: false,
+    };
+    assert_eq!(
+        only_output(&runner, &result),
+        Some(ToolResultPatch {
+            content: Some(vec![
+                ContentBlock::text("HOST=x\nAPI_KEY=[REDACTED] # prod\n"),
+                image
+            ]),
+            details: None,
+            is_error: None,
+        })
+    );
+    let failed = ToolResultEvent {
+        is_error: true,
+        ..result.clone()
+    };
+    assert_eq!(only_output(&runner, &failed), None);
+    let other_tool = ToolResultEvent {
+        tool_name: "exec".into(),
+        ..result
+    };
+    assert_eq!(only_output(&runner, &other_tool), None);
+}
+
+#[test]
+fn filter_context_drops_debug_only_messages_and_keeps_every_field_of_the_rest() {
+    let runner = runner_with("filter-context");
+    let message = |value: Value| -> AgentMessage { serde_json::from_value(value).unwrap() };
+    let user = message(json!({"role": "user", "content": "hi", "timestamp": 17}));
+    let kept = message(
+        json!({"role": "custom", "custom_type": "note", "content": "keep", "display": true}),
+    );
+    let debug = message(json!({"role": "custom", "custom_type": "debug-only", "content": "x"}));
+    let event = ContextEvent {
+        messages: vec![user.clone(), debug, kept.clone()],
+    };
+    let output = only_output(&runner, &event).expect("messages were removed");
+    assert_eq!(output.messages, [user, kept]);
+    assert_eq!(
+        serde_json::to_value(&output.messages[0]).unwrap(),
+        json!({"role": "user", "content": "hi", "timestamp": 17})
+    );
+
+    let clean = ContextEvent {
+        messages: vec![message(json!({"role": "user", "content": "hi"}))],
+    };
+    assert_eq!(only_output(&runner, &clean), None);
+}
+
+#[test]
+fn handoff_waits_for_idle_then_starts_a_session_with_the_summary_prompt() {
+    let runner = runner_with("handoff");
+    let agent = Arc::new(RecordingAgent::default());
+    runner.attach(agent.clone());
+    let command = &runner.hooks()[0].commands()[0];
+    assert_eq!(
+        (command.name.as_str(), command.description.as_str()),
+        (
+            "handoff",
+            "Continue in a new session from this one's summary"
+        )
+    );
+
+    runner
+        .run_command("handoff", "")
+        .expect("the command exists")
+        .expect("it succeeds");
+
+    assert_eq!(agent.calls(), ["wait_for_idle", "new_session"]);
+    let sessions = agent.sessions.lock().unwrap();
+    assert_eq!(
+        sessions[0].parent_session.as_deref(),
+        Some("/sessions/one.jsonl")
+    );
+    assert_eq!(
+        serde_json::to_value(&sessions[0].messages).unwrap(),
+        json!([{"role": "user", "content": [{"type": "text", "text": "Continue from prior session summary."}]}])
+    );
+}
+
+#[test]
+fn each_sample_reports_its_crate_name_and_version() {
+    let dir = temp_dir();
+    let packages = [
+        "block-dangerous",
+        "redact-secrets",
+        "filter-context",
+        "handoff",
+    ];
+    let result = load_hooks(packages.map(|p| s(&plugin(p))), dir.path());
+    let origins: Vec<_> = result.hooks.iter().map(|h| h.origin().clone()).collect();
+    let expected: Vec<_> = packages
+        .iter()
+        .map(|p| agent_hooks::HookOrigin::Plugin {
+            name: (*p).to_owned(),
+            version: "0.1.0".to_owned(),
+        })
+        .collect();
+    assert_eq!(origins, expected);
+}

@@ -1,0 +1,184 @@
+//! Support for the loader test suite: build the plugin libraries a test needs (once per test
+//! binary) and lay out files in temporary folders.
+//!
+//! `cargo test` does not produce the `.so` of a `cdylib` member, so the tests build the
+//! plugins themselves with the cargo that runs them (cargo has released its build lock by
+//! the time tests run), in the same profile, and find the artifact in cargo's JSON messages.
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    process::Command,
+    sync::{Mutex, OnceLock},
+};
+
+/// The workspace's root folder.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests package lives in the workspace root")
+        .to_path_buf()
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
+}
+
+/// A plugin (sample or fixture) of the main workspace, built once per test binary.
+pub fn plugin(package: &str) -> PathBuf {
+    cached(package, || {
+        build(
+            &["build", "-p", package],
+            &workspace_root().join("Cargo.toml"),
+            package,
+        )
+    })
+}
+
+/// The `panic-abort` fixture, built with `-C panic=abort` for its own crate.
+pub fn panic_abort_plugin() -> PathBuf {
+    cached("panic-abort (abort)", || {
+        build(
+            &[
+                "rustc",
+                "-p",
+                "panic-abort",
+                "--lib",
+                "--crate-type",
+                "cdylib",
+                "--",
+                "-C",
+                "panic=abort",
+            ],
+            &workspace_root().join("Cargo.toml"),
+            "panic-abort",
+        )
+    })
+}
+
+/// A plugin of the `tests/fixtures/foreign` workspace (built against a stand-in interface).
+pub fn foreign_plugin(package: &str) -> PathBuf {
+    cached(&format!("foreign {package}"), || {
+        build(
+            &["build", "-p", package],
+            &workspace_root().join("tests/fixtures/foreign/Cargo.toml"),
+            package,
+        )
+    })
+}
+
+fn cached(key: &str, build: impl FnOnce() -> PathBuf) -> PathBuf {
+    static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    let mut built = BUILT
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    built.entry(key.to_owned()).or_insert_with(build).clone()
+}
+
+fn build(args: &[&str], manifest: &Path, package: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .args(&args[..1])
+        .arg("--manifest-path")
+        .arg(manifest)
+        .arg("--target-dir")
+        .arg(target_dir())
+        .arg("--message-format=json-render-diagnostics");
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    // After the profile flag: `cargo rustc` passes what follows `--` to rustc.
+    command.args(&args[1..]);
+    let output = command.output().expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building {package} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let crate_name = package.replace('-', "_");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| {
+            m["reason"] == "compiler-artifact" && m["target"]["name"] == crate_name.as_str()
+        })
+        .flat_map(|m| {
+            m["filenames"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|f| f.as_str().map(PathBuf::from))
+        })
+        .find(|f| {
+            f.extension()
+                .is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
+        })
+        .unwrap_or_else(|| panic!("cargo built no library for {package}"))
+}
+
+/// A temporary folder that other users may enter (the default is private), so that tests
+/// may also run the loader as another user.
+pub fn temp_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    set_mode(dir.path(), 0o755);
+    dir
+}
+
+/// Copies `from` into `dir` as `name` and returns the copy's path.
+pub fn copy_to(from: &Path, dir: &Path, name: &str) -> PathBuf {
+    let to = dir.join(name);
+    std::fs::copy(from, &to).expect("copy the plugin");
+    to
+}
+
+/// Sets a file's permission bits.
+pub fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+/// The path as a string, for `load_hooks`.
+pub fn s(path: &Path) -> String {
+    path.to_str().expect("test paths are UTF-8").to_owned()
+}
+
+/// The messages of a load result's errors, as `(path, message)`.
+pub fn errors(result: &agent_hooks::LoadHooksResult) -> Vec<(String, String)> {
+    result
+        .errors
+        .iter()
+        .map(|e| (e.path.clone(), e.error.to_string()))
+        .collect()
+}
+
+/// The paths of a load result's hooks, in order.
+pub fn loaded(result: &agent_hooks::LoadHooksResult) -> Vec<String> {
+    result.hooks.iter().map(|h| h.path().to_owned()).collect()
+}
+
+/// Every outcome of one emit, as `(hook path, outcome)`, in the order the handlers ran.
+#[allow(clippy::type_complexity)]
+pub fn outcomes<E: agent_hooks::abi::Event>(
+    runner: &agent_hooks::HookRunner,
+    event: &E,
+) -> Vec<(
+    String,
+    Result<Option<E::Output>, agent_hooks::abi::ffi::CallError>,
+)> {
+    let mut seen = Vec::new();
+    runner
+        .for_each_handler(event, |hook, outcome| {
+            seen.push((hook.path().to_owned(), outcome));
+            std::ops::ControlFlow::Continue(())
+        })
+        .expect("the event serialises");
+    seen
+}
+
+mod recording;
+pub use recording::{RecordingAgent, ScriptedUi};

@@ -1,0 +1,111 @@
+//! An agent that records what hooks ask of it, with an optional scripted UI.
+
+use std::sync::Mutex;
+
+use agent_hooks::{
+    abi::{
+        events::{CustomMessage, SendMessageOptions},
+        NewSessionOptions, NotifyLevel, SessionActionOutcome, SessionInfo,
+    },
+    AgentHost, HostUi,
+};
+use serde_json::Value;
+
+/// Records every call, in order, as a line of text; keeps messages, entries and sessions.
+#[derive(Default)]
+pub struct RecordingAgent {
+    /// The UI hooks see; `None` means no UI.
+    pub ui: Option<ScriptedUi>,
+    /// One line per call, e.g. `wait_for_idle`.
+    pub calls: Mutex<Vec<String>>,
+    /// Messages sent by hooks.
+    pub messages: Mutex<Vec<CustomMessage>>,
+    /// Entries appended by hooks, as `(custom_type, data)`.
+    pub entries: Mutex<Vec<(String, Value)>>,
+    /// Sessions started by hooks.
+    pub sessions: Mutex<Vec<NewSessionOptions>>,
+}
+
+impl RecordingAgent {
+    /// An agent with a UI that answers `confirm` with `answer`.
+    pub fn with_ui(answer: bool) -> Self {
+        Self {
+            ui: Some(ScriptedUi {
+                confirm_answer: answer,
+                calls: Mutex::default(),
+            }),
+            ..Self::default()
+        }
+    }
+
+    fn record(&self, call: String) {
+        self.calls.lock().unwrap().push(call);
+    }
+
+    /// The calls so far.
+    pub fn calls(&self) -> Vec<String> {
+        self.calls.lock().unwrap().clone()
+    }
+}
+
+impl AgentHost for RecordingAgent {
+    fn send_message(&self, message: CustomMessage, _options: SendMessageOptions) {
+        self.record(format!("send_message {}", message.custom_type));
+        self.messages.lock().unwrap().push(message);
+    }
+
+    fn append_entry(&self, custom_type: &str, data: Value) {
+        self.record(format!("append_entry {custom_type}"));
+        self.entries
+            .lock()
+            .unwrap()
+            .push((custom_type.to_owned(), data));
+    }
+
+    fn session(&self) -> SessionInfo {
+        SessionInfo {
+            id: "session-1".into(),
+            file: Some("/sessions/one.jsonl".into()),
+        }
+    }
+
+    fn wait_for_idle(&self) -> Result<(), String> {
+        self.record("wait_for_idle".into());
+        Ok(())
+    }
+
+    fn new_session(&self, options: NewSessionOptions) -> Result<SessionActionOutcome, String> {
+        self.record("new_session".into());
+        self.sessions.lock().unwrap().push(options);
+        Ok(SessionActionOutcome { cancelled: false })
+    }
+
+    fn ui(&self) -> Option<&dyn HostUi> {
+        self.ui.as_ref().map(|ui| ui as &dyn HostUi)
+    }
+}
+
+/// A UI that answers `confirm` as scripted and records what it was asked.
+pub struct ScriptedUi {
+    /// What `confirm` answers.
+    pub confirm_answer: bool,
+    /// One line per call.
+    pub calls: Mutex<Vec<String>>,
+}
+
+impl HostUi for ScriptedUi {
+    fn confirm(&self, title: &str, message: &str) -> bool {
+        self.calls
+            .lock()
+            .unwrap()
+            .push(format!("confirm {title}: {message}"));
+        self.confirm_answer
+    }
+
+    fn notify(&self, message: &str, level: NotifyLevel) {
+        self.calls
+            .lock()
+            .unwrap()
+            .push(format!("notify {}: {message}", level.name()));
+    }
+}

@@ -83,14 +83,24 @@ fn the_panicking_plugin_keeps_working_after_its_panics() {
 #[test]
 fn a_panicking_command_and_renderer_are_errors() {
     let runner = runner();
+    let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = heard.clone();
+    runner.on_error(move |e| sink.lock().unwrap().push(e.clone()));
+
     let error = runner.run_command("boom", "").unwrap().unwrap_err();
     assert!(error.panicked && error.message.contains("command exploded"));
-    let error = runner
-        .render_message(
-            &CustomMessage::new("boom", "text"),
-            &RenderOptions::default(),
-        )
-        .unwrap_err();
-    assert!(error.panicked && error.message.contains("renderer exploded"));
+    assert_eq!(error.event, "/boom");
+    let message = CustomMessage::new("boom", "text");
+    assert_eq!(
+        runner.render_message(&message, &RenderOptions::default()),
+        None
+    );
+    assert_eq!(agent_hooks::default_rendering(&message), "[boom] text");
     assert!(runner.run_command("nope", "").is_none());
+
+    let heard = heard.lock().unwrap();
+    assert_eq!(heard.len(), 2);
+    assert_eq!(heard[0], error);
+    assert_eq!(heard[1].event, "renderer:boom");
+    assert!(heard[1].panicked && heard[1].message.contains("renderer exploded"));
 }

@@ -25,6 +25,8 @@ pub enum HookOrigin {
 
 /// A slash command a hook registered.
 pub struct Command {
+    /// The path of the hook that registered it.
+    pub hook_path: String,
     /// The name, without the leading `/`.
     pub name: String,
     /// What it does.
@@ -34,6 +36,8 @@ pub struct Command {
 
 /// A renderer a hook registered for one custom message type.
 pub struct Renderer {
+    /// The path of the hook that registered it.
+    pub hook_path: String,
     /// The custom message type it renders.
     pub custom_type: String,
     pub(crate) renderer: MessageRendererBox,
@@ -72,26 +76,30 @@ impl Hook {
         for (kind, handler) in registered {
             handlers[kind.index()].push(handler);
         }
+        let commands = commands
+            .into_iter()
+            .map(|(name, description, handler)| Command {
+                hook_path: path.clone(),
+                name,
+                description,
+                handler,
+            })
+            .collect();
+        let renderers = renderers
+            .into_iter()
+            .map(|(custom_type, renderer)| Renderer {
+                hook_path: path.clone(),
+                custom_type,
+                renderer,
+            })
+            .collect();
         Self {
             path,
             resolved_path,
             origin,
             handlers,
-            commands: commands
-                .into_iter()
-                .map(|(name, description, handler)| Command {
-                    name,
-                    description,
-                    handler,
-                })
-                .collect(),
-            renderers: renderers
-                .into_iter()
-                .map(|(custom_type, renderer)| Renderer {
-                    custom_type,
-                    renderer,
-                })
-                .collect(),
+            commands,
+            renderers,
             warnings,
             outbox,
             _api: api,

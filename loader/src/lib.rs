@@ -51,4 +51,7 @@ pub use agent_hooks_abi as abi;
 pub use hook::{Command, Hook, HookOrigin, Renderer};
 pub use host::{exec, AgentHost, DetachedAgent, HostUi};
 pub use load::{load_hooks, DuplicatePath, LoadError, LoadFailure, LoadHooksResult};
-pub use runner::HookRunner;
+pub use runner::{
+    default_rendering, Combine, ContextOutcome, ErrorSubscription, Fold, HookError, HookRunner,
+    PermissionOutcome, StopOutcome, ToolCallOutcome, ToolResultOutcome,
+};

@@ -22,7 +22,7 @@ pub use tool::*;
 use serde::{de::DeserializeOwned, Serialize};
 
 /// An event a hook may handle.
-pub trait Event: Serialize + DeserializeOwned + Send + Sync + 'static {
+pub trait Event: Serialize + DeserializeOwned + Clone + Send + Sync + 'static {
     /// Which event this is.
     const KIND: EventKind;
     /// What a handler may return; `()` for notifications.

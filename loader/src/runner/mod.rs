@@ -1,6 +1,22 @@
-//! Calling hooks: every handler of every hook for an event, in order.
+//! The runner: every handler of every hook for an event, in order, combined by the rules of
+//! spec 01; errors reported to listeners; commands and renderers looked up.
+//!
+//! # Native handlers on tokio
+//!
+//! A native handler is a synchronous call into a plugin. [`HookRunner::emit`] runs the
+//! handlers inside [`tokio::task::block_in_place`] when it is called on a multi-threaded
+//! runtime, so that a handler that waits (a UI confirmation, a program run with `exec`)
+//! does not stall the other tasks of that worker: the worker hands its queue to another
+//! thread for the length of the call. That costs about a microsecond per emit, and only
+//! when some hook listens. On a current-thread runtime, or outside tokio, handlers run
+//! inline. [`HookRunner::emit_blocking`] is the same without the hand-off, for hosts that
+//! are not async.
+
+mod combine;
+mod errors;
 
 use std::{
+    borrow::Cow,
     ops::ControlFlow,
     path::{Path, PathBuf},
     sync::{
@@ -9,44 +25,53 @@ use std::{
     },
 };
 
-use abi_stable::sabi_trait::TD_Opaque;
+use abi_stable::{sabi_trait::TD_Opaque, std_types::RString};
 use agent_hooks_abi::{
     events::{CustomMessage, Event, EventKind},
     ffi::{CallError, HostContext_TO},
     HandlerResult, HookApi, RenderOptions,
 };
 
-use crate::{
-    hook::{Hook, HookOrigin},
-    host::{AgentHost, CallContext, DetachedAgent, Outbox, PluginApi},
-    load::LoadError,
+pub use combine::{
+    Combine, ContextOutcome, Fold, PermissionOutcome, StopOutcome, ToolCallOutcome,
+    ToolResultOutcome,
 };
+pub use errors::{ErrorSubscription, HookError};
+
+use crate::{
+    hook::{Command, Hook, HookOrigin, Renderer},
+    host::{AgentHost, CallContext, DetachedAgent, Outbox, PluginApi},
+    load::{LoadError, LoadHooksResult},
+};
+use errors::Listeners;
 
 /// Runs the handlers of loaded and in-process hooks.
 ///
 /// Hooks run in the order they were added (load order first), and each hook's handlers in
-/// the order it registered them.
+/// the order it registered them. `Send + Sync`: many tasks may emit at once.
 pub struct HookRunner {
     hooks: Vec<Hook>,
     /// Handlers per event across all hooks, so that `has_handlers` is one load.
-    listeners: Box<[usize]>,
+    listening: Box<[usize]>,
     agent: RwLock<Arc<dyn AgentHost>>,
     cwd: PathBuf,
     serial: AtomicU64,
     in_process_outbox: Arc<Outbox>,
+    listeners: Arc<Listeners>,
 }
 
 impl HookRunner {
-    /// A runner over `hooks` (e.g. [`LoadHooksResult::hooks`](crate::LoadHooksResult)), whose
-    /// handlers see `cwd` as the agent's working folder.
+    /// A runner over `hooks` (e.g. [`LoadHooksResult::hooks`]), whose handlers see `cwd`
+    /// as the agent's working folder.
     pub fn new(hooks: Vec<Hook>, cwd: impl Into<PathBuf>) -> Self {
         let mut runner = Self {
             hooks: Vec::new(),
-            listeners: vec![0; EventKind::COUNT].into_boxed_slice(),
+            listening: vec![0; EventKind::COUNT].into_boxed_slice(),
             agent: RwLock::new(Arc::new(DetachedAgent)),
             cwd: cwd.into(),
             serial: AtomicU64::new(0),
             in_process_outbox: Arc::new(Outbox::default()),
+            listeners: Arc::default(),
         };
         for hook in hooks {
             runner.push(hook);
@@ -54,9 +79,14 @@ impl HookRunner {
         runner
     }
 
+    /// A runner over the hooks of `loaded`. Its load errors are the caller's to report.
+    pub fn from_loaded(loaded: LoadHooksResult, cwd: impl Into<PathBuf>) -> Self {
+        Self::new(loaded.hooks, cwd)
+    }
+
     fn push(&mut self, hook: Hook) {
         for kind in EventKind::ALL {
-            self.listeners[kind.index()] += hook.handler_count(*kind);
+            self.listening[kind.index()] += hook.handler_count(*kind);
         }
         self.hooks.push(hook);
     }
@@ -64,8 +94,8 @@ impl HookRunner {
     /// Adds a hook that lives in the host's own binary, after those already added.
     ///
     /// `factory` receives the same [`HookApi`] as a plugin's factory, and its handlers go
-    /// through the same dispatch as a plugin's. An error or a panic in `factory` is returned
-    /// and the hook is not added.
+    /// through the same dispatch as a plugin's (the same boundary types, the same JSON). An
+    /// error or a panic in `factory` is returned and the hook is not added.
     pub fn add_in_process<F>(&mut self, name: &str, factory: F) -> Result<(), LoadError>
     where
         F: FnOnce(&mut HookApi) -> HandlerResult<()>,
@@ -94,38 +124,30 @@ impl HookRunner {
     /// Attaches the agent: hooks' calls reach it from now on, and the messages and entries
     /// they sent before (from their factories) are delivered to it, in order.
     pub fn attach(&self, agent: Arc<dyn AgentHost>) {
-        *self
-            .agent
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = agent.clone();
-        let mut attached: Vec<*const Outbox> = Vec::new();
-        let outboxes = self
-            .hooks
-            .iter()
-            .map(Hook::outbox)
-            .chain(std::iter::once(&self.in_process_outbox));
-        for outbox in outboxes {
-            if !attached.contains(&Arc::as_ptr(outbox)) {
-                attached.push(Arc::as_ptr(outbox));
-                outbox.attach(agent.clone());
-            }
+        *self.agent.write().unwrap_or_else(|p| p.into_inner()) = agent.clone();
+        for outbox in self.outboxes() {
+            outbox.attach(agent.clone());
         }
     }
 
     /// Messages and entries that hooks sent and that wait for an agent to be attached.
     pub fn pending_messages(&self) -> usize {
-        let mut seen: Vec<*const Outbox> = Vec::new();
-        self.hooks
+        self.outboxes().iter().map(|o| o.pending_count()).sum()
+    }
+
+    fn outboxes(&self) -> Vec<&Arc<Outbox>> {
+        let mut outboxes: Vec<&Arc<Outbox>> = Vec::new();
+        let all = self
+            .hooks
             .iter()
             .map(Hook::outbox)
-            .chain(std::iter::once(&self.in_process_outbox))
-            .filter(|outbox| {
-                let fresh = !seen.contains(&Arc::as_ptr(outbox));
-                seen.push(Arc::as_ptr(outbox));
-                fresh
-            })
-            .map(|outbox| outbox.pending_count())
-            .sum()
+            .chain(std::iter::once(&self.in_process_outbox));
+        for outbox in all {
+            if !outboxes.iter().any(|o| Arc::ptr_eq(o, outbox)) {
+                outboxes.push(outbox);
+            }
+        }
+        outboxes
     }
 
     /// The hooks, in order.
@@ -140,99 +162,207 @@ impl HookRunner {
 
     /// Whether any hook handles `kind`. Cheap: no allocation, no lock.
     pub fn has_handlers(&self, kind: EventKind) -> bool {
-        self.listeners[kind.index()] > 0
+        self.listening[kind.index()] > 0
+    }
+
+    /// Subscribes `listener` to every [`HookError`]: a handler's error or panic, in any
+    /// event, command or renderer. A listener that panics does not disturb the emit.
+    pub fn on_error(
+        &self,
+        listener: impl Fn(&HookError) + Send + Sync + 'static,
+    ) -> ErrorSubscription {
+        self.listeners.subscribe(Arc::new(listener))
     }
 
     fn agent(&self) -> Arc<dyn AgentHost> {
-        self.agent
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+        self.agent.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Calls every handler of `event`, in order, and gives `visit` each one's outcome; stops
-    /// early when `visit` breaks. The event is serialised once, before the first handler.
+    /// Emits `event` and combines its handlers' results (see [`Combine`]).
     ///
-    /// Returns an error only when the event itself cannot be serialised.
+    /// A handler's error or panic is reported to the error listeners and the next handler
+    /// runs; for a strict event (`tool_call`) it also stops the emit and is returned.
+    /// See the module docs for how native handlers run on tokio.
+    pub async fn emit<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
+        if !self.has_handlers(E::KIND) {
+            return Ok(E::Outcome::default());
+        }
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if multi_thread {
+            tokio::task::block_in_place(|| self.emit_blocking(event))
+        } else {
+            self.emit_blocking(event)
+        }
+    }
+
+    /// [`emit`](Self::emit), on the calling thread.
+    pub fn emit_blocking<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
+        let mut outcome = E::Outcome::default();
+        let mut failure = None;
+        let run = self.run_handlers(event, |hook, result, current| match result {
+            Ok(Some(output)) => E::fold(current, &mut outcome, output),
+            Ok(None) => Fold::Continue,
+            Err(error) => {
+                let error = HookError::from_call(hook.path(), E::KIND.name(), error);
+                self.listeners.report(&error);
+                if E::STRICT {
+                    failure = Some(error);
+                    Fold::Stop
+                } else {
+                    Fold::Continue
+                }
+            }
+        });
+        if let Err(error) = run {
+            let error = HookError {
+                hook_path: String::new(),
+                event: E::KIND.name().to_owned(),
+                panicked: false,
+                message: format!("the event cannot be serialised: {error}"),
+            };
+            self.listeners.report(&error);
+            return Err(error);
+        }
+        match failure {
+            Some(error) => Err(error),
+            None => Ok(outcome),
+        }
+    }
+
+    /// Calls every handler of `event`, in order, and gives `visit` each one's raw result;
+    /// stops early when `visit` breaks. Results are not combined and errors are not
+    /// reported: this is for tools that show what each hook did.
     pub fn for_each_handler<E: Event>(
         &self,
         event: &E,
         mut visit: impl FnMut(&Hook, Result<Option<E::Output>, CallError>) -> ControlFlow<()>,
     ) -> Result<(), serde_json::Error> {
+        self.run_handlers(event, |hook, result, _| match visit(hook, result) {
+            ControlFlow::Continue(()) => Fold::Continue,
+            ControlFlow::Break(()) => Fold::Stop,
+        })
+    }
+
+    /// The dispatch loop. The event is serialised once, and again only after a handler
+    /// changed it ([`Fold::Chained`]); it is cloned only then.
+    fn run_handlers<E: Event>(
+        &self,
+        event: &E,
+        mut step: impl FnMut(&Hook, Result<Option<E::Output>, CallError>, &mut Cow<'_, E>) -> Fold,
+    ) -> Result<(), serde_json::Error> {
         if !self.has_handlers(E::KIND) {
             return Ok(());
         }
-        let payload = serde_json::to_string(event)?;
-        let serial = self.serial.fetch_add(1, Ordering::Relaxed);
+        let mut current = Cow::Borrowed(event);
+        let mut payload = serde_json::to_string(event)?;
+        let mut serial = self.serial.fetch_add(1, Ordering::Relaxed);
         let agent = self.agent();
         let context = CallContext::event(agent.as_ref(), &self.cwd);
         for hook in &self.hooks {
             for handler in hook.handlers(E::KIND) {
                 let ctx = HostContext_TO::from_ptr(&context, TD_Opaque);
-                let outcome = handler
+                let result = handler
                     .handle(payload.as_str().into(), serial, ctx)
                     .into_result()
                     .and_then(|output| parse_output::<E>(output.into_option()));
-                if visit(hook, outcome).is_break() {
-                    return Ok(());
+                match step(hook, result, &mut current) {
+                    Fold::Continue => {}
+                    Fold::Chained => {
+                        payload = serde_json::to_string(current.as_ref())?;
+                        serial = self.serial.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Fold::Stop => return Ok(()),
                 }
             }
         }
         Ok(())
     }
 
-    /// Runs the command `name` (without `/`) of the first hook that registered it, with the
-    /// command context. `None` when no hook registered it.
-    pub fn run_command(&self, name: &str, args: &str) -> Option<Result<(), CallError>> {
+    /// The command `name` (without `/`) of the first hook that registered it.
+    pub fn get_command(&self, name: &str) -> Option<&Command> {
         let name = name.trim_start_matches('/');
-        let command = self
-            .hooks
+        self.registered_commands().find(|c| c.name == name)
+    }
+
+    /// Every command of every hook, in hook order, duplicates included.
+    pub fn registered_commands(&self) -> impl Iterator<Item = &Command> + '_ {
+        self.hooks.iter().flat_map(|hook| hook.commands())
+    }
+
+    /// The renderer of the first hook that registered one for `custom_type`.
+    pub fn get_message_renderer(&self, custom_type: &str) -> Option<&Renderer> {
+        self.hooks
             .iter()
-            .flat_map(|hook| hook.commands())
-            .find(|command| command.name == name)?;
+            .flat_map(|hook| hook.renderers())
+            .find(|r| r.custom_type == custom_type)
+    }
+
+    /// Runs the command `name` (without `/`) of the first hook that registered it, with the
+    /// command context, passing `args` (the text after the name). `None` when no hook
+    /// registered it. An error or panic is returned and reported to the error listeners.
+    pub fn run_command(&self, name: &str, args: &str) -> Option<Result<(), HookError>> {
+        let command = self.get_command(name)?;
         let agent = self.agent();
         let context = CallContext::command(agent.as_ref(), &self.cwd);
         let ctx = HostContext_TO::from_ptr(&context, TD_Opaque);
-        Some(command.handler.run(args.into(), ctx).into_result())
+        let result = command.handler.run(args.into(), ctx).into_result();
+        Some(result.map_err(|error| {
+            let error =
+                HookError::from_call(&command.hook_path, format!("/{}", command.name), error);
+            self.listeners.report(&error);
+            error
+        }))
     }
-}
 
-impl HookRunner {
     /// Renders `message` with the renderer of the first hook that registered one for its
-    /// `custom_type`. `Ok(None)` means "use the default rendering": no renderer, or the
-    /// renderer declined. An error or panic in the renderer is returned; the host then also
-    /// uses the default rendering.
+    /// `custom_type`. `None` means "use the default rendering" (a `[custom_type]` label and
+    /// the content): there is no renderer, it declined, or it failed; a failure is also
+    /// reported to the error listeners.
     pub fn render_message(
         &self,
         message: &CustomMessage,
         options: &RenderOptions,
-    ) -> Result<Option<String>, CallError> {
-        let Some(renderer) = self
-            .hooks
-            .iter()
-            .flat_map(|hook| hook.renderers())
-            .find(|r| r.custom_type == message.custom_type)
-        else {
-            return Ok(None);
+    ) -> Option<String> {
+        let renderer = self.get_message_renderer(&message.custom_type)?;
+        let failed = |message: String| {
+            self.listeners.report(&HookError {
+                hook_path: renderer.hook_path.clone(),
+                event: format!("renderer:{}", renderer.custom_type),
+                panicked: false,
+                message,
+            });
+            None
         };
-        let message = serde_json::to_string(message)
-            .map_err(|e| CallError::error(format!("cannot serialise the message: {e}")))?;
-        let options = serde_json::to_string(options)
-            .map_err(|e| CallError::error(format!("cannot serialise the options: {e}")))?;
+        let (Ok(json), Ok(options)) = (
+            serde_json::to_string(message),
+            serde_json::to_string(options),
+        ) else {
+            return failed("the message cannot be serialised".into());
+        };
         let agent = self.agent();
         let context = CallContext::event(agent.as_ref(), &self.cwd);
         let ctx = HostContext_TO::from_ptr(&context, TD_Opaque);
-        renderer
+        match renderer
             .renderer
-            .render(message.as_str().into(), options.as_str().into(), ctx)
+            .render(json.as_str().into(), options.as_str().into(), ctx)
             .into_result()
-            .map(|rendered| rendered.into_option().map(|r| r.into_string()))
+        {
+            Ok(rendered) => rendered.into_option().map(RString::into_string),
+            Err(error) => {
+                let error = HookError::from_call(
+                    &renderer.hook_path,
+                    format!("renderer:{}", renderer.custom_type),
+                    error,
+                );
+                self.listeners.report(&error);
+                None
+            }
+        }
     }
 }
 
-fn parse_output<E: Event>(
-    output: Option<abi_stable::std_types::RString>,
-) -> Result<Option<E::Output>, CallError> {
+fn parse_output<E: Event>(output: Option<RString>) -> Result<Option<E::Output>, CallError> {
     output
         .map(|json| {
             serde_json::from_str(&json).map_err(|e| {
@@ -240,4 +370,18 @@ fn parse_output<E: Event>(
             })
         })
         .transpose()
+}
+
+/// The default rendering of a custom message: its type as a label, then its text.
+pub fn default_rendering(message: &CustomMessage) -> String {
+    use agent_hooks_abi::events::Content;
+    let text = match &message.content {
+        Content::Text(text) => text.clone(),
+        Content::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(|b| b.as_text())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    format!("[{}] {text}", message.custom_type)
 }

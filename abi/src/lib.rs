@@ -104,6 +104,11 @@ mod sdk;
 pub use events::{Event, EventKind};
 pub use sdk::*;
 
+/// Re-exported so that a plugin needs no other dependency to read and write JSON.
+pub use serde;
+/// Re-exported so that a plugin needs no other dependency to read and write JSON.
+pub use serde_json;
+
 /// The version of the interface this crate defines (its package version).
 pub const INTERFACE_VERSION: &str = env!("CARGO_PKG_VERSION");
 

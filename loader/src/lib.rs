@@ -44,6 +44,8 @@ mod hook;
 mod host;
 mod load;
 mod runner;
+pub mod status_line;
+mod tool_wrapper;
 
 /// The interface crate, re-exported so that a host depends on one crate.
 pub use agent_hooks_abi as abi;
@@ -54,4 +56,8 @@ pub use load::{load_hooks, DuplicatePath, LoadError, LoadFailure, LoadHooksResul
 pub use runner::{
     default_rendering, Combine, ContextOutcome, ErrorSubscription, Fold, HookError, HookRunner,
     PermissionOutcome, StopOutcome, ToolCallOutcome, ToolResultOutcome,
+};
+pub use status_line::StatusLine;
+pub use tool_wrapper::{
+    HookToolWrapper, Tool, ToolCallError, ToolError, ToolOutput, DEFAULT_BLOCK_REASON,
 };

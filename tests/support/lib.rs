@@ -182,3 +182,6 @@ pub fn outcomes<E: agent_hooks::abi::Event>(
 
 mod recording;
 pub use recording::{RecordingAgent, ScriptedUi};
+
+pub mod scripted;
+pub use recording::ScriptedAgent;

@@ -109,3 +109,83 @@ impl HostUi for ScriptedUi {
             .push(format!("notify {}: {message}", level.name()));
     }
 }
+
+/// An agent whose UI answers the scripted hooks (`tests/support/scripted.rs`): it records
+/// each handler call as `(tag, event, payload)` and answers with the action scripted for
+/// the tag.
+#[derive(Default)]
+pub struct ScriptedAgent {
+    /// Actions by tag, e.g. `"scripted-a#2" => {"return": {"block": true}}`.
+    pub script: Mutex<std::collections::HashMap<String, Value>>,
+    /// Every handler call, in order: `(tag, event, payload)`.
+    pub log: Mutex<Vec<(String, String, Value)>>,
+    /// What hooks notified.
+    pub notified: Mutex<Vec<String>>,
+    /// Messages sent by hooks.
+    pub messages: Mutex<Vec<CustomMessage>>,
+}
+
+impl ScriptedAgent {
+    /// An agent that answers `tag` with `action`, for each pair.
+    pub fn new<'a>(script: impl IntoIterator<Item = (&'a str, Value)>) -> Self {
+        let agent = Self::default();
+        agent.script.lock().unwrap().extend(
+            script
+                .into_iter()
+                .map(|(tag, action)| (tag.to_owned(), action)),
+        );
+        agent
+    }
+
+    /// The tags of the handlers that ran, in order.
+    pub fn ran(&self) -> Vec<String> {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(tag, _, _)| tag.clone())
+            .collect()
+    }
+
+    /// The payload the handler `tag` received last.
+    pub fn payload_seen_by(&self, tag: &str) -> Value {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|(t, _, _)| t == tag)
+            .map(|(_, _, payload)| payload.clone())
+            .unwrap_or(Value::Null)
+    }
+}
+
+impl AgentHost for ScriptedAgent {
+    fn send_message(&self, message: CustomMessage, _options: SendMessageOptions) {
+        self.messages.lock().unwrap().push(message);
+    }
+
+    fn ui(&self) -> Option<&dyn HostUi> {
+        Some(self)
+    }
+}
+
+impl HostUi for ScriptedAgent {
+    fn custom(&self, kind: &str, data: Value) -> Option<Value> {
+        if kind != "script" {
+            return None;
+        }
+        let tag = data["tag"].as_str().unwrap_or_default().to_owned();
+        let event = data["event"].as_str().unwrap_or_default().to_owned();
+        let action = self.script.lock().unwrap().get(&tag).cloned();
+        self.log
+            .lock()
+            .unwrap()
+            .push((tag, event, data["payload"].clone()));
+        action
+    }
+
+    fn notify(&self, message: &str, _level: NotifyLevel) {
+        self.notified.lock().unwrap().push(message.to_owned());
+    }
+}

@@ -1,0 +1,183 @@
+//! Wraps any tool so that hooks can block it, rewrite its input, and redact or re-judge its
+//! result (spec 01, "The tool wrapper").
+
+use std::{future::Future, sync::Arc};
+
+use agent_hooks_abi::events::{ContentBlock, EventKind, ToolCallEvent, ToolResultEvent};
+use serde_json::Value;
+
+use crate::{HookError, HookRunner};
+
+/// The error text of a call blocked without a reason.
+pub const DEFAULT_BLOCK_REASON: &str = "Tool execution was blocked by a hook";
+
+/// The error a tool returns.
+pub type ToolError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// What a tool returns on success.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolOutput {
+    /// What the model reads.
+    pub content: Vec<ContentBlock>,
+    /// Tool-specific data.
+    pub details: Value,
+}
+
+/// A tool of the agent.
+pub trait Tool: Send + Sync {
+    /// The tool's name, as hooks see it (`exec`, `read`, ...).
+    fn name(&self) -> &str;
+
+    /// Runs the tool.
+    fn execute(
+        &self,
+        tool_call_id: &str,
+        input: Value,
+    ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send;
+}
+
+/// Why a wrapped tool call did not succeed.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolCallError {
+    /// A `tool_call` handler blocked the call, or failed (which blocks: hooks fail safe).
+    /// The tool did not run and no `tool_result` was emitted.
+    #[error("{reason}")]
+    Blocked {
+        /// The block's reason, or [`DEFAULT_BLOCK_REASON`].
+        reason: String,
+        /// The handler's error, when a failure blocked the call.
+        hook_error: Option<HookError>,
+    },
+    /// The tool failed; this is its own error, after `tool_result` handlers saw it.
+    #[error(transparent)]
+    Tool(ToolError),
+    /// The tool succeeded but a `tool_result` handler marked the result as an error.
+    #[error("{message}")]
+    MarkedFailed {
+        /// The text of the (possibly replaced) content.
+        message: String,
+        /// The result as the handlers left it.
+        output: ToolOutput,
+    },
+}
+
+/// A tool whose calls go through the runner's `tool_call` and `tool_result` hooks.
+///
+/// 1. If a hook listens to `tool_call`, it is emitted: a block, an error or a panic stops the
+///    call with [`ToolCallError::Blocked`]. **Beyond spec 01:** a handler may return a new
+///    input; the tool runs with the last one.
+/// 2. The tool runs.
+/// 3. On success, if a hook listens to `tool_result`, it is emitted with `is_error: false`;
+///    returned `content` and `details` replace the tool's. **Beyond:** a returned
+///    `is_error: true` turns the success into [`ToolCallError::MarkedFailed`].
+/// 4. On failure, `tool_result` is emitted with `is_error: true` and the error's text as
+///    content, and the original error is returned. **Beyond:** a returned `is_error: false`
+///    turns the failure into a success with the returned content.
+///
+/// With no hook listening, the wrapper adds no allocation and no serialisation.
+pub struct HookToolWrapper<T> {
+    tool: T,
+    runner: Arc<HookRunner>,
+}
+
+impl<T: Tool> HookToolWrapper<T> {
+    /// Wraps `tool`.
+    pub fn new(tool: T, runner: Arc<HookRunner>) -> Self {
+        Self { tool, runner }
+    }
+
+    /// The wrapped tool.
+    pub fn tool(&self) -> &T {
+        &self.tool
+    }
+
+    /// Runs the tool through the hooks (see the type's docs).
+    pub async fn execute(
+        &self,
+        tool_call_id: &str,
+        input: Value,
+    ) -> Result<ToolOutput, ToolCallError> {
+        let input = self.before(tool_call_id, input).await?;
+        if !self.runner.has_handlers(EventKind::ToolResult) {
+            return self
+                .tool
+                .execute(tool_call_id, input)
+                .await
+                .map_err(ToolCallError::Tool);
+        }
+        let result = self.tool.execute(tool_call_id, input.clone()).await;
+        self.after(tool_call_id, input, result).await
+    }
+
+    async fn before(&self, tool_call_id: &str, input: Value) -> Result<Value, ToolCallError> {
+        if !self.runner.has_handlers(EventKind::ToolCall) {
+            return Ok(input);
+        }
+        let event = ToolCallEvent {
+            tool_name: self.tool.name().to_owned(),
+            tool_call_id: tool_call_id.to_owned(),
+            input,
+        };
+        match self.runner.emit(&event).await {
+            Err(hook_error) => Err(ToolCallError::Blocked {
+                reason: format!("{DEFAULT_BLOCK_REASON} ({hook_error})"),
+                hook_error: Some(hook_error),
+            }),
+            Ok(outcome) if outcome.block => Err(ToolCallError::Blocked {
+                reason: outcome
+                    .reason
+                    .filter(|r| !r.trim().is_empty())
+                    .unwrap_or_else(|| DEFAULT_BLOCK_REASON.to_owned()),
+                hook_error: None,
+            }),
+            Ok(outcome) => Ok(outcome.input.unwrap_or(event.input)),
+        }
+    }
+
+    async fn after(
+        &self,
+        tool_call_id: &str,
+        input: Value,
+        result: Result<ToolOutput, ToolError>,
+    ) -> Result<ToolOutput, ToolCallError> {
+        let (content, details, error) = match result {
+            Ok(output) => (output.content, output.details, None),
+            Err(error) => (
+                vec![ContentBlock::text(error.to_string())],
+                Value::Null,
+                Some(error),
+            ),
+        };
+        let event = ToolResultEvent {
+            tool_name: self.tool.name().to_owned(),
+            tool_call_id: tool_call_id.to_owned(),
+            input,
+            content,
+            details,
+            is_error: error.is_some(),
+        };
+        // Not strict: a handler's error was reported and the others' results still apply.
+        let patch = self.runner.emit(&event).await.unwrap_or_default();
+        let output = ToolOutput {
+            content: patch.content.unwrap_or(event.content),
+            details: patch.details.unwrap_or(event.details),
+        };
+        match (error, patch.is_error) {
+            (Some(_), Some(false)) => Ok(output),
+            (Some(error), _) => Err(ToolCallError::Tool(error)),
+            (None, Some(true)) => Err(ToolCallError::MarkedFailed {
+                message: text_of(&output.content),
+                output,
+            }),
+            (None, _) => Ok(output),
+        }
+    }
+}
+
+fn text_of(content: &[ContentBlock]) -> String {
+    content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .collect::<Vec<_>>()
+        .join("\n")
+}

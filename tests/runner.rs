@@ -9,7 +9,9 @@ use agent_hooks::{
     load_hooks, ContextOutcome, HookError, HookRunner, PermissionOutcome, StopOutcome,
     ToolCallOutcome,
 };
-use agent_hooks_tests::{plugin, s, scripted, temp_dir, ScriptedAgent};
+use agent_hooks_tests::{
+    plugin, s, scripted, scripted_runner as runner_and_agent, temp_dir, ScriptedAgent,
+};
 
 const A1: &str = "scripted-a#1";
 const A2: &str = "scripted-a#2";
@@ -18,22 +20,6 @@ const B2: &str = "scripted-b#2";
 const I1: &str = "inproc#1";
 const I2: &str = "inproc#2";
 const ALL: [&str; 6] = [A1, A2, B1, B2, I1, I2];
-
-fn runner_and_agent(script: Vec<(&str, Value)>) -> (HookRunner, Arc<ScriptedAgent>) {
-    let dir = temp_dir();
-    let loaded = load_hooks(
-        [s(&plugin("scripted-a")), s(&plugin("scripted-b"))],
-        dir.path(),
-    );
-    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
-    let mut runner = HookRunner::new(loaded.hooks, dir.path());
-    runner
-        .add_in_process("inproc", |api| scripted::register_all(api, "inproc"))
-        .unwrap();
-    let agent = Arc::new(ScriptedAgent::new(script));
-    runner.attach(agent.clone());
-    (runner, agent)
-}
 
 fn errors_heard(runner: &HookRunner) -> Arc<Mutex<Vec<HookError>>> {
     let heard = Arc::new(Mutex::new(Vec::new()));

@@ -174,3 +174,74 @@ fn each_sample_reports_its_crate_name_and_version() {
         .collect();
     assert_eq!(origins, expected);
 }
+
+/// A UI whose status line is this crate's `StatusLine`, as a terminal host would have.
+struct StatusUi(agent_hooks::StatusLine);
+
+impl agent_hooks::HostUi for StatusUi {
+    fn set_status(&self, key: &str, text: Option<&str>) {
+        self.0.set(key, text);
+    }
+}
+
+struct StatusAgent(StatusUi);
+
+impl agent_hooks::AgentHost for StatusAgent {
+    fn ui(&self) -> Option<&dyn agent_hooks::HostUi> {
+        Some(&self.0)
+    }
+}
+
+#[test]
+fn session_status_shows_the_turn_and_tool_calls_in_the_status_line() {
+    let runner = runner_with("session-status");
+    let agent = Arc::new(StatusAgent(StatusUi(agent_hooks::StatusLine::new())));
+    runner.attach(agent.clone());
+    runner
+        .emit_blocking(&TurnStartEvent {
+            turn_index: 0,
+            timestamp: 0,
+        })
+        .unwrap();
+    runner.emit_blocking(&exec_call("ls")).unwrap();
+    runner.emit_blocking(&exec_call("pwd")).unwrap();
+    assert_eq!(agent.0 .0.render(80), "⚙ 2 tools turn 1");
+    assert_eq!(agent.0 .0.render(8), "⚙ 2 too…");
+    runner.emit_blocking(&AgentEndEvent::default()).unwrap();
+    assert_eq!(agent.0 .0.render(80), "");
+}
+
+#[test]
+fn todo_renderer_renders_its_messages_and_declines_others() {
+    let runner = runner_with("todo-renderer");
+    let agent = Arc::new(RecordingAgent::default());
+    runner.attach(agent.clone());
+    runner
+        .run_command("todo", " write the docs ")
+        .unwrap()
+        .unwrap();
+    let message = agent.messages.lock().unwrap()[0].clone();
+    assert_eq!(message.content, Content::from("Todo: write the docs"));
+    assert_eq!(
+        runner
+            .render_message(&message, &RenderOptions::default())
+            .as_deref(),
+        Some("☐ write the docs")
+    );
+    let expanded = RenderOptions {
+        expanded: true,
+        width: None,
+    };
+    assert_eq!(
+        runner.render_message(&message, &expanded).as_deref(),
+        Some("Todo\n☐ write the docs")
+    );
+    let bare = CustomMessage::new("todo", "no items");
+    assert_eq!(
+        runner.render_message(&bare, &RenderOptions::default()),
+        None
+    );
+    assert_eq!(agent_hooks::default_rendering(&bare), "[todo] no items");
+    let error = runner.run_command("todo", "").unwrap().unwrap_err();
+    assert_eq!(error.message, "usage: /todo <text>");
+}

@@ -1,42 +1,96 @@
 //! # agent-hooks: the host side of the hook system
 //!
-//! Load hook plugins (`cdylib` crates built against [`agent_hooks_abi`]), run their
-//! handlers in a deterministic order, and give them what the agent offers.
+//! Load hook plugins (`cdylib` crates built against [`agent_hooks_abi`], re-exported as
+//! [`abi`]), run their handlers in a deterministic order with the conflict rules of each
+//! event, wrap the agent's tools so that hooks can block, rewrite and redact, and give
+//! hooks what the agent offers ([`AgentHost`], [`HostUi`], [`StatusLine`]).
 //!
 //! ## A complete host
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use agent_hooks::{load_hooks, AgentHost, HookRunner};
+//!
 //! use agent_hooks::abi::prelude::*;
-//!
-//! struct MyAgent;
-//! impl AgentHost for MyAgent {} // every method has a default
-//!
-//! let cwd = std::env::current_dir()?;
-//! let loaded = load_hooks(["~/.agent/hooks/libguard.so", "target/debug/libredact.so"], &cwd);
-//! for failure in &loaded.errors {
-//!     eprintln!("hook {} did not load: {}", failure.path, failure.error);
-//! }
-//! let mut runner = HookRunner::new(loaded.hooks, &cwd);
-//! // The agent's own hooks use the same API as plugins.
-//! runner.add_in_process("builtin", |api| {
-//!     api.on(|e: &ToolCallEvent, _ctx| Ok(None));
-//!     Ok(())
-//! })?;
-//! runner.attach(Arc::new(MyAgent));
-//!
-//! let call = ToolCallEvent {
-//!     tool_name: "exec".into(),
-//!     tool_call_id: "call-1".into(),
-//!     input: json!({"command": "rm -rf /"}),
+//! use agent_hooks::{
+//!     load_hooks, AgentHost, HookRunner, HookToolWrapper, Tool, ToolError, ToolOutput,
 //! };
-//! runner.for_each_handler(&call, |hook, outcome| {
-//!     println!("{}: {:?}", hook.path(), outcome);
-//!     std::ops::ControlFlow::Continue(())
-//! })?;
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//!
+//! /// The agent: every method of `AgentHost` has a default, override what you have.
+//! struct MyAgent;
+//! impl AgentHost for MyAgent {
+//!     fn send_message(&self, message: CustomMessage, _options: SendMessageOptions) {
+//!         println!("[{}] {:?}", message.custom_type, message.content);
+//!     }
+//! }
+//!
+//! /// One of the agent's tools.
+//! struct Shell;
+//! impl Tool for Shell {
+//!     fn name(&self) -> &str {
+//!         "exec"
+//!     }
+//!     async fn execute(&self, _id: &str, input: Value) -> Result<ToolOutput, ToolError> {
+//!         let command = input["command"].as_str().unwrap_or_default();
+//!         let output = std::process::Command::new("sh").args(["-c", command]).output()?;
+//!         Ok(ToolOutput {
+//!             content: vec![ContentBlock::text(String::from_utf8_lossy(&output.stdout))],
+//!             details: json!({ "code": output.status.code() }),
+//!         })
+//!     }
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let cwd = std::env::current_dir()?;
+//!
+//!     // 1. Load plugins; a bad path is an error entry, never a crash.
+//!     let loaded = load_hooks(["~/.agent/hooks/libguard.so", "hooks/libredact.so"], &cwd);
+//!     for failure in &loaded.errors {
+//!         eprintln!("hook {} did not load: {}", failure.path, failure.error);
+//!     }
+//!
+//!     // 2. Build the runner; the agent's own hooks use the same API as plugins.
+//!     let mut runner = HookRunner::new(loaded.hooks, &cwd);
+//!     runner.add_in_process("builtin", |api| {
+//!         api.on(|event: &ToolCallEvent, _ctx| {
+//!             let sudo = event.input["command"].as_str().is_some_and(|c| c.starts_with("sudo"));
+//!             Ok(sudo.then(|| ToolCallResult::block("no sudo")))
+//!         });
+//!         Ok(())
+//!     })?;
+//!     runner.on_error(|error| eprintln!("{error}"));
+//!
+//!     // 3. Attach the agent: messages hooks sent while loading are delivered now.
+//!     runner.attach(Arc::new(MyAgent));
+//!     let runner = Arc::new(runner);
+//!
+//!     // 4. Wrap each tool; calls go through `tool_call` and `tool_result` hooks.
+//!     let shell = HookToolWrapper::new(Shell, runner.clone());
+//!     match shell.execute("call-1", json!({"command": "sudo rm -rf /"})).await {
+//!         Ok(output) => println!("{:?}", output.content),
+//!         Err(error) => println!("not run: {error}"),
+//!     }
+//!
+//!     // 5. Emit the other events at each step of the agent's life.
+//!     runner.emit(&SessionStartEvent { source: "startup".into() }).await?;
+//!     let prompt = BeforeAgentStartEvent { prompt: "fix the build".into(), images: vec![] };
+//!     if let Some(message) = runner.emit(&prompt).await?.message {
+//!         println!("a hook adds: {:?}", message.content);
+//!     }
+//!     Ok(())
+//! }
 //! ```
+//!
+//! ## Order and conflicts
+//!
+//! Hooks run in load order (in-process hooks after, in the order added), each hook's
+//! handlers in registration order. How results combine is [`Combine`]'s, per event:
+//! `tool_call` first block wins (and is strict: an error blocks); `tool_result` and
+//! `context` are chained, the last replacement wins; `before_agent_start` keeps the first
+//! message; `session_before_*` keep the last result and stop at `cancel`;
+//! `session.compacting` last wins; `permission_request` deny over ask over approve; `stop`
+//! any block; the rest are notifications. Errors of non-strict events go to the
+//! [`HookRunner::on_error`] listeners and the next handler runs.
 
 #![warn(missing_docs)]
 

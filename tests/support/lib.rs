@@ -185,3 +185,23 @@ pub use recording::{RecordingAgent, ScriptedUi};
 
 pub mod scripted;
 pub use recording::ScriptedAgent;
+
+/// A runner over the `scripted-a` and `scripted-b` plugins and the in-process `inproc`
+/// hook, attached to a [`ScriptedAgent`] that answers with `script`.
+pub fn scripted_runner(
+    script: Vec<(&str, serde_json::Value)>,
+) -> (agent_hooks::HookRunner, std::sync::Arc<ScriptedAgent>) {
+    let dir = temp_dir();
+    let loaded = agent_hooks::load_hooks(
+        [s(&plugin("scripted-a")), s(&plugin("scripted-b"))],
+        dir.path(),
+    );
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let mut runner = agent_hooks::HookRunner::new(loaded.hooks, dir.path());
+    runner
+        .add_in_process("inproc", |api| scripted::register_all(api, "inproc"))
+        .expect("the in-process hook registers");
+    let agent = std::sync::Arc::new(ScriptedAgent::new(script));
+    runner.attach(agent.clone());
+    (runner, agent)
+}

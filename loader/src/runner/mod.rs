@@ -1,16 +1,5 @@
 //! The runner: every handler of every hook for an event, in order, combined by the rules of
 //! spec 01; errors reported to listeners; commands and renderers looked up.
-//!
-//! # Native handlers on tokio
-//!
-//! A native handler is a synchronous call into a plugin. [`HookRunner::emit`] runs the
-//! handlers inside [`tokio::task::block_in_place`] when it is called on a multi-threaded
-//! runtime, so that a handler that waits (a UI confirmation, a program run with `exec`)
-//! does not stall the other tasks of that worker: the worker hands its queue to another
-//! thread for the length of the call. That costs about a microsecond per emit, and only
-//! when some hook listens. On a current-thread runtime, or outside tokio, handlers run
-//! inline. [`HookRunner::emit_blocking`] is the same without the hand-off, for hosts that
-//! are not async.
 
 mod combine;
 mod errors;
@@ -48,7 +37,19 @@ use errors::Listeners;
 /// Runs the handlers of loaded and in-process hooks.
 ///
 /// Hooks run in the order they were added (load order first), and each hook's handlers in
-/// the order it registered them. `Send + Sync`: many tasks may emit at once.
+/// the order it registered them. `Send + Sync`: many tasks may emit at once; an emit takes
+/// no lock but a read lock on the attached agent, so emits do not serialise one another.
+///
+/// # Native handlers on tokio
+///
+/// A native handler is a synchronous call into a plugin. [`HookRunner::emit`] runs the
+/// handlers inside [`tokio::task::block_in_place`] when it is called on a multi-threaded
+/// runtime, so that a handler that waits (a UI confirmation, a program run with `exec`)
+/// does not stall the other tasks of that worker: the worker hands its queue to another
+/// thread for the length of the call. That costs about a microsecond per emit, and only
+/// when some hook listens to the event. On a current-thread runtime, or outside tokio,
+/// handlers run inline. [`HookRunner::emit_blocking`] is the same without the hand-off, for
+/// hosts that are not async.
 pub struct HookRunner {
     hooks: Vec<Hook>,
     /// Handlers per event across all hooks, so that `has_handlers` is one load.
@@ -182,7 +183,8 @@ impl HookRunner {
     ///
     /// A handler's error or panic is reported to the error listeners and the next handler
     /// runs; for a strict event (`tool_call`) it also stops the emit and is returned.
-    /// See the module docs for how native handlers run on tokio.
+    /// See [the type's docs](HookRunner#native-handlers-on-tokio) for how native handlers
+    /// run on tokio.
     pub async fn emit<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
         if !self.has_handlers(E::KIND) {
             return Ok(E::Outcome::default());

@@ -359,6 +359,7 @@ async fn stop_any_block_keeps_the_agent_going_with_every_reason() {
         StopOutcome {
             block: true,
             reasons: vec!["run the tests".into(), "update the changelog".into()],
+            loop_bound_reached: false,
         }
     );
     assert_eq!(agent.ran(), ALL);

@@ -94,6 +94,7 @@
 
 #![warn(missing_docs)]
 
+pub mod command;
 mod hook;
 mod host;
 mod load;
@@ -108,8 +109,9 @@ pub use hook::{Command, Hook, HookOrigin, Renderer};
 pub use host::{exec, AgentHost, DetachedAgent, HostUi};
 pub use load::{load_hooks, DuplicatePath, LoadError, LoadFailure, LoadHooksResult};
 pub use runner::{
-    default_rendering, Combine, ContextOutcome, ErrorSubscription, Fold, HookError, HookRunner,
-    PermissionOutcome, StopOutcome, ToolCallOutcome, ToolResultOutcome,
+    default_rendering, Combine, CommandInput, ContextOutcome, ErrorSubscription, Fold, HookError,
+    HookRunner, PermissionOutcome, PromptOutcome, SessionStartOutcome, StopOutcome, Subscription,
+    ToolCallOutcome, ToolResultOutcome, DEFAULT_MAX_STOP_BLOCKS,
 };
 pub use status_line::StatusLine;
 pub use tool_wrapper::{

@@ -71,6 +71,11 @@ pub trait AgentHost: Send + Sync {
         Err(unsupported("navigate_tree"))
     }
 
+    /// A command hook asked the agent to stop (`"continue": false`), with this reason.
+    fn stop_requested(&self, reason: &str) {
+        let _ = reason;
+    }
+
     /// The interactive UI, if there is one.
     fn ui(&self) -> Option<&dyn HostUi> {
         None

@@ -4,7 +4,46 @@
 use std::borrow::Cow;
 
 use agent_hooks_abi::events::*;
-use serde_json::Value;
+use serde_json::{json, Map, Value};
+
+use crate::command::{Answer, CommandEvent};
+
+/// What command hooks get for an event: which command event it is, the tool name their
+/// matchers look at, and the event's fields of the stdin payload.
+pub struct CommandInput<'a> {
+    /// The command event.
+    pub event: CommandEvent,
+    /// The tool name, for the tool events.
+    pub tool_name: Option<&'a str>,
+    /// The payload's fields for this event (the runner adds `session_id`, `prompt_id`,
+    /// `hook_event_name` and `cwd`).
+    pub fields: Map<String, Value>,
+}
+
+fn fields(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+fn text_of(content: &[ContentBlock]) -> String {
+    content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn push_reason(reason: &mut Option<String>, more: &str) {
+    match reason {
+        Some(reason) => {
+            reason.push('\n');
+            reason.push_str(more);
+        }
+        None => *reason = Some(more.to_owned()),
+    }
+}
 
 /// What the runner does after folding in one handler's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +66,17 @@ pub trait Combine: Event {
     /// Folds one handler's result into `outcome`; may change `event` for later handlers
     /// (it is cloned only then) and must then return [`Fold::Chained`].
     fn fold(event: &mut Cow<'_, Self>, outcome: &mut Self::Outcome, output: Self::Output) -> Fold;
+
+    /// For events that command hooks also handle: what they get.
+    fn command_input(&self) -> Option<CommandInput<'_>> {
+        None
+    }
+
+    /// Folds one command hook's answer into `outcome`, in configuration order, after the
+    /// native handlers.
+    fn fold_command(event: &mut Cow<'_, Self>, outcome: &mut Self::Outcome, answer: &Answer) {
+        let _ = (event, outcome, answer);
+    }
 }
 
 /// Notifications: results are ignored.
@@ -42,12 +92,9 @@ macro_rules! notifications {
 }
 
 notifications!(
-    SessionStartEvent,
     SessionSwitchEvent,
     SessionBranchEvent,
-    SessionCompactEvent,
     SessionTreeEvent,
-    SessionShutdownEvent,
     AgentStartEvent,
     AgentEndEvent,
     TurnStartEvent,
@@ -60,12 +107,65 @@ notifications!(
     TodoReminderEvent,
 );
 
+/// Notifications that command hooks also hear.
+macro_rules! command_notifications {
+    ($($ty:ty => $event:ident { $($field:ident),* }),* $(,)?) => {
+        $(impl Combine for $ty {
+            type Outcome = ();
+            fn fold(_: &mut Cow<'_, Self>, _: &mut (), _: ()) -> Fold {
+                Fold::Continue
+            }
+            fn command_input(&self) -> Option<CommandInput<'_>> {
+                Some(CommandInput {
+                    event: CommandEvent::$event,
+                    tool_name: None,
+                    fields: fields(json!({ $(stringify!($field): self.$field),* })),
+                })
+            }
+        })*
+    };
+}
+
+command_notifications!(
+    SessionCompactEvent => PostCompaction { summary },
+    SessionShutdownEvent => SessionEnd { reason },
+);
+
+/// The combined outcome of `session_start`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionStartOutcome {
+    /// Text command hooks add to the agent's context, in configuration order.
+    pub context: Vec<String>,
+}
+
+/// `session_start`: a notification for native handlers; command hooks may add context.
+impl Combine for SessionStartEvent {
+    type Outcome = SessionStartOutcome;
+
+    fn fold(_: &mut Cow<'_, Self>, _: &mut SessionStartOutcome, _: ()) -> Fold {
+        Fold::Continue
+    }
+
+    fn command_input(&self) -> Option<CommandInput<'_>> {
+        Some(CommandInput {
+            event: CommandEvent::SessionStart,
+            tool_name: None,
+            fields: fields(json!({ "source": self.source })),
+        })
+    }
+
+    fn fold_command(_: &mut Cow<'_, Self>, outcome: &mut SessionStartOutcome, answer: &Answer) {
+        outcome.context.extend(answer.context.iter().cloned());
+    }
+}
+
 /// The combined outcome of `tool_call`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolCallOutcome {
     /// A handler blocked the call.
     pub block: bool,
-    /// The blocking handler's reason.
+    /// The blocking handler's reason (with command hooks: every blocking hook's reason, in
+    /// configuration order, one per line).
     pub reason: Option<String>,
     /// The input to run the tool with, when a handler replaced it (the last replacement).
     pub input: Option<Value>,
@@ -94,6 +194,30 @@ impl Combine for ToolCallEvent {
                 Fold::Chained
             }
             None => Fold::Continue,
+        }
+    }
+
+    fn command_input(&self) -> Option<CommandInput<'_>> {
+        Some(CommandInput {
+            event: CommandEvent::PreToolUse,
+            tool_name: Some(&self.tool_name),
+            fields: fields(json!({
+                "tool_name": self.tool_name,
+                "tool_use_id": self.tool_call_id,
+                "tool_input": self.input,
+            })),
+        })
+    }
+
+    /// Any block wins, with every blocking hook's reason; otherwise the last `updatedInput`
+    /// in configuration order is the tool's input.
+    fn fold_command(event: &mut Cow<'_, Self>, outcome: &mut ToolCallOutcome, answer: &Answer) {
+        if let Some(reason) = &answer.block {
+            outcome.block = true;
+            push_reason(&mut outcome.reason, reason);
+        } else if let Some(input) = &answer.updated_input {
+            event.to_mut().input = input.clone();
+            outcome.input = Some(input.clone());
         }
     }
 }
@@ -134,6 +258,40 @@ impl Combine for ToolResultEvent {
             Fold::Continue
         }
     }
+
+    fn command_input(&self) -> Option<CommandInput<'_>> {
+        let output = text_of(&self.content);
+        Some(CommandInput {
+            event: CommandEvent::PostToolUse,
+            tool_name: Some(&self.tool_name),
+            fields: fields(json!({
+                "tool_name": self.tool_name,
+                "tool_use_id": self.tool_call_id,
+                "tool_input": self.input,
+                "tool_response": {
+                    "success": !self.is_error,
+                    "output": if self.is_error { String::new() } else { output.clone() },
+                    "error": if self.is_error { Some(output) } else { None },
+                },
+            })),
+        })
+    }
+
+    /// A block's reason and added context reach the model as text after the tool's output.
+    fn fold_command(event: &mut Cow<'_, Self>, outcome: &mut ToolResultPatch, answer: &Answer) {
+        let notes = answer.block.iter().chain(&answer.context);
+        let mut added = false;
+        for note in notes {
+            event
+                .to_mut()
+                .content
+                .push(ContentBlock::text(note.clone()));
+            added = true;
+        }
+        if added {
+            outcome.content = Some(event.content.clone());
+        }
+    }
 }
 
 /// The combined outcome of `context`: the messages after the last replacement, if any.
@@ -158,19 +316,49 @@ impl Combine for ContextEvent {
     }
 }
 
+/// The combined outcome of `before_agent_start`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptOutcome {
+    /// The message to inject: the first one a native handler returned.
+    pub message: Option<CustomMessage>,
+    /// A command hook rejected the prompt.
+    pub block: bool,
+    /// Every rejecting hook's reason, one per line.
+    pub reason: Option<String>,
+    /// Text command hooks add to the agent's context, in configuration order.
+    pub context: Vec<String>,
+}
+
 /// `before_agent_start`: the first message returned is kept; all handlers still run.
+/// Command hooks (`UserPromptSubmit`) may reject the prompt or add context.
 impl Combine for BeforeAgentStartEvent {
-    type Outcome = BeforeAgentStartResult;
+    type Outcome = PromptOutcome;
 
     fn fold(
         _: &mut Cow<'_, Self>,
-        outcome: &mut BeforeAgentStartResult,
+        outcome: &mut PromptOutcome,
         output: BeforeAgentStartResult,
     ) -> Fold {
         if outcome.message.is_none() {
             outcome.message = output.message;
         }
         Fold::Continue
+    }
+
+    fn command_input(&self) -> Option<CommandInput<'_>> {
+        Some(CommandInput {
+            event: CommandEvent::UserPromptSubmit,
+            tool_name: None,
+            fields: fields(json!({ "prompt": self.prompt })),
+        })
+    }
+
+    fn fold_command(_: &mut Cow<'_, Self>, outcome: &mut PromptOutcome, answer: &Answer) {
+        if let Some(reason) = &answer.block {
+            outcome.block = true;
+            push_reason(&mut outcome.reason, reason);
+        }
+        outcome.context.extend(answer.context.iter().cloned());
     }
 }
 
@@ -248,6 +436,41 @@ impl Combine for PermissionRequestEvent {
         outcome.reasons.extend(output.reason);
         Fold::Continue
     }
+
+    fn command_input(&self) -> Option<CommandInput<'_>> {
+        Some(CommandInput {
+            event: CommandEvent::PermissionRequest,
+            tool_name: Some(&self.tool_name),
+            fields: fields(json!({
+                "tool_name": self.tool_name,
+                "tool_use_id": self.tool_call_id,
+                "tool_input": self.input,
+            })),
+        })
+    }
+
+    fn fold_command(_: &mut Cow<'_, Self>, outcome: &mut PermissionOutcome, answer: &Answer) {
+        let decision = if answer.block.is_some() {
+            Some(PermissionDecision::Deny)
+        } else {
+            answer.permission
+        };
+        if let Some(decision) = decision {
+            if outcome
+                .decision
+                .is_none_or(|d| strength(decision) > strength(d))
+            {
+                outcome.decision = Some(decision);
+            }
+        }
+        outcome.reasons.extend(
+            answer
+                .block
+                .iter()
+                .chain(&answer.permission_reason)
+                .cloned(),
+        );
+    }
 }
 
 /// The combined outcome of `stop`.
@@ -255,6 +478,9 @@ impl Combine for PermissionRequestEvent {
 pub struct StopOutcome {
     /// Some handler keeps the agent going.
     pub block: bool,
+    /// Hooks blocked the stop so many times in a row that the runner let the agent stop
+    /// anyway (see [`HookRunner::set_max_stop_blocks`](crate::HookRunner::set_max_stop_blocks)).
+    pub loop_bound_reached: bool,
     /// The blocking handlers' reasons, in handler order: the agent's next instruction.
     pub reasons: Vec<String>,
 }
@@ -269,5 +495,20 @@ impl Combine for StopEvent {
             outcome.reasons.extend(output.reason);
         }
         Fold::Continue
+    }
+
+    fn command_input(&self) -> Option<CommandInput<'_>> {
+        Some(CommandInput {
+            event: CommandEvent::Stop,
+            tool_name: None,
+            fields: fields(json!({ "stop_hook_active": self.stop_hook_active })),
+        })
+    }
+
+    fn fold_command(_: &mut Cow<'_, Self>, outcome: &mut StopOutcome, answer: &Answer) {
+        if let Some(reason) = &answer.block {
+            outcome.block = true;
+            outcome.reasons.push(reason.clone());
+        }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::sync::{
     atomic::{AtomicU64, Ordering},
-    Arc, RwLock, Weak,
+    Arc, RwLock,
 };
 
 use agent_hooks_abi::ffi::CallError;
@@ -11,9 +11,11 @@ use agent_hooks_abi::ffi::CallError;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("hook {hook_path} {verb} on {event}: {message}", verb = if *.panicked { "panicked" } else { "failed" })]
 pub struct HookError {
-    /// The hook's path as given (or the name of an in-process hook).
+    /// The hook's path as given (or the name of an in-process hook; for a command hook, the
+    /// file it was configured in).
     pub hook_path: String,
-    /// The event (`tool_call`), command (`/handoff`) or renderer (`renderer:todo`).
+    /// The event (`tool_call`, `PreToolUse`), command (`/handoff`) or renderer
+    /// (`renderer:todo`).
     pub event: String,
     /// Whether the hook panicked (the panic was caught inside it).
     pub panicked: bool,
@@ -26,37 +28,60 @@ impl HookError {
         Self {
             hook_path: hook_path.to_owned(),
             event: event.into(),
-            panicked: error.panicked,
-            message: error.message.into_string(),
+            panicked: false,
+            message: String::new(),
+        }
+        .with(error)
+    }
+
+    fn with(mut self, error: CallError) -> Self {
+        self.panicked = error.panicked;
+        self.message = error.message.into_string();
+        self
+    }
+}
+
+type Listener<T> = Arc<dyn Fn(&T) + Send + Sync>;
+
+/// Listeners of one kind of report.
+pub(crate) struct Listeners<T> {
+    next_id: AtomicU64,
+    listeners: RwLock<Vec<(u64, Listener<T>)>>,
+}
+
+impl<T> Default for Listeners<T> {
+    fn default() -> Self {
+        Self {
+            next_id: AtomicU64::new(0),
+            listeners: RwLock::new(Vec::new()),
         }
     }
 }
 
-type Listener = Arc<dyn Fn(&HookError) + Send + Sync>;
-
-/// The error listeners of a runner.
-#[derive(Default)]
-pub(crate) struct Listeners {
-    next_id: AtomicU64,
-    listeners: RwLock<Vec<(u64, Listener)>>,
-}
-
-impl Listeners {
-    pub(crate) fn subscribe(self: &Arc<Self>, listener: Listener) -> ErrorSubscription {
+impl<T: 'static> Listeners<T> {
+    pub(crate) fn subscribe(self: &Arc<Self>, listener: Listener<T>) -> Subscription {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         self.listeners
             .write()
             .unwrap_or_else(|p| p.into_inner())
             .push((id, listener));
-        ErrorSubscription {
-            id,
-            listeners: Arc::downgrade(self),
+        let listeners = Arc::downgrade(self);
+        Subscription {
+            unsubscribe: Box::new(move || {
+                if let Some(listeners) = listeners.upgrade() {
+                    listeners
+                        .listeners
+                        .write()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .retain(|(i, _)| *i != id);
+                }
+            }),
         }
     }
 
     /// Tells every listener. A listener that panics is skipped; the others still hear.
-    pub(crate) fn report(&self, error: &HookError) {
-        let listeners: Vec<Listener> = self
+    pub(crate) fn report(&self, report: &T) {
+        let listeners: Vec<Listener<T>> = self
             .listeners
             .read()
             .unwrap_or_else(|p| p.into_inner())
@@ -64,29 +89,31 @@ impl Listeners {
             .map(|(_, l)| l.clone())
             .collect();
         for listener in listeners {
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| listener(error)));
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| listener(report)));
         }
     }
 }
 
-/// Returned by [`HookRunner::on_error`](crate::HookRunner::on_error). The listener stays
+/// Returned by [`HookRunner::on_error`](crate::HookRunner::on_error) and
+/// [`HookRunner::on_command_hook`](crate::HookRunner::on_command_hook). The listener stays
 /// subscribed until [`unsubscribe`](Self::unsubscribe) is called; dropping the handle does
 /// not unsubscribe it.
-#[derive(Debug)]
-pub struct ErrorSubscription {
-    id: u64,
-    listeners: Weak<Listeners>,
+pub struct Subscription {
+    unsubscribe: Box<dyn FnOnce() + Send + Sync>,
 }
 
-impl ErrorSubscription {
+impl Subscription {
     /// Removes the listener.
     pub fn unsubscribe(self) {
-        if let Some(listeners) = self.listeners.upgrade() {
-            listeners
-                .listeners
-                .write()
-                .unwrap_or_else(|p| p.into_inner())
-                .retain(|(id, _)| *id != self.id);
-        }
+        (self.unsubscribe)()
     }
 }
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Subscription")
+    }
+}
+
+/// The handle of an error listener.
+pub type ErrorSubscription = Subscription;

@@ -2,37 +2,44 @@
 //! spec 01; errors reported to listeners; commands and renderers looked up.
 
 mod combine;
+mod commands;
 mod errors;
 
 use std::{
+    any::Any,
     borrow::Cow,
     ops::ControlFlow,
     path::{Path, PathBuf},
     sync::{
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicU32, AtomicU64, Ordering},
         Arc, RwLock,
     },
 };
 
 use abi_stable::{sabi_trait::TD_Opaque, std_types::RString};
 use agent_hooks_abi::{
-    events::{CustomMessage, Event, EventKind},
+    events::{CustomMessage, Event, EventKind, StopEvent},
     ffi::{CallError, HostContext_TO},
     HandlerResult, HookApi, RenderOptions,
 };
 
 pub use combine::{
-    Combine, ContextOutcome, Fold, PermissionOutcome, StopOutcome, ToolCallOutcome,
-    ToolResultOutcome,
+    Combine, CommandInput, ContextOutcome, Fold, PermissionOutcome, PromptOutcome,
+    SessionStartOutcome, StopOutcome, ToolCallOutcome, ToolResultOutcome,
 };
-pub use errors::{ErrorSubscription, HookError};
+pub use errors::{ErrorSubscription, HookError, Subscription};
 
 use crate::{
+    command::{CommandHookReport, CommandHooks},
     hook::{Command, Hook, HookOrigin, Renderer},
     host::{AgentHost, CallContext, DetachedAgent, Outbox, PluginApi},
     load::{LoadError, LoadHooksResult},
 };
 use errors::Listeners;
+
+/// How many times in a row stop hooks may keep the agent going before the runner lets it
+/// stop (and reports it).
+pub const DEFAULT_MAX_STOP_BLOCKS: u32 = 8;
 
 /// Runs the handlers of loaded and in-process hooks.
 ///
@@ -52,13 +59,22 @@ use errors::Listeners;
 /// hosts that are not async.
 pub struct HookRunner {
     hooks: Vec<Hook>,
-    /// Handlers per event across all hooks, so that `has_handlers` is one load.
+    /// Handlers per event across all hooks, command hooks included, so that `has_handlers`
+    /// is one load.
     listening: Box<[usize]>,
+    /// Native (and in-process) handlers per event.
+    native: Box<[usize]>,
     agent: RwLock<Arc<dyn AgentHost>>,
     cwd: PathBuf,
     serial: AtomicU64,
     in_process_outbox: Arc<Outbox>,
-    listeners: Arc<Listeners>,
+    listeners: Arc<Listeners<HookError>>,
+    commands: CommandHooks,
+    command_reports: Arc<Listeners<CommandHookReport>>,
+    session_id: String,
+    prompt_id: RwLock<Option<String>>,
+    stop_streak: AtomicU32,
+    max_stop_blocks: u32,
 }
 
 impl HookRunner {
@@ -68,11 +84,18 @@ impl HookRunner {
         let mut runner = Self {
             hooks: Vec::new(),
             listening: vec![0; EventKind::COUNT].into_boxed_slice(),
+            native: vec![0; EventKind::COUNT].into_boxed_slice(),
             agent: RwLock::new(Arc::new(DetachedAgent)),
             cwd: cwd.into(),
             serial: AtomicU64::new(0),
             in_process_outbox: Arc::new(Outbox::default()),
             listeners: Arc::default(),
+            commands: CommandHooks::new(),
+            command_reports: Arc::default(),
+            session_id: commands::fresh_id("session"),
+            prompt_id: RwLock::new(None),
+            stop_streak: AtomicU32::new(0),
+            max_stop_blocks: DEFAULT_MAX_STOP_BLOCKS,
         };
         for hook in hooks {
             runner.push(hook);
@@ -88,6 +111,7 @@ impl HookRunner {
     fn push(&mut self, hook: Hook) {
         for kind in EventKind::ALL {
             self.listening[kind.index()] += hook.handler_count(*kind);
+            self.native[kind.index()] += hook.handler_count(*kind);
         }
         self.hooks.push(hook);
     }
@@ -120,6 +144,38 @@ impl HookRunner {
         );
         self.push(hook);
         Ok(())
+    }
+
+    /// Adds command hooks after those already added. In each emit they run after the native
+    /// handlers (all matching ones at once), and their answers are combined in
+    /// configuration order.
+    pub fn add_command_hooks(&mut self, hooks: CommandHooks) {
+        for hook in hooks.hooks() {
+            self.listening[hook.event.runner_event().index()] += 1;
+        }
+        let mut all = std::mem::take(&mut self.commands);
+        all.append(hooks);
+        self.commands = all;
+    }
+
+    /// The command hooks, in configuration order.
+    pub fn command_hooks(&self) -> &CommandHooks {
+        &self.commands
+    }
+
+    /// Sets how many times in a row stop hooks may keep the agent going
+    /// (default [`DEFAULT_MAX_STOP_BLOCKS`]); past it the runner lets the agent stop.
+    pub fn set_max_stop_blocks(&mut self, max: u32) {
+        self.max_stop_blocks = max;
+    }
+
+    /// Subscribes `listener` to the report of every command hook run: exit, duration,
+    /// decision, truncation, problems.
+    pub fn on_command_hook(
+        &self,
+        listener: impl Fn(&CommandHookReport) + Send + Sync + 'static,
+    ) -> Subscription {
+        self.command_reports.subscribe(Arc::new(listener))
     }
 
     /// Attaches the agent: hooks' calls reach it from now on, and the messages and entries
@@ -161,7 +217,7 @@ impl HookRunner {
         &self.cwd
     }
 
-    /// Whether any hook handles `kind`. Cheap: no allocation, no lock.
+    /// Whether any hook (native or command) handles `kind`. Cheap: no allocation, no lock.
     pub fn has_handlers(&self, kind: EventKind) -> bool {
         self.listening[kind.index()] > 0
     }
@@ -179,57 +235,145 @@ impl HookRunner {
         self.agent.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Emits `event` and combines its handlers' results (see [`Combine`]).
+    /// Emits `event`: native handlers first (hooks in load order), then the matching
+    /// command hooks, all at once; their results are combined by [`Combine`].
     ///
     /// A handler's error or panic is reported to the error listeners and the next handler
-    /// runs; for a strict event (`tool_call`) it also stops the emit and is returned.
+    /// runs; for a strict event (`tool_call`) it also stops the emit and is returned. A
+    /// native block (or cancel) short-circuits: command hooks do not run.
     /// See [the type's docs](HookRunner#native-handlers-on-tokio) for how native handlers
     /// run on tokio.
     pub async fn emit<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
-        if !self.has_handlers(E::KIND) {
-            return Ok(E::Outcome::default());
-        }
-        let multi_thread = tokio::runtime::Handle::try_current()
-            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
-        if multi_thread {
-            tokio::task::block_in_place(|| self.emit_blocking(event))
+        let event = self.prepare(event);
+        let native = self.native[E::KIND.index()] > 0;
+        let (mut outcome, mut current, stopped) = if !native {
+            (E::Outcome::default(), event, false)
+        } else if multi_threaded() {
+            tokio::task::block_in_place(|| self.native_phase(event))?
         } else {
-            self.emit_blocking(event)
+            self.native_phase(event)?
+        };
+        if !stopped {
+            self.command_phase(&mut current, &mut outcome).await;
+        }
+        Ok(self.finish::<E>(outcome))
+    }
+
+    /// [`emit`](Self::emit), on the calling thread. Command hooks, if any match, run on the
+    /// current multi-threaded tokio runtime, or on a runtime made for the call outside one;
+    /// inside a current-thread runtime use `emit`.
+    pub fn emit_blocking<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
+        let event = self.prepare(event);
+        let (mut outcome, mut current, stopped) = self.native_phase(event)?;
+        if !stopped && self.listening[E::KIND.index()] > self.native[E::KIND.index()] {
+            let commands = self.command_phase(&mut current, &mut outcome);
+            match tokio::runtime::Handle::try_current() {
+                Ok(handle) if multi_threaded() => {
+                    tokio::task::block_in_place(|| handle.block_on(commands))
+                }
+                Ok(_) => self.listeners.report(&HookError {
+                    hook_path: String::new(),
+                    event: E::KIND.name().to_owned(),
+                    panicked: false,
+                    message: "command hooks cannot run from emit_blocking inside a current-thread tokio runtime; use emit".into(),
+                }),
+                Err(_) => match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                    Ok(runtime) => runtime.block_on(commands),
+                    Err(e) => self.listeners.report(&HookError {
+                        hook_path: String::new(),
+                        event: E::KIND.name().to_owned(),
+                        panicked: false,
+                        message: format!("cannot start a runtime for command hooks: {e}"),
+                    }),
+                },
+            }
+        }
+        Ok(self.finish::<E>(outcome))
+    }
+
+    /// What the runner adds to an event: `stop_hook_active` while a stop hook keeps the
+    /// agent going; a new `prompt_id` for each prompt.
+    fn prepare<'e, E: Combine>(&self, event: &'e E) -> Cow<'e, E> {
+        let mut event = Cow::Borrowed(event);
+        if E::KIND == EventKind::Stop && self.stop_streak.load(Ordering::Relaxed) > 0 {
+            if let Some(stop) = (event.to_mut() as &mut dyn Any).downcast_mut::<StopEvent>() {
+                stop.stop_hook_active = true;
+            }
+        }
+        if E::KIND == EventKind::BeforeAgentStart {
+            *self.prompt_id.write().unwrap_or_else(|p| p.into_inner()) =
+                Some(commands::fresh_id("prompt"));
+        }
+        event
+    }
+
+    /// The native handlers: the outcome, the event as the last handler left it, and
+    /// whether a handler stopped the emit.
+    fn native_phase<'e, E: Combine>(
+        &self,
+        event: Cow<'e, E>,
+    ) -> Result<(E::Outcome, Cow<'e, E>, bool), HookError> {
+        let mut outcome = E::Outcome::default();
+        let mut failure = None;
+        let mut stopped = false;
+        let run = self.run_handlers(event, |hook, result, current| {
+            let fold = match result {
+                Ok(Some(output)) => E::fold(current, &mut outcome, output),
+                Ok(None) => Fold::Continue,
+                Err(error) => {
+                    let error = HookError::from_call(hook.path(), E::KIND.name(), error);
+                    self.listeners.report(&error);
+                    if E::STRICT {
+                        failure = Some(error);
+                        Fold::Stop
+                    } else {
+                        Fold::Continue
+                    }
+                }
+            };
+            stopped |= fold == Fold::Stop;
+            fold
+        });
+        let current = match run {
+            Ok(current) => current,
+            Err(error) => {
+                let error = HookError {
+                    hook_path: String::new(),
+                    event: E::KIND.name().to_owned(),
+                    panicked: false,
+                    message: format!("the event cannot be serialised: {error}"),
+                };
+                self.listeners.report(&error);
+                return Err(error);
+            }
+        };
+        match failure {
+            Some(error) => Err(error),
+            None => Ok((outcome, current, stopped)),
         }
     }
 
-    /// [`emit`](Self::emit), on the calling thread.
-    pub fn emit_blocking<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
-        let mut outcome = E::Outcome::default();
-        let mut failure = None;
-        let run = self.run_handlers(event, |hook, result, current| match result {
-            Ok(Some(output)) => E::fold(current, &mut outcome, output),
-            Ok(None) => Fold::Continue,
-            Err(error) => {
-                let error = HookError::from_call(hook.path(), E::KIND.name(), error);
-                self.listeners.report(&error);
-                if E::STRICT {
-                    failure = Some(error);
-                    Fold::Stop
-                } else {
-                    Fold::Continue
-                }
+    /// Bounds stop loops: after too many blocks in a row, the agent may stop.
+    fn finish<E: Combine>(&self, mut outcome: E::Outcome) -> E::Outcome {
+        if let Some(stop) = (&mut outcome as &mut dyn Any).downcast_mut::<StopOutcome>() {
+            if !stop.block {
+                self.stop_streak.store(0, Ordering::Relaxed);
+            } else if self.stop_streak.fetch_add(1, Ordering::Relaxed) + 1 > self.max_stop_blocks {
+                self.stop_streak.store(0, Ordering::Relaxed);
+                stop.block = false;
+                stop.loop_bound_reached = true;
+                self.listeners.report(&HookError {
+                    hook_path: String::new(),
+                    event: EventKind::Stop.name().to_owned(),
+                    panicked: false,
+                    message: format!(
+                        "stop hooks kept the agent going {} times in a row; letting it stop (the bound is set with set_max_stop_blocks)",
+                        self.max_stop_blocks
+                    ),
+                });
             }
-        });
-        if let Err(error) = run {
-            let error = HookError {
-                hook_path: String::new(),
-                event: E::KIND.name().to_owned(),
-                panicked: false,
-                message: format!("the event cannot be serialised: {error}"),
-            };
-            self.listeners.report(&error);
-            return Err(error);
         }
-        match failure {
-            Some(error) => Err(error),
-            None => Ok(outcome),
-        }
+        outcome
     }
 
     /// Calls every handler of `event`, in order, and gives `visit` each one's raw result;
@@ -240,24 +384,27 @@ impl HookRunner {
         event: &E,
         mut visit: impl FnMut(&Hook, Result<Option<E::Output>, CallError>) -> ControlFlow<()>,
     ) -> Result<(), serde_json::Error> {
-        self.run_handlers(event, |hook, result, _| match visit(hook, result) {
-            ControlFlow::Continue(()) => Fold::Continue,
-            ControlFlow::Break(()) => Fold::Stop,
+        self.run_handlers(Cow::Borrowed(event), |hook, result, _| {
+            match visit(hook, result) {
+                ControlFlow::Continue(()) => Fold::Continue,
+                ControlFlow::Break(()) => Fold::Stop,
+            }
         })
+        .map(drop)
     }
 
     /// The dispatch loop. The event is serialised once, and again only after a handler
     /// changed it ([`Fold::Chained`]); it is cloned only then.
-    fn run_handlers<E: Event>(
+    fn run_handlers<'e, E: Event>(
         &self,
-        event: &E,
-        mut step: impl FnMut(&Hook, Result<Option<E::Output>, CallError>, &mut Cow<'_, E>) -> Fold,
-    ) -> Result<(), serde_json::Error> {
-        if !self.has_handlers(E::KIND) {
-            return Ok(());
+        event: Cow<'e, E>,
+        mut step: impl FnMut(&Hook, Result<Option<E::Output>, CallError>, &mut Cow<'e, E>) -> Fold,
+    ) -> Result<Cow<'e, E>, serde_json::Error> {
+        if self.native[E::KIND.index()] == 0 {
+            return Ok(event);
         }
-        let mut current = Cow::Borrowed(event);
-        let mut payload = serde_json::to_string(event)?;
+        let mut current = event;
+        let mut payload = serde_json::to_string(current.as_ref())?;
         let mut serial = self.serial.fetch_add(1, Ordering::Relaxed);
         let agent = self.agent();
         let context = CallContext::event(agent.as_ref(), &self.cwd);
@@ -274,11 +421,11 @@ impl HookRunner {
                         payload = serde_json::to_string(current.as_ref())?;
                         serial = self.serial.fetch_add(1, Ordering::Relaxed);
                     }
-                    Fold::Stop => return Ok(()),
+                    Fold::Stop => return Ok(current),
                 }
             }
         }
-        Ok(())
+        Ok(current)
     }
 
     /// The command `name` (without `/`) of the first hook that registered it.
@@ -362,6 +509,11 @@ impl HookRunner {
             }
         }
     }
+}
+
+fn multi_threaded() -> bool {
+    tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
 }
 
 fn parse_output<E: Event>(output: Option<RString>) -> Result<Option<E::Output>, CallError> {

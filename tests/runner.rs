@@ -50,6 +50,7 @@ async fn tool_call_chains_input_and_the_last_replacement_wins() {
             block: false,
             reason: None,
             input: Some(json!({"command": "ls -l"})),
+            ask: None,
         }
     );
     assert_eq!(agent.ran(), ALL);

@@ -65,7 +65,8 @@ pub enum ToolCallError {
 ///
 /// 1. If a hook listens to `tool_call`, it is emitted: a block, an error or a panic stops the
 ///    call with [`ToolCallError::Blocked`]. **Beyond spec 01:** a handler may return a new
-///    input; the tool runs with the last one.
+///    input; the tool runs with the last one. A command hook that asks for confirmation
+///    (`permissionDecision: ask`) gets it through the UI's `confirm`; no UI means no.
 /// 2. The tool runs.
 /// 3. On success, if a hook listens to `tool_result`, it is emitted with `is_error: false`;
 ///    returned `content` and `details` replace the tool's. **Beyond:** a returned
@@ -130,7 +131,18 @@ impl<T: Tool> HookToolWrapper<T> {
                     .unwrap_or_else(|| DEFAULT_BLOCK_REASON.to_owned()),
                 hook_error: None,
             }),
-            Ok(outcome) => Ok(outcome.input.unwrap_or(event.input)),
+            Ok(outcome) => {
+                if let Some(question) = &outcome.ask {
+                    let title = format!("Allow {}?", self.tool.name());
+                    if !self.runner.confirm(&title, question) {
+                        return Err(ToolCallError::Blocked {
+                            reason: format!("Not confirmed by the user: {question}"),
+                            hook_error: None,
+                        });
+                    }
+                }
+                Ok(outcome.input.unwrap_or(event.input))
+            }
         }
     }
 

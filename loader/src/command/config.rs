@@ -178,7 +178,8 @@ impl Reader<'_> {
                 return;
             }
         };
-        if matcher_text.is_some() && !event.has_tool() {
+        let matches_all = matches!(matcher, Matcher::All);
+        if !matches_all && !event.has_tool() {
             self.issue(
                 Some(format!("{at}.matcher")),
                 format!("{event} has no tool name; the matcher is ignored"),

@@ -169,6 +169,10 @@ pub struct ToolCallOutcome {
     pub reason: Option<String>,
     /// The input to run the tool with, when a handler replaced it (the last replacement).
     pub input: Option<Value>,
+    /// A command hook asked that the user confirm the call (`permissionDecision: ask`),
+    /// with these reasons; [`HookToolWrapper`](crate::HookToolWrapper) asks through the UI
+    /// and blocks when the user says no or there is no UI.
+    pub ask: Option<String>,
 }
 
 /// `tool_call`: the first block wins and stops; otherwise each returned input replaces the
@@ -215,7 +219,16 @@ impl Combine for ToolCallEvent {
         if let Some(reason) = &answer.block {
             outcome.block = true;
             push_reason(&mut outcome.reason, reason);
-        } else if let Some(input) = &answer.updated_input {
+            return;
+        }
+        if answer.permission == Some(PermissionDecision::Ask) {
+            let reason = answer
+                .permission_reason
+                .as_deref()
+                .unwrap_or("a hook asks you to confirm this tool call");
+            push_reason(&mut outcome.ask, reason);
+        }
+        if let Some(input) = &answer.updated_input {
             event.to_mut().input = input.clone();
             outcome.input = Some(input.clone());
         }

@@ -231,6 +231,14 @@ impl HookRunner {
         self.listeners.subscribe(Arc::new(listener))
     }
 
+    /// Asks the user through the agent's UI; `false` without a UI.
+    pub(crate) fn confirm(&self, title: &str, message: &str) -> bool {
+        let agent = self.agent();
+        crate::host::shielded(false, || {
+            agent.ui().is_some_and(|ui| ui.confirm(title, message))
+        })
+    }
+
     fn agent(&self) -> Arc<dyn AgentHost> {
         self.agent.read().unwrap_or_else(|p| p.into_inner()).clone()
     }

@@ -1,0 +1,492 @@
+//! Command hooks as real processes: every failure other runners shipped (03-design-notes),
+//! concurrency, deterministic combination, de-duplication, the stop-loop bound, legacy
+//! script folders, and how they meet native hooks in one emit.
+
+use std::{
+    path::PathBuf,
+    time::{Duration, Instant},
+};
+
+use agent_hooks::{
+    abi::prelude::*,
+    command::{CommandEvent, CommandHooks, Exit, OUTPUT_CAP},
+    load_hooks, HookRunner,
+};
+use agent_hooks_tests::{
+    commands::{CommandRig, Project},
+    plugin, s,
+};
+
+fn hooks_file(
+    project: &Project,
+    name: &str,
+    event: &str,
+    matcher: &str,
+    commands: &[&str],
+) -> PathBuf {
+    let hooks: Vec<Value> = commands
+        .iter()
+        .map(|c| json!({"type": "command", "command": c, "timeout": 5}))
+        .collect();
+    let file = json!({ event: [{ "matcher": matcher, "hooks": hooks }] });
+    project.write(name, &file.to_string())
+}
+
+fn exec(command: &str) -> ToolCallEvent {
+    ToolCallEvent {
+        tool_name: "exec".into(),
+        tool_call_id: "call-1".into(),
+        input: json!({ "command": command }),
+    }
+}
+
+/// Whether a process is alive: it exists and is not a zombie waiting to be reaped.
+fn pid_alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).is_ok_and(|stat| {
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grandchild_holding_stdout_does_not_stall_the_agent() {
+    let project = Project::new("p");
+    let file = hooks_file(
+        &project,
+        "hooks.json",
+        "PreToolUse",
+        "",
+        &["sleep 30 & echo '{\"decision\": \"block\", \"reason\": \"held\"}'"],
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let started = Instant::now();
+    let outcome = rig.runner.emit(&exec("ls")).await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(outcome.block);
+    assert_eq!(outcome.reason.as_deref(), Some("held"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_ignores_a_large_payload_is_not_an_error() {
+    let project = Project::new("p");
+    let file = hooks_file(
+        &project,
+        "hooks.json",
+        "PreToolUse",
+        "",
+        &["exit 0", "head -c 10 >/dev/null"],
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let big = "x".repeat(1024 * 1024);
+    let started = Instant::now();
+    let outcome = rig.runner.emit(&exec(&big)).await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(!outcome.block);
+    assert!(
+        rig.errors.lock().unwrap().is_empty(),
+        "{:?}",
+        rig.errors.lock().unwrap()
+    );
+    let reports = rig.reports.lock().unwrap();
+    assert_eq!(
+        reports.iter().map(|r| r.exit.clone()).collect::<Vec<_>>(),
+        [Exit::Code(0), Exit::Code(0)]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_kills_the_whole_group_even_one_that_ignores_sigterm() {
+    let project = Project::new("p");
+    let pids = project.root.join("pids");
+    let command = format!(
+        "trap '' TERM; sleep 1000 & echo $! >> '{p}'; (trap '' TERM; sleep 1000) & echo $! >> '{p}'; echo $$ >> '{p}'; wait",
+        p = pids.display()
+    );
+    let file = project.write(
+        "hooks.json",
+        &json!({"PreToolUse": [{"hooks": [{"type": "command", "command": command, "timeout": 0.5}]}]})
+            .to_string(),
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let started = Instant::now();
+    let outcome = rig.runner.emit(&exec("ls")).await.unwrap();
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(500) && took < Duration::from_secs(3),
+        "took {took:?}"
+    );
+    assert!(
+        !outcome.block,
+        "a timeout is a reported failure, not a block"
+    );
+    let written = std::fs::read_to_string(&pids).unwrap();
+    let pids: Vec<&str> = written.lines().collect();
+    assert_eq!(pids.len(), 3);
+    std::thread::sleep(Duration::from_millis(100));
+    for pid in pids {
+        assert!(
+            !pid_alive(pid),
+            "process {pid} of the hook survived the timeout"
+        );
+    }
+    assert_eq!(rig.reports.lock().unwrap()[0].exit, Exit::TimedOut);
+    let errors = rig.error_messages();
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0].ends_with("timed out; its process group was killed"),
+        "{errors:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_printing_100_mib_is_cut_at_the_cap_and_reported() {
+    let project = Project::new("p");
+    let file = hooks_file(
+        &project,
+        "hooks.json",
+        "UserPromptSubmit",
+        "",
+        &["head -c 104857600 /dev/zero | tr '\\0' 'a'"],
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let started = Instant::now();
+    let outcome = rig
+        .runner
+        .emit(&BeforeAgentStartEvent {
+            prompt: "hi".into(),
+            images: vec![],
+        })
+        .await
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(outcome.context.len(), 1);
+    assert_eq!(outcome.context[0].len(), OUTPUT_CAP);
+    let report = rig.reports.lock().unwrap()[0].clone();
+    assert!(report.stdout_truncated);
+    assert_eq!(
+        rig.error_messages(),
+        ["`head -c 104857600 /dev/zero | tr '\\0' 'a'` its stdout was longer than 1 MiB; the rest was dropped"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exit_127_is_a_reported_error_not_a_silent_pass() {
+    let project = Project::new("p");
+    let file = hooks_file(
+        &project,
+        "hooks.json",
+        "PreToolUse",
+        "exec",
+        &["./scripts/missing-guard.sh"],
+    );
+    let rig = CommandRig::new(&project.root, std::slice::from_ref(&file));
+    let outcome = rig.runner.emit(&exec("rm -rf /")).await.unwrap();
+    assert!(!outcome.block, "non-blocking, as spec 02 says");
+    let errors = rig.errors.lock().unwrap().clone();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].hook_path, s(&file));
+    assert_eq!(errors[0].event, "PreToolUse");
+    assert!(
+        errors[0]
+            .message
+            .starts_with("`./scripts/missing-guard.sh` command not found (exit code 127): "),
+        "{}",
+        errors[0].message
+    );
+    assert!(errors[0]
+        .message
+        .ends_with("; check the command and the script's path"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_json_is_reported_and_counts_as_no_decision() {
+    let project = Project::new("p");
+    let file = hooks_file(
+        &project,
+        "hooks.json",
+        "PreToolUse",
+        "",
+        &["echo '{\"decision\": \"block\"'"],
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let outcome = rig.runner.emit(&exec("ls")).await.unwrap();
+    assert!(!outcome.block);
+    let errors = rig.error_messages();
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].contains("printed invalid JSON ("), "{errors:?}");
+    assert!(errors[0].ends_with("); no decision was taken from it"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_killed_hook_is_a_failure_not_a_success() {
+    let project = Project::new("p");
+    let file = hooks_file(
+        &project,
+        "hooks.json",
+        "PermissionRequest",
+        "",
+        &["echo '{\"decision\": \"approve\"}'; kill -9 $$"],
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let outcome = rig
+        .runner
+        .emit(&PermissionRequestEvent::default())
+        .await
+        .unwrap();
+    assert_eq!(outcome.decision, None, "its output does not count");
+    assert_eq!(rig.reports.lock().unwrap()[0].exit, Exit::Signal(9));
+    assert_eq!(
+        rig.error_messages(),
+        ["`echo '{\"decision\": \"approve\"}'; kill -9 $$` was killed by signal 9"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_path_with_spaces_works_in_a_quoted_command() {
+    let project = Project::new("my project");
+    project.script(
+        "scripts/guard.sh",
+        "#!/bin/sh\ncat > \"$AGENT_HOOKS_PROJECT_DIR/seen.json\"\necho \"blocked in $(pwd)\" >&2\nexit 2\n",
+    );
+    let file = hooks_file(
+        &project,
+        "hooks.json",
+        "PreToolUse",
+        "exec",
+        &["\"$CLAUDE_PROJECT_DIR\"/scripts/guard.sh"],
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let outcome = rig.runner.emit(&exec("ls")).await.unwrap();
+    assert!(outcome.block);
+    assert_eq!(
+        outcome.reason,
+        Some(format!("blocked in {}", project.root.display()))
+    );
+    let seen: Value = serde_json::from_str(&project.read("seen.json")).unwrap();
+    assert_eq!(seen["hook_event_name"], "PreToolUse");
+    assert_eq!(seen["tool_name"], "exec");
+    assert_eq!(seen["tool_input"], json!({"command": "ls"}));
+    assert!(seen["session_id"].as_str().unwrap().starts_with("session-"));
+    assert!(seen.get("prompt_id").is_none(), "no prompt yet");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eight_matching_hooks_run_at_once() {
+    let project = Project::new("p");
+    let commands: Vec<String> = (0..8)
+        .map(|i| format!("sleep 0.3; echo {i} >/dev/null"))
+        .collect();
+    let commands: Vec<&str> = commands.iter().map(String::as_str).collect();
+    let file = hooks_file(&project, "hooks.json", "PreToolUse", "exec", &commands);
+    let rig = CommandRig::new(&project.root, &[file]);
+    let started = Instant::now();
+    rig.runner.emit(&exec("ls")).await.unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(800), "8 x 0.3 s took {took:?}");
+    assert_eq!(rig.reports.lock().unwrap().len(), 8);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_combine_in_configuration_order_whatever_finishes_first() {
+    let project = Project::new("p");
+    let slow_input = r#"sleep 0.4; echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "slow"}}}'"#;
+    let fast_input = r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "fast"}}}'"#;
+    let file = hooks_file(
+        &project,
+        "hooks.json",
+        "PreToolUse",
+        "",
+        &[slow_input, fast_input],
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let outcome = rig.runner.emit(&exec("ls")).await.unwrap();
+    assert_eq!(
+        outcome.input,
+        Some(json!({"command": "fast"})),
+        "the last in configuration order"
+    );
+
+    let slow_block = "sleep 0.4; echo first >&2; exit 2";
+    let fast_block = "echo second >&2; exit 2";
+    let file = hooks_file(
+        &project,
+        "blocks.json",
+        "PreToolUse",
+        "",
+        &[slow_block, fast_block],
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let outcome = rig.runner.emit(&exec("ls")).await.unwrap();
+    assert_eq!(outcome.reason.as_deref(), Some("first\nsecond"));
+    let order: Vec<String> = rig
+        .reports
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.command.clone())
+        .collect();
+    assert_eq!(
+        order,
+        [slow_block, fast_block],
+        "reports too come in configuration order"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_command_in_two_files_runs_once() {
+    let project = Project::new("p");
+    let log = "echo ran >> runs.log";
+    let a = hooks_file(&project, "a.json", "PostToolUse", "exec", &[log]);
+    let b = hooks_file(&project, "b.json", "PostToolUse", "", &[log]);
+    let rig = CommandRig::new(&project.root, &[a, b]);
+    rig.runner
+        .emit(&ToolResultEvent {
+            tool_name: "exec".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(project.read("runs.log"), "ran\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_hook_that_always_blocks_is_bounded() {
+    let project = Project::new("p");
+    let file = hooks_file(
+        &project,
+        "hooks.json",
+        "Stop",
+        "",
+        &[
+            r#"cat >> stops.jsonl; echo >> stops.jsonl; echo '{"decision": "block", "reason": "Please run the test suite before stopping."}'"#,
+        ],
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    for _ in 0..8 {
+        let outcome = rig.runner.emit(&StopEvent::default()).await.unwrap();
+        assert!(outcome.block);
+        assert_eq!(
+            outcome.reasons,
+            ["Please run the test suite before stopping."]
+        );
+    }
+    let ninth = rig.runner.emit(&StopEvent::default()).await.unwrap();
+    assert!(!ninth.block && ninth.loop_bound_reached);
+    let active: Vec<bool> = project
+        .read("stops.jsonl")
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["stop_hook_active"]
+                .as_bool()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        active,
+        [false, true, true, true, true, true, true, true, true]
+    );
+    assert!(rig
+        .error_messages()
+        .last()
+        .unwrap()
+        .starts_with("stop hooks kept the agent going 8 times in a row; letting it stop"));
+    // After the bound, a new stop starts a new streak.
+    assert!(rig.runner.emit(&StopEvent::default()).await.unwrap().block);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_script_folders_run_with_the_same_protocol() {
+    let project = Project::new("p");
+    let pre = project.script(
+        "hooks/pre/exec.sh",
+        "#!/bin/sh\ngrep -q 'rm -rf' && { echo 'no rm -rf' >&2; exit 2; }\nexit 0\n",
+    );
+    let post = project.script("hooks/post/*.sh", "#!/bin/sh\ncat >> \"$AGENT_HOOKS_PROJECT_DIR/post.log\"\necho >> \"$AGENT_HOOKS_PROJECT_DIR/post.log\"\n");
+    let mut hooks = CommandHooks::new();
+    hooks
+        .add_script(&pre, CommandEvent::PreToolUse)
+        .add_script(&post, CommandEvent::PostToolUse);
+    let rig = CommandRig::with_hooks(
+        &project.root,
+        hooks,
+        HookRunner::new(Vec::new(), &project.root),
+    );
+
+    let outcome = rig.runner.emit(&exec("rm -rf /")).await.unwrap();
+    assert_eq!(outcome.reason.as_deref(), Some("no rm -rf"));
+    let read = ToolCallEvent {
+        tool_name: "read".into(),
+        input: json!({"command": "rm -rf /"}),
+        ..Default::default()
+    };
+    assert!(
+        !rig.runner.emit(&read).await.unwrap().block,
+        "pre/exec.sh is for exec only"
+    );
+    rig.runner
+        .emit(&ToolResultEvent {
+            tool_name: "read".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let logged: Value =
+        serde_json::from_str(project.read("post.log").lines().next().unwrap()).unwrap();
+    assert_eq!(logged["tool_name"], "read", "post/*.sh is for every tool");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn native_handlers_run_first_and_a_native_block_short_circuits() {
+    let project = Project::new("p");
+    let file = hooks_file(
+        &project,
+        "hooks.json",
+        "PreToolUse",
+        "",
+        &["cat > seen.json"],
+    );
+    let loaded = load_hooks([s(&plugin("block-dangerous"))], &project.root);
+    let mut runner = HookRunner::new(loaded.hooks, &project.root);
+    runner
+        .add_in_process("rewrite", |api| {
+            api.on(|e: &ToolCallEvent, _| {
+                let command = e.input["command"].as_str().unwrap_or_default();
+                Ok(Some(ToolCallResult::replace_input(
+                    json!({"command": format!("{command} --dry-run")}),
+                )))
+            });
+            Ok(())
+        })
+        .unwrap();
+    let mut hooks = CommandHooks::new();
+    hooks.load_file(&file);
+    let rig = CommandRig::with_hooks(&project.root, hooks, runner);
+
+    let outcome = rig.runner.emit(&exec("make")).await.unwrap();
+    assert_eq!(outcome.input, Some(json!({"command": "make --dry-run"})));
+    let seen: Value = serde_json::from_str(&project.read("seen.json")).unwrap();
+    assert_eq!(
+        seen["tool_input"]["command"], "make --dry-run",
+        "command hooks see the native rewrite"
+    );
+
+    std::fs::remove_file(project.root.join("seen.json")).unwrap();
+    let outcome = rig.runner.emit(&exec("rm -rf /")).await.unwrap();
+    assert!(outcome.block);
+    assert!(
+        project.read("seen.json").is_empty(),
+        "the command hook did not run"
+    );
+}

@@ -95,6 +95,7 @@
 #![warn(missing_docs)]
 
 pub mod command;
+pub mod discover;
 mod hook;
 mod host;
 mod load;
@@ -105,6 +106,9 @@ mod tool_wrapper;
 /// The interface crate, re-exported so that a host depends on one crate.
 pub use agent_hooks_abi as abi;
 
+pub use discover::{
+    discover_and_load_hooks, discover_and_load_hooks_with, Discovered, DiscoveryOptions,
+};
 pub use hook::{Command, Hook, HookOrigin, Renderer};
 pub use host::{exec, AgentHost, DetachedAgent, HostUi};
 pub use load::{load_hooks, DuplicatePath, LoadError, LoadFailure, LoadHooksResult};

@@ -123,6 +123,12 @@ pub enum LoadError {
         /// What failed.
         detail: String,
     },
+    /// The file could be changed by other users.
+    #[error("refused: {reason}")]
+    UnsafePermissions {
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
     /// The plugin's factory returned an error.
     #[error("the plugin's factory failed: {message}")]
     FactoryFailed {

@@ -1,0 +1,74 @@
+use std::{fmt, path::PathBuf};
+
+use crate::command::CommandEvent;
+
+/// Whose a hook is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// The user's: from the user's folders. Trusted.
+    User,
+    /// The project's: anything under the working folder. Runs only once trusted.
+    Project,
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::User => "user",
+            Level::Project => "project",
+        })
+    }
+}
+
+/// What a discovered file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    /// A plugin library.
+    Plugin,
+    /// A hooks JSON file (either form), or a settings file with a `hooks` key.
+    HooksFile,
+    /// A script in a `pre/` (`PreToolUse`) or `post/` (`PostToolUse`) folder.
+    Script(CommandEvent),
+}
+
+impl EntryKind {
+    /// The `type` part of the capability key: `plugin`, `hooks`, `pre` or `post`.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            EntryKind::Plugin => "plugin",
+            EntryKind::HooksFile => "hooks",
+            EntryKind::Script(CommandEvent::PostToolUse) => "post",
+            EntryKind::Script(_) => "pre",
+        }
+    }
+}
+
+/// A hook a discovery provider found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookEntry {
+    /// Its file name.
+    pub name: String,
+    /// Its path.
+    pub path: PathBuf,
+    /// What it is.
+    pub kind: EntryKind,
+    /// For scripts, the tool it is for (`*`: every tool).
+    pub tool: Option<String>,
+    /// Whose it is.
+    pub level: Level,
+    /// The provider that found it.
+    pub source: String,
+}
+
+impl HookEntry {
+    /// The capability key `type:tool:name` (tool `*` when the entry has none): the first
+    /// entry with a key wins, later ones are shadowed. Also the id used to disable it.
+    pub fn key(&self) -> String {
+        format!(
+            "{}:{}:{}",
+            self.kind.type_name(),
+            self.tool.as_deref().unwrap_or("*"),
+            self.name
+        )
+    }
+}

@@ -1,0 +1,172 @@
+//! Where hooks are found. Each provider yields entries; providers run by priority, highest
+//! first (equal priority: registration order).
+
+use std::path::{Path, PathBuf};
+
+use super::{
+    scan::{scan_hooks_folder, scan_scripts, Found},
+    EntryKind, HookEntry, Level,
+};
+use crate::command::CommandEvent;
+
+/// What providers know of the agent and the user.
+#[derive(Debug, Clone)]
+pub struct DiscoveryContext {
+    /// The agent's name, which names its folders (`.<name>/hooks`).
+    pub app_name: String,
+    /// The project folder.
+    pub cwd: PathBuf,
+    /// The user's home folder.
+    pub home: Option<PathBuf>,
+    /// The agent's user configuration folder (`~/.config/<name>` by default).
+    pub config_dir: PathBuf,
+}
+
+/// A source of hooks.
+pub trait DiscoveryProvider: Send + Sync {
+    /// The provider's name, shown as the source of its entries.
+    fn name(&self) -> &str;
+    /// Higher runs first; its entries shadow later ones with the same key.
+    fn priority(&self) -> i32;
+    /// The hooks it finds. An error is a warning of discovery, not a failure of it.
+    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String>;
+}
+
+/// The agent's own hooks folder of the user: `<config_dir>/hooks`.
+pub struct AgentUserHooks;
+
+/// The agent's own hooks folder of the project: `<cwd>/.<name>/hooks`.
+pub struct AgentProjectHooks;
+
+/// Hooks users already have for Claude Code, user level: `~/.claude/settings.json` and
+/// `~/.claude/hooks/pre|post`.
+pub struct ClaudeUserHooks;
+
+/// Hooks users already have for Claude Code, project level: `.claude/settings.json`,
+/// `.claude/settings.local.json` and `.claude/hooks/pre|post`.
+pub struct ClaudeProjectHooks;
+
+impl DiscoveryProvider for AgentUserHooks {
+    fn name(&self) -> &str {
+        "agent (user)"
+    }
+
+    fn priority(&self) -> i32 {
+        100
+    }
+
+    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
+        Ok(scan_hooks_folder(
+            &ctx.config_dir.join("hooks"),
+            Level::User,
+            self.name(),
+        ))
+    }
+}
+
+impl DiscoveryProvider for AgentProjectHooks {
+    fn name(&self) -> &str {
+        "agent (project)"
+    }
+
+    fn priority(&self) -> i32 {
+        90
+    }
+
+    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
+        let dir = ctx.cwd.join(format!(".{}", ctx.app_name)).join("hooks");
+        Ok(scan_hooks_folder(&dir, Level::Project, self.name()))
+    }
+}
+
+impl DiscoveryProvider for ClaudeUserHooks {
+    fn name(&self) -> &str {
+        "claude (user)"
+    }
+
+    fn priority(&self) -> i32 {
+        80
+    }
+
+    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
+        let Some(home) = &ctx.home else {
+            return Ok(Found::default());
+        };
+        Ok(claude_folder(
+            &home.join(".claude"),
+            &["settings.json"],
+            Level::User,
+            self.name(),
+        ))
+    }
+}
+
+impl DiscoveryProvider for ClaudeProjectHooks {
+    fn name(&self) -> &str {
+        "claude (project)"
+    }
+
+    fn priority(&self) -> i32 {
+        70
+    }
+
+    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
+        Ok(claude_folder(
+            &ctx.cwd.join(".claude"),
+            &["settings.json", "settings.local.json"],
+            Level::Project,
+            self.name(),
+        ))
+    }
+}
+
+fn claude_folder(dir: &Path, settings: &[&str], level: Level, source: &str) -> Found {
+    let mut found = Found::default();
+    for name in settings {
+        let path = dir.join(name);
+        if has_hooks_key(&path) {
+            found.entries.push(HookEntry {
+                name: (*name).to_owned(),
+                path,
+                kind: EntryKind::HooksFile,
+                tool: None,
+                level,
+                source: source.to_owned(),
+            });
+        }
+    }
+    for (folder, event) in [
+        ("pre", CommandEvent::PreToolUse),
+        ("post", CommandEvent::PostToolUse),
+    ] {
+        scan_scripts(
+            &dir.join("hooks").join(folder),
+            event,
+            level,
+            source,
+            &mut found,
+        );
+    }
+    found
+}
+
+/// Whether a settings file exists and has a `hooks` key (or cannot be read, so that its
+/// problem is reported when it is loaded).
+fn has_hooks_key(path: &Path) -> bool {
+    match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str::<serde_json::Value>(&text)
+            .map(|v| v.get("hooks").is_some())
+            .unwrap_or(true),
+        Err(e) => e.kind() != std::io::ErrorKind::NotFound,
+    }
+}
+
+/// The built-in providers.
+pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
+    vec![
+        Box::new(AgentUserHooks),
+        Box::new(AgentProjectHooks),
+        Box::new(ClaudeUserHooks),
+        Box::new(ClaudeProjectHooks),
+    ]
+}

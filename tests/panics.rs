@@ -60,7 +60,11 @@ fn the_panicking_plugin_keeps_working_after_its_panics() {
     let runner = runner();
     let agent = Arc::new(RecordingAgent::default());
     runner.attach(agent.clone());
-    let seen = outcomes(&runner, &ToolResultEvent::default());
+    let explode = ToolResultEvent {
+        tool_name: "explode".into(),
+        ..Default::default()
+    };
+    let seen = outcomes(&runner, &explode);
     assert!(seen[0].1.as_ref().unwrap_err().panicked);
 
     let seen = outcomes(

@@ -113,9 +113,9 @@ pub use hook::{Command, Hook, HookOrigin, Renderer};
 pub use host::{exec, AgentHost, DetachedAgent, HostUi};
 pub use load::{load_hooks, DuplicatePath, LoadError, LoadFailure, LoadHooksResult};
 pub use runner::{
-    default_rendering, Combine, CommandInput, ContextOutcome, ErrorSubscription, Fold, HookError,
-    HookRunner, PermissionOutcome, PromptOutcome, SessionStartOutcome, StopOutcome, Subscription,
-    ToolCallOutcome, ToolResultOutcome, DEFAULT_MAX_STOP_BLOCKS,
+    default_rendering, Combine, CommandInput, ContextOutcome, ErrorSubscription, Fold,
+    HandlerTiming, HookError, HookRunner, PermissionOutcome, PromptOutcome, SessionStartOutcome,
+    StopOutcome, Subscription, ToolCallOutcome, ToolResultOutcome, DEFAULT_MAX_STOP_BLOCKS,
 };
 pub use status_line::StatusLine;
 pub use tool_wrapper::{

@@ -37,6 +37,35 @@ pub fn plugin(package: &str) -> PathBuf {
     })
 }
 
+/// The `agent-hooks` program, built once per test binary.
+pub fn agent_hooks_bin() -> PathBuf {
+    cached("agent-hooks (bin)", || {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut command = Command::new(cargo);
+        command
+            .args(["build", "-p", "agent-hooks", "--bin", "agent-hooks"])
+            .arg("--manifest-path")
+            .arg(workspace_root().join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(target_dir())
+            .arg("--message-format=json-render-diagnostics");
+        if !cfg!(debug_assertions) {
+            command.arg("--release");
+        }
+        let output = command.output().expect("cargo runs");
+        assert!(
+            output.status.success(),
+            "building agent-hooks failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo built the agent-hooks program")
+    })
+}
+
 /// The `panic-abort` fixture, built with `-C panic=abort` for its own crate.
 pub fn panic_abort_plugin() -> PathBuf {
     cached("panic-abort (abort)", || {

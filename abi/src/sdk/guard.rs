@@ -32,7 +32,12 @@ pub(crate) fn install_plugin_panic_hook() {
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             if DEPTH.with(Cell::get) > 0 {
-                LAST_PANIC.with(|last| *last.borrow_mut() = Some(info.to_string()));
+                let message = payload_text(info.payload());
+                let text = match info.location() {
+                    Some(at) => format!("{message} (at {}:{})", at.file(), at.line()),
+                    None => message,
+                };
+                LAST_PANIC.with(|last| *last.borrow_mut() = Some(text));
             } else {
                 previous(info);
             }

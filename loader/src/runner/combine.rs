@@ -132,7 +132,7 @@ command_notifications!(
 );
 
 /// The combined outcome of `session_start`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct SessionStartOutcome {
     /// Text command hooks add to the agent's context, in configuration order.
     pub context: Vec<String>,
@@ -160,7 +160,7 @@ impl Combine for SessionStartEvent {
 }
 
 /// The combined outcome of `tool_call`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct ToolCallOutcome {
     /// A handler blocked the call.
     pub block: bool,
@@ -308,7 +308,7 @@ impl Combine for ToolResultEvent {
 }
 
 /// The combined outcome of `context`: the messages after the last replacement, if any.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct ContextOutcome {
     /// The replacement messages, when a handler replaced them.
     pub messages: Option<Vec<AgentMessage>>,
@@ -330,7 +330,7 @@ impl Combine for ContextEvent {
 }
 
 /// The combined outcome of `before_agent_start`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct PromptOutcome {
     /// The message to inject: the first one a native handler returned.
     pub message: Option<CustomMessage>,
@@ -412,7 +412,7 @@ impl Combine for SessionCompactingEvent {
 }
 
 /// The combined outcome of `permission_request`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct PermissionOutcome {
     /// The strongest decision given: deny over ask over approve; `None` when nobody decided.
     pub decision: Option<PermissionDecision>,
@@ -487,7 +487,7 @@ impl Combine for PermissionRequestEvent {
 }
 
 /// The combined outcome of `stop`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct StopOutcome {
     /// Some handler keeps the agent going.
     pub block: bool,

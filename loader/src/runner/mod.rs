@@ -75,6 +75,19 @@ pub struct HookRunner {
     prompt_id: RwLock<Option<String>>,
     stop_streak: AtomicU32,
     max_stop_blocks: u32,
+    timings: Arc<Listeners<HandlerTiming>>,
+    timing: std::sync::atomic::AtomicBool,
+}
+
+/// How long one native handler took, for hosts that show where time goes.
+#[derive(Debug, Clone)]
+pub struct HandlerTiming {
+    /// The hook's path as given.
+    pub hook_path: String,
+    /// The event.
+    pub event: EventKind,
+    /// The call's duration.
+    pub duration: std::time::Duration,
 }
 
 impl HookRunner {
@@ -96,6 +109,8 @@ impl HookRunner {
             prompt_id: RwLock::new(None),
             stop_streak: AtomicU32::new(0),
             max_stop_blocks: DEFAULT_MAX_STOP_BLOCKS,
+            timings: Arc::default(),
+            timing: std::sync::atomic::AtomicBool::new(false),
         };
         for hook in hooks {
             runner.push(hook);
@@ -176,6 +191,16 @@ impl HookRunner {
         listener: impl Fn(&CommandHookReport) + Send + Sync + 'static,
     ) -> Subscription {
         self.command_reports.subscribe(Arc::new(listener))
+    }
+
+    /// Subscribes `listener` to the duration of every native handler call. Until a first
+    /// listener subscribes, calls are not timed at all.
+    pub fn on_handler_timing(
+        &self,
+        listener: impl Fn(&HandlerTiming) + Send + Sync + 'static,
+    ) -> Subscription {
+        self.timing.store(true, Ordering::Relaxed);
+        self.timings.subscribe(Arc::new(listener))
     }
 
     /// Attaches the agent: hooks' calls reach it from now on, and the messages and entries
@@ -416,13 +441,22 @@ impl HookRunner {
         let mut serial = self.serial.fetch_add(1, Ordering::Relaxed);
         let agent = self.agent();
         let context = CallContext::event(agent.as_ref(), &self.cwd);
+        let timed = self.timing.load(Ordering::Relaxed);
         for hook in &self.hooks {
             for handler in hook.handlers(E::KIND) {
                 let ctx = HostContext_TO::from_ptr(&context, TD_Opaque);
+                let started = timed.then(std::time::Instant::now);
                 let result = handler
                     .handle(payload.as_str().into(), serial, ctx)
                     .into_result()
                     .and_then(|output| parse_output::<E>(output.into_option()));
+                if let Some(started) = started {
+                    self.timings.report(&HandlerTiming {
+                        hook_path: hook.path().to_owned(),
+                        event: E::KIND,
+                        duration: started.elapsed(),
+                    });
+                }
                 match step(hook, result, &mut current) {
                     Fold::Continue => {}
                     Fold::Chained => {

@@ -1,0 +1,248 @@
+//! `agent-hooks doctor`: what `list` shows, plus advice on every problem.
+
+use std::{os::unix::fs::PermissionsExt, path::Path, process::ExitCode};
+
+use agent_hooks::{
+    command::{CommandHook, Matcher, Severity},
+    LoadError,
+};
+use serde_json::json;
+
+use crate::{list, output::Style, session::Session, Common, Outcome};
+
+/// The tool names of spec 02, the default set matchers are checked against.
+const TOOLS: &[&str] = &[
+    "read",
+    "write",
+    "edit",
+    "apply_patch",
+    "notebook_read",
+    "notebook_edit",
+    "grep",
+    "glob",
+    "exec",
+    "get_output",
+    "write_to_process",
+    "kill_shell",
+    "webfetch",
+    "todo_write",
+    "exit_plan_mode",
+    "skill",
+    "run_subagent",
+    "read_subagent",
+    "request_scope",
+    "mcp_list_servers",
+    "mcp_list_tools",
+    "mcp_call_tool",
+    "mcp_read_resource",
+];
+
+/// Tool names of other agents, and this agent's name for the same tool.
+const SYNONYMS: &[(&str, &str)] = &[
+    ("bash", "exec"),
+    ("shell", "exec"),
+    ("bashoutput", "get_output"),
+    ("killshell", "kill_shell"),
+    ("killbash", "kill_shell"),
+    ("multiedit", "edit"),
+    ("notebookedit", "notebook_edit"),
+    ("notebookread", "notebook_read"),
+    ("todowrite", "todo_write"),
+    ("task", "run_subagent"),
+    ("exitplanmode", "exit_plan_mode"),
+    ("websearch", "webfetch"),
+    ("ls", "glob"),
+];
+
+/// The closest tool name to `name`: a known synonym, the same name in another case, or the
+/// nearest by edit distance (at most 3 edits).
+pub fn closest(name: &str, tools: &[String]) -> Option<String> {
+    let lower = name.to_lowercase();
+    if let Some((_, ours)) = SYNONYMS.iter().find(|(theirs, _)| *theirs == lower) {
+        if tools.iter().any(|t| t == ours) {
+            return Some((*ours).to_owned());
+        }
+    }
+    if let Some(same) = tools.iter().find(|t| t.to_lowercase() == lower) {
+        return Some(same.clone());
+    }
+    tools
+        .iter()
+        .map(|t| (distance(&lower, &t.to_lowercase()), t))
+        .filter(|(d, _)| *d <= 3)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, t)| t.clone())
+}
+
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
+fn matcher_advice(hook: &CommandHook, tools: &[String]) -> Option<String> {
+    if !hook.event.has_tool() || tools.iter().any(|t| hook.matcher.matches(t)) {
+        return None;
+    }
+    let written = hook.matcher_text.clone().unwrap_or_default();
+    let names: Vec<&str> = match &hook.matcher {
+        Matcher::Names(names) => names.iter().map(String::as_str).collect(),
+        _ => written.split('|').collect(),
+    };
+    let suggestions: Vec<String> = names
+        .iter()
+        .filter_map(|n| {
+            closest(
+                n.trim_matches(|c: char| !c.is_alphanumeric() && c != '_'),
+                tools,
+            )
+            .map(|s| format!("`{s}` for `{n}`"))
+        })
+        .collect();
+    let hint = if suggestions.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", suggestions.join(", "))
+    };
+    Some(format!(
+        "{} ({}): the matcher `{written}` matches none of the agent's tools, so this hook never runs{hint}",
+        hook.source.display(),
+        hook.event
+    ))
+}
+
+/// The script a command runs, when its first word is a path.
+fn script_advice(hook: &CommandHook, cwd: &Path) -> Option<String> {
+    let first = hook.command.split_whitespace().next()?;
+    let first = first.trim_matches(|c| c == '"' || c == '\'');
+    if !first.contains('/') {
+        return None;
+    }
+    let project = cwd.to_string_lossy();
+    let expanded = first
+        .replace("${CLAUDE_PROJECT_DIR}", &project)
+        .replace("$CLAUDE_PROJECT_DIR", &project)
+        .replace("${AGENT_HOOKS_PROJECT_DIR}", &project)
+        .replace("$AGENT_HOOKS_PROJECT_DIR", &project);
+    let expanded = shellexpand::tilde(&expanded).into_owned();
+    let path = cwd.join(expanded);
+    let place = format!("{} ({})", hook.source.display(), hook.event);
+    match std::fs::metadata(&path) {
+        Err(_) => Some(format!(
+            "{place}: the script {} does not exist; the hook would fail with exit code 127",
+            path.display()
+        )),
+        Ok(m) if m.permissions().mode() & 0o111 == 0 => Some(format!(
+            "{place}: the script {} is not executable; fix it with `chmod +x {}`",
+            path.display(),
+            path.display()
+        )),
+        Ok(_) => None,
+    }
+}
+
+fn load_advice(path: &str, error: &LoadError) -> String {
+    let abi = agent_hooks::abi::INTERFACE_VERSION;
+    let fix = match error {
+        LoadError::IncompatibleVersion { .. } | LoadError::LayoutMismatch { .. } => format!(
+            " To rebuild it: in the plugin's Cargo.toml depend on `agent-hooks-abi = \"{abi}\"`, then run `cargo update -p agent-hooks-abi && cargo build --release`."
+        ),
+        LoadError::Script { .. } => " For example, in .agent-hooks/hooks/hooks.json: {\"PreToolUse\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"<the script's path>\"}]}]}.".into(),
+        _ => String::new(),
+    };
+    format!("{path}: {error}{fix}")
+}
+
+/// `agent-hooks doctor`.
+pub fn run(common: &Common, tools: &[String]) -> Outcome {
+    let session = Session::open(common)?;
+    let tools: Vec<String> = if tools.is_empty() {
+        TOOLS.iter().map(|t| (*t).to_owned()).collect()
+    } else {
+        tools.to_vec()
+    };
+    let mut problems: Vec<String> = session
+        .findings
+        .errors
+        .iter()
+        .map(|f| load_advice(&f.path, &f.error))
+        .collect();
+    let commands = session.runner.command_hooks();
+    problems.extend(commands.issues().iter().map(|i| {
+        let kind = if i.severity == Severity::Error {
+            "error"
+        } else {
+            "warning"
+        };
+        format!("{i} ({kind})")
+    }));
+    for hook in commands.hooks() {
+        problems.extend(matcher_advice(hook, &tools));
+        problems.extend(script_advice(hook, &session.cwd));
+    }
+    problems.extend(session.findings.warnings.iter().cloned());
+    for hook in session.runner.hooks() {
+        problems.extend(
+            hook.warnings()
+                .iter()
+                .map(|w| format!("{}: {w}", hook.path())),
+        );
+    }
+    let notes: Vec<String> = session
+        .findings
+        .untrusted
+        .iter()
+        .map(|u| format!("{}: {}", u.entry.path.display(), u.reason))
+        .collect();
+
+    let mut report = list::report(&session);
+    if common.json {
+        report["problems"] = json!(problems);
+        report["notes"] = json!(notes);
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        let style = Style::for_stdout();
+        list::print(&session, &report, style);
+        println!();
+        if problems.is_empty() {
+            println!("{}", style.ok("No problems found."));
+        } else {
+            println!("{}", style.bold(&format!("Problems ({})", problems.len())));
+            for problem in &problems {
+                println!("  {} {problem}", style.bad("✗"));
+            }
+        }
+        for note in &notes {
+            println!("  {} {note}", style.warn("!"));
+        }
+    }
+    Ok(if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn other_agents_tool_names_get_this_agent_s_name() {
+        let tools: Vec<String> = TOOLS.iter().map(|t| (*t).to_owned()).collect();
+        assert_eq!(closest("Bash", &tools).as_deref(), Some("exec"));
+        assert_eq!(closest("Read", &tools).as_deref(), Some("read"));
+        assert_eq!(closest("TodoWrite", &tools).as_deref(), Some("todo_write"));
+        assert_eq!(closest("exce", &tools).as_deref(), Some("exec"));
+        assert_eq!(closest("Frobnicate", &tools), None);
+    }
+}

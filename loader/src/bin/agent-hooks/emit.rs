@@ -1,0 +1,106 @@
+//! `agent-hooks emit EVENT --input JSON`: one event through the loaded hooks.
+
+use std::{io::Read, process::ExitCode, time::Duration};
+
+use serde_json::{json, Value};
+
+use crate::{
+    events,
+    output::{table, Style},
+    session::Session,
+    Common, Outcome,
+};
+
+/// Reads `--input`: JSON, `@file`, or `-` for stdin.
+pub fn read_input(input: &str) -> Result<Value, Box<dyn std::error::Error>> {
+    let text = match input {
+        "-" => {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text)?;
+            text
+        }
+        _ => match input.strip_prefix('@') {
+            Some(file) => {
+                std::fs::read_to_string(file).map_err(|e| format!("--input @{file}: {e}"))?
+            }
+            None => input.to_owned(),
+        },
+    };
+    serde_json::from_str(&text).map_err(|e| format!("--input is not valid JSON: {e}").into())
+}
+
+/// A runtime for the subcommands that emit.
+pub fn runtime() -> Result<tokio::runtime::Runtime, std::io::Error> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}
+
+/// Milliseconds, for output.
+pub fn millis(duration: Duration) -> f64 {
+    (duration.as_secs_f64() * 1_000_000.0).round() / 1000.0
+}
+
+/// `agent-hooks emit`.
+pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
+    let kind = events::parse_event(event)?;
+    let payload = read_input(input)?;
+    let session = Session::open(common)?;
+    let runtime = runtime()?;
+    let started = std::time::Instant::now();
+    let result = runtime.block_on(events::emit(&session.runner, kind, payload))?;
+    let elapsed = started.elapsed();
+    let (errors, timings) = session.take_records();
+    let blocked_by_error = result.is_err();
+    let mut outcome = match result {
+        Ok(outcome) => outcome,
+        // A strict event's error blocks: show it as the block it is.
+        Err(error) => {
+            json!({"block": true, "reason": format!("Tool execution was blocked by a hook ({error})")})
+        }
+    };
+    if !outcome.is_object() {
+        outcome = json!({});
+    }
+    outcome["event"] = json!(kind.name());
+    outcome["errors"] = json!(errors.iter().map(events::error_json).collect::<Vec<_>>());
+    outcome["hooks"] = json!(timings
+        .iter()
+        .map(|(path, d)| json!({"path": path, "duration_ms": millis(*d)}))
+        .collect::<Vec<_>>());
+    outcome["duration_ms"] = json!(millis(elapsed));
+    if common.json {
+        println!("{}", serde_json::to_string_pretty(&outcome)?);
+    } else {
+        let style = Style::for_stdout();
+        println!(
+            "{} {}",
+            style.bold(kind.name()),
+            events::summary(kind, &outcome)
+        );
+        if blocked_by_error {
+            println!(
+                "  {}",
+                style.bad("a hook failed, which blocks the call (hooks fail safe)")
+            );
+        }
+        let rows: Vec<Vec<String>> = timings
+            .iter()
+            .map(|(path, d)| vec![format!("{:.3} ms", millis(*d)), path.clone()])
+            .collect();
+        table("  ", &rows);
+        for error in &errors {
+            println!("  {}", style.bad(&error.to_string()));
+        }
+        if session.runner.hooks().is_empty()
+            && session.runner.command_hooks().hooks().next().is_none()
+        {
+            println!(
+                "  {}",
+                style.dim("no hook is loaded (see `agent-hooks list`)")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,269 @@
+//! Events by name, from JSON, through the runner, to JSON: what `emit` and `replay` share.
+
+use agent_hooks::{
+    abi::{events::*, EventKind},
+    command::CommandEvent,
+    Combine, HookError, HookRunner,
+};
+use serde_json::{json, Value};
+
+/// An event name: a runner name (`tool_call`) or a command-hook name (`PreToolUse`).
+pub fn parse_event(name: &str) -> Result<EventKind, String> {
+    if let Ok(kind) = name.parse::<EventKind>() {
+        return Ok(kind);
+    }
+    if let Ok(event) = name.parse::<CommandEvent>() {
+        return Ok(event.runner_event());
+    }
+    let runner: Vec<&str> = EventKind::ALL.iter().map(|e| e.name()).collect();
+    let commands: Vec<&str> = CommandEvent::ALL.iter().map(|e| e.name()).collect();
+    Err(format!(
+        "unknown event `{name}`; runner events: {}; command-hook events: {}",
+        runner.join(", "),
+        commands.join(", ")
+    ))
+}
+
+/// Accepts a command hook's payload for the tool events: `tool_input` for `input`,
+/// `tool_response` for `content` and `is_error`.
+fn normalize(mut input: Value) -> Value {
+    let Some(fields) = input.as_object_mut() else {
+        return input;
+    };
+    if let Some(tool_input) = fields.remove("tool_input") {
+        fields.entry("input").or_insert(tool_input);
+    }
+    if let Some(response) = fields.remove("tool_response") {
+        let is_error = response["success"].as_bool() == Some(false);
+        let text = if is_error {
+            &response["error"]
+        } else {
+            &response["output"]
+        };
+        fields.entry("content").or_insert_with(
+            || json!([{"type": "text", "text": text.as_str().unwrap_or_default()}]),
+        );
+        fields.entry("is_error").or_insert(json!(is_error));
+    }
+    input
+}
+
+/// How an event's outcome is shown: the fields a person (or a script) needs.
+trait Shown: Combine {
+    fn show(&self, outcome: Self::Outcome) -> Value;
+}
+
+macro_rules! shown_as_serialized {
+    ($($ty:ty),* $(,)?) => {
+        $(impl Shown for $ty {
+            fn show(&self, outcome: Self::Outcome) -> Value {
+                serde_json::to_value(outcome).unwrap_or(Value::Null)
+            }
+        })*
+    };
+}
+
+shown_as_serialized!(
+    SessionStartEvent,
+    SessionBeforeSwitchEvent,
+    SessionSwitchEvent,
+    SessionBeforeBranchEvent,
+    SessionBranchEvent,
+    SessionBeforeCompactEvent,
+    SessionCompactingEvent,
+    SessionCompactEvent,
+    SessionBeforeTreeEvent,
+    SessionTreeEvent,
+    SessionShutdownEvent,
+    AgentStartEvent,
+    AgentEndEvent,
+    TurnStartEvent,
+    TurnEndEvent,
+    AutoCompactionStartEvent,
+    AutoCompactionEndEvent,
+    AutoRetryStartEvent,
+    AutoRetryEndEvent,
+    TtsrTriggeredEvent,
+    TodoReminderEvent,
+    PermissionRequestEvent,
+    BeforeAgentStartEvent,
+);
+
+impl Shown for ToolCallEvent {
+    fn show(&self, outcome: Self::Outcome) -> Value {
+        let rewritten = outcome.input.is_some();
+        json!({
+            "block": outcome.block,
+            "reason": outcome.reason,
+            "input": outcome.input.unwrap_or_else(|| self.input.clone()),
+            "rewritten": rewritten,
+            "ask": outcome.ask,
+        })
+    }
+}
+
+impl Shown for ToolResultEvent {
+    fn show(&self, outcome: Self::Outcome) -> Value {
+        json!({
+            "content": outcome.content.unwrap_or_else(|| self.content.clone()),
+            "details": outcome.details.unwrap_or_else(|| self.details.clone()),
+            "is_error": outcome.is_error.unwrap_or(self.is_error),
+        })
+    }
+}
+
+impl Shown for ContextEvent {
+    fn show(&self, outcome: Self::Outcome) -> Value {
+        let changed = outcome.messages.is_some();
+        json!({
+            "messages": outcome.messages.unwrap_or_else(|| self.messages.clone()),
+            "changed": changed,
+        })
+    }
+}
+
+impl Shown for StopEvent {
+    fn show(&self, outcome: Self::Outcome) -> Value {
+        json!({
+            "block": outcome.block,
+            "reason": (!outcome.reasons.is_empty()).then(|| outcome.reasons.join("\n")),
+            "loop_bound_reached": outcome.loop_bound_reached,
+        })
+    }
+}
+
+async fn run_one<E: Shown>(
+    runner: &HookRunner,
+    input: Value,
+) -> Result<Result<Value, HookError>, String> {
+    let event: E = serde_json::from_value(normalize(input))
+        .map_err(|e| format!("invalid payload for {}: {e}", E::KIND))?;
+    Ok(runner.emit(&event).await.map(|outcome| event.show(outcome)))
+}
+
+/// Emits the event `kind` with payload `input`; the combined outcome as JSON, or the error
+/// of a strict event. An unreadable payload is an `Err` of the outer result.
+pub async fn emit(
+    runner: &HookRunner,
+    kind: EventKind,
+    input: Value,
+) -> Result<Result<Value, HookError>, String> {
+    use EventKind as K;
+    match kind {
+        K::SessionStart => run_one::<SessionStartEvent>(runner, input).await,
+        K::SessionBeforeSwitch => run_one::<SessionBeforeSwitchEvent>(runner, input).await,
+        K::SessionSwitch => run_one::<SessionSwitchEvent>(runner, input).await,
+        K::SessionBeforeBranch => run_one::<SessionBeforeBranchEvent>(runner, input).await,
+        K::SessionBranch => run_one::<SessionBranchEvent>(runner, input).await,
+        K::SessionBeforeCompact => run_one::<SessionBeforeCompactEvent>(runner, input).await,
+        K::SessionCompacting => run_one::<SessionCompactingEvent>(runner, input).await,
+        K::SessionCompact => run_one::<SessionCompactEvent>(runner, input).await,
+        K::SessionBeforeTree => run_one::<SessionBeforeTreeEvent>(runner, input).await,
+        K::SessionTree => run_one::<SessionTreeEvent>(runner, input).await,
+        K::SessionShutdown => run_one::<SessionShutdownEvent>(runner, input).await,
+        K::Context => run_one::<ContextEvent>(runner, input).await,
+        K::BeforeAgentStart => run_one::<BeforeAgentStartEvent>(runner, input).await,
+        K::AgentStart => run_one::<AgentStartEvent>(runner, input).await,
+        K::AgentEnd => run_one::<AgentEndEvent>(runner, input).await,
+        K::TurnStart => run_one::<TurnStartEvent>(runner, input).await,
+        K::TurnEnd => run_one::<TurnEndEvent>(runner, input).await,
+        K::AutoCompactionStart => run_one::<AutoCompactionStartEvent>(runner, input).await,
+        K::AutoCompactionEnd => run_one::<AutoCompactionEndEvent>(runner, input).await,
+        K::AutoRetryStart => run_one::<AutoRetryStartEvent>(runner, input).await,
+        K::AutoRetryEnd => run_one::<AutoRetryEndEvent>(runner, input).await,
+        K::TtsrTriggered => run_one::<TtsrTriggeredEvent>(runner, input).await,
+        K::TodoReminder => run_one::<TodoReminderEvent>(runner, input).await,
+        K::ToolCall => run_one::<ToolCallEvent>(runner, input).await,
+        K::ToolResult => run_one::<ToolResultEvent>(runner, input).await,
+        K::PermissionRequest => run_one::<PermissionRequestEvent>(runner, input).await,
+        K::Stop => run_one::<StopEvent>(runner, input).await,
+    }
+}
+
+/// A HookError as JSON.
+pub fn error_json(error: &HookError) -> Value {
+    json!({
+        "hook_path": error.hook_path,
+        "event": error.event,
+        "panicked": error.panicked,
+        "error": error.message,
+    })
+}
+
+/// A one-line summary of an outcome, for people.
+pub fn summary(kind: EventKind, outcome: &Value) -> String {
+    let text = |v: &Value| v.as_str().unwrap_or_default().replace('\n', " / ");
+    match kind {
+        EventKind::ToolCall if outcome["block"] == true => {
+            format!("BLOCKED: {}", text(&outcome["reason"]))
+        }
+        EventKind::ToolCall if outcome["rewritten"] == true => {
+            format!("rewritten to {}", outcome["input"])
+        }
+        EventKind::ToolCall => "allowed".into(),
+        EventKind::ToolResult => {
+            let content: Vec<String> = outcome["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|b| b["text"].as_str().map(str::to_owned))
+                .collect();
+            let status = if outcome["is_error"] == true {
+                "error"
+            } else {
+                "ok"
+            };
+            format!("{status}: {:?}", content.join(" "))
+        }
+        EventKind::Context => {
+            let n = outcome["messages"].as_array().map_or(0, Vec::len);
+            if outcome["changed"] == true {
+                format!("{n} messages after hooks")
+            } else {
+                format!("{n} messages, unchanged")
+            }
+        }
+        EventKind::BeforeAgentStart if outcome["block"] == true => {
+            format!("REJECTED: {}", text(&outcome["reason"]))
+        }
+        EventKind::BeforeAgentStart => {
+            let context: Vec<String> = outcome["context"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(text)
+                .collect();
+            if context.is_empty() {
+                "no context added".into()
+            } else {
+                format!("context added: {}", context.join(" / "))
+            }
+        }
+        EventKind::PermissionRequest => match outcome["decision"].as_str() {
+            Some(decision) => decision.to_owned(),
+            None => "no decision (the user is asked)".into(),
+        },
+        EventKind::Stop if outcome["loop_bound_reached"] == true => {
+            "allowed to stop: the stop-hook loop bound was reached".into()
+        }
+        EventKind::Stop if outcome["block"] == true => {
+            format!("KEPT GOING: {}", text(&outcome["reason"]))
+        }
+        EventKind::Stop => "stops".into(),
+        EventKind::SessionStart => {
+            let context: Vec<String> = outcome["context"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(text)
+                .collect();
+            if context.is_empty() {
+                "started".into()
+            } else {
+                format!("context added: {}", context.join(" / "))
+            }
+        }
+        _ if outcome.is_null() => "notified".into(),
+        _ => outcome.to_string(),
+    }
+}

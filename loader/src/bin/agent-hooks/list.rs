@@ -1,0 +1,185 @@
+//! `agent-hooks list`: what loaded, from where, listening to what; and everything that did
+//! not, with its reason.
+
+use std::process::ExitCode;
+
+use agent_hooks::{command::Matcher, discover::HookEntry, HookOrigin};
+use serde_json::{json, Value};
+
+use crate::{
+    output::{short_path, table, Style},
+    session::Session,
+    Common, Outcome,
+};
+
+/// The `list` report as JSON.
+pub fn report(session: &Session) -> Value {
+    let findings = &session.findings;
+    let entry_of = |path: &std::path::Path| findings.entries.iter().find(|e| e.path == path);
+    let mut hooks: Vec<Value> = session
+        .runner
+        .hooks()
+        .iter()
+        .map(|hook| {
+            let entry = entry_of(hook.resolved_path());
+            let (name, version) = match hook.origin() {
+                HookOrigin::Plugin { name, version } => (name.clone(), version.clone()),
+                HookOrigin::InProcess => (hook.path().to_owned(), String::new()),
+            };
+            json!({
+                "kind": "plugin",
+                "path": hook.path(),
+                "resolved_path": hook.resolved_path(),
+                "name": name,
+                "version": version,
+                "source": entry.map(|e| e.source.clone()),
+                "level": entry.map(|e| e.level.to_string()),
+                "events": hook.events().map(|e| e.name()).collect::<Vec<_>>(),
+                "commands": hook.commands().iter().map(|c| format!("/{}", c.name)).collect::<Vec<_>>(),
+                "warnings": hook.warnings(),
+            })
+        })
+        .collect();
+    hooks.extend(session.runner.command_hooks().hooks().map(|hook| {
+        let entry = entry_of(&hook.source);
+        json!({
+            "kind": "command",
+            "path": hook.source,
+            "source": entry.map(|e| e.source.clone()),
+            "level": entry.map(|e| e.level.to_string()),
+            "events": [hook.event.name()],
+            "matcher": match hook.matcher { Matcher::All => None, _ => hook.matcher_text.clone() },
+            "command": hook.command,
+            "timeout_s": hook.timeout.as_secs_f64(),
+        })
+    }));
+    let entry = |e: &HookEntry| json!({"key": e.key(), "path": e.path, "source": e.source, "level": e.level.to_string()});
+    json!({
+        "hooks": hooks,
+        "errors": findings.errors.iter().map(|f| json!({"path": f.path, "error": f.error.to_string()})).collect::<Vec<_>>(),
+        "shadowed": findings.shadowed.iter().map(entry).collect::<Vec<_>>(),
+        "disabled": findings.disabled.iter().map(entry).collect::<Vec<_>>(),
+        "untrusted": findings.untrusted.iter().map(|u| {
+            let mut value = entry(&u.entry);
+            value["reason"] = json!(u.reason.to_string());
+            value
+        }).collect::<Vec<_>>(),
+        "duplicates": findings.duplicates.iter().map(|d| json!({"path": d.path, "same_as": d.same_as})).collect::<Vec<_>>(),
+        "warnings": findings.warnings,
+        "config_issues": session.runner.command_hooks().issues().iter().map(|i| json!({
+            "file": i.file, "location": i.location, "message": i.message,
+            "severity": format!("{:?}", i.severity).to_lowercase(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Prints the `list` report for a person.
+pub fn print(session: &Session, report: &Value, style: Style) {
+    let base = &session.cwd;
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let path = |v: &Value| short_path(std::path::Path::new(v.as_str().unwrap_or_default()), base);
+    let hooks = report["hooks"].as_array().cloned().unwrap_or_default();
+    println!("{}", style.bold(&format!("Hooks ({})", hooks.len())));
+    if hooks.is_empty() {
+        println!(
+            "  {}",
+            style.dim(
+                "none: put plugins or hooks files in .agent-hooks/hooks/, or pass --hook PATH"
+            )
+        );
+    }
+    let rows: Vec<Vec<String>> = hooks
+        .iter()
+        .map(|h| {
+            let listens: Vec<String> = h["events"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(text)
+                .chain(h["commands"].as_array().into_iter().flatten().map(text))
+                .collect();
+            let what = if h["kind"] == "command" {
+                let matcher = h["matcher"]
+                    .as_str()
+                    .map(|m| format!(" [{m}]"))
+                    .unwrap_or_default();
+                format!("{}{matcher}: {}", listens.join(", "), text(&h["command"]))
+            } else {
+                listens.join(", ")
+            };
+            vec![
+                style.ok(&text(&h["kind"])),
+                h["level"].as_str().unwrap_or("given").to_owned(),
+                h["source"].as_str().unwrap_or("--hook").to_owned(),
+                path(&h["path"]),
+                what,
+            ]
+        })
+        .collect();
+    table("  ", &rows);
+    let section = |title: &str, items: &[Value], line: &dyn Fn(&Value) -> String| {
+        if !items.is_empty() {
+            println!("{}", style.bold(&format!("{title} ({})", items.len())));
+            for item in items {
+                println!("  {}", line(item));
+            }
+        }
+    };
+    let list = |key: &str| report[key].as_array().cloned().unwrap_or_default();
+    section("Shadowed", &list("shadowed"), &|e| {
+        format!(
+            "{}  {} {}",
+            text(&e["key"]),
+            path(&e["path"]),
+            style.dim(&format!(
+                "({}; an earlier hook has this key)",
+                text(&e["source"])
+            ))
+        )
+    });
+    section("Disabled", &list("disabled"), &|e| {
+        format!("{}  {}", text(&e["key"]), path(&e["path"]))
+    });
+    section("Untrusted project hooks", &list("untrusted"), &|e| {
+        format!("{}  {}", path(&e["path"]), style.warn(&text(&e["reason"])))
+    });
+    section("Duplicates", &list("duplicates"), &|d| {
+        format!(
+            "{} {}",
+            path(&d["path"]),
+            style.dim(&format!("(the same library as {})", text(&d["same_as"])))
+        )
+    });
+    section("Warnings", &list("warnings"), &|w| style.warn(&text(w)));
+    section("Configuration problems", &list("config_issues"), &|i| {
+        let place = i["location"]
+            .as_str()
+            .map(|l| format!(" ({l})"))
+            .unwrap_or_default();
+        let message = format!("{}{place}: {}", path(&i["file"]), text(&i["message"]));
+        if i["severity"] == "error" {
+            style.bad(&message)
+        } else {
+            style.warn(&message)
+        }
+    });
+    section("Errors", &list("errors"), &|e| {
+        format!("{}: {}", path(&e["path"]), style.bad(&text(&e["error"])))
+    });
+}
+
+/// `agent-hooks list`.
+pub fn run(common: &Common) -> Outcome {
+    let session = Session::open(common)?;
+    let report = report(&session);
+    if common.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print(&session, &report, Style::for_stdout());
+    }
+    Ok(if session.findings.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

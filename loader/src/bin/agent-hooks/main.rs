@@ -1,0 +1,101 @@
+//! `agent-hooks`: see what loads and why, fire events, replay a session, and a demo that
+//! shows it all. Run without a subcommand, it runs the demo.
+
+mod demo;
+mod doctor;
+mod emit;
+mod events;
+mod list;
+mod output;
+mod replay;
+mod session;
+mod trust;
+
+use std::{path::PathBuf, process::ExitCode};
+
+use clap::{Args, Parser, Subcommand};
+
+/// The hook system of a coding agent: native plugins and command hooks, one runner.
+#[derive(Parser)]
+#[command(name = "agent-hooks", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    common: Common,
+}
+
+/// Options every subcommand takes.
+#[derive(Args, Clone, Debug)]
+pub struct Common {
+    /// The project folder (default: the current folder).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// A plugin library, a hooks JSON file, or a folder of hooks, added to what discovery
+    /// finds. Repeatable.
+    #[arg(long = "hook", global = true, value_name = "PATH")]
+    pub hooks: Vec<String>,
+    /// Use only the --hook paths: no discovery.
+    #[arg(long, global = true)]
+    pub no_discover: bool,
+    /// Trust the project's hooks for this run.
+    #[arg(long, global = true)]
+    pub trust_project: bool,
+    /// Machine-readable output on stdout (JSON; JSON Lines for replay).
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Every hook discovered and loaded, and everything shadowed, disabled, untrusted or
+    /// failed, with its reason. Exit code 1 when a hook failed to load.
+    List,
+    /// What `list` shows, plus advice on every problem found. Exit code 1 on a problem.
+    Doctor {
+        /// The agent's tool names, to check matchers against (default: spec 02's list).
+        #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+        tools: Vec<String>,
+    },
+    /// Fire one event through the loaded hooks and print the combined outcome.
+    Emit {
+        /// A runner event (`tool_call`) or a command-hook event (`PreToolUse`).
+        event: String,
+        /// The event's payload: JSON, `@file`, or `-` for stdin.
+        #[arg(long, default_value = "{}")]
+        input: String,
+    },
+    /// Drive a recorded session (one `{"event": NAME, ...payload}` per line) through the
+    /// hooks, as an agent would.
+    Replay {
+        /// The session file, or `-` for stdin.
+        file: String,
+    },
+    /// The built-in demo: the sample plugins and built-in command hooks, on a built-in
+    /// session.
+    Demo,
+    /// Trust the current project's hooks (lists what it trusts first).
+    Trust,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command.unwrap_or(Command::Demo) {
+        Command::List => list::run(&cli.common),
+        Command::Doctor { tools } => doctor::run(&cli.common, &tools),
+        Command::Emit { event, input } => emit::run(&cli.common, &event, &input),
+        Command::Replay { file } => replay::run(&cli.common, &file),
+        Command::Demo => demo::run(&cli.common),
+        Command::Trust => trust::run(&cli.common),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("agent-hooks: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// What a subcommand returns: its exit code, or an error that stops it.
+pub type Outcome = Result<ExitCode, Box<dyn std::error::Error>>;

@@ -1,0 +1,90 @@
+//! Human output: aligned columns, coloured when stdout is a terminal (and `NO_COLOR` is not
+//! set), plain otherwise.
+
+use std::io::IsTerminal;
+
+use unicode_width::UnicodeWidthStr;
+
+/// Colours, or none.
+#[derive(Clone, Copy)]
+pub struct Style {
+    color: bool,
+}
+
+impl Style {
+    /// Colours when stdout is a terminal.
+    pub fn for_stdout() -> Self {
+        Self {
+            color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        }
+    }
+
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\u{1b}[{code}m{text}\u{1b}[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    /// Good news.
+    pub fn ok(self, text: &str) -> String {
+        self.paint("32", text)
+    }
+
+    /// Bad news.
+    pub fn bad(self, text: &str) -> String {
+        self.paint("31", text)
+    }
+
+    /// Needs attention.
+    pub fn warn(self, text: &str) -> String {
+        self.paint("33", text)
+    }
+
+    /// Less important.
+    pub fn dim(self, text: &str) -> String {
+        self.paint("2", text)
+    }
+
+    /// A heading.
+    pub fn bold(self, text: &str) -> String {
+        self.paint("1", text)
+    }
+}
+
+/// Prints rows with each column padded to its widest cell (in terminal columns).
+pub fn table(indent: &str, rows: &[Vec<String>]) {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|cell| strip_ansi_width(cell))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in rows {
+        let mut line = String::from(indent);
+        for (c, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if c + 1 < row.len() {
+                let pad = widths[c].saturating_sub(strip_ansi_width(cell)) + 2;
+                line.push_str(&" ".repeat(pad));
+            }
+        }
+        println!("{}", line.trim_end());
+    }
+}
+
+fn strip_ansi_width(text: &str) -> usize {
+    agent_hooks::status_line::sanitize(text).width()
+}
+
+/// A path shown relative to `base` when it lies inside it.
+pub fn short_path(path: &std::path::Path, base: &std::path::Path) -> String {
+    path.strip_prefix(base)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.display().to_string())
+}

@@ -1,0 +1,301 @@
+//! `agent-hooks replay FILE`: a recorded session driven through the hooks as an agent would.
+//! Tool calls go through the tool wrapper with a stand-in tool, so that blocks, rewrites and
+//! redactions show: the stand-in returns the input's `output` field as its output when there
+//! is one, and otherwise the input itself.
+
+use std::{
+    collections::BTreeMap,
+    io::{BufRead, IsTerminal, Write},
+    process::ExitCode,
+    sync::Mutex,
+    time::{Duration, Instant},
+};
+
+use agent_hooks::{
+    abi::{events::ContentBlock, EventKind},
+    HookToolWrapper, Tool, ToolCallError, ToolError, ToolOutput,
+};
+use serde_json::{json, Value};
+
+use crate::{
+    emit::{millis, runtime},
+    events,
+    output::Style,
+    session::Session,
+    Common, Outcome,
+};
+
+/// The tool of a replayed call.
+struct StandIn {
+    name: String,
+    ran_with: Mutex<Option<Value>>,
+}
+
+impl Tool for StandIn {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    async fn execute(&self, _id: &str, input: Value) -> Result<ToolOutput, ToolError> {
+        let text = match input.get("output").and_then(Value::as_str) {
+            Some(output) => output.to_owned(),
+            None => input.to_string(),
+        };
+        *crate::session::lock(&self.ran_with) = Some(input);
+        Ok(ToolOutput {
+            content: vec![ContentBlock::text(text)],
+            details: json!({}),
+        })
+    }
+}
+
+/// What a replay counted.
+#[derive(Default)]
+pub struct Summary {
+    /// Events replayed.
+    pub events: usize,
+    /// Tool calls blocked, prompts rejected, stops kept going.
+    pub blocks: usize,
+    /// Tool calls whose input hooks rewrote.
+    pub rewrites: usize,
+    /// Hook errors.
+    pub errors: usize,
+    /// Lines that could not be read.
+    pub bad_lines: usize,
+    /// Time per hook.
+    pub per_hook: BTreeMap<String, Duration>,
+}
+
+/// One replayed event: its outcome, as shown.
+pub struct Replayed {
+    /// The event.
+    pub kind: EventKind,
+    /// A one-line summary.
+    pub summary: String,
+}
+
+/// Drives one line through the hooks. `Err` when the line cannot be read.
+pub fn replay_line(
+    session: &Session,
+    runtime: &tokio::runtime::Runtime,
+    line: &str,
+    summary: &mut Summary,
+) -> Result<(Replayed, Value), String> {
+    let mut payload: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    let name = payload
+        .as_object_mut()
+        .and_then(|o| o.remove("event"))
+        .and_then(|e| e.as_str().map(str::to_owned))
+        .ok_or("no \"event\" field")?;
+    let kind = events::parse_event(&name)?;
+    let started = Instant::now();
+    let outcome = if kind == EventKind::ToolCall {
+        runtime.block_on(tool_call(session, payload))
+    } else {
+        match runtime.block_on(events::emit(&session.runner, kind, payload))? {
+            Ok(outcome) => outcome,
+            Err(error) => json!({"block": true, "reason": error.to_string()}),
+        }
+    };
+    let elapsed = started.elapsed();
+    let (errors, timings) = session.take_records();
+    summary.events += 1;
+    summary.errors += errors.len();
+    if outcome["block"] == true {
+        summary.blocks += 1;
+    }
+    if outcome["rewritten"] == true {
+        summary.rewrites += 1;
+    }
+    for (path, duration) in &timings {
+        *summary.per_hook.entry(path.clone()).or_default() += *duration;
+    }
+    let text = if kind == EventKind::ToolCall && outcome["block"] != true {
+        let mut text = match (outcome["rewritten"] == true, &outcome["input"]) {
+            (true, input) => format!("rewritten to {input}; "),
+            _ => String::new(),
+        };
+        text.push_str(&events::summary(EventKind::ToolResult, &outcome["result"]));
+        text
+    } else {
+        events::summary(kind, &outcome)
+    };
+    let record = json!({
+        "event": kind.name(),
+        "outcome": outcome,
+        "duration_ms": millis(elapsed),
+        "errors": errors.iter().map(events::error_json).collect::<Vec<_>>(),
+        "hooks": timings.iter().map(|(p, d)| json!({"path": p, "duration_ms": millis(*d)})).collect::<Vec<_>>(),
+    });
+    Ok((
+        Replayed {
+            kind,
+            summary: text,
+        },
+        record,
+    ))
+}
+
+/// A tool call through the wrapper: blocked, or run (maybe rewritten) and its result.
+async fn tool_call(session: &Session, payload: Value) -> Value {
+    let name = payload["tool_name"].as_str().unwrap_or("tool").to_owned();
+    let id = payload["tool_call_id"]
+        .as_str()
+        .unwrap_or("replay")
+        .to_owned();
+    let input = payload
+        .get("input")
+        .or(payload.get("tool_input"))
+        .cloned()
+        .unwrap_or(json!({}));
+    let tool = HookToolWrapper::new(
+        StandIn {
+            name,
+            ran_with: Mutex::new(None),
+        },
+        session.runner.clone(),
+    );
+    match tool.execute(&id, input.clone()).await {
+        Err(ToolCallError::Blocked { reason, .. }) => json!({"block": true, "reason": reason}),
+        result => {
+            let ran_with = crate::session::lock(&tool.tool().ran_with).clone();
+            let (content, is_error) = match result {
+                Ok(output) => (output.content, false),
+                Err(ToolCallError::MarkedFailed { output, .. }) => (output.content, true),
+                Err(error) => (vec![ContentBlock::text(error.to_string())], true),
+            };
+            json!({
+                "block": false,
+                "input": ran_with.clone().unwrap_or(input.clone()),
+                "rewritten": ran_with.is_some_and(|r| r != input),
+                "result": {"content": content, "is_error": is_error},
+            })
+        }
+    }
+}
+
+/// `agent-hooks replay`.
+pub fn run(common: &Common, file: &str) -> Outcome {
+    let lines: Vec<String> = if file == "-" {
+        std::io::stdin().lock().lines().collect::<Result<_, _>>()?
+    } else {
+        std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read {file}: {e}"))?
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    let session = Session::open(common)?;
+    let runtime = runtime()?;
+    let style = Style::for_stdout();
+    let progress = !common.json && std::io::stderr().is_terminal() && lines.len() > 100;
+    let mut summary = Summary::default();
+    let started = Instant::now();
+    for (number, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let number = number + 1;
+        match replay_line(&session, &runtime, line, &mut summary) {
+            Ok((replayed, mut record)) => {
+                if common.json {
+                    record["line"] = json!(number);
+                    println!("{record}");
+                } else {
+                    let time = style.dim(&format!(
+                        "({:.2} ms)",
+                        record["duration_ms"].as_f64().unwrap_or(0.0)
+                    ));
+                    println!(
+                        "{number:>5}  {:<20} {} {time}",
+                        replayed.kind.name(),
+                        replayed.summary
+                    );
+                    for error in record["errors"].as_array().into_iter().flatten() {
+                        println!(
+                            "       {}",
+                            style.bad(&format!(
+                                "{}: {}",
+                                error["hook_path"].as_str().unwrap_or_default(),
+                                error["error"].as_str().unwrap_or_default()
+                            ))
+                        );
+                    }
+                }
+            }
+            Err(error) => {
+                summary.bad_lines += 1;
+                if common.json {
+                    println!("{}", json!({"line": number, "error": error}));
+                } else {
+                    println!("{number:>5}  {}", style.bad(&format!("skipped: {error}")));
+                }
+            }
+        }
+        if progress && number % 50 == 0 {
+            draw_progress(number, lines.len());
+        }
+    }
+    if progress {
+        eprint!("\r{}\r", " ".repeat(60));
+    }
+    print_summary(common, &summary, started.elapsed(), style)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn draw_progress(done: usize, total: usize) {
+    let width = 30;
+    let filled = done * width / total.max(1);
+    eprint!(
+        "\r[{}{}] {done}/{total}",
+        "#".repeat(filled),
+        " ".repeat(width - filled)
+    );
+    let _ = std::io::stderr().flush();
+}
+
+/// Prints the summary: a last JSON line, or a few lines for people.
+pub fn print_summary(
+    common: &Common,
+    summary: &Summary,
+    elapsed: Duration,
+    style: Style,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut slowest: Vec<(&String, &Duration)> = summary.per_hook.iter().collect();
+    slowest.sort_by(|a, b| b.1.cmp(a.1));
+    slowest.truncate(3);
+    if common.json {
+        let summary = json!({"summary": {
+            "events": summary.events,
+            "blocks": summary.blocks,
+            "rewrites": summary.rewrites,
+            "errors": summary.errors,
+            "bad_lines": summary.bad_lines,
+            "duration_ms": millis(elapsed),
+            "slowest_hooks": slowest.iter().map(|(p, d)| json!({"path": p, "total_ms": millis(**d)})).collect::<Vec<_>>(),
+        }});
+        println!("{summary}");
+        return Ok(());
+    }
+    println!(
+        "{} {} events, {} blocked, {} rewritten, {} hook errors{} in {:.1} ms",
+        style.bold("Summary:"),
+        summary.events,
+        summary.blocks,
+        summary.rewrites,
+        summary.errors,
+        if summary.bad_lines > 0 {
+            format!(", {} unreadable lines", summary.bad_lines)
+        } else {
+            String::new()
+        },
+        millis(elapsed)
+    );
+    if !slowest.is_empty() {
+        println!("Slowest hooks:");
+        for (path, total) in slowest {
+            println!("  {:>9.3} ms  {path}", millis(*total));
+        }
+    }
+    Ok(())
+}

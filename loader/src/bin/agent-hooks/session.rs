@@ -1,0 +1,144 @@
+//! What every subcommand starts from: discovery, the runner, and listeners that record what
+//! hooks did.
+
+use std::{
+    path::PathBuf,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use agent_hooks::{
+    command::CommandHookReport,
+    discover::{HookEntry, UntrustedHook},
+    discover_and_load_hooks_with, DiscoveryOptions, DuplicatePath, HookError, HookRunner,
+    LoadFailure,
+};
+
+use crate::Common;
+
+/// Discovery's findings, apart from what went into the runner.
+pub struct Findings {
+    /// The hooks accepted for loading, in order.
+    pub entries: Vec<HookEntry>,
+    /// Paths that failed.
+    pub errors: Vec<LoadFailure>,
+    /// Paths skipped as duplicates.
+    pub duplicates: Vec<DuplicatePath>,
+    /// Shadowed entries.
+    pub shadowed: Vec<HookEntry>,
+    /// Disabled entries.
+    pub disabled: Vec<HookEntry>,
+    /// Untrusted project hooks.
+    pub untrusted: Vec<UntrustedHook>,
+    /// Discovery warnings.
+    pub warnings: Vec<String>,
+}
+
+/// The runner and what it recorded.
+pub struct Session {
+    /// The project folder.
+    pub cwd: PathBuf,
+    /// The runner, over everything that loaded.
+    pub runner: Arc<HookRunner>,
+    /// Discovery's findings.
+    pub findings: Findings,
+    /// Errors of hooks, as they happen.
+    pub errors: Arc<Mutex<Vec<HookError>>>,
+    /// Time spent per hook, as `(path, duration)`, as it happens.
+    pub timings: Arc<Mutex<Vec<(String, Duration)>>>,
+    /// Command-hook runs, as they happen.
+    pub reports: Arc<Mutex<Vec<CommandHookReport>>>,
+}
+
+impl Session {
+    /// Discovers and loads what `common` says.
+    pub fn open(common: &Common) -> Result<Self, Box<dyn std::error::Error>> {
+        Self::open_with(common, |_| {})
+    }
+
+    /// [`open`](Self::open), letting `adjust` change the discovery options first.
+    pub fn open_with(
+        common: &Common,
+        adjust: impl FnOnce(&mut DiscoveryOptions),
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        Self::build(common, adjust, |_| {})
+    }
+
+    /// [`open_with`](Self::open_with), letting `tune` change the runner before it is shared.
+    pub fn build(
+        common: &Common,
+        adjust: impl FnOnce(&mut DiscoveryOptions),
+        tune: impl FnOnce(&mut HookRunner),
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        let cwd = match &common.cwd {
+            Some(dir) => std::path::absolute(dir)?,
+            None => std::env::current_dir()?,
+        };
+        if !cwd.is_dir() {
+            return Err(format!("--cwd {}: no such folder", cwd.display()).into());
+        }
+        let mut options = DiscoveryOptions::new(&cwd);
+        options.builtin_providers = !common.no_discover;
+        options.trust_project = common.trust_project;
+        adjust(&mut options);
+        let discovered = discover_and_load_hooks_with(&common.hooks, options);
+        let findings = Findings {
+            entries: discovered.entries,
+            errors: discovered.loaded.errors,
+            duplicates: discovered.loaded.duplicates,
+            shadowed: discovered.shadowed,
+            disabled: discovered.disabled,
+            untrusted: discovered.untrusted,
+            warnings: discovered.warnings,
+        };
+        let mut runner = HookRunner::new(discovered.loaded.hooks, &cwd);
+        runner.add_command_hooks(discovered.commands);
+        tune(&mut runner);
+        Ok(Self::around(runner, cwd, findings))
+    }
+
+    fn around(runner: HookRunner, cwd: PathBuf, findings: Findings) -> Self {
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        runner.on_error(move |e| lock(&sink).push(e.clone()));
+        let timings = Arc::new(Mutex::new(Vec::new()));
+        let sink = timings.clone();
+        runner.on_handler_timing(move |t| lock(&sink).push((t.hook_path.clone(), t.duration)));
+        let reports = Arc::new(Mutex::new(Vec::new()));
+        let sink = reports.clone();
+        runner.on_command_hook(move |r| {
+            lock(&sink).push(r.clone());
+        });
+        Self {
+            cwd,
+            runner: Arc::new(runner),
+            findings,
+            errors,
+            timings,
+            reports,
+        }
+    }
+
+    /// Takes what was recorded since the last call: errors, and time per hook in order
+    /// (native handlers, then command hooks).
+    pub fn take_records(&self) -> (Vec<HookError>, Vec<(String, Duration)>) {
+        let errors = std::mem::take(&mut *lock(&self.errors));
+        let mut timings = std::mem::take(&mut *lock(&self.timings));
+        timings.extend(
+            std::mem::take(&mut *lock(&self.reports))
+                .into_iter()
+                .map(|r| {
+                    (
+                        format!("{} ({})", r.command, r.source.display()),
+                        r.duration,
+                    )
+                }),
+        );
+        (errors, timings)
+    }
+}
+
+/// Locks a mutex, also after a panic elsewhere.
+pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}

@@ -1,0 +1,54 @@
+//! `agent-hooks trust`: trust the current project's hooks, after listing them.
+
+use std::process::ExitCode;
+
+use agent_hooks::{discover::TrustStore, DiscoveryOptions};
+use serde_json::json;
+
+use crate::{
+    output::{short_path, Style},
+    session::Session,
+    Common, Outcome,
+};
+
+/// `agent-hooks trust`.
+pub fn run(common: &Common) -> Outcome {
+    let session = Session::open_with(common, |options| options.trust_project = false)?;
+    let untrusted = &session.findings.untrusted;
+    let config_dir = DiscoveryOptions::new(&session.cwd).config_dir();
+    let mut store = TrustStore::open(&config_dir);
+    store.trust(untrusted.iter().map(|u| u.entry.path.as_path()))?;
+    if common.json {
+        let trusted: Vec<_> = untrusted.iter().map(|u| json!({"key": u.entry.key(), "path": u.entry.path, "was": u.reason.to_string()})).collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({"trusted": trusted}))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let style = Style::for_stdout();
+    if untrusted.is_empty() {
+        println!("Nothing to trust: this project has no untrusted hooks.");
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{}",
+        style.bold(&format!(
+            "Trusting {} project hook(s) of {}:",
+            untrusted.len(),
+            session.cwd.display()
+        ))
+    );
+    for hook in untrusted {
+        println!(
+            "  {}  {}",
+            short_path(&hook.entry.path, &session.cwd),
+            style.dim(&format!("({})", hook.entry.key()))
+        );
+    }
+    println!(
+        "Recorded with their SHA-256 in {}; a file that changes is untrusted again.",
+        config_dir.join("trusted-hooks.json").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,427 @@
+//! The `agent-hooks` program, run as a real process, in human and `--json` form.
+
+use std::{
+    path::Path,
+    process::{Command, Output},
+};
+
+use agent_hooks_tests::{agent_hooks_bin, commands::Project, copy_to, plugin, s, temp_dir};
+use serde_json::{json, Value};
+
+/// Runs the program in `cwd` with a private HOME (so the user's own hooks stay out).
+fn run(cwd: &Path, home: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut command = Command::new(agent_hooks_bin());
+    command
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env("NO_COLOR", "1");
+    let output = match stdin {
+        None => command.output().expect("the program runs"),
+        Some(text) => {
+            use std::io::Write;
+            let mut child = command
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("the program runs");
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(text.as_bytes())
+                .unwrap();
+            child.wait_with_output().unwrap()
+        }
+    };
+    let all = format!(
+        "{}{}",
+        stdout(&output),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        !all.contains("panicked at") || all.contains("reported"),
+        "a Rust panic reached the user:\n{all}"
+    );
+    assert!(
+        !all.contains("RUST_BACKTRACE") && !all.contains("stack backtrace"),
+        "{all}"
+    );
+    output
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn json_of(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", stdout(output)))
+}
+
+/// A project with a hooks folder holding a good plugin, a bad one and a hooks file.
+fn project() -> Project {
+    let project = Project::new("shop");
+    let hooks = project.root.join(".agent-hooks/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    copy_to(&plugin("redact-secrets"), &hooks, "libredact.so");
+    copy_to(&plugin("factory-error"), &hooks, "libbroken.so");
+    project.write(
+        ".agent-hooks/hooks/guard.json",
+        r#"{"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command", "command": "./scripts/guard.sh"}]}]}"#,
+    );
+    project.script(
+        "scripts/guard.sh",
+        "#!/bin/sh\nif grep -q 'rm -rf'; then echo 'rm -rf is not allowed here' >&2; exit 2; fi\n",
+    );
+    project
+}
+
+#[test]
+fn list_shows_what_loaded_and_what_failed() {
+    let project = project();
+    let home = temp_dir();
+    let output = run(
+        &project.root,
+        home.path(),
+        &["list", "--trust-project"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1), "a hook failed to load");
+    let text = stdout(&output);
+    assert!(text.contains("Hooks (2)"), "{text}");
+    assert!(text.contains(".agent-hooks/hooks/libredact.so"), "{text}");
+    assert!(
+        text.contains("PreToolUse [exec]: ./scripts/guard.sh"),
+        "{text}"
+    );
+    assert!(text.contains("Errors (1)"), "{text}");
+    assert!(
+        text.contains(
+            "libbroken.so: the plugin's factory failed: missing configuration file ~/.example.toml"
+        ),
+        "{text}"
+    );
+
+    let output = run(
+        &project.root,
+        home.path(),
+        &["list", "--trust-project", "--json"],
+        None,
+    );
+    let report = json_of(&output);
+    let kinds: Vec<&str> = report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["plugin", "command"]);
+    assert_eq!(report["hooks"][0]["name"], "redact-secrets");
+    assert_eq!(report["hooks"][0]["events"], json!(["tool_result"]));
+    assert_eq!(report["hooks"][0]["level"], "project");
+    assert_eq!(report["hooks"][1]["events"], json!(["PreToolUse"]));
+    assert_eq!(
+        report["errors"][0]["error"],
+        "the plugin's factory failed: missing configuration file ~/.example.toml"
+    );
+    assert!(report["shadowed"].as_array().unwrap().is_empty());
+    assert!(report["warnings"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn list_without_trust_lists_project_hooks_as_untrusted() {
+    let project = project();
+    let home = temp_dir();
+    let output = run(&project.root, home.path(), &["list", "--json"], None);
+    assert_eq!(output.status.code(), Some(0));
+    let report = json_of(&output);
+    assert!(report["hooks"].as_array().unwrap().is_empty());
+    let untrusted: Vec<&str> = report["untrusted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        untrusted,
+        [
+            "hooks:*:guard.json",
+            "plugin:*:libbroken.so",
+            "plugin:*:libredact.so"
+        ]
+    );
+
+    let trusted = run(&project.root, home.path(), &["trust"], None);
+    assert_eq!(trusted.status.code(), Some(0));
+    assert!(
+        stdout(&trusted).contains("Trusting 3 project hook(s)"),
+        "{}",
+        stdout(&trusted)
+    );
+    let report = json_of(&run(&project.root, home.path(), &["list", "--json"], None));
+    assert_eq!(report["hooks"].as_array().unwrap().len(), 2);
+    assert!(report["untrusted"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn emit_pre_tool_use_blocked_by_an_exit_2_script() {
+    let project = project();
+    let home = temp_dir();
+    let input = r#"{"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}"#;
+    let output = run(
+        &project.root,
+        home.path(),
+        &[
+            "emit",
+            "PreToolUse",
+            "--input",
+            input,
+            "--trust-project",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let outcome = json_of(&output);
+    assert_eq!(outcome["block"], true);
+    assert_eq!(outcome["reason"], "rm -rf is not allowed here");
+    assert_eq!(outcome["input"], json!({"command": "rm -rf /"}));
+    assert_eq!(outcome["errors"], json!([]));
+    let hooks = outcome["hooks"].as_array().unwrap();
+    assert_eq!(hooks.len(), 1);
+    assert!(hooks[0]["path"]
+        .as_str()
+        .unwrap()
+        .starts_with("./scripts/guard.sh"));
+    assert!(hooks[0]["duration_ms"].as_f64().unwrap() > 0.0);
+
+    let human = run(
+        &project.root,
+        home.path(),
+        &["emit", "PreToolUse", "--input", "-", "--trust-project"],
+        Some(input),
+    );
+    assert!(
+        stdout(&human).starts_with("tool_call BLOCKED: rm -rf is not allowed here"),
+        "{}",
+        stdout(&human)
+    );
+}
+
+#[test]
+fn emit_tool_result_redacted_by_the_sample_plugin() {
+    let dir = temp_dir();
+    let home = temp_dir();
+    let input = dir.path().join("result.json");
+    std::fs::write(
+        &input,
+        r#"{"tool_name": "read", "content": [{"type": "text", "text": "API_KEY=abc123 ok"}]}"#,
+    )
+    .unwrap();
+    let at = format!("@{}", s(&input));
+    let redact = s(&plugin("redact-secrets"));
+    let output = run(
+        dir.path(),
+        home.path(),
+        &[
+            "emit",
+            "tool_result",
+            "--input",
+            &at,
+            "--hook",
+            &redact,
+            "--no-discover",
+            "--json",
+        ],
+        None,
+    );
+    let outcome = json_of(&output);
+    assert_eq!(
+        outcome["content"],
+        json!([{"type": "text", "text": "API_KEY=[REDACTED] ok"}])
+    );
+    assert_eq!(outcome["is_error"], false);
+    assert_eq!(outcome["hooks"][0]["path"], redact);
+}
+
+#[test]
+fn emit_explains_a_bad_event_or_input() {
+    let dir = temp_dir();
+    let output = run(
+        dir.path(),
+        dir.path(),
+        &["emit", "BeforeToolUse", "--no-discover"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        error.starts_with(
+            "agent-hooks: unknown event `BeforeToolUse`; runner events: session_start,"
+        ),
+        "{error}"
+    );
+    let output = run(
+        dir.path(),
+        dir.path(),
+        &["emit", "stop", "--input", "{nope", "--no-discover"],
+        None,
+    );
+    assert!(String::from_utf8_lossy(&output.stderr)
+        .starts_with("agent-hooks: --input is not valid JSON: "));
+}
+
+#[test]
+fn replay_of_a_thousand_lines() {
+    let project = project();
+    let home = temp_dir();
+    let mut lines = Vec::new();
+    for i in 0..1000 {
+        let line = match i % 4 {
+            0 => {
+                json!({"event": "tool_call", "tool_name": "exec", "input": {"command": format!("rm -rf /tmp/{i}")}})
+            }
+            1 => {
+                json!({"event": "tool_call", "tool_name": "read", "input": {"path": ".env", "output": "API_KEY=xyz"}})
+            }
+            2 => json!({"event": "turn_start", "turn_index": i}),
+            _ => json!({"event": "PreToolUse", "tool_name": "edit", "tool_input": {"path": "a"}}),
+        };
+        lines.push(line.to_string());
+    }
+    let file = project.write("session.jsonl", &lines.join("\n"));
+    let output = run(
+        &project.root,
+        home.path(),
+        &["replay", &s(&file), "--trust-project", "--json"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let records: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 1001);
+    assert_eq!(
+        records[0]["outcome"]["reason"],
+        "rm -rf is not allowed here"
+    );
+    assert_eq!(
+        records[1]["outcome"]["result"]["content"][0]["text"],
+        "API_KEY=[REDACTED]"
+    );
+    let summary = &records[1000]["summary"];
+    assert_eq!(summary["events"], 1000);
+    assert_eq!(summary["blocks"], 250);
+    assert_eq!(summary["errors"], 0);
+
+    let human = run(
+        &project.root,
+        home.path(),
+        &["replay", &s(&file), "--trust-project"],
+        None,
+    );
+    let text = stdout(&human);
+    assert!(
+        text.contains("    1  tool_call            BLOCKED: rm -rf is not allowed here"),
+        "{}",
+        &text[..300.min(text.len())]
+    );
+    assert!(
+        text.contains("Summary: 1000 events, 250 blocked, 0 rewritten, 0 hook errors"),
+        "{text}"
+    );
+    assert!(text.contains("Slowest hooks:"));
+}
+
+#[test]
+fn doctor_flags_a_claude_tool_name_and_suggests_ours() {
+    let project = Project::new("p");
+    project.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./hooks/check.sh"}]}]}}"#,
+    );
+    let home = temp_dir();
+    let output = run(
+        &project.root,
+        home.path(),
+        &["doctor", "--trust-project", "--json"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let report = json_of(&output);
+    let problems: Vec<&str> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    let settings = project.root.join(".claude/settings.json");
+    assert_eq!(
+        problems,
+        [
+            format!("{} (PreToolUse): the matcher `Bash` matches none of the agent's tools, so this hook never runs; did you mean `exec` for `Bash`?", settings.display()),
+            format!("{} (PreToolUse): the script {} does not exist; the hook would fail with exit code 127", settings.display(), project.root.join("./hooks/check.sh").display()),
+        ]
+    );
+    let human = run(
+        &project.root,
+        home.path(),
+        &["doctor", "--trust-project", "--tools", "Bash,read"],
+        None,
+    );
+    assert_eq!(human.status.code(), Some(1), "still the missing script");
+    assert!(
+        stdout(&human).contains("Problems (1)"),
+        "{}",
+        stdout(&human)
+    );
+}
+
+#[test]
+fn demo_runs_every_case_and_exits_0() {
+    let dir = temp_dir();
+    // The demo loads the plugins built next to the program: build them as its README says.
+    for package in [
+        "block-dangerous",
+        "redact-secrets",
+        "filter-context",
+        "panicking-handler",
+        "factory-error",
+    ] {
+        plugin(package);
+    }
+    let output = run(dir.path(), dir.path(), &["demo"], None);
+    let text = stdout(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for expected in [
+        "FAIL libfactory_error.so: the plugin's factory failed: missing configuration file ~/.example.toml",
+        "before_agent_start → context added: Deploys require an approved change ticket.",
+        "tool_call → BLOCKED: Dangerous command blocked: `rm -rf` needs a user to confirm it, and there is no UI",
+        "tool_call → rewritten to {\"command\":\"git status --short\"}",
+        "tool_call → ok: \"API_KEY=[REDACTED] DEBUG=1\"",
+        "context → 2 messages after hooks",
+        "permission_request → approve",
+        "handler exploded on purpose",
+        "stop → KEPT GOING: Please run the test suite before stopping.",
+        "stop → allowed to stop: the stop-hook loop bound was reached",
+        "Summary: 10 events, 4 blocked, 1 rewritten, 2 hook errors",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    let json = run(dir.path(), dir.path(), &["demo", "--json"], None);
+    let records: Vec<Value> = stdout(&json)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 11);
+    assert!(records[..10].iter().all(|r| r["note"].is_string()));
+}

@@ -364,7 +364,7 @@ fn doctor_flags_a_claude_tool_name_and_suggests_ours() {
         problems,
         [
             format!("{} (PreToolUse): the matcher `Bash` matches none of the agent's tools, so this hook never runs; did you mean `exec` for `Bash`?", settings.display()),
-            format!("{} (PreToolUse): the script {} does not exist; the hook would fail with exit code 127", settings.display(), project.root.join("./hooks/check.sh").display()),
+            format!("{} (PreToolUse): the script {} does not exist; the hook would fail with exit code 127", settings.display(), project.root.join("hooks/check.sh").display()),
         ]
     );
     let human = run(

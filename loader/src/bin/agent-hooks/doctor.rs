@@ -8,7 +8,12 @@ use agent_hooks::{
 };
 use serde_json::json;
 
-use crate::{list, output::Style, session::Session, Common, Outcome};
+use crate::{
+    list,
+    output::{relative_text, Style},
+    session::Session,
+    Common, Outcome,
+};
 
 /// The tool names of spec 02, the default set matchers are checked against.
 const TOOLS: &[&str] = &[
@@ -134,7 +139,7 @@ fn script_advice(hook: &CommandHook, cwd: &Path) -> Option<String> {
         .replace("${AGENT_HOOKS_PROJECT_DIR}", &project)
         .replace("$AGENT_HOOKS_PROJECT_DIR", &project);
     let expanded = shellexpand::tilde(&expanded).into_owned();
-    let path = cwd.join(expanded);
+    let path = cwd.join(expanded.trim_start_matches("./"));
     let place = format!("{} ({})", hook.source.display(), hook.event);
     match std::fs::metadata(&path) {
         Err(_) => Some(format!(
@@ -218,11 +223,19 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
         } else {
             println!("{}", style.bold(&format!("Problems ({})", problems.len())));
             for problem in &problems {
-                println!("  {} {problem}", style.bad("✗"));
+                println!(
+                    "  {} {}",
+                    style.bad("✗"),
+                    relative_text(problem, &session.cwd)
+                );
             }
         }
         for note in &notes {
-            println!("  {} {note}", style.warn("!"));
+            println!(
+                "  {} {}",
+                style.warn("!"),
+                relative_text(note, &session.cwd)
+            );
         }
     }
     Ok(if problems.is_empty() {

@@ -7,7 +7,7 @@ use agent_hooks::{command::Matcher, discover::HookEntry, HookOrigin};
 use serde_json::{json, Value};
 
 use crate::{
-    output::{short_path, table, Style},
+    output::{relative_text, short_path, table, Style},
     session::Session,
     Common, Outcome,
 };
@@ -150,7 +150,9 @@ pub fn print(session: &Session, report: &Value, style: Style) {
             style.dim(&format!("(the same library as {})", text(&d["same_as"])))
         )
     });
-    section("Warnings", &list("warnings"), &|w| style.warn(&text(w)));
+    section("Warnings", &list("warnings"), &|w| {
+        style.warn(&relative_text(&text(w), base))
+    });
     section("Configuration problems", &list("config_issues"), &|i| {
         let place = i["location"]
             .as_str()

@@ -88,3 +88,9 @@ pub fn short_path(path: &std::path::Path, base: &std::path::Path) -> String {
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| path.display().to_string())
 }
+
+/// `text` with the paths under `base` written relative to it, for people.
+pub fn relative_text(text: &str, base: &std::path::Path) -> String {
+    let prefix = format!("{}/", base.display());
+    text.replace(&prefix, "").replace("/./", "/")
+}

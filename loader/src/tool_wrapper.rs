@@ -3,7 +3,7 @@
 
 use std::{future::Future, sync::Arc};
 
-use agent_hooks_abi::events::{ContentBlock, EventKind, ToolCallEvent, ToolResultEvent};
+use agent_hooks_abi::events::{text_of, ContentBlock, EventKind, ToolCallEvent, ToolResultEvent};
 use serde_json::Value;
 
 use crate::{HookError, HookRunner};
@@ -184,12 +184,4 @@ impl<T: Tool> HookToolWrapper<T> {
             (None, _) => Ok(output),
         }
     }
-}
-
-fn text_of(content: &[ContentBlock]) -> String {
-    content
-        .iter()
-        .filter_map(ContentBlock::as_text)
-        .collect::<Vec<_>>()
-        .join("\n")
 }

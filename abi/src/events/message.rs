@@ -47,6 +47,15 @@ impl ContentBlock {
     }
 }
 
+/// The text of `content`'s text blocks, one per line.
+pub fn text_of(content: &[ContentBlock]) -> String {
+    content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A message's content: a plain string or a list of blocks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]

@@ -27,14 +27,6 @@ fn fields(value: Value) -> Map<String, Value> {
     }
 }
 
-fn text_of(content: &[ContentBlock]) -> String {
-    content
-        .iter()
-        .filter_map(ContentBlock::as_text)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn push_reason(reason: &mut Option<String>, more: &str) {
     match reason {
         Some(reason) => {

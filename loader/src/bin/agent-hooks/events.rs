@@ -226,19 +226,7 @@ pub fn summary(kind: EventKind, outcome: &Value) -> String {
         EventKind::BeforeAgentStart if outcome["block"] == true => {
             format!("REJECTED: {}", text(&outcome["reason"]))
         }
-        EventKind::BeforeAgentStart => {
-            let context: Vec<String> = outcome["context"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(text)
-                .collect();
-            if context.is_empty() {
-                "no context added".into()
-            } else {
-                format!("context added: {}", context.join(" / "))
-            }
-        }
+        EventKind::BeforeAgentStart => context_added(outcome, "no context added"),
         EventKind::PermissionRequest => match outcome["decision"].as_str() {
             Some(decision) => decision.to_owned(),
             None => "no decision (the user is asked)".into(),
@@ -250,20 +238,23 @@ pub fn summary(kind: EventKind, outcome: &Value) -> String {
             format!("KEPT GOING: {}", text(&outcome["reason"]))
         }
         EventKind::Stop => "stops".into(),
-        EventKind::SessionStart => {
-            let context: Vec<String> = outcome["context"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(text)
-                .collect();
-            if context.is_empty() {
-                "started".into()
-            } else {
-                format!("context added: {}", context.join(" / "))
-            }
-        }
+        EventKind::SessionStart => context_added(outcome, "started"),
         _ if outcome.is_null() => "notified".into(),
         _ => outcome.to_string(),
+    }
+}
+
+/// "context added: ..." for the context an outcome adds, or `otherwise`.
+fn context_added(outcome: &Value, otherwise: &str) -> String {
+    let context: Vec<&str> = outcome["context"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if context.is_empty() {
+        otherwise.to_owned()
+    } else {
+        format!("context added: {}", context.join(" / "))
     }
 }

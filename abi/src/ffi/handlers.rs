@@ -49,9 +49,10 @@ impl std::error::Error for CallError {}
 /// A handler registered for one event.
 #[sabi_trait]
 pub trait EventHandler: Send + Sync {
-    /// Handles one event. `event` is the event's payload as JSON; `serial` is the same for
-    /// every handler that receives the same serialised payload, so a plugin may parse it once.
-    /// Returns the handler's result as JSON, or nothing.
+    /// Handles one event. `event` is the event's payload as JSON. `serial` names that payload:
+    /// the host gives each payload it serialises a number unique in its process, so handlers
+    /// that receive the same serial receive the same bytes and a plugin may parse them once;
+    /// 0 means "no such promise". Returns the handler's result as JSON, or nothing.
     #[sabi(last_prefix_field)]
     fn handle(
         &self,

@@ -1,7 +1,12 @@
 //! The SDK's implementations of the boundary's handler traits: each parses its input, calls
 //! the author's closure inside the panic guard, and serialises the result.
 
-use std::marker::PhantomData;
+use std::{
+    any::{Any, TypeId},
+    cell::RefCell,
+    marker::PhantomData,
+    rc::Rc,
+};
 
 use abi_stable::std_types::{RNone, ROption, RResult, RSome, RStr, RString};
 
@@ -13,6 +18,41 @@ use crate::{
     events::{CustomMessage, Event},
     ffi::{CallError, CommandHandler, EventHandler, HostContextRef, MessageRenderer},
 };
+
+/// Payloads up to this size are parsed once per thread for all of a plugin's handlers of an
+/// emit; larger ones are parsed by each handler, so that a plugin does not keep a large
+/// parsed event alive between emits.
+const PARSE_CACHE_LIMIT: usize = 256 * 1024;
+
+thread_local! {
+    /// The last payload parsed on this thread: its serial, its type, the parsed event.
+    static PARSED: RefCell<Option<(u64, TypeId, Rc<dyn Any>)>> = const { RefCell::new(None) };
+}
+
+/// The event in `json`, parsed once for every handler that gets the same `serial`.
+fn parse_event<E: Event>(json: &str, serial: u64) -> Result<Rc<E>, CallError> {
+    let cacheable = serial != 0 && json.len() <= PARSE_CACHE_LIMIT;
+    if cacheable {
+        let hit = PARSED.with(|slot| {
+            slot.borrow()
+                .as_ref()
+                .filter(|(s, t, _)| *s == serial && *t == TypeId::of::<E>())
+                .map(|(_, _, event)| event.clone())
+        });
+        if let Some(event) = hit.and_then(|e| e.downcast::<E>().ok()) {
+            return Ok(event);
+        }
+    }
+    let event: Rc<E> = Rc::new(
+        serde_json::from_str(json)
+            .map_err(|e| CallError::error(format!("cannot read the {} event: {e}", E::KIND)))?,
+    );
+    if cacheable {
+        let erased: Rc<dyn Any> = event.clone();
+        PARSED.with(|slot| *slot.borrow_mut() = Some((serial, TypeId::of::<E>(), erased)));
+    }
+    Ok(event)
+}
 
 fn author_error(error: Error) -> CallError {
     CallError::error(error.to_string())
@@ -57,13 +97,12 @@ where
     fn handle(
         &self,
         event: RStr<'_>,
-        _serial: u64,
+        serial: u64,
         ctx: HostContextRef<'_>,
     ) -> RResult<ROption<RString>, CallError> {
         guarded(|| {
             let handler = self.handler.get()?;
-            let event: E = serde_json::from_str(event.as_str())
-                .map_err(|e| CallError::error(format!("cannot read the {} event: {e}", E::KIND)))?;
+            let event = parse_event::<E>(event.as_str(), serial)?;
             let ctx = HookContext::new(ctx);
             match handler(&event, &ctx).map_err(author_error)? {
                 None => Ok(RNone),

@@ -3,7 +3,7 @@ use std::path::Path;
 use abi_stable::std_types::{RErr, RNone, ROk, ROption, RResult, RSlice, RSome, RStr, RString};
 use agent_hooks_abi::{ffi::HostContext, NotifyLevel, SessionActionOutcome};
 
-use super::{shielded, AgentHost, HostUi};
+use super::{may_block, shielded, AgentHost, HostUi};
 
 /// The context of one call into a hook: what the agent offers, borrowed for the call.
 pub(crate) struct CallContext<'a> {
@@ -35,6 +35,11 @@ impl<'a> CallContext<'a> {
         shielded_with(fallback, || self.agent.ui().map(f))
     }
 
+    /// A UI call that waits for the user.
+    fn ask<T>(&self, fallback: T, f: impl FnOnce(&dyn HostUi) -> T) -> T {
+        may_block(|| self.ui(fallback, f))
+    }
+
     fn session_action(
         &self,
         name: &str,
@@ -43,7 +48,7 @@ impl<'a> CallContext<'a> {
         if !self.is_command {
             return RErr(format!("{name} is only available to command handlers").into());
         }
-        let outcome = shielded(Err(format!("{name} failed in the host")), action)
+        let outcome = may_block(|| shielded(Err(format!("{name} failed in the host")), action))
             .and_then(|o| serde_json::to_string(&o).map_err(|e| e.to_string()));
         match outcome {
             Ok(json) => ROk(json.into()),
@@ -108,19 +113,19 @@ impl HostContext for CallContext<'_> {
 
     fn ui_select(&self, title: RStr<'_>, options: RSlice<'_, RString>) -> ROption<RString> {
         let options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
-        to_roption(self.ui(None, |ui| ui.select(title.as_str(), &options)))
+        to_roption(self.ask(None, |ui| ui.select(title.as_str(), &options)))
     }
 
     fn ui_confirm(&self, title: RStr<'_>, message: RStr<'_>) -> bool {
-        self.ui(false, |ui| ui.confirm(title.as_str(), message.as_str()))
+        self.ask(false, |ui| ui.confirm(title.as_str(), message.as_str()))
     }
 
     fn ui_input(&self, title: RStr<'_>, placeholder: RStr<'_>) -> ROption<RString> {
-        to_roption(self.ui(None, |ui| ui.input(title.as_str(), placeholder.as_str())))
+        to_roption(self.ask(None, |ui| ui.input(title.as_str(), placeholder.as_str())))
     }
 
     fn ui_editor(&self, title: RStr<'_>, prefill: RStr<'_>) -> ROption<RString> {
-        to_roption(self.ui(None, |ui| ui.editor(title.as_str(), prefill.as_str())))
+        to_roption(self.ask(None, |ui| ui.editor(title.as_str(), prefill.as_str())))
     }
 
     fn ui_notify(&self, message: RStr<'_>, level_name: RStr<'_>) {
@@ -138,7 +143,7 @@ impl HostContext for CallContext<'_> {
 
     fn ui_custom(&self, kind: RStr<'_>, data: RStr<'_>) -> ROption<RString> {
         let data = serde_json::from_str(data.as_str()).unwrap_or_default();
-        let result = self.ui(None, |ui| ui.custom(kind.as_str(), data));
+        let result = self.ask(None, |ui| ui.custom(kind.as_str(), data));
         to_roption(result.map(|value| value.to_string()))
     }
 
@@ -159,8 +164,10 @@ impl HostContext for CallContext<'_> {
         if !self.is_command {
             return RErr("wait_for_idle is only available to command handlers".into());
         }
-        match shielded(Err("wait_for_idle failed in the host".into()), || {
-            self.agent.wait_for_idle()
+        match may_block(|| {
+            shielded(Err("wait_for_idle failed in the host".into()), || {
+                self.agent.wait_for_idle()
+            })
         }) {
             Ok(()) => ROk(()),
             Err(e) => RErr(e.into()),

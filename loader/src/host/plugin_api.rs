@@ -16,7 +16,7 @@ use agent_hooks_abi::{
 };
 
 use super::{
-    exec,
+    exec, may_block,
     outbox::{Outbox, Pending},
     shielded,
 };
@@ -150,10 +150,12 @@ impl HostApi for PluginApi {
     ) -> RResult<RString, RString> {
         let options: ExecOptions = serde_json::from_str(options.as_str()).unwrap_or_default();
         let args: Vec<&str> = args.iter().map(RString::as_str).collect();
-        let outcome = shielded(Err("exec failed unexpectedly".to_owned()), || {
-            exec(command.as_str(), &args, &options, &self.shared.cwd)
-                .map_err(|e| e.to_string())
-                .and_then(|output| serde_json::to_string(&output).map_err(|e| e.to_string()))
+        let outcome = may_block(|| {
+            shielded(Err("exec failed unexpectedly".to_owned()), || {
+                exec(command.as_str(), &args, &options, &self.shared.cwd)
+                    .map_err(|e| e.to_string())
+                    .and_then(|output| serde_json::to_string(&output).map_err(|e| e.to_string()))
+            })
         });
         match outcome {
             Ok(json) => ROk(json.into()),

@@ -49,14 +49,18 @@ pub const DEFAULT_MAX_STOP_BLOCKS: u32 = 8;
 ///
 /// # Native handlers on tokio
 ///
-/// A native handler is a synchronous call into a plugin. [`HookRunner::emit`] runs the
-/// handlers inside [`tokio::task::block_in_place`] when it is called on a multi-threaded
-/// runtime, so that a handler that waits (a UI confirmation, a program run with `exec`)
-/// does not stall the other tasks of that worker: the worker hands its queue to another
-/// thread for the length of the call. That costs about a microsecond per emit, and only
-/// when some hook listens to the event. On a current-thread runtime, or outside tokio,
-/// handlers run inline. [`HookRunner::emit_blocking`] is the same without the hand-off, for
-/// hosts that are not async.
+/// A native handler is a synchronous call into a plugin, of nanoseconds to microseconds:
+/// [`HookRunner::emit`] runs the handlers inline, on the emitting task. What can make a
+/// handler wait is the host: a UI prompt (`select`, `confirm`, `input`, `editor`, `custom`),
+/// a session action, or a program run with `exec`. Those calls go through
+/// [`tokio::task::block_in_place`] when they run on a multi-threaded runtime's worker, so
+/// the worker hands its other tasks to another thread for as long as the user takes. The
+/// hand-off costs some microseconds (a lock and a thread wake-up), paid only by a call that
+/// waits anyway; an emit that waits for nothing pays nothing. (A first version put every
+/// emit in `block_in_place`: that cost 11 to 15 µs per emit and capped concurrent emits at
+/// about 80,000 per second; see BENCHMARKS.md.) Command hooks are awaited. On a
+/// current-thread runtime a waiting call blocks the runtime's one thread.
+/// [`HookRunner::emit_blocking`] is the same for hosts that are not async.
 pub struct HookRunner {
     hooks: Vec<Hook>,
     /// Handlers per event across all hooks, command hooks included, so that `has_handlers`
@@ -66,7 +70,6 @@ pub struct HookRunner {
     native: Box<[usize]>,
     agent: RwLock<Arc<dyn AgentHost>>,
     cwd: PathBuf,
-    serial: AtomicU64,
     in_process_outbox: Arc<Outbox>,
     listeners: Arc<Listeners<HookError>>,
     commands: CommandHooks,
@@ -100,7 +103,6 @@ impl HookRunner {
             native: vec![0; EventKind::COUNT].into_boxed_slice(),
             agent: RwLock::new(Arc::new(DetachedAgent)),
             cwd: cwd.into(),
-            serial: AtomicU64::new(0),
             in_process_outbox: Arc::new(Outbox::default()),
             listeners: Arc::default(),
             commands: CommandHooks::new(),
@@ -279,12 +281,10 @@ impl HookRunner {
     pub async fn emit<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
         let event = self.prepare(event);
         let native = self.native[E::KIND.index()] > 0;
-        let (mut outcome, mut current, stopped) = if !native {
-            (E::Outcome::default(), event, false)
-        } else if multi_threaded() {
-            tokio::task::block_in_place(|| self.native_phase(event))?
-        } else {
+        let (mut outcome, mut current, stopped) = if native {
             self.native_phase(event)?
+        } else {
+            (E::Outcome::default(), event, false)
         };
         if !stopped {
             self.command_phase(&mut current, &mut outcome).await;
@@ -438,7 +438,7 @@ impl HookRunner {
         }
         let mut current = event;
         let mut payload = serde_json::to_string(current.as_ref())?;
-        let mut serial = self.serial.fetch_add(1, Ordering::Relaxed);
+        let mut serial = next_serial();
         let agent = self.agent();
         let context = CallContext::event(agent.as_ref(), &self.cwd);
         let timed = self.timing.load(Ordering::Relaxed);
@@ -461,7 +461,7 @@ impl HookRunner {
                     Fold::Continue => {}
                     Fold::Chained => {
                         payload = serde_json::to_string(current.as_ref())?;
-                        serial = self.serial.fetch_add(1, Ordering::Relaxed);
+                        serial = next_serial();
                     }
                     Fold::Stop => return Ok(current),
                 }
@@ -551,6 +551,13 @@ impl HookRunner {
             }
         }
     }
+}
+
+/// A number for each serialised payload, unique in the process (never 0), so that a plugin
+/// may parse a payload once for all its handlers (see `EventHandler::handle`).
+fn next_serial() -> u64 {
+    static SERIAL: AtomicU64 = AtomicU64::new(1);
+    SERIAL.fetch_add(1, Ordering::Relaxed)
 }
 
 fn multi_threaded() -> bool {

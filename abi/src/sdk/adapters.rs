@@ -24,9 +24,15 @@ use crate::{
 /// parsed event alive between emits.
 const PARSE_CACHE_LIMIT: usize = 256 * 1024;
 
+/// The last payload parsed on a thread.
+struct Parsed {
+    serial: u64,
+    kind: TypeId,
+    event: Rc<dyn Any>,
+}
+
 thread_local! {
-    /// The last payload parsed on this thread: its serial, its type, the parsed event.
-    static PARSED: RefCell<Option<(u64, TypeId, Rc<dyn Any>)>> = const { RefCell::new(None) };
+    static PARSED: RefCell<Option<Parsed>> = const { RefCell::new(None) };
 }
 
 /// The event in `json`, parsed once for every handler that gets the same `serial`.
@@ -36,8 +42,8 @@ fn parse_event<E: Event>(json: &str, serial: u64) -> Result<Rc<E>, CallError> {
         let hit = PARSED.with(|slot| {
             slot.borrow()
                 .as_ref()
-                .filter(|(s, t, _)| *s == serial && *t == TypeId::of::<E>())
-                .map(|(_, _, event)| event.clone())
+                .filter(|p| p.serial == serial && p.kind == TypeId::of::<E>())
+                .map(|p| p.event.clone())
         });
         if let Some(event) = hit.and_then(|e| e.downcast::<E>().ok()) {
             return Ok(event);
@@ -48,8 +54,12 @@ fn parse_event<E: Event>(json: &str, serial: u64) -> Result<Rc<E>, CallError> {
             .map_err(|e| CallError::error(format!("cannot read the {} event: {e}", E::KIND)))?,
     );
     if cacheable {
-        let erased: Rc<dyn Any> = event.clone();
-        PARSED.with(|slot| *slot.borrow_mut() = Some((serial, TypeId::of::<E>(), erased)));
+        let parsed = Parsed {
+            serial,
+            kind: TypeId::of::<E>(),
+            event: event.clone(),
+        };
+        PARSED.with(|slot| *slot.borrow_mut() = Some(parsed));
     }
     Ok(event)
 }

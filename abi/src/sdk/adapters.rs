@@ -6,6 +6,10 @@ use std::{
     cell::RefCell,
     marker::PhantomData,
     rc::Rc,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
 };
 
 use abi_stable::std_types::{RNone, ROption, RResult, RSome, RStr, RString};
@@ -19,45 +23,66 @@ use crate::{
     ffi::{CallError, CommandHandler, EventHandler, HostContextRef, MessageRenderer},
 };
 
-/// Payloads up to this size are parsed once per thread for all of a plugin's handlers of an
-/// emit; larger ones are parsed by each handler, so that a plugin does not keep a large
-/// parsed event alive between emits.
-const PARSE_CACHE_LIMIT: usize = 256 * 1024;
-
-/// The last payload parsed on a thread.
+/// The payload parsed last on a thread, kept for the next handlers of the same emit in the
+/// same hook (the host gives each payload a serial unique in its process).
 struct Parsed {
     serial: u64,
     kind: TypeId,
     event: Rc<dyn Any>,
+    /// The hook's handlers of this event that have used it, and how many it has.
+    uses: usize,
+    group: *const AtomicUsize,
 }
 
 thread_local! {
     static PARSED: RefCell<Option<Parsed>> = const { RefCell::new(None) };
 }
 
-/// The event in `json`, parsed once for every handler that gets the same `serial`.
-fn parse_event<E: Event>(json: &str, serial: u64) -> Result<Rc<E>, CallError> {
-    let cacheable = serial != 0 && json.len() <= PARSE_CACHE_LIMIT;
-    if cacheable {
-        let hit = PARSED.with(|slot| {
-            slot.borrow()
-                .as_ref()
-                .filter(|p| p.serial == serial && p.kind == TypeId::of::<E>())
-                .map(|p| p.event.clone())
-        });
-        if let Some(event) = hit.and_then(|e| e.downcast::<E>().ok()) {
-            return Ok(event);
-        }
+/// The event in `json`, parsed once for all of a hook's handlers that get the same `serial`.
+/// The parsed event is dropped after the hook's last handler of the event used it, so a
+/// large payload is not kept alive between emits.
+fn parse_event<E: Event>(
+    json: &str,
+    serial: u64,
+    group: &Arc<AtomicUsize>,
+) -> Result<Rc<E>, CallError> {
+    let handlers = group.load(Ordering::Relaxed);
+    let group_ptr = Arc::as_ptr(group);
+    let cached = (serial != 0)
+        .then(|| {
+            PARSED.with(|slot| {
+                let mut slot = slot.borrow_mut();
+                let entry = slot
+                    .as_mut()
+                    .filter(|p| p.serial == serial && p.kind == TypeId::of::<E>())?;
+                if entry.group != group_ptr {
+                    entry.group = group_ptr;
+                    entry.uses = 0;
+                }
+                entry.uses += 1;
+                let event = entry.event.clone();
+                if entry.uses >= handlers {
+                    *slot = None;
+                }
+                Some(event)
+            })
+        })
+        .flatten()
+        .and_then(|event| event.downcast::<E>().ok());
+    if let Some(event) = cached {
+        return Ok(event);
     }
     let event: Rc<E> = Rc::new(
         serde_json::from_str(json)
             .map_err(|e| CallError::error(format!("cannot read the {} event: {e}", E::KIND)))?,
     );
-    if cacheable {
+    if serial != 0 && handlers > 1 {
         let parsed = Parsed {
             serial,
             kind: TypeId::of::<E>(),
             event: event.clone(),
+            uses: 1,
+            group: group_ptr,
         };
         PARSED.with(|slot| *slot.borrow_mut() = Some(parsed));
     }
@@ -87,13 +112,16 @@ impl<F> Drop for Guarded<F> {
 
 pub(crate) struct EventAdapter<E, F> {
     handler: Guarded<F>,
+    /// How many handlers of this event the hook has (this one included).
+    group: Arc<AtomicUsize>,
     _event: PhantomData<fn(&E)>,
 }
 
 impl<E, F> EventAdapter<E, F> {
-    pub(crate) fn new(handler: F) -> Self {
+    pub(crate) fn new(handler: F, group: Arc<AtomicUsize>) -> Self {
         Self {
             handler: Guarded(Some(handler)),
+            group,
             _event: PhantomData,
         }
     }
@@ -112,7 +140,7 @@ where
     ) -> RResult<ROption<RString>, CallError> {
         guarded(|| {
             let handler = self.handler.get()?;
-            let event = parse_event::<E>(event.as_str(), serial)?;
+            let event = parse_event::<E>(event.as_str(), serial, &self.group)?;
             let ctx = HookContext::new(ctx);
             match handler(&event, &ctx).map_err(author_error)? {
                 None => Ok(RNone),

@@ -1,4 +1,11 @@
-use std::{path::PathBuf, time::Duration};
+use std::{
+    path::PathBuf,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
+    time::Duration,
+};
 
 use abi_stable::{sabi_trait::TD_Opaque, std_types::RString};
 use serde::{Deserialize, Serialize};
@@ -8,7 +15,7 @@ use super::{
     CommandContext, Error, HookContext,
 };
 use crate::{
-    events::{CustomMessage, Event, SendMessageOptions},
+    events::{CustomMessage, Event, EventKind, SendMessageOptions},
     ffi::{CommandHandler_TO, EventHandler_TO, HostApiBox, MessageRenderer_TO},
 };
 
@@ -113,13 +120,19 @@ impl Host {
 /// host's services.
 pub struct HookApi {
     host: Host,
+    /// How many handlers this hook registered per event, shared with the handlers so that
+    /// the last one of an emit can drop the parsed event.
+    handler_counts: Vec<(EventKind, Arc<AtomicUsize>)>,
 }
 
 impl HookApi {
     /// Wraps the host's API object. Hosts call this (through
     /// [`run_factory`](crate::host::run_factory)) to run an in-process hook.
     pub(crate) fn new(raw: HostApiBox) -> Self {
-        Self { host: Host { raw } }
+        Self {
+            host: Host { raw },
+            handler_counts: Vec::new(),
+        }
     }
 
     /// Handles event `E`. The closure's first parameter names the event:
@@ -140,7 +153,16 @@ impl HookApi {
         E: Event,
         F: Fn(&E, &HookContext<'_>) -> HandlerResult<Option<E::Output>> + Send + Sync + 'static,
     {
-        let handler = EventHandler_TO::from_value(EventAdapter::new(handler), TD_Opaque);
+        let count = match self.handler_counts.iter().find(|(k, _)| *k == E::KIND) {
+            Some((_, count)) => count.clone(),
+            None => {
+                let count = Arc::new(AtomicUsize::new(0));
+                self.handler_counts.push((E::KIND, count.clone()));
+                count
+            }
+        };
+        count.fetch_add(1, Ordering::Relaxed);
+        let handler = EventHandler_TO::from_value(EventAdapter::new(handler, count), TD_Opaque);
         // A host that does not know the event says so and reports it; the plugin goes on.
         let _ = self.host.raw.on(E::KIND.name().into(), handler);
         self

@@ -490,3 +490,33 @@ async fn native_handlers_run_first_and_a_native_block_short_circuits() {
         "the command hook did not run"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn continue_false_stops_the_agent_and_system_messages_reach_the_user() {
+    let project = Project::new("p");
+    let file = hooks_file(
+        &project,
+        "hooks.json",
+        "PostToolUse",
+        "",
+        &[
+            r#"echo '{"continue": false, "stopReason": "Daily budget reached.", "systemMessage": "Budget hook ran."}'"#,
+        ],
+    );
+    let mut hooks = CommandHooks::new();
+    hooks.load_file(&file);
+    let mut runner = HookRunner::new(Vec::new(), &project.root);
+    runner.add_command_hooks(hooks);
+    let agent = std::sync::Arc::new(agent_hooks_tests::RecordingAgent::with_ui(true));
+    runner.attach(agent.clone());
+    runner
+        .emit(&ToolResultEvent {
+            tool_name: "exec".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(agent.calls(), ["stop_requested Daily budget reached."]);
+    let ui_calls = agent.ui.as_ref().unwrap().calls.lock().unwrap().clone();
+    assert_eq!(ui_calls, ["notify info: Budget hook ran."]);
+}

@@ -80,6 +80,10 @@ impl AgentHost for RecordingAgent {
         Ok(SessionActionOutcome { cancelled: false })
     }
 
+    fn stop_requested(&self, reason: &str) {
+        self.record(format!("stop_requested {reason}"));
+    }
+
     fn ui(&self) -> Option<&dyn HostUi> {
         self.ui.as_ref().map(|ui| ui as &dyn HostUi)
     }

@@ -14,38 +14,10 @@ use agent_hooks_abi::serde_json;
 
 /// Registers everything, tagging handlers with `name`.
 pub fn register_all(api: &mut HookApi, name: &'static str) -> HandlerResult<()> {
-    macro_rules! each {
-        ($($event:ty),* $(,)?) => { $( register::<$event>(api, name); )* };
+    macro_rules! register_each {
+        ($($event:ty => $kind:ident, $out:ty;)*) => { $( register::<$event>(api, name); )* };
     }
-    each!(
-        SessionStartEvent,
-        SessionBeforeSwitchEvent,
-        SessionSwitchEvent,
-        SessionBeforeBranchEvent,
-        SessionBranchEvent,
-        SessionBeforeCompactEvent,
-        SessionCompactingEvent,
-        SessionCompactEvent,
-        SessionBeforeTreeEvent,
-        SessionTreeEvent,
-        SessionShutdownEvent,
-        ContextEvent,
-        BeforeAgentStartEvent,
-        AgentStartEvent,
-        AgentEndEvent,
-        TurnStartEvent,
-        TurnEndEvent,
-        AutoCompactionStartEvent,
-        AutoCompactionEndEvent,
-        AutoRetryStartEvent,
-        AutoRetryEndEvent,
-        TtsrTriggeredEvent,
-        TodoReminderEvent,
-        ToolCallEvent,
-        ToolResultEvent,
-        PermissionRequestEvent,
-        StopEvent,
-    );
+    agent_hooks_abi::for_each_event!(register_each);
     api.register_command("whoami", name, move |_args, ctx| {
         ctx.ui().notify(name, NotifyLevel::Info);
         Ok(())

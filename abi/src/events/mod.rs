@@ -29,7 +29,51 @@ pub trait Event: Serialize + DeserializeOwned + Clone + Send + Sync + 'static {
     type Output: Serialize + DeserializeOwned + Send + 'static;
 }
 
-/// Declares the event structs' [`Event`] impls in one place.
+/// Calls the macro `$callback` with every event of the interface, in [`EventKind`] order, as
+/// `Type => KindVariant, OutputType;` entries, so that code over all events has one list:
+///
+/// ```
+/// macro_rules! count {
+///     ($($ty:ty => $kind:ident, $out:ty;)*) => { [$(stringify!($kind)),*].len() };
+/// }
+/// assert_eq!(agent_hooks_abi::for_each_event!(count), agent_hooks_abi::EventKind::COUNT);
+/// ```
+#[macro_export]
+macro_rules! for_each_event {
+    ($callback:ident) => {
+        $callback! {
+            $crate::events::SessionStartEvent => SessionStart, ();
+            $crate::events::SessionBeforeSwitchEvent => SessionBeforeSwitch, $crate::events::SessionBeforeSwitchResult;
+            $crate::events::SessionSwitchEvent => SessionSwitch, ();
+            $crate::events::SessionBeforeBranchEvent => SessionBeforeBranch, $crate::events::SessionBeforeBranchResult;
+            $crate::events::SessionBranchEvent => SessionBranch, ();
+            $crate::events::SessionBeforeCompactEvent => SessionBeforeCompact, $crate::events::SessionBeforeCompactResult;
+            $crate::events::SessionCompactingEvent => SessionCompacting, $crate::events::SessionCompactingResult;
+            $crate::events::SessionCompactEvent => SessionCompact, ();
+            $crate::events::SessionBeforeTreeEvent => SessionBeforeTree, $crate::events::SessionBeforeTreeResult;
+            $crate::events::SessionTreeEvent => SessionTree, ();
+            $crate::events::SessionShutdownEvent => SessionShutdown, ();
+            $crate::events::ContextEvent => Context, $crate::events::ContextResult;
+            $crate::events::BeforeAgentStartEvent => BeforeAgentStart, $crate::events::BeforeAgentStartResult;
+            $crate::events::AgentStartEvent => AgentStart, ();
+            $crate::events::AgentEndEvent => AgentEnd, ();
+            $crate::events::TurnStartEvent => TurnStart, ();
+            $crate::events::TurnEndEvent => TurnEnd, ();
+            $crate::events::AutoCompactionStartEvent => AutoCompactionStart, ();
+            $crate::events::AutoCompactionEndEvent => AutoCompactionEnd, ();
+            $crate::events::AutoRetryStartEvent => AutoRetryStart, ();
+            $crate::events::AutoRetryEndEvent => AutoRetryEnd, ();
+            $crate::events::TtsrTriggeredEvent => TtsrTriggered, ();
+            $crate::events::TodoReminderEvent => TodoReminder, ();
+            $crate::events::ToolCallEvent => ToolCall, $crate::events::ToolCallResult;
+            $crate::events::ToolResultEvent => ToolResult, $crate::events::ToolResultPatch;
+            $crate::events::PermissionRequestEvent => PermissionRequest, $crate::events::PermissionResult;
+            $crate::events::StopEvent => Stop, $crate::events::StopResult;
+        }
+    };
+}
+
+/// Implements [`Event`] for each event struct.
 macro_rules! impl_events {
     ($($ty:ty => $kind:ident, $out:ty;)*) => {
         $(impl Event for $ty {
@@ -39,32 +83,4 @@ macro_rules! impl_events {
     };
 }
 
-impl_events! {
-    SessionStartEvent => SessionStart, ();
-    SessionBeforeSwitchEvent => SessionBeforeSwitch, SessionBeforeSwitchResult;
-    SessionSwitchEvent => SessionSwitch, ();
-    SessionBeforeBranchEvent => SessionBeforeBranch, SessionBeforeBranchResult;
-    SessionBranchEvent => SessionBranch, ();
-    SessionBeforeCompactEvent => SessionBeforeCompact, SessionBeforeCompactResult;
-    SessionCompactingEvent => SessionCompacting, SessionCompactingResult;
-    SessionCompactEvent => SessionCompact, ();
-    SessionBeforeTreeEvent => SessionBeforeTree, SessionBeforeTreeResult;
-    SessionTreeEvent => SessionTree, ();
-    SessionShutdownEvent => SessionShutdown, ();
-    ContextEvent => Context, ContextResult;
-    BeforeAgentStartEvent => BeforeAgentStart, BeforeAgentStartResult;
-    AgentStartEvent => AgentStart, ();
-    AgentEndEvent => AgentEnd, ();
-    TurnStartEvent => TurnStart, ();
-    TurnEndEvent => TurnEnd, ();
-    AutoCompactionStartEvent => AutoCompactionStart, ();
-    AutoCompactionEndEvent => AutoCompactionEnd, ();
-    AutoRetryStartEvent => AutoRetryStart, ();
-    AutoRetryEndEvent => AutoRetryEnd, ();
-    TtsrTriggeredEvent => TtsrTriggered, ();
-    TodoReminderEvent => TodoReminder, ();
-    ToolCallEvent => ToolCall, ToolCallResult;
-    ToolResultEvent => ToolResult, ToolResultPatch;
-    PermissionRequestEvent => PermissionRequest, PermissionResult;
-    StopEvent => Stop, StopResult;
-}
+for_each_event!(impl_events);

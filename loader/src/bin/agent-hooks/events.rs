@@ -148,36 +148,14 @@ pub async fn emit(
     kind: EventKind,
     input: Value,
 ) -> Result<Result<Value, HookError>, String> {
-    use EventKind as K;
-    match kind {
-        K::SessionStart => run_one::<SessionStartEvent>(runner, input).await,
-        K::SessionBeforeSwitch => run_one::<SessionBeforeSwitchEvent>(runner, input).await,
-        K::SessionSwitch => run_one::<SessionSwitchEvent>(runner, input).await,
-        K::SessionBeforeBranch => run_one::<SessionBeforeBranchEvent>(runner, input).await,
-        K::SessionBranch => run_one::<SessionBranchEvent>(runner, input).await,
-        K::SessionBeforeCompact => run_one::<SessionBeforeCompactEvent>(runner, input).await,
-        K::SessionCompacting => run_one::<SessionCompactingEvent>(runner, input).await,
-        K::SessionCompact => run_one::<SessionCompactEvent>(runner, input).await,
-        K::SessionBeforeTree => run_one::<SessionBeforeTreeEvent>(runner, input).await,
-        K::SessionTree => run_one::<SessionTreeEvent>(runner, input).await,
-        K::SessionShutdown => run_one::<SessionShutdownEvent>(runner, input).await,
-        K::Context => run_one::<ContextEvent>(runner, input).await,
-        K::BeforeAgentStart => run_one::<BeforeAgentStartEvent>(runner, input).await,
-        K::AgentStart => run_one::<AgentStartEvent>(runner, input).await,
-        K::AgentEnd => run_one::<AgentEndEvent>(runner, input).await,
-        K::TurnStart => run_one::<TurnStartEvent>(runner, input).await,
-        K::TurnEnd => run_one::<TurnEndEvent>(runner, input).await,
-        K::AutoCompactionStart => run_one::<AutoCompactionStartEvent>(runner, input).await,
-        K::AutoCompactionEnd => run_one::<AutoCompactionEndEvent>(runner, input).await,
-        K::AutoRetryStart => run_one::<AutoRetryStartEvent>(runner, input).await,
-        K::AutoRetryEnd => run_one::<AutoRetryEndEvent>(runner, input).await,
-        K::TtsrTriggered => run_one::<TtsrTriggeredEvent>(runner, input).await,
-        K::TodoReminder => run_one::<TodoReminderEvent>(runner, input).await,
-        K::ToolCall => run_one::<ToolCallEvent>(runner, input).await,
-        K::ToolResult => run_one::<ToolResultEvent>(runner, input).await,
-        K::PermissionRequest => run_one::<PermissionRequestEvent>(runner, input).await,
-        K::Stop => run_one::<StopEvent>(runner, input).await,
+    macro_rules! dispatch {
+        ($($ty:ty => $kind:ident, $out:ty;)*) => {
+            match kind {
+                $(EventKind::$kind => run_one::<$ty>(runner, input).await,)*
+            }
+        };
     }
+    agent_hooks::abi::for_each_event!(dispatch)
 }
 
 /// A HookError as JSON.

@@ -183,6 +183,6 @@ pub fn run(common: &Common) -> Outcome {
     if !common.json {
         println!();
     }
-    print_summary(common, &summary, started.elapsed(), style)?;
+    print_summary(common, &summary, started.elapsed(), style, project.path())?;
     Ok(ExitCode::SUCCESS)
 }

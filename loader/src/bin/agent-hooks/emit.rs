@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::{
     events,
-    output::{table, Style},
+    output::{relative_text, table, Style},
     session::Session,
     Common, Outcome,
 };
@@ -87,11 +87,19 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
         }
         let rows: Vec<Vec<String>> = timings
             .iter()
-            .map(|(path, d)| vec![format!("{:.3} ms", millis(*d)), path.clone()])
+            .map(|(path, d)| {
+                vec![
+                    format!("{:.3} ms", millis(*d)),
+                    relative_text(path, &session.cwd),
+                ]
+            })
             .collect();
         table("  ", &rows);
         for error in &errors {
-            println!("  {}", style.bad(&error.to_string()));
+            println!(
+                "  {}",
+                style.bad(&relative_text(&error.to_string(), &session.cwd))
+            );
         }
         if session.runner.hooks().is_empty()
             && session.runner.command_hooks().hooks().next().is_none()

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use crate::{
     emit::{millis, runtime},
     events,
-    output::Style,
+    output::{relative_text, Style},
     session::Session,
     Common, Outcome,
 };
@@ -239,7 +239,7 @@ pub fn run(common: &Common, file: &str) -> Outcome {
     if progress {
         eprint!("\r{}\r", " ".repeat(60));
     }
-    print_summary(common, &summary, started.elapsed(), style)?;
+    print_summary(common, &summary, started.elapsed(), style, &session.cwd)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -260,6 +260,7 @@ pub fn print_summary(
     summary: &Summary,
     elapsed: Duration,
     style: Style,
+    base: &std::path::Path,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mut slowest: Vec<(&String, &Duration)> = summary.per_hook.iter().collect();
     slowest.sort_by(|a, b| b.1.cmp(a.1));
@@ -294,7 +295,11 @@ pub fn print_summary(
     if !slowest.is_empty() {
         println!("Slowest hooks:");
         for (path, total) in slowest {
-            println!("  {:>9.3} ms  {path}", millis(*total));
+            println!(
+                "  {:>9.3} ms  {}",
+                millis(*total),
+                relative_text(path, base)
+            );
         }
     }
     Ok(())

@@ -1,7 +1,7 @@
 //! `agent-hooks replay FILE`: a recorded session driven through the hooks as an agent would.
 //! Tool calls go through the tool wrapper with a stand-in tool, so that blocks, rewrites and
 //! redactions show: the stand-in returns the input's `output` field as its output when there
-//! is one, and otherwise the input itself.
+//! is one, "ran `<command>`" for an input with a `command`, and otherwise the input itself.
 
 use std::{
     collections::BTreeMap,
@@ -37,9 +37,10 @@ impl Tool for StandIn {
     }
 
     async fn execute(&self, _id: &str, input: Value) -> Result<ToolOutput, ToolError> {
-        let text = match input.get("output").and_then(Value::as_str) {
-            Some(output) => output.to_owned(),
-            None => input.to_string(),
+        let text = match (input.get("output"), input.get("command")) {
+            (Some(Value::String(output)), _) => output.clone(),
+            (_, Some(Value::String(command))) => format!("ran `{command}`"),
+            _ => input.to_string(),
         };
         *crate::session::lock(&self.ran_with) = Some(input);
         Ok(ToolOutput {

@@ -37,6 +37,12 @@ use crate::{
 };
 use errors::Listeners;
 
+// Many tasks emit at once: the runner must stay shareable across threads.
+const _: fn() = || {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<HookRunner>();
+};
+
 /// How many times in a row stop hooks may keep the agent going before the runner lets it
 /// stop (and reports it).
 pub const DEFAULT_MAX_STOP_BLOCKS: u32 = 8;

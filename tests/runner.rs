@@ -525,3 +525,27 @@ fn session_actions_are_for_commands_only_and_unsupported_by_default() {
         "hook probe failed on /fresh: this agent does not support `new_session` from hooks"
     );
 }
+
+#[test]
+fn messages_never_delivered_are_reported_when_the_runner_goes() {
+    let dir = temp_dir();
+    let mut runner = HookRunner::new(Vec::new(), dir.path());
+    runner
+        .add_in_process("greeter", |api| {
+            api.send_message(
+                &CustomMessage::new("hello", "hi"),
+                &SendMessageOptions::default(),
+            )?;
+            api.append_entry("state", &json!({"n": 1}))?;
+            Ok(())
+        })
+        .unwrap();
+    let heard = errors_heard(&runner);
+    drop(runner);
+    let heard = heard.lock().unwrap();
+    assert_eq!(heard.len(), 1);
+    assert_eq!(
+        heard[0].message,
+        "2 message(s) or entries sent by hooks were never delivered: no agent was attached to the runner"
+    );
+}

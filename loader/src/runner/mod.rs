@@ -566,6 +566,24 @@ fn next_serial() -> u64 {
     SERIAL.fetch_add(1, Ordering::Relaxed)
 }
 
+impl Drop for HookRunner {
+    /// Messages and entries hooks sent while no agent was ever attached are not lost in
+    /// silence: the error listeners hear how many there were.
+    fn drop(&mut self) {
+        let pending = self.pending_messages();
+        if pending > 0 {
+            self.listeners.report(&HookError {
+                hook_path: String::new(),
+                event: "send_message".into(),
+                panicked: false,
+                message: format!(
+                    "{pending} message(s) or entries sent by hooks were never delivered: no agent was attached to the runner"
+                ),
+            });
+        }
+    }
+}
+
 fn multi_threaded() -> bool {
     tokio::runtime::Handle::try_current()
         .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)

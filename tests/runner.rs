@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use agent_hooks::{
-    abi::{prelude::*, EventKind},
+    abi::{prelude::*, EventKind, ExecOptions},
     load_hooks, ContextOutcome, HookError, HookRunner, PermissionOutcome, StopOutcome,
     ToolCallOutcome,
 };
@@ -547,5 +547,44 @@ fn messages_never_delivered_are_reported_when_the_runner_goes() {
     assert_eq!(
         heard[0].message,
         "2 message(s) or entries sent by hooks were never delivered: no agent was attached to the runner"
+    );
+}
+
+#[test]
+fn hooks_run_programs_with_exec_and_a_timeout_kills_them() {
+    let dir = temp_dir();
+    let mut runner = HookRunner::new(Vec::new(), dir.path());
+    runner
+        .add_in_process("runner-of-programs", |api| {
+            let host = api.host();
+            api.on(move |_: &ToolCallEvent, _ctx| {
+                let echo = host.exec("sh", &["-c", "echo out; echo err >&2; pwd; exit 3"], &ExecOptions::default())?;
+                let slow = host.exec(
+                    "sh",
+                    &["-c", "sleep 5"],
+                    &ExecOptions { timeout: Some(std::time::Duration::from_millis(200)), cwd: None },
+                )?;
+                let missing = host.exec("/no/such/program", &[], &ExecOptions::default());
+                let seen = json!({
+                    "stdout": echo.stdout, "stderr": echo.stderr, "code": echo.code, "killed": echo.killed,
+                    "slow_killed": slow.killed, "slow_code": slow.code,
+                    "missing": missing.is_err(),
+                });
+                Ok(Some(ToolCallResult::block(seen.to_string())))
+            });
+            Ok(())
+        })
+        .unwrap();
+    let started = std::time::Instant::now();
+    let outcome = runner.emit_blocking(&ToolCallEvent::default()).unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(3));
+    let seen: Value = serde_json::from_str(&outcome.reason.unwrap()).unwrap();
+    let cwd = std::fs::canonicalize(dir.path()).unwrap();
+    assert_eq!(
+        seen,
+        json!({
+            "stdout": format!("out\n{}\n", cwd.display()), "stderr": "err\n", "code": 3,
+            "killed": false, "slow_killed": true, "slow_code": null, "missing": true,
+        })
     );
 }

@@ -1,5 +1,6 @@
 use std::{
     io::Read,
+    os::unix::process::CommandExt,
     path::Path,
     process::{Command, Stdio},
     sync::mpsc,
@@ -8,9 +9,14 @@ use std::{
 };
 
 use agent_hooks_abi::{ExecOptions, ExecOutput};
+use nix::{
+    sys::signal::{killpg, Signal},
+    unistd::Pid,
+};
 
 /// Runs `command` with `args` (no shell) in `options.cwd` or `default_cwd`, waits for it,
-/// and kills it when `options.timeout` passes (`killed` is then true).
+/// and when `options.timeout` passes kills it with everything it started (it runs in a
+/// process group of its own; `killed` is then true).
 pub fn exec(
     command: &str,
     args: &[&str],
@@ -19,6 +25,7 @@ pub fn exec(
 ) -> std::io::Result<ExecOutput> {
     let mut child = Command::new(command)
         .args(args)
+        .process_group(0)
         .current_dir(options.cwd.as_deref().unwrap_or(default_cwd))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -35,7 +42,12 @@ pub fn exec(
             break status;
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            child.kill()?;
+            match i32::try_from(child.id()) {
+                Ok(id) => {
+                    let _ = killpg(Pid::from_raw(id), Signal::SIGKILL);
+                }
+                Err(_) => child.kill()?,
+            }
             killed = true;
             break child.wait()?;
         }

@@ -3,36 +3,31 @@
 
 mod combine;
 mod commands;
+mod dispatch;
 mod errors;
+mod lookups;
 
 use std::{
-    any::Any,
-    borrow::Cow,
-    ops::ControlFlow,
     path::{Path, PathBuf},
     sync::{
-        atomic::{AtomicU32, AtomicU64, Ordering},
+        atomic::{AtomicU32, Ordering},
         Arc, RwLock,
     },
 };
 
-use abi_stable::{sabi_trait::TD_Opaque, std_types::RString};
-use agent_hooks_abi::{
-    events::{CustomMessage, Event, EventKind, StopEvent},
-    ffi::{CallError, HostContext_TO},
-    HandlerResult, HookApi, RenderOptions,
-};
+use agent_hooks_abi::{events::EventKind, HandlerResult, HookApi};
 
 pub use combine::{
     Combine, CommandInput, ContextOutcome, Fold, PermissionOutcome, PromptOutcome,
     SessionStartOutcome, StopOutcome, ToolCallOutcome, ToolResultOutcome,
 };
 pub use errors::{ErrorSubscription, HookError, Subscription};
+pub use lookups::default_rendering;
 
 use crate::{
     command::{CommandHookReport, CommandHooks},
-    hook::{Command, Hook, HookOrigin, Renderer},
-    host::{AgentHost, CallContext, DetachedAgent, Outbox, PluginApi},
+    hook::{Hook, HookOrigin},
+    host::{AgentHost, DetachedAgent, Outbox, PluginApi},
     load::{LoadError, LoadHooksResult},
 };
 use errors::Listeners;
@@ -275,295 +270,6 @@ impl HookRunner {
     fn agent(&self) -> Arc<dyn AgentHost> {
         self.agent.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
-
-    /// Emits `event`: native handlers first (hooks in load order), then the matching
-    /// command hooks, all at once; their results are combined by [`Combine`].
-    ///
-    /// A handler's error or panic is reported to the error listeners and the next handler
-    /// runs; for a strict event (`tool_call`) it also stops the emit and is returned. A
-    /// native block (or cancel) short-circuits: command hooks do not run.
-    /// See [the type's docs](HookRunner#native-handlers-on-tokio) for how native handlers
-    /// run on tokio.
-    pub async fn emit<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
-        let event = self.prepare(event);
-        let native = self.native[E::KIND.index()] > 0;
-        let (mut outcome, mut current, stopped) = if native {
-            self.native_phase(event)?
-        } else {
-            (E::Outcome::default(), event, false)
-        };
-        if !stopped {
-            self.command_phase(&mut current, &mut outcome).await;
-        }
-        Ok(self.finish::<E>(outcome))
-    }
-
-    /// [`emit`](Self::emit), on the calling thread. Command hooks, if any match, run on the
-    /// current multi-threaded tokio runtime, or on a runtime made for the call outside one;
-    /// inside a current-thread runtime use `emit`.
-    pub fn emit_blocking<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
-        let event = self.prepare(event);
-        let (mut outcome, mut current, stopped) = self.native_phase(event)?;
-        if !stopped && self.listening[E::KIND.index()] > self.native[E::KIND.index()] {
-            let commands = self.command_phase(&mut current, &mut outcome);
-            match tokio::runtime::Handle::try_current() {
-                Ok(handle) if multi_threaded() => {
-                    tokio::task::block_in_place(|| handle.block_on(commands))
-                }
-                Ok(_) => self.listeners.report(&HookError {
-                    hook_path: String::new(),
-                    event: E::KIND.name().to_owned(),
-                    panicked: false,
-                    message: "command hooks cannot run from emit_blocking inside a current-thread tokio runtime; use emit".into(),
-                }),
-                Err(_) => match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-                    Ok(runtime) => runtime.block_on(commands),
-                    Err(e) => self.listeners.report(&HookError {
-                        hook_path: String::new(),
-                        event: E::KIND.name().to_owned(),
-                        panicked: false,
-                        message: format!("cannot start a runtime for command hooks: {e}"),
-                    }),
-                },
-            }
-        }
-        Ok(self.finish::<E>(outcome))
-    }
-
-    /// What the runner adds to an event: `stop_hook_active` while a stop hook keeps the
-    /// agent going; a new `prompt_id` for each prompt.
-    fn prepare<'e, E: Combine>(&self, event: &'e E) -> Cow<'e, E> {
-        let mut event = Cow::Borrowed(event);
-        if E::KIND == EventKind::Stop && self.stop_streak.load(Ordering::Relaxed) > 0 {
-            if let Some(stop) = (event.to_mut() as &mut dyn Any).downcast_mut::<StopEvent>() {
-                stop.stop_hook_active = true;
-            }
-        }
-        if E::KIND == EventKind::BeforeAgentStart {
-            *self.prompt_id.write().unwrap_or_else(|p| p.into_inner()) =
-                Some(commands::fresh_id("prompt"));
-        }
-        event
-    }
-
-    /// The native handlers: the outcome, the event as the last handler left it, and
-    /// whether a handler stopped the emit.
-    fn native_phase<'e, E: Combine>(
-        &self,
-        event: Cow<'e, E>,
-    ) -> Result<(E::Outcome, Cow<'e, E>, bool), HookError> {
-        let mut outcome = E::Outcome::default();
-        let mut failure = None;
-        let mut stopped = false;
-        let run = self.run_handlers(event, |hook, result, current| {
-            let fold = match result {
-                Ok(Some(output)) => E::fold(current, &mut outcome, output),
-                Ok(None) => Fold::Continue,
-                Err(error) => {
-                    let error = HookError::from_call(hook.path(), E::KIND.name(), error);
-                    self.listeners.report(&error);
-                    if E::STRICT {
-                        failure = Some(error);
-                        Fold::Stop
-                    } else {
-                        Fold::Continue
-                    }
-                }
-            };
-            stopped |= fold == Fold::Stop;
-            fold
-        });
-        let current = match run {
-            Ok(current) => current,
-            Err(error) => {
-                let error = HookError {
-                    hook_path: String::new(),
-                    event: E::KIND.name().to_owned(),
-                    panicked: false,
-                    message: format!("the event cannot be serialised: {error}"),
-                };
-                self.listeners.report(&error);
-                return Err(error);
-            }
-        };
-        match failure {
-            Some(error) => Err(error),
-            None => Ok((outcome, current, stopped)),
-        }
-    }
-
-    /// Bounds stop loops: after too many blocks in a row, the agent may stop.
-    fn finish<E: Combine>(&self, mut outcome: E::Outcome) -> E::Outcome {
-        if let Some(stop) = (&mut outcome as &mut dyn Any).downcast_mut::<StopOutcome>() {
-            if !stop.block {
-                self.stop_streak.store(0, Ordering::Relaxed);
-            } else if self.stop_streak.fetch_add(1, Ordering::Relaxed) + 1 > self.max_stop_blocks {
-                self.stop_streak.store(0, Ordering::Relaxed);
-                stop.block = false;
-                stop.loop_bound_reached = true;
-                self.listeners.report(&HookError {
-                    hook_path: String::new(),
-                    event: EventKind::Stop.name().to_owned(),
-                    panicked: false,
-                    message: format!(
-                        "stop hooks kept the agent going {} times in a row; letting it stop (the bound is set with set_max_stop_blocks)",
-                        self.max_stop_blocks
-                    ),
-                });
-            }
-        }
-        outcome
-    }
-
-    /// Calls every handler of `event`, in order, and gives `visit` each one's raw result;
-    /// stops early when `visit` breaks. Results are not combined and errors are not
-    /// reported: this is for tools that show what each hook did.
-    pub fn for_each_handler<E: Event>(
-        &self,
-        event: &E,
-        mut visit: impl FnMut(&Hook, Result<Option<E::Output>, CallError>) -> ControlFlow<()>,
-    ) -> Result<(), serde_json::Error> {
-        self.run_handlers(Cow::Borrowed(event), |hook, result, _| {
-            match visit(hook, result) {
-                ControlFlow::Continue(()) => Fold::Continue,
-                ControlFlow::Break(()) => Fold::Stop,
-            }
-        })
-        .map(drop)
-    }
-
-    /// The dispatch loop. The event is serialised once, and again only after a handler
-    /// changed it ([`Fold::Chained`]); it is cloned only then.
-    fn run_handlers<'e, E: Event>(
-        &self,
-        event: Cow<'e, E>,
-        mut step: impl FnMut(&Hook, Result<Option<E::Output>, CallError>, &mut Cow<'e, E>) -> Fold,
-    ) -> Result<Cow<'e, E>, serde_json::Error> {
-        if self.native[E::KIND.index()] == 0 {
-            return Ok(event);
-        }
-        let mut current = event;
-        let mut payload = serde_json::to_string(current.as_ref())?;
-        let mut serial = next_serial();
-        let agent = self.agent();
-        let context = CallContext::event(agent.as_ref(), &self.cwd);
-        let timed = self.timing.load(Ordering::Relaxed);
-        for hook in &self.hooks {
-            for handler in hook.handlers(E::KIND) {
-                let ctx = HostContext_TO::from_ptr(&context, TD_Opaque);
-                let started = timed.then(std::time::Instant::now);
-                let result = handler
-                    .handle(payload.as_str().into(), serial, ctx)
-                    .into_result()
-                    .and_then(|output| parse_output::<E>(output.into_option()));
-                if let Some(started) = started {
-                    self.timings.report(&HandlerTiming {
-                        hook_path: hook.path().to_owned(),
-                        event: E::KIND,
-                        duration: started.elapsed(),
-                    });
-                }
-                match step(hook, result, &mut current) {
-                    Fold::Continue => {}
-                    Fold::Chained => {
-                        payload = serde_json::to_string(current.as_ref())?;
-                        serial = next_serial();
-                    }
-                    Fold::Stop => return Ok(current),
-                }
-            }
-        }
-        Ok(current)
-    }
-
-    /// The command `name` (without `/`) of the first hook that registered it.
-    pub fn get_command(&self, name: &str) -> Option<&Command> {
-        let name = name.trim_start_matches('/');
-        self.registered_commands().find(|c| c.name == name)
-    }
-
-    /// Every command of every hook, in hook order, duplicates included.
-    pub fn registered_commands(&self) -> impl Iterator<Item = &Command> + '_ {
-        self.hooks.iter().flat_map(|hook| hook.commands())
-    }
-
-    /// The renderer of the first hook that registered one for `custom_type`.
-    pub fn get_message_renderer(&self, custom_type: &str) -> Option<&Renderer> {
-        self.hooks
-            .iter()
-            .flat_map(|hook| hook.renderers())
-            .find(|r| r.custom_type == custom_type)
-    }
-
-    /// Runs the command `name` (without `/`) of the first hook that registered it, with the
-    /// command context, passing `args` (the text after the name). `None` when no hook
-    /// registered it. An error or panic is returned and reported to the error listeners.
-    pub fn run_command(&self, name: &str, args: &str) -> Option<Result<(), HookError>> {
-        let command = self.get_command(name)?;
-        let agent = self.agent();
-        let context = CallContext::command(agent.as_ref(), &self.cwd);
-        let ctx = HostContext_TO::from_ptr(&context, TD_Opaque);
-        let result = command.handler.run(args.into(), ctx).into_result();
-        Some(result.map_err(|error| {
-            let error =
-                HookError::from_call(&command.hook_path, format!("/{}", command.name), error);
-            self.listeners.report(&error);
-            error
-        }))
-    }
-
-    /// Renders `message` with the renderer of the first hook that registered one for its
-    /// `custom_type`. `None` means "use the default rendering" (a `[custom_type]` label and
-    /// the content): there is no renderer, it declined, or it failed; a failure is also
-    /// reported to the error listeners.
-    pub fn render_message(
-        &self,
-        message: &CustomMessage,
-        options: &RenderOptions,
-    ) -> Option<String> {
-        let renderer = self.get_message_renderer(&message.custom_type)?;
-        let failed = |message: String| {
-            self.listeners.report(&HookError {
-                hook_path: renderer.hook_path.clone(),
-                event: format!("renderer:{}", renderer.custom_type),
-                panicked: false,
-                message,
-            });
-            None
-        };
-        let (Ok(json), Ok(options)) = (
-            serde_json::to_string(message),
-            serde_json::to_string(options),
-        ) else {
-            return failed("the message cannot be serialised".into());
-        };
-        let agent = self.agent();
-        let context = CallContext::event(agent.as_ref(), &self.cwd);
-        let ctx = HostContext_TO::from_ptr(&context, TD_Opaque);
-        match renderer
-            .renderer
-            .render(json.as_str().into(), options.as_str().into(), ctx)
-            .into_result()
-        {
-            Ok(rendered) => rendered.into_option().map(RString::into_string),
-            Err(error) => {
-                let error = HookError::from_call(
-                    &renderer.hook_path,
-                    format!("renderer:{}", renderer.custom_type),
-                    error,
-                );
-                self.listeners.report(&error);
-                None
-            }
-        }
-    }
-}
-
-/// A number for each serialised payload, unique in the process (never 0), so that a plugin
-/// may parse a payload once for all its handlers (see `EventHandler::handle`).
-fn next_serial() -> u64 {
-    static SERIAL: AtomicU64 = AtomicU64::new(1);
-    SERIAL.fetch_add(1, Ordering::Relaxed)
 }
 
 impl Drop for HookRunner {
@@ -582,33 +288,4 @@ impl Drop for HookRunner {
             });
         }
     }
-}
-
-fn multi_threaded() -> bool {
-    tokio::runtime::Handle::try_current()
-        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
-}
-
-fn parse_output<E: Event>(output: Option<RString>) -> Result<Option<E::Output>, CallError> {
-    output
-        .map(|json| {
-            serde_json::from_str(&json).map_err(|e| {
-                CallError::error(format!("returned an invalid {} result: {e}", E::KIND))
-            })
-        })
-        .transpose()
-}
-
-/// The default rendering of a custom message: its type as a label, then its text.
-pub fn default_rendering(message: &CustomMessage) -> String {
-    use agent_hooks_abi::events::Content;
-    let text = match &message.content {
-        Content::Text(text) => text.clone(),
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|b| b.as_text())
-            .collect::<Vec<_>>()
-            .join("\n"),
-    };
-    format!("[{}] {text}", message.custom_type)
 }

@@ -34,10 +34,10 @@ mod tests {
 
     #[test]
     fn relative_paths_are_taken_from_cwd() {
-        let cwd = Path::new("/work/project");
+        let cwd = Path::new("/home/user/project");
         assert_eq!(
             resolve_path("hooks/a.so", cwd).unwrap(),
-            PathBuf::from("/work/project/hooks/a.so")
+            PathBuf::from("/home/user/project/hooks/a.so")
         );
         assert_eq!(
             resolve_path("/abs/a.so", cwd).unwrap(),

@@ -82,17 +82,18 @@
 //! ## Versioning policy
 //!
 //! The interface version is this crate's version, [`INTERFACE_VERSION`]. A host checks it,
-//! and the layout of every type that crosses the boundary, when it loads a plugin:
+//! and the layout of every type that crosses the boundary, when it loads a plugin, and
+//! refuses a plugin that does not match with a message that names both versions and says what
+//! to rebuild:
 //!
-//! - while the version is `0.y.z`, a host built with `0.y` loads plugins built with `0.y.*`
-//!   (any patch) and refuses plugins built with an older minor: when the host's minor version
-//!   changes, rebuild your plugin against the new `agent-hooks-abi`;
-//! - from `1.0.0`, majors must match, and a new minor only adds (fields at the end of the
-//!   root module and trait methods after the last ones; event fields, which cross as JSON).
-//!
-//! Events and results cross as JSON and unknown fields are ignored, so a host may add event
-//! fields in any release without a rebuild of your plugin. A refused plugin gets a message
-//! that names both versions and says what to rebuild.
+//! - a patch release (`0.y.z` to `0.y.z+1`) never changes a type that crosses the boundary:
+//!   plugins built with any `0.y.*` load in a host built with any other `0.y.*`;
+//! - anything added to the boundary (a field of the root module, a method of a trait) comes
+//!   with a new minor version (`0.y` to `0.y+1`, and from `1.0`, a new major for anything
+//!   removed or changed). A host refuses plugins built against an older minor: when the host's
+//!   minor version changes, rebuild your plugin against the new `agent-hooks-abi`;
+//! - events and results cross as JSON, and unknown fields are ignored: a host may add fields to
+//!   events in any release, without a rebuild of your plugin.
 
 #![warn(missing_docs)]
 

@@ -90,8 +90,9 @@
 //!   plugins built with any `0.y.*` load in a host built with any other `0.y.*`;
 //! - anything added to the boundary (a field of the root module, a method of a trait) comes
 //!   with a new minor version (`0.y` to `0.y+1`, and from `1.0`, a new major for anything
-//!   removed or changed). A host refuses plugins built against an older minor: when the host's
-//!   minor version changes, rebuild your plugin against the new `agent-hooks-abi`;
+//!   removed or changed). While `0.y`, a host refuses plugins built against another minor
+//!   (abi_stable's check): when the host's minor version changes, rebuild your plugin against
+//!   the new `agent-hooks-abi`;
 //! - events and results cross as JSON, and unknown fields are ignored: a host may add fields to
 //!   events in any release, without a rebuild of your plugin.
 

@@ -436,3 +436,25 @@ fn demo_runs_every_case_and_exits_0() {
     assert_eq!(records.len(), 11);
     assert!(records[..10].iter().all(|r| r["note"].is_string()));
 }
+
+#[test]
+fn list_fails_on_a_broken_hooks_file_and_says_where() {
+    let project = Project::new("p");
+    project.write(
+        ".agent-hooks/hooks/broken.json",
+        "{\n  \"Stop\": [\n    {\"hooks\": [}\n  ]\n}\n",
+    );
+    let home = temp_dir();
+    let output = run(
+        &project.root,
+        home.path(),
+        &["list", "--trust-project"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.contains(".agent-hooks/hooks/broken.json (line 3, column 16): invalid JSON: "),
+        "{text}"
+    );
+}

@@ -170,7 +170,8 @@ pub fn print(session: &Session, report: &Value, style: Style) {
     });
 }
 
-/// `agent-hooks list`.
+/// `agent-hooks list`. Exit code 1 when a plugin, or a hooks file or one of its hooks, failed
+/// to load.
 pub fn run(common: &Common) -> Outcome {
     let session = Session::open(common)?;
     let report = report(&session);
@@ -179,7 +180,13 @@ pub fn run(common: &Common) -> Outcome {
     } else {
         print(&session, &report, Style::for_stdout());
     }
-    Ok(if session.findings.errors.is_empty() {
+    let config_errors = session
+        .runner
+        .command_hooks()
+        .issues()
+        .iter()
+        .any(|i| i.severity == agent_hooks::command::Severity::Error);
+    Ok(if session.findings.errors.is_empty() && !config_errors {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

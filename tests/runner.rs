@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use agent_hooks::{
-    abi::{prelude::*, EventKind, ExecOptions},
+    abi::{prelude::*, EventKind, ExecOptions, ModelInfo, Theme},
     load_hooks, ContextOutcome, HookError, HookRunner, PermissionOutcome, StopOutcome,
     ToolCallOutcome,
 };
@@ -586,5 +586,115 @@ fn hooks_run_programs_with_exec_and_a_timeout_kills_them() {
             "stdout": format!("out\n{}\n", cwd.display()), "stderr": "err\n", "code": 3,
             "killed": false, "slow_killed": true, "slow_code": null, "missing": true,
         })
+    );
+}
+
+/// A UI that answers every call and records it, to check what crosses the boundary.
+#[derive(Default)]
+struct EveryUi {
+    calls: Mutex<Vec<String>>,
+}
+
+impl agent_hooks::HostUi for EveryUi {
+    fn select(&self, title: &str, options: &[String]) -> Option<String> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push(format!("select {title} {options:?}"));
+        options.last().cloned()
+    }
+    fn input(&self, title: &str, placeholder: &str) -> Option<String> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push(format!("input {title} {placeholder}"));
+        Some("typed".into())
+    }
+    fn editor(&self, title: &str, prefill: &str) -> Option<String> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push(format!("editor {title} {prefill}"));
+        Some(format!("{prefill}, edited"))
+    }
+    fn custom(&self, kind: &str, data: Value) -> Option<Value> {
+        Some(json!({"kind": kind, "echo": data}))
+    }
+    fn set_editor_text(&self, text: &str) {
+        self.calls
+            .lock()
+            .unwrap()
+            .push(format!("set_editor_text {text}"));
+    }
+    fn get_editor_text(&self) -> String {
+        "draft".into()
+    }
+    fn theme(&self) -> Theme {
+        Theme {
+            name: "dark".into(),
+            ..Default::default()
+        }
+    }
+}
+
+struct UiAgent(EveryUi);
+
+impl agent_hooks::AgentHost for UiAgent {
+    fn ui(&self) -> Option<&dyn agent_hooks::HostUi> {
+        Some(&self.0)
+    }
+    fn model(&self) -> Option<ModelInfo> {
+        Some(ModelInfo {
+            provider: "acme".into(),
+            id: "m-1".into(),
+        })
+    }
+}
+
+#[test]
+fn every_ui_call_crosses_the_boundary_both_ways() {
+    let dir = temp_dir();
+    let mut runner = HookRunner::new(Vec::new(), dir.path());
+    runner
+        .add_in_process("ui-probe", |api| {
+            api.on(|_: &ToolCallEvent, ctx| {
+                let ui = ctx.ui();
+                ui.set_editor_text("hello");
+                let seen = json!({
+                    "has_ui": ctx.has_ui(),
+                    "select": ui.select("Pick", &["a", "b"]),
+                    "input": ui.input("Name", "your name"),
+                    "editor": ui.editor("Edit", "text"),
+                    "custom": ui.custom("picker", &json!([1, 2])),
+                    "editor_text": ui.get_editor_text(),
+                    "theme": ui.theme().name,
+                    "model": ctx.model().map(|m| format!("{}/{}", m.provider, m.id)),
+                    "cwd": ctx.cwd(),
+                });
+                Ok(Some(ToolCallResult::block(seen.to_string())))
+            });
+            Ok(())
+        })
+        .unwrap();
+    let agent = Arc::new(UiAgent(EveryUi::default()));
+    runner.attach(agent.clone());
+    let outcome = runner.emit_blocking(&ToolCallEvent::default()).unwrap();
+    let seen: Value = serde_json::from_str(&outcome.reason.unwrap()).unwrap();
+    assert_eq!(
+        seen,
+        json!({
+            "has_ui": true, "select": "b", "input": "typed", "editor": "text, edited",
+            "custom": {"kind": "picker", "echo": [1, 2]}, "editor_text": "draft", "theme": "dark",
+            "model": "acme/m-1", "cwd": dir.path(),
+        })
+    );
+    assert_eq!(
+        *agent.0.calls.lock().unwrap(),
+        [
+            "set_editor_text hello",
+            "select Pick [\"a\", \"b\"]",
+            "input Name your name",
+            "editor Edit text",
+        ]
     );
 }

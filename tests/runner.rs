@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use agent_hooks::{
-    abi::{prelude::*, EventKind, ExecOptions, ModelInfo, Theme},
+    abi::{prelude::*, EventKind, ExecOptions, ModelInfo, SessionActionOutcome, Theme},
     load_hooks, ContextOutcome, HookError, HookRunner, PermissionOutcome, StopOutcome,
     ToolCallOutcome,
 };
@@ -696,5 +696,56 @@ fn every_ui_call_crosses_the_boundary_both_ways() {
             "input Name your name",
             "editor Edit text",
         ]
+    );
+}
+
+/// An agent that records session actions.
+#[derive(Default)]
+struct SessionAgent {
+    actions: Mutex<Vec<String>>,
+}
+
+impl agent_hooks::AgentHost for SessionAgent {
+    fn branch(&self, entry_id: &str) -> Result<SessionActionOutcome, String> {
+        self.actions
+            .lock()
+            .unwrap()
+            .push(format!("branch {entry_id}"));
+        Ok(SessionActionOutcome { cancelled: true })
+    }
+    fn navigate_tree(
+        &self,
+        target_id: &str,
+        options: NavigateTreeOptions,
+    ) -> Result<SessionActionOutcome, String> {
+        self.actions.lock().unwrap().push(format!(
+            "navigate_tree {target_id} summarize={}",
+            options.summarize
+        ));
+        Ok(SessionActionOutcome::default())
+    }
+}
+
+#[test]
+fn commands_branch_and_navigate_the_session_tree() {
+    let dir = temp_dir();
+    let mut runner = HookRunner::new(Vec::new(), dir.path());
+    runner
+        .add_in_process("tree", |api| {
+            api.register_command("fork", "", |args, ctx| {
+                let outcome = ctx.branch(args)?;
+                assert!(outcome.cancelled);
+                ctx.navigate_tree("t2", &NavigateTreeOptions { summarize: true })?;
+                Ok(())
+            });
+            Ok(())
+        })
+        .unwrap();
+    let agent = Arc::new(SessionAgent::default());
+    runner.attach(agent.clone());
+    runner.run_command("fork", "e1").unwrap().unwrap();
+    assert_eq!(
+        *agent.actions.lock().unwrap(),
+        ["branch e1", "navigate_tree t2 summarize=true"]
     );
 }

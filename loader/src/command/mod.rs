@@ -95,11 +95,6 @@ impl CommandHooks {
         &self.issues
     }
 
-    /// How many hooks run on `event`.
-    pub fn count(&self, event: CommandEvent) -> usize {
-        self.hooks.iter().filter(|h| h.event == event).count()
-    }
-
     /// The hooks that run on `event` for `tool_name`, in configuration order; a command
     /// configured twice for the event (e.g. in two files) runs once, the first time.
     pub(crate) fn matching(

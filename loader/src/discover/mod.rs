@@ -117,9 +117,15 @@ pub struct Discovered {
 
 impl Discovered {
     /// A runner over what was loaded: the plugins, then the command hooks.
-    pub fn into_runner(self, cwd: impl Into<PathBuf>) -> HookRunner {
-        let mut runner = HookRunner::new(self.loaded.hooks, cwd);
-        runner.add_command_hooks(self.commands);
+    pub fn into_runner(mut self, cwd: impl Into<PathBuf>) -> HookRunner {
+        self.take_runner(cwd)
+    }
+
+    /// [`into_runner`](Self::into_runner), keeping the rest of the findings (entries, errors,
+    /// shadowed, ...) to show: `loaded.hooks` and `commands` are left empty.
+    pub fn take_runner(&mut self, cwd: impl Into<PathBuf>) -> HookRunner {
+        let mut runner = HookRunner::new(std::mem::take(&mut self.loaded.hooks), cwd);
+        runner.add_command_hooks(std::mem::take(&mut self.commands));
         runner
     }
 }

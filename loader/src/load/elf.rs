@@ -5,31 +5,43 @@
 use std::{
     fs::File,
     io::{Read, Seek, SeekFrom},
-    path::Path,
 };
 
 const PT_LOAD: u32 = 1;
 const PT_DYNAMIC: u32 = 2;
 
-/// Why an ELF file cannot be whole, or `Ok` when its segments fit in it.
-pub(crate) fn check_segments(path: &Path) -> std::io::Result<Result<(), String>> {
-    let mut file = File::open(path)?;
-    let len = file.metadata()?.len();
-    let mut ident = [0u8; 64];
-    let header_len = file.read(&mut ident)?;
-    let Some(layout) = Layout::from_ident(&ident[..header_len]) else {
+/// Why an ELF file cannot be whole, or `Ok` when its segments fit in it. `head` is the
+/// start of `file` (already read), `len` its length; the rest is read only when the program
+/// headers lie beyond `head`.
+pub(crate) fn check_segments(
+    file: &mut File,
+    head: &[u8],
+    len: u64,
+) -> std::io::Result<Result<(), String>> {
+    let Some(layout) = Layout::from_ident(head) else {
         return Ok(Err(format!("its ELF header is cut short ({len} bytes)")));
     };
-    let table = layout.program_headers(&ident);
+    let table = layout.program_headers(head);
     let table_end = table.offset + u64::from(table.count) * u64::from(table.entry_size);
     if table_end > len || u64::from(table.entry_size) < layout.min_entry_size() {
         return Ok(Err(format!(
             "its program headers end at byte {table_end}, past the end of the file ({len} bytes)"
         )));
     }
-    let mut headers = vec![0u8; (table_end - table.offset) as usize];
-    file.seek(SeekFrom::Start(table.offset))?;
-    file.read_exact(&mut headers)?;
+    let in_head = usize::try_from(table_end)
+        .ok()
+        .and_then(|end| head.get(table.offset as usize..end));
+    let read;
+    let headers = match in_head {
+        Some(headers) => headers,
+        None => {
+            let mut buffer = vec![0u8; (table_end - table.offset) as usize];
+            file.seek(SeekFrom::Start(table.offset))?;
+            file.read_exact(&mut buffer)?;
+            read = buffer;
+            &read
+        }
+    };
     for entry in headers.chunks(usize::from(table.entry_size)) {
         let segment = layout.segment(entry);
         if matches!(segment.kind, PT_LOAD | PT_DYNAMIC) {

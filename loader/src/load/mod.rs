@@ -9,7 +9,11 @@ mod library;
 mod resolve;
 mod sniff;
 
-use std::{io::ErrorKind, path::Path, sync::Arc};
+use std::{
+    io::{ErrorKind, Read},
+    path::Path,
+    sync::Arc,
+};
 
 use agent_hooks_abi::ffi::PanicStrategy;
 
@@ -152,20 +156,29 @@ fn check_file(resolved: &Path) -> Result<(), LoadError> {
             detail: e.to_string(),
         },
     };
-    let metadata = std::fs::metadata(resolved).map_err(io_error)?;
+    // One open, one read of the head: the kind of file and, for ELF, its headers.
+    let mut file = std::fs::File::open(resolved).map_err(io_error)?;
+    let metadata = file.metadata().map_err(io_error)?;
     if metadata.is_dir() {
         return Err(LoadError::IsDirectory {
             resolved: resolved_buf(),
         });
     }
-    match sniff::sniff(resolved).map_err(io_error)? {
-        FileKind::ElfShared => match elf::check_segments(resolved).map_err(io_error)? {
-            Ok(()) => Ok(()),
-            Err(detail) => Err(LoadError::Truncated {
-                resolved: resolved_buf(),
-                detail,
-            }),
-        },
+    let mut head = Vec::new();
+    (&mut file)
+        .take(sniff::HEAD_LEN)
+        .read_to_end(&mut head)
+        .map_err(io_error)?;
+    match sniff::classify(&head) {
+        FileKind::ElfShared => {
+            match elf::check_segments(&mut file, &head, metadata.len()).map_err(io_error)? {
+                Ok(()) => Ok(()),
+                Err(detail) => Err(LoadError::Truncated {
+                    resolved: resolved_buf(),
+                    detail,
+                }),
+            }
+        }
         FileKind::OtherBinaryFormat => Ok(()),
         FileKind::ElfExecutable => Err(LoadError::Executable {
             resolved: resolved_buf(),

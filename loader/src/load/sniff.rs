@@ -1,8 +1,6 @@
 //! What a file looks like before the dynamic loader sees it, so that a script or a text file
 //! gets advice rather than "invalid ELF header".
 
-use std::{io::Read, path::Path};
-
 /// The kinds of file that matter to the loader.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum FileKind {
@@ -24,16 +22,11 @@ const ELF_MAGIC: &[u8] = b"\x7fELF";
 const ET_EXEC: u16 = 2;
 const ET_DYN: u16 = 3;
 
-/// Reads the start of the file at `path` and says what it is.
-pub(crate) fn sniff(path: &Path) -> std::io::Result<FileKind> {
-    let mut head = Vec::with_capacity(4096);
-    std::fs::File::open(path)?
-        .take(4096)
-        .read_to_end(&mut head)?;
-    Ok(classify(&head))
-}
+/// How much of a file is read to tell what it is (and, usually, all of an ELF's headers).
+pub(crate) const HEAD_LEN: u64 = 4096;
 
-fn classify(head: &[u8]) -> FileKind {
+/// What a file is, from its first [`HEAD_LEN`] bytes.
+pub(crate) fn classify(head: &[u8]) -> FileKind {
     if head.starts_with(ELF_MAGIC) {
         return match elf_type(head) {
             Some(ET_DYN) => FileKind::ElfShared,

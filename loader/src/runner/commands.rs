@@ -16,6 +16,7 @@ use tokio::task::JoinSet;
 
 use super::{Combine, HookError, HookRunner};
 use crate::command::{interpret, run, CommandHook, CommandHookReport, Exit, Run, RunSpec};
+use crate::host::AgentHost;
 
 /// A fresh id such as `prompt-1732912345123-7`: unique within the process, ordered.
 pub(crate) fn fresh_id(kind: &str) -> String {
@@ -33,7 +34,7 @@ impl HookRunner {
         event: &mut Cow<'_, E>,
         outcome: &mut E::Outcome,
     ) {
-        if self.listening[E::KIND.index()] == self.native[E::KIND.index()] {
+        if self.command[E::KIND.index()] == 0 {
             return;
         }
         let Some(input) = event.command_input() else {
@@ -44,7 +45,8 @@ impl HookRunner {
             return;
         }
         let command_event = input.event;
-        let payload: Arc<[u8]> = self.payload(input).into();
+        let agent = self.agent();
+        let payload: Arc<[u8]> = self.payload(agent.as_ref(), input).into();
         let mut running = JoinSet::new();
         for (index, hook) in hooks.iter().enumerate() {
             let hook = hook.clone();
@@ -72,16 +74,15 @@ impl HookRunner {
                 runs[index] = Some(run);
             }
         }
-        let agent = self.agent();
         for (hook, run) in hooks.iter().zip(runs) {
             let run = run.unwrap_or_else(|| lost_run(hook));
             let answer = interpret(command_event, &run);
             E::fold_command(event, outcome, &answer);
             if let Some(reason) = &answer.stop_agent {
-                super::super::host::shielded((), || agent.stop_requested(reason));
+                crate::host::shielded((), || agent.stop_requested(reason));
             }
             if let Some(message) = &answer.system_message {
-                super::super::host::shielded((), || {
+                crate::host::shielded((), || {
                     if let Some(ui) = agent.ui() {
                         ui.notify(message, NotifyLevel::Info);
                     }
@@ -110,9 +111,9 @@ impl HookRunner {
 
     /// The stdin payload: `session_id`, `prompt_id` (once there is one), `hook_event_name`,
     /// `cwd`, then the event's fields.
-    fn payload(&self, input: super::CommandInput<'_>) -> Vec<u8> {
+    fn payload(&self, agent: &dyn AgentHost, input: super::CommandInput<'_>) -> Vec<u8> {
         let mut payload = serde_json::Map::new();
-        let agent_session = self.agent().session().id;
+        let agent_session = agent.session().id;
         let session_id = if agent_session.is_empty() {
             self.session_id.clone()
         } else {

@@ -27,12 +27,7 @@ impl HookRunner {
     /// run on tokio.
     pub async fn emit<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
         let event = self.prepare(event);
-        let native = self.native[E::KIND.index()] > 0;
-        let (mut outcome, mut current, stopped) = if native {
-            self.native_phase(event)?
-        } else {
-            (E::Outcome::default(), event, false)
-        };
+        let (mut outcome, mut current, stopped) = self.native_phase(event)?;
         if !stopped {
             self.command_phase(&mut current, &mut outcome).await;
         }
@@ -45,26 +40,29 @@ impl HookRunner {
     pub fn emit_blocking<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
         let event = self.prepare(event);
         let (mut outcome, mut current, stopped) = self.native_phase(event)?;
-        if !stopped && self.listening[E::KIND.index()] > self.native[E::KIND.index()] {
+        if !stopped && self.command[E::KIND.index()] > 0 {
             let commands = self.command_phase(&mut current, &mut outcome);
             match tokio::runtime::Handle::try_current() {
                 Ok(handle) if multi_threaded() => {
                     tokio::task::block_in_place(|| handle.block_on(commands))
                 }
-                Ok(_) => self.listeners.report(&HookError {
-                    hook_path: String::new(),
-                    event: E::KIND.name().to_owned(),
-                    panicked: false,
-                    message: "command hooks cannot run from emit_blocking inside a current-thread tokio runtime; use emit".into(),
-                }),
-                Err(_) => match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                Ok(_) => {
+                    self.runner_error(
+                        E::KIND.name(),
+                        "command hooks cannot run from emit_blocking inside a current-thread tokio runtime; use emit".into(),
+                    );
+                }
+                Err(_) => match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
                     Ok(runtime) => runtime.block_on(commands),
-                    Err(e) => self.listeners.report(&HookError {
-                        hook_path: String::new(),
-                        event: E::KIND.name().to_owned(),
-                        panicked: false,
-                        message: format!("cannot start a runtime for command hooks: {e}"),
-                    }),
+                    Err(e) => {
+                        self.runner_error(
+                            E::KIND.name(),
+                            format!("cannot start a runtime for command hooks: {e}"),
+                        );
+                    }
                 },
             }
         }
@@ -117,14 +115,10 @@ impl HookRunner {
         let current = match run {
             Ok(current) => current,
             Err(error) => {
-                let error = HookError {
-                    hook_path: String::new(),
-                    event: E::KIND.name().to_owned(),
-                    panicked: false,
-                    message: format!("the event cannot be serialised: {error}"),
-                };
-                self.listeners.report(&error);
-                return Err(error);
+                return Err(self.runner_error(
+                    E::KIND.name(),
+                    format!("the event cannot be serialised: {error}"),
+                ));
             }
         };
         match failure {
@@ -142,15 +136,13 @@ impl HookRunner {
                 self.stop_streak.store(0, Ordering::Relaxed);
                 stop.block = false;
                 stop.loop_bound_reached = true;
-                self.listeners.report(&HookError {
-                    hook_path: String::new(),
-                    event: EventKind::Stop.name().to_owned(),
-                    panicked: false,
-                    message: format!(
+                self.runner_error(
+                    EventKind::Stop.name(),
+                    format!(
                         "stop hooks kept the agent going {} times in a row; letting it stop (the bound is set with set_max_stop_blocks)",
                         self.max_stop_blocks
                     ),
-                });
+                );
             }
         }
         outcome

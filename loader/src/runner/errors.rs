@@ -28,16 +28,9 @@ impl HookError {
         Self {
             hook_path: hook_path.to_owned(),
             event: event.into(),
-            panicked: false,
-            message: String::new(),
+            panicked: error.panicked,
+            message: error.message.into_string(),
         }
-        .with(error)
-    }
-
-    fn with(mut self, error: CallError) -> Self {
-        self.panicked = error.panicked;
-        self.message = error.message.into_string();
-        self
     }
 }
 

@@ -28,7 +28,7 @@ use crate::{
     command::{CommandHookReport, CommandHooks},
     hook::{Hook, HookOrigin},
     host::{AgentHost, DetachedAgent, Outbox, PluginApi},
-    load::{LoadError, LoadHooksResult},
+    load::LoadError,
 };
 use errors::Listeners;
 
@@ -64,11 +64,10 @@ pub const DEFAULT_MAX_STOP_BLOCKS: u32 = 8;
 /// [`HookRunner::emit_blocking`] is the same for hosts that are not async.
 pub struct HookRunner {
     hooks: Vec<Hook>,
-    /// Handlers per event across all hooks, command hooks included, so that `has_handlers`
-    /// is one load.
-    listening: Box<[usize]>,
-    /// Native (and in-process) handlers per event.
+    /// Native (and in-process) handlers per event, so that `has_handlers` is two loads.
     native: Box<[usize]>,
+    /// Command hooks per (runner) event.
+    command: Box<[usize]>,
     agent: RwLock<Arc<dyn AgentHost>>,
     cwd: PathBuf,
     in_process_outbox: Arc<Outbox>,
@@ -95,13 +94,13 @@ pub struct HandlerTiming {
 }
 
 impl HookRunner {
-    /// A runner over `hooks` (e.g. [`LoadHooksResult::hooks`]), whose handlers see `cwd`
+    /// A runner over `hooks` (e.g. [`LoadHooksResult::hooks`](crate::LoadHooksResult)), whose handlers see `cwd`
     /// as the agent's working folder.
     pub fn new(hooks: Vec<Hook>, cwd: impl Into<PathBuf>) -> Self {
         let mut runner = Self {
             hooks: Vec::new(),
-            listening: vec![0; EventKind::COUNT].into_boxed_slice(),
             native: vec![0; EventKind::COUNT].into_boxed_slice(),
+            command: vec![0; EventKind::COUNT].into_boxed_slice(),
             agent: RwLock::new(Arc::new(DetachedAgent)),
             cwd: cwd.into(),
             in_process_outbox: Arc::new(Outbox::default()),
@@ -121,14 +120,8 @@ impl HookRunner {
         runner
     }
 
-    /// A runner over the hooks of `loaded`. Its load errors are the caller's to report.
-    pub fn from_loaded(loaded: LoadHooksResult, cwd: impl Into<PathBuf>) -> Self {
-        Self::new(loaded.hooks, cwd)
-    }
-
     fn push(&mut self, hook: Hook) {
         for kind in EventKind::ALL {
-            self.listening[kind.index()] += hook.handler_count(*kind);
             self.native[kind.index()] += hook.handler_count(*kind);
         }
         self.hooks.push(hook);
@@ -169,11 +162,9 @@ impl HookRunner {
     /// configuration order.
     pub fn add_command_hooks(&mut self, hooks: CommandHooks) {
         for hook in hooks.hooks() {
-            self.listening[hook.event.runner_event().index()] += 1;
+            self.command[hook.event.runner_event().index()] += 1;
         }
-        let mut all = std::mem::take(&mut self.commands);
-        all.append(hooks);
-        self.commands = all;
+        self.commands.append(hooks);
     }
 
     /// The command hooks, in configuration order.
@@ -247,7 +238,19 @@ impl HookRunner {
 
     /// Whether any hook (native or command) handles `kind`. Cheap: no allocation, no lock.
     pub fn has_handlers(&self, kind: EventKind) -> bool {
-        self.listening[kind.index()] > 0
+        self.native[kind.index()] + self.command[kind.index()] > 0
+    }
+
+    /// Reports an error of the runner itself (not of a hook) and returns it.
+    fn runner_error(&self, event: &str, message: String) -> HookError {
+        let error = HookError {
+            hook_path: String::new(),
+            event: event.to_owned(),
+            panicked: false,
+            message,
+        };
+        self.listeners.report(&error);
+        error
     }
 
     /// Subscribes `listener` to every [`HookError`]: a handler's error or panic, in any
@@ -278,14 +281,10 @@ impl Drop for HookRunner {
     fn drop(&mut self) {
         let pending = self.pending_messages();
         if pending > 0 {
-            self.listeners.report(&HookError {
-                hook_path: String::new(),
-                event: "send_message".into(),
-                panicked: false,
-                message: format!(
-                    "{pending} message(s) or entries sent by hooks were never delivered: no agent was attached to the runner"
-                ),
-            });
+            self.runner_error(
+                "send_message",
+                format!("{pending} message(s) or entries sent by hooks were never delivered: no agent was attached to the runner"),
+            );
         }
     }
 }

@@ -138,7 +138,7 @@ pub fn run(common: &Common) -> Outcome {
             );
         }
         println!("A plugin that fails to load is reported with its reason, and the rest load:");
-        for failure in &session.findings.errors {
+        for failure in &session.findings.loaded.errors {
             println!(
                 "  {} {}: {}",
                 style.bad("FAIL"),

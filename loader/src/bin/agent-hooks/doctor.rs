@@ -177,6 +177,7 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
     };
     let mut problems: Vec<String> = session
         .findings
+        .loaded
         .errors
         .iter()
         .map(|f| load_advice(&f.path, &f.error))

@@ -56,7 +56,7 @@ pub fn report(session: &Session) -> Value {
     let entry = |e: &HookEntry| json!({"key": e.key(), "path": e.path, "source": e.source, "level": e.level.to_string()});
     json!({
         "hooks": hooks,
-        "errors": findings.errors.iter().map(|f| json!({"path": f.path, "error": f.error.to_string()})).collect::<Vec<_>>(),
+        "errors": findings.loaded.errors.iter().map(|f| json!({"path": f.path, "error": f.error.to_string()})).collect::<Vec<_>>(),
         "shadowed": findings.shadowed.iter().map(entry).collect::<Vec<_>>(),
         "disabled": findings.disabled.iter().map(entry).collect::<Vec<_>>(),
         "untrusted": findings.untrusted.iter().map(|u| {
@@ -64,7 +64,7 @@ pub fn report(session: &Session) -> Value {
             value["reason"] = json!(u.reason.to_string());
             value
         }).collect::<Vec<_>>(),
-        "duplicates": findings.duplicates.iter().map(|d| json!({"path": d.path, "same_as": d.same_as})).collect::<Vec<_>>(),
+        "duplicates": findings.loaded.duplicates.iter().map(|d| json!({"path": d.path, "same_as": d.same_as})).collect::<Vec<_>>(),
         "warnings": findings.warnings,
         "config_issues": session.runner.command_hooks().issues().iter().map(|i| json!({
             "file": i.file, "location": i.location, "message": i.message,
@@ -186,9 +186,11 @@ pub fn run(common: &Common) -> Outcome {
         .issues()
         .iter()
         .any(|i| i.severity == agent_hooks::command::Severity::Error);
-    Ok(if session.findings.errors.is_empty() && !config_errors {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(
+        if session.findings.loaded.errors.is_empty() && !config_errors {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        },
+    )
 }

@@ -8,31 +8,11 @@ use std::{
 };
 
 use agent_hooks::{
-    command::CommandHookReport,
-    discover::{HookEntry, UntrustedHook},
-    discover_and_load_hooks_with, DiscoveryOptions, DuplicatePath, HookError, HookRunner,
-    LoadFailure,
+    command::CommandHookReport, discover_and_load_hooks_with, Discovered, DiscoveryOptions,
+    HookError, HookRunner,
 };
 
 use crate::Common;
-
-/// Discovery's findings, apart from what went into the runner.
-pub struct Findings {
-    /// The hooks accepted for loading, in order.
-    pub entries: Vec<HookEntry>,
-    /// Paths that failed.
-    pub errors: Vec<LoadFailure>,
-    /// Paths skipped as duplicates.
-    pub duplicates: Vec<DuplicatePath>,
-    /// Shadowed entries.
-    pub shadowed: Vec<HookEntry>,
-    /// Disabled entries.
-    pub disabled: Vec<HookEntry>,
-    /// Untrusted project hooks.
-    pub untrusted: Vec<UntrustedHook>,
-    /// Discovery warnings.
-    pub warnings: Vec<String>,
-}
 
 /// The runner and what it recorded.
 pub struct Session {
@@ -40,8 +20,8 @@ pub struct Session {
     pub cwd: PathBuf,
     /// The runner, over everything that loaded.
     pub runner: Arc<HookRunner>,
-    /// Discovery's findings.
-    pub findings: Findings,
+    /// Discovery's findings; the hooks themselves are in the runner.
+    pub findings: Discovered,
     /// Errors of hooks, as they happen.
     pub errors: Arc<Mutex<Vec<HookError>>>,
     /// Time spent per hook, as `(path, duration)`, as it happens.
@@ -81,23 +61,13 @@ impl Session {
         options.builtin_providers = !common.no_discover;
         options.trust_project = common.trust_project;
         adjust(&mut options);
-        let discovered = discover_and_load_hooks_with(&common.hooks, options);
-        let findings = Findings {
-            entries: discovered.entries,
-            errors: discovered.loaded.errors,
-            duplicates: discovered.loaded.duplicates,
-            shadowed: discovered.shadowed,
-            disabled: discovered.disabled,
-            untrusted: discovered.untrusted,
-            warnings: discovered.warnings,
-        };
-        let mut runner = HookRunner::new(discovered.loaded.hooks, &cwd);
-        runner.add_command_hooks(discovered.commands);
+        let mut findings = discover_and_load_hooks_with(&common.hooks, options);
+        let mut runner = findings.take_runner(&cwd);
         tune(&mut runner);
         Ok(Self::around(runner, cwd, findings))
     }
 
-    fn around(runner: HookRunner, cwd: PathBuf, findings: Findings) -> Self {
+    fn around(runner: HookRunner, cwd: PathBuf, findings: Discovered) -> Self {
         let errors = Arc::new(Mutex::new(Vec::new()));
         let sink = errors.clone();
         runner.on_error(move |e| lock(&sink).push(e.clone()));

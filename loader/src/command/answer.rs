@@ -1,37 +1,53 @@
-//! Reading what a command hook answered: its exit code, and the JSON dialects of spec 02 on
-//! its stdout. What is not understood is reported, never guessed.
+//! Reading what a command hook answered: its exit code, and the JSON fields of the agents'
+//! hooks references on its stdout, each read only on the events the registry gives it. What
+//! is not understood, or not valid for the event, is reported, never guessed.
 
 use agent_hooks_abi::events::PermissionDecision;
 use serde_json::{Map, Value};
 
 use super::{
-    event::CommandEvent,
+    event::{CommandEvent, Exit2, EVENTS},
     process::{Exit, Run, OUTPUT_CAP},
 };
 
 /// What one command hook decided, and what was wrong with its answer.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Answer {
-    /// It blocks, with this reason (exit 2, `decision: block|deny`,
-    /// `permissionDecision: deny`).
+    /// It blocks, with this reason (exit 2 where that blocks, `decision: block|deny`,
+    /// `permissionDecision: deny`, `decision.behavior: deny`).
     pub block: Option<String>,
-    /// Its permission decision (`decision: approve|allow`, `permissionDecision`).
+    /// Text for the model about an action that already happened (exit 2 or
+    /// `decision: block` on PostToolUse and PostToolUseFailure).
+    pub feedback: Option<String>,
+    /// Its permission decision (`decision: approve|allow`, `permissionDecision`,
+    /// `decision.behavior`).
     pub permission: Option<PermissionDecision>,
     /// Its reason for the permission decision.
     pub permission_reason: Option<String>,
     /// The input the tool should run with instead (`updatedInput`).
     pub updated_input: Option<Value>,
+    /// The output an MCP tool's result is replaced with (`updatedMCPToolOutput`).
+    pub updated_tool_output: Option<Value>,
+    /// PermissionRequest `decision.interrupt`: stop the agent with the denial.
+    pub interrupt: bool,
     /// Text to add to the agent's context (`additionalContext`, or plain stdout where the
     /// event takes it).
     pub context: Vec<String>,
-    /// It asked the agent to stop (`continue: false`), with this reason.
+    /// It asked the agent to stop (`continue: false`), with this reason (`stopReason`).
     pub stop_agent: Option<String>,
-    /// A message for the user (`systemMessage`).
+    /// Messages for the user: `systemMessage`, and the stderr of an exit 2 on an event that
+    /// cannot block.
     pub system_message: Option<String>,
+    /// `suppressOutput`: its stdout is not shown in the transcript.
+    pub suppress_output: bool,
+    /// Other documented fields of the event, for the host (Elicitation's `action` and
+    /// `content`, PermissionDenied's `retry`).
+    pub extra: Map<String, Value>,
     /// It failed (it did not start, timed out, was killed, or exited with another code
     /// than 0 or 2): non-blocking, reported.
     pub failed: bool,
-    /// What was wrong, for a person: failures, invalid JSON, fields not understood.
+    /// What was wrong, for a person: failures, invalid JSON, fields not understood or not
+    /// valid for the event.
     pub problems: Vec<String>,
 }
 
@@ -42,11 +58,16 @@ pub fn interpret(event: CommandEvent, run: &Run) -> Answer {
     match &run.exit {
         Exit::Code(0) => read_stdout(event, &run.stdout, &mut answer),
         Exit::Code(2) => {
-            answer.block = Some(if stderr.is_empty() {
+            let said = if stderr.is_empty() {
                 "blocked by a hook (exit code 2)".to_owned()
             } else {
                 stderr.clone()
-            });
+            };
+            match event.spec().exit2 {
+                Exit2::Blocks => answer.block = Some(said),
+                Exit2::Feedback => answer.feedback = Some(said),
+                Exit2::ShownToUser => answer.system_message = Some(said),
+            }
         }
         other => {
             answer.failed = true;
@@ -119,24 +140,15 @@ fn read_stdout(event: CommandEvent, stdout: &[u8], answer: &mut Answer) {
 }
 
 fn read_json(event: CommandEvent, fields: &Map<String, Value>, answer: &mut Answer) {
+    let spec = event.spec();
     let text = |key: &str| fields.get(key).and_then(Value::as_str).map(str::to_owned);
     let reason = text("reason");
     for (key, value) in fields {
         match key.as_str() {
-            "decision" => match value.as_str() {
-                Some("approve" | "allow") => answer.permission = Some(PermissionDecision::Approve),
-                Some("block" | "deny") => {
-                    answer.block = Some(
-                        reason
-                            .clone()
-                            .unwrap_or_else(|| format!("blocked by a hook (decision {value})")),
-                    );
-                }
-                Some("ask") => answer.permission = Some(PermissionDecision::Ask),
-                _ => answer.problems.push(format!(
-                    "unknown decision {value}; no decision was taken from it"
-                )),
-            },
+            "decision" if !spec.decision => answer.problems.push(format!(
+                "printed `decision`, which {event} does not read; ignored"
+            )),
+            "decision" => read_decision(event, value, reason.clone(), answer),
             "continue" => match value.as_bool() {
                 Some(false) => {
                     answer.stop_agent = Some(
@@ -150,7 +162,8 @@ fn read_json(event: CommandEvent, fields: &Map<String, Value>, answer: &mut Answ
                     .push(format!("`continue` must be true or false, not {value}")),
             },
             "systemMessage" => answer.system_message = value.as_str().map(str::to_owned),
-            "reason" | "stopReason" | "suppressOutput" => {}
+            "suppressOutput" => answer.suppress_output = value.as_bool() == Some(true),
+            "reason" | "stopReason" => {}
             "hookSpecificOutput" => match value.as_object() {
                 Some(specific) => read_specific(event, specific, answer),
                 None => answer
@@ -164,24 +177,64 @@ fn read_json(event: CommandEvent, fields: &Map<String, Value>, answer: &mut Answ
     }
 }
 
+/// The top-level `decision`: `block`/`deny` blocks where the event can block and is fed back
+/// to the model where the action already happened; `approve`/`allow` and `ask` are
+/// permission decisions.
+fn read_decision(event: CommandEvent, value: &Value, reason: Option<String>, answer: &mut Answer) {
+    match value.as_str() {
+        Some("approve" | "allow") => answer.permission = Some(PermissionDecision::Approve),
+        Some("block" | "deny") => {
+            let reason = reason.unwrap_or_else(|| format!("blocked by a hook (decision {value})"));
+            match event.spec().exit2 {
+                Exit2::Feedback => answer.feedback = Some(reason),
+                _ => answer.block = Some(reason),
+            }
+        }
+        Some("ask") => answer.permission = Some(PermissionDecision::Ask),
+        _ => answer.problems.push(format!(
+            "unknown decision {value}; no decision was taken from it"
+        )),
+    }
+}
+
 fn read_specific(event: CommandEvent, fields: &Map<String, Value>, answer: &mut Answer) {
     if let Some(named) = fields.get("hookEventName").and_then(Value::as_str) {
-        if named != event.name() {
+        if named.parse::<CommandEvent>() != Ok(event) {
             answer.problems.push(format!(
                 "its hookSpecificOutput is for {named}, but it ran for {event}; ignored"
             ));
             return;
         }
     }
+    let spec = event.spec();
     for (key, value) in fields {
-        match key.as_str() {
-            "hookEventName" | "permissionDecisionReason" => {}
-            "updatedInput" if event == CommandEvent::PreToolUse && value.is_object() => {
-                answer.updated_input = Some(value.clone());
-            }
-            "updatedInput" => answer.problems.push(format!(
-                "updatedInput must be an object, for PreToolUse; ignored on {event}"
-            )),
+        let key = key.as_str();
+        if key == "hookEventName" {
+            continue;
+        }
+        if !spec.specific.contains(&key) {
+            let elsewhere: Vec<&str> = EVENTS
+                .iter()
+                .filter(|s| s.specific.contains(&key))
+                .map(|s| s.name)
+                .collect();
+            answer.problems.push(if elsewhere.is_empty() {
+                format!("printed hookSpecificOutput.{key}, which is not understood; ignored")
+            } else {
+                format!(
+                    "printed hookSpecificOutput.{key}, which {event} does not read (only {}); ignored",
+                    elsewhere.join(", ")
+                )
+            });
+            continue;
+        }
+        match key {
+            "permissionDecisionReason" => {}
+            "updatedInput" if value.is_object() => answer.updated_input = Some(value.clone()),
+            "updatedInput" => answer
+                .problems
+                .push("updatedInput must be an object; ignored".into()),
+            "updatedMCPToolOutput" => answer.updated_tool_output = Some(value.clone()),
             "additionalContext" => match value.as_str() {
                 Some(text) if !text.trim().is_empty() => answer.context.push(text.to_owned()),
                 Some(_) => {}
@@ -194,29 +247,67 @@ fn read_specific(event: CommandEvent, fields: &Map<String, Value>, answer: &mut 
                     .get("permissionDecisionReason")
                     .and_then(Value::as_str)
                     .map(str::to_owned);
-                match value.as_str() {
-                    Some("allow" | "approve") => {
-                        answer.permission = Some(PermissionDecision::Approve);
-                        answer.permission_reason = reason;
-                    }
-                    Some("ask") => {
-                        answer.permission = Some(PermissionDecision::Ask);
-                        answer.permission_reason = reason;
-                    }
-                    Some("deny" | "block") => {
-                        answer.permission = Some(PermissionDecision::Deny);
-                        answer.block = Some(
-                            reason
-                                .unwrap_or_else(|| "denied by a hook (permissionDecision)".into()),
-                        );
-                    }
-                    _ => answer.problems.push(format!(
-                        "unknown permissionDecision {value}; no decision was taken from it"
-                    )),
-                }
+                read_permission(value.as_str(), reason, value, answer);
             }
+            "decision" => read_permission_request(value, answer),
+            _ => {
+                answer.extra.insert(key.to_owned(), value.clone());
+            }
+        }
+    }
+}
+
+fn read_permission(
+    decision: Option<&str>,
+    reason: Option<String>,
+    value: &Value,
+    answer: &mut Answer,
+) {
+    match decision {
+        Some("allow" | "approve") => {
+            answer.permission = Some(PermissionDecision::Approve);
+            answer.permission_reason = reason;
+        }
+        Some("ask") => {
+            answer.permission = Some(PermissionDecision::Ask);
+            answer.permission_reason = reason;
+        }
+        Some("deny" | "block") => {
+            answer.permission = Some(PermissionDecision::Deny);
+            answer.block =
+                Some(reason.unwrap_or_else(|| "denied by a hook (permissionDecision)".into()));
+        }
+        _ => answer.problems.push(format!(
+            "unknown permission decision {value}; no decision was taken from it"
+        )),
+    }
+}
+
+/// PermissionRequest's `hookSpecificOutput.decision`: `{behavior, updatedInput, message,
+/// interrupt, updatedPermissions}`.
+fn read_permission_request(value: &Value, answer: &mut Answer) {
+    let Some(decision) = value.as_object() else {
+        answer.problems.push(format!(
+            "hookSpecificOutput.decision must be an object with `behavior`, not {value}; ignored"
+        ));
+        return;
+    };
+    let message = decision
+        .get("message")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let behavior = decision.get("behavior").unwrap_or(&Value::Null);
+    read_permission(behavior.as_str(), message, behavior, answer);
+    for (key, value) in decision {
+        match key.as_str() {
+            "behavior" | "message" => {}
+            "updatedInput" if value.is_object() => answer.updated_input = Some(value.clone()),
+            "interrupt" => answer.interrupt = value.as_bool() == Some(true),
+            "updatedPermissions" => answer.problems.push(
+                "decision.updatedPermissions asks to change permission rules, which this runner does not keep; ignored".into(),
+            ),
             other => answer.problems.push(format!(
-                "printed hookSpecificOutput.{other}, which is not understood; ignored"
+                "printed hookSpecificOutput.decision.{other}, which is not understood; ignored"
             )),
         }
     }

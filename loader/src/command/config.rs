@@ -8,8 +8,10 @@ use std::{
 use serde_json::{Map, Value};
 
 use super::{
-    event::CommandEvent,
-    matcher::{Dialect, Matcher},
+    condition::Condition,
+    dialect::{plugin_root, Dialect},
+    event::{CommandEvent, UNSUPPORTED},
+    matcher::Matcher,
 };
 
 /// The timeout of a hook whose file gives none.
@@ -23,6 +25,11 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
 pub struct CommandHook {
     /// The event it runs on.
     pub event: CommandEvent,
+    /// The event's name as the file gives it (an alias such as `BeforeTool` included): its
+    /// `hook_event_name`.
+    pub event_name: String,
+    /// The agent its file was written for.
+    pub dialect: Dialect,
     /// The matcher as written (`None` when omitted).
     pub matcher_text: Option<String>,
     /// The compiled matcher.
@@ -31,6 +38,16 @@ pub struct CommandHook {
     pub command: String,
     /// How long it may run.
     pub timeout: Duration,
+    /// Its `if` rule: it runs only for tool calls that match.
+    pub condition: Option<Condition>,
+    /// `async`: it runs in the background; its answer decides nothing.
+    pub run_async: bool,
+    /// `once`: it runs once per session (per runner).
+    pub once: bool,
+    /// `statusMessage`: shown in the status line while it runs.
+    pub status_message: Option<String>,
+    /// The Claude Code plugin it belongs to (`CLAUDE_PLUGIN_ROOT`).
+    pub plugin_root: Option<PathBuf>,
     /// The file (or script) it came from.
     pub source: PathBuf,
 }
@@ -74,10 +91,24 @@ pub fn load_hooks_file(path: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     }
 }
 
-/// Parses hooks JSON read from `source`.
+/// Parses hooks JSON read from `source`, in the dialect its place says (see
+/// [`Dialect::of_file`]).
 pub fn parse_hooks(text: &str, source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+    parse_hooks_as(text, source, Dialect::of_file(source))
+}
+
+/// Parses hooks JSON read from `source`, written for `dialect`.
+pub fn parse_hooks_as(
+    text: &str,
+    source: &Path,
+    dialect: Dialect,
+) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     let mut reader = Reader {
         source,
+        dialect,
+        settings_form: false,
+        plugin_root: plugin_root(source).map(Path::to_path_buf),
+        disabled: Vec::new(),
         hooks: Vec::new(),
         issues: Vec::new(),
     };
@@ -88,13 +119,16 @@ pub fn parse_hooks(text: &str, source: &Path) -> (Vec<CommandHook>, Vec<ConfigIs
             Severity::Error,
         ),
         Ok(Value::Object(top)) => match top.get("hooks") {
-            Some(Value::Object(events)) => reader.events(events, Dialect::Settings, "hooks."),
+            Some(Value::Object(events)) => {
+                reader.settings_form = true;
+                reader.events(events, "hooks.")
+            }
             Some(_) => reader.issue(
                 Some("hooks".into()),
                 "`hooks` must be an object of events".into(),
                 Severity::Error,
             ),
-            None => reader.events(&top, Dialect::HooksFile, ""),
+            None => reader.events(&top, ""),
         },
         Ok(_) => reader.issue(
             None,
@@ -107,6 +141,11 @@ pub fn parse_hooks(text: &str, source: &Path) -> (Vec<CommandHook>, Vec<ConfigIs
 
 struct Reader<'a> {
     source: &'a Path,
+    dialect: Dialect,
+    settings_form: bool,
+    plugin_root: Option<PathBuf>,
+    /// Gemini CLI's `hooks.disabled`: names of hooks that do not run.
+    disabled: Vec<String>,
     hooks: Vec<CommandHook>,
     issues: Vec<ConfigIssue>,
 }
@@ -121,19 +160,36 @@ impl Reader<'_> {
         });
     }
 
-    fn events(&mut self, events: &Map<String, Value>, dialect: Dialect, prefix: &str) {
+    fn events(&mut self, events: &Map<String, Value>, prefix: &str) {
+        if self.dialect == Dialect::Gemini {
+            self.disabled = events
+                .get("disabled")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect();
+        }
         for (name, groups) in events {
             let at = format!("{prefix}{name}");
-            let Ok(event) = name.parse::<CommandEvent>() else {
-                let known: Vec<&str> = CommandEvent::ALL.iter().map(|e| e.name()).collect();
-                self.issue(
-                    Some(at),
-                    format!(
-                        "unknown event `{name}`, ignored (known: {})",
-                        known.join(", ")
-                    ),
-                    Severity::Warning,
-                );
+            if self.dialect == Dialect::Gemini && matches!(name.as_str(), "enabled" | "disabled") {
+                continue;
+            }
+            let Some((event, _)) = CommandEvent::lookup(name) else {
+                let message = match UNSUPPORTED.iter().find(|(n, _)| n == name) {
+                    Some((_, why)) => {
+                        format!("event `{name}` is not supported: {why}; its hooks do not run")
+                    }
+                    None => {
+                        let known: Vec<&str> = CommandEvent::ALL.iter().map(|e| e.name()).collect();
+                        format!(
+                            "unknown event `{name}`, ignored (known: {}; and the other agents' names {})",
+                            known.join(", "),
+                            super::event::ALIASES.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+                        )
+                    }
+                };
+                self.issue(Some(at), message, Severity::Warning);
                 continue;
             };
             let Some(groups) = groups.as_array() else {
@@ -145,12 +201,12 @@ impl Reader<'_> {
                 continue;
             };
             for (i, group) in groups.iter().enumerate() {
-                self.group(event, group, dialect, &format!("{at}[{i}]"));
+                self.group(event, name, group, &format!("{at}[{i}]"));
             }
         }
     }
 
-    fn group(&mut self, event: CommandEvent, group: &Value, dialect: Dialect, at: &str) {
+    fn group(&mut self, event: CommandEvent, event_name: &str, group: &Value, at: &str) {
         let matcher_text = match group.get("matcher") {
             None | Some(Value::Null) => None,
             Some(Value::String(m)) => Some(m.clone()),
@@ -163,7 +219,8 @@ impl Reader<'_> {
                 return;
             }
         };
-        let matcher = match Matcher::compile(matcher_text.as_deref(), dialect) {
+        let rule = self.dialect.matcher_rule(self.settings_form);
+        let matcher = match Matcher::compile(matcher_text.as_deref(), rule, event.has_tool()) {
             Ok(matcher) => matcher,
             Err(e) => {
                 let pattern = matcher_text.as_deref().unwrap_or_default();
@@ -179,10 +236,17 @@ impl Reader<'_> {
             }
         };
         let matches_all = matches!(matcher, Matcher::All);
-        if !matches_all && !event.has_tool() {
+        if !matches_all && event.subject().is_none() {
             self.issue(
                 Some(format!("{at}.matcher")),
-                format!("{event} has no tool name; the matcher is ignored"),
+                format!("{event} has nothing to match; the matcher is ignored"),
+                Severity::Warning,
+            );
+        }
+        if group.get("sequential").and_then(Value::as_bool) == Some(true) {
+            self.issue(
+                Some(format!("{at}.sequential")),
+                "hooks of a group always start together here; their answers are still combined in file order".into(),
                 Severity::Warning,
             );
         }
@@ -196,7 +260,7 @@ impl Reader<'_> {
         };
         for (i, entry) in entries.iter().enumerate() {
             let at = format!("{at}.hooks[{i}]");
-            if let Some(hook) = self.hook(event, entry, &matcher, &matcher_text, &at) {
+            if let Some(hook) = self.hook(event, event_name, entry, &matcher, &matcher_text, &at) {
                 self.hooks.push(hook);
             }
         }
@@ -205,6 +269,7 @@ impl Reader<'_> {
     fn hook(
         &mut self,
         event: CommandEvent,
+        event_name: &str,
         entry: &Value,
         matcher: &Matcher,
         matcher_text: &Option<String>,
@@ -212,6 +277,14 @@ impl Reader<'_> {
     ) -> Option<CommandHook> {
         match entry.get("type").and_then(Value::as_str) {
             None | Some("command") => {}
+            Some(other @ ("http" | "prompt" | "agent" | "mcp_tool")) => {
+                self.issue(
+                    Some(at.to_owned()),
+                    format!("hook type `{other}` is not supported by this runner (only `command` hooks run); this hook does not run"),
+                    Severity::Error,
+                );
+                return None;
+            }
             Some(other) => {
                 self.issue(
                     Some(at.to_owned()),
@@ -232,15 +305,86 @@ impl Reader<'_> {
                 return None;
             }
         };
+        let name = entry.get("name").and_then(Value::as_str);
+        if self
+            .disabled
+            .iter()
+            .any(|d| Some(d.as_str()) == name || *d == command)
+        {
+            self.issue(
+                Some(at.to_owned()),
+                "listed in `hooks.disabled`; it does not run".into(),
+                Severity::Warning,
+            );
+            return None;
+        }
+        let condition = match entry.get("if") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(rule)) if event.has_tool() => match Condition::parse(rule) {
+                Ok(condition) => Some(condition),
+                Err(problem) => {
+                    self.issue(
+                        Some(format!("{at}.if")),
+                        format!("{problem}; this hook does not run"),
+                        Severity::Error,
+                    );
+                    return None;
+                }
+            },
+            Some(Value::String(_)) => {
+                self.issue(
+                    Some(format!("{at}.if")),
+                    format!("`if` is only evaluated on tool events, not on {event}; ignored"),
+                    Severity::Warning,
+                );
+                None
+            }
+            Some(other) => {
+                self.issue(
+                    Some(format!("{at}.if")),
+                    format!("`if` must be a rule such as \"Bash(git push:*)\", not {other}; this hook does not run"),
+                    Severity::Error,
+                );
+                return None;
+            }
+        };
+        let run_async = self.flag(entry, "async", at);
+        let once = self.flag(entry, "once", at);
+        let status_message = entry
+            .get("statusMessage")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let timeout = self.timeout(entry.get("timeout"), at);
         Some(CommandHook {
             event,
+            event_name: event_name.to_owned(),
+            dialect: self.dialect,
             matcher_text: matcher_text.clone(),
             matcher: matcher.clone(),
             command,
             timeout,
+            condition,
+            run_async,
+            once,
+            status_message,
+            plugin_root: self.plugin_root.clone(),
             source: self.source.to_path_buf(),
         })
+    }
+
+    fn flag(&mut self, entry: &Value, key: &str, at: &str) -> bool {
+        match entry.get(key) {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(value)) => *value,
+            Some(other) => {
+                self.issue(
+                    Some(format!("{at}.{key}")),
+                    format!("`{key}` must be true or false, not {other}; taken as false"),
+                    Severity::Warning,
+                );
+                false
+            }
+        }
     }
 
     fn timeout(&mut self, value: Option<&Value>, at: &str) -> Duration {
@@ -248,9 +392,19 @@ impl Reader<'_> {
             return DEFAULT_TIMEOUT;
         };
         let default = DEFAULT_TIMEOUT.as_secs();
-        let problem = match value.as_f64() {
-            None => format!("timeout {value} is not a number of seconds"),
-            Some(s) if s <= 0.0 => format!("timeout {value} must be a positive number of seconds"),
+        let unit = self.dialect.timeout_unit();
+        let unit_name = if unit < 1.0 {
+            "milliseconds"
+        } else {
+            "seconds"
+        };
+        let problem = match value.as_f64().map(|v| v * unit) {
+            None => format!("timeout {value} is not a number of {unit_name}"),
+            Some(s) if s <= 0.0 => format!("timeout {value} must be a positive number of {unit_name}"),
+            Some(s) if s > MAX_TIMEOUT.as_secs_f64() && unit < 1.0 => format!(
+                "timeout {value} ms is more than the {} s allowed",
+                MAX_TIMEOUT.as_secs()
+            ),
             Some(s) if s > MAX_TIMEOUT.as_secs_f64() => format!(
                 "timeout {value} is in seconds ({:.0} minutes), more than the {} allowed; milliseconds are not accepted",
                 s / 60.0,
@@ -319,11 +473,11 @@ mod tests {
             issues,
             [
                 "hooks.json (PreToolUse[0].matcher): invalid matcher `*` (a regular expression, not a glob: write `.*`, not `*`): error: repetition operator missing expression; its hooks are skipped",
-                "hooks.json (PreToolUse[1].hooks[0]): unknown hook type `prompt` (only `command` is supported); skipped",
+                "hooks.json (PreToolUse[1].hooks[0]): hook type `prompt` is not supported by this runner (only `command` hooks run); this hook does not run",
                 "hooks.json (PreToolUse[1].hooks[1]): missing `command`; skipped",
                 "hooks.json (PreToolUse[1].hooks[2].timeout): timeout 5000 is in seconds (83 minutes), more than the 3600 allowed; milliseconds are not accepted; the default of 60 s is used",
                 "hooks.json (PreToolUse[1].hooks[3].timeout): timeout -1 must be a positive number of seconds; the default of 60 s is used",
-                "hooks.json (BeforeEverything): unknown event `BeforeEverything`, ignored (known: PreToolUse, PostToolUse, PermissionRequest, UserPromptSubmit, Stop, PostCompaction, SessionStart, SessionEnd)",
+                "hooks.json (BeforeEverything): unknown event `BeforeEverything`, ignored (known: SessionStart, Setup, InstructionsLoaded, UserPromptSubmit, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure, Notification, SubagentStart, SubagentStop, Stop, StopFailure, TeammateIdle, TaskCreated, TaskCompleted, ConfigChange, CwdChanged, FileChanged, WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, Elicitation, ElicitationResult, SessionEnd; and the other agents' names PostCompaction, BeforeTool, AfterTool, BeforeAgent, AfterAgent, PreCompress)",
             ]
         );
     }
@@ -337,6 +491,70 @@ mod tests {
             issues[0].starts_with("hooks.json (line 3, column 16): invalid JSON: "),
             "{}",
             issues[0]
+        );
+    }
+
+    #[test]
+    fn hook_fields_are_read_and_other_types_are_reported_not_skipped_silently() {
+        let text = r#"{"hooks": {
+          "PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "guard", "if": "Bash(git push:*)", "statusMessage": "Checking the push", "once": true},
+            {"type": "command", "command": "log", "async": true},
+            {"type": "http", "url": "http://localhost:8080/hook"},
+            {"type": "command", "command": "bad-if", "if": "Bash(git"}
+          ]}],
+          "SessionStart": [{"matcher": "startup|clear|compact", "hooks": [{"type": "command", "command": "ctx", "if": "Bash"}]}]
+        }}"#;
+        let (hooks, issues) = parse_hooks_as(text, Path::new("s.json"), Dialect::ClaudeCode);
+        let issues: Vec<String> = issues.iter().map(|i| i.to_string()).collect();
+        let commands: Vec<&str> = hooks.iter().map(|h| h.command.as_str()).collect();
+        assert_eq!(commands, ["guard", "log", "ctx"]);
+        assert_eq!(
+            hooks[0].condition.as_ref().map(|c| c.text.as_str()),
+            Some("Bash(git push:*)")
+        );
+        assert_eq!(
+            hooks[0].status_message.as_deref(),
+            Some("Checking the push")
+        );
+        assert!(hooks[0].once && !hooks[0].run_async);
+        assert!(hooks[1].run_async);
+        assert!(hooks[2].condition.is_none());
+        assert!(hooks[2].matcher.matches("compact") && !hooks[2].matcher.matches("resume"));
+        assert_eq!(
+            issues,
+            [
+                "s.json (hooks.PreToolUse[0].hooks[2]): hook type `http` is not supported by this runner (only `command` hooks run); this hook does not run",
+                "s.json (hooks.PreToolUse[0].hooks[3].if): `Bash(git` lacks its closing parenthesis; this hook does not run",
+                "s.json (hooks.SessionStart[0].hooks[0].if): `if` is only evaluated on tool events, not on SessionStart; ignored",
+            ]
+        );
+    }
+
+    #[test]
+    fn gemini_files_give_milliseconds_and_name_events_their_way() {
+        let text = r#"{"hooks": {
+          "enabled": true,
+          "disabled": ["off"],
+          "BeforeTool": [{"matcher": "write_file|replace", "hooks": [
+            {"name": "guard", "type": "command", "command": "g", "timeout": 5000},
+            {"name": "off", "type": "command", "command": "o"}
+          ]}],
+          "BeforeModel": [{"hooks": [{"type": "command", "command": "m"}]}]
+        }}"#;
+        let (hooks, issues) = parse_hooks_as(text, Path::new("settings.json"), Dialect::Gemini);
+        let issues: Vec<String> = issues.iter().map(|i| i.to_string()).collect();
+        assert_eq!(hooks.len(), 1);
+        assert_eq!(hooks[0].event, CommandEvent::PreToolUse);
+        assert_eq!(hooks[0].event_name, "BeforeTool");
+        assert_eq!(hooks[0].timeout, Duration::from_secs(5));
+        assert!(hooks[0].matcher.matches("write_file"));
+        assert_eq!(
+            issues,
+            [
+                "settings.json (hooks.BeforeTool[0].hooks[1]): listed in `hooks.disabled`; it does not run",
+                "settings.json (hooks.BeforeModel): event `BeforeModel` is not supported: Gemini CLI's model-request event; this runner does not see model requests; its hooks do not run",
+            ]
         );
     }
 }

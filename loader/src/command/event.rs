@@ -1,82 +1,584 @@
+//! The registry of command-hook events: one row per event of Claude Code's hooks reference,
+//! with what its matcher looks at, how it can block, which answer fields it takes, and the
+//! runner moment it happens at. Every other part of the command-hook code reads this table;
+//! no event has code paths of its own elsewhere.
+
 use std::{fmt, str::FromStr};
 
-/// The events of command hooks, as named in hooks files.
+use agent_hooks_abi::EventKind;
+
+use super::dialect::Dialect;
+
+/// The events of command hooks, by their Claude Code names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CommandEvent {
-    /// Before a tool runs (the runner's `tool_call`).
-    PreToolUse,
-    /// After a tool ran (`tool_result`).
-    PostToolUse,
-    /// A tool needs permission (`permission_request`).
-    PermissionRequest,
-    /// The user submitted a prompt (`before_agent_start`).
-    UserPromptSubmit,
-    /// The agent is about to stop (`stop`).
-    Stop,
-    /// A compaction finished (`session_compact`).
-    PostCompaction,
-    /// A session started (`session_start`).
+    /// A session started or resumed.
     SessionStart,
-    /// A session ended (`session_shutdown`).
+    /// The agent runs its set-up (`--init`, `--maintenance`).
+    Setup,
+    /// Instruction files (CLAUDE.md, rules) were loaded.
+    InstructionsLoaded,
+    /// The user submitted a prompt.
+    UserPromptSubmit,
+    /// Before a tool runs.
+    PreToolUse,
+    /// A permission dialog is about to be shown.
+    PermissionRequest,
+    /// An automatic permission check denied a tool call.
+    PermissionDenied,
+    /// A tool ran and succeeded.
+    PostToolUse,
+    /// A tool ran and failed.
+    PostToolUseFailure,
+    /// The agent sent a notification (permission prompt, idle prompt, ...).
+    Notification,
+    /// A subagent was started.
+    SubagentStart,
+    /// A subagent is about to stop.
+    SubagentStop,
+    /// The agent is about to stop.
+    Stop,
+    /// The turn ended on an error (rate limit, authentication, ...).
+    StopFailure,
+    /// A teammate of an agent team is about to go idle.
+    TeammateIdle,
+    /// A task is being created.
+    TaskCreated,
+    /// A task is being marked completed.
+    TaskCompleted,
+    /// A configuration file changed.
+    ConfigChange,
+    /// The working folder changed.
+    CwdChanged,
+    /// A watched file changed.
+    FileChanged,
+    /// A worktree is being created.
+    WorktreeCreate,
+    /// A worktree is being removed.
+    WorktreeRemove,
+    /// Before a compaction.
+    PreCompact,
+    /// After a compaction (Devin: `PostCompaction`).
+    PostCompact,
+    /// An MCP server asks the user for input.
+    Elicitation,
+    /// The user answered an MCP elicitation.
+    ElicitationResult,
+    /// The session ends.
     SessionEnd,
 }
 
-impl CommandEvent {
-    /// Every command event.
-    pub const ALL: [CommandEvent; 8] = [
-        CommandEvent::PreToolUse,
-        CommandEvent::PostToolUse,
-        CommandEvent::PermissionRequest,
-        CommandEvent::UserPromptSubmit,
-        CommandEvent::Stop,
-        CommandEvent::PostCompaction,
-        CommandEvent::SessionStart,
-        CommandEvent::SessionEnd,
-    ];
+/// What exit code 2 does on an event (the docs' "exit code 2 behavior" column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit2 {
+    /// Blocks the action; stderr is the reason.
+    Blocks,
+    /// The action already happened; stderr is fed back to the model.
+    Feedback,
+    /// Cannot block; stderr is shown to the user only.
+    ShownToUser,
+}
 
-    /// The name in hooks files and in `hook_event_name`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            CommandEvent::PreToolUse => "PreToolUse",
-            CommandEvent::PostToolUse => "PostToolUse",
-            CommandEvent::PermissionRequest => "PermissionRequest",
-            CommandEvent::UserPromptSubmit => "UserPromptSubmit",
-            CommandEvent::Stop => "Stop",
-            CommandEvent::PostCompaction => "PostCompaction",
-            CommandEvent::SessionStart => "SessionStart",
-            CommandEvent::SessionEnd => "SessionEnd",
+/// One row of the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct EventSpec {
+    /// The event.
+    pub event: CommandEvent,
+    /// Its name in hooks files and in `hook_event_name`.
+    pub name: &'static str,
+    /// The payload field its matcher is compared with (`None`: the matcher is ignored).
+    pub subject: Option<&'static str>,
+    /// The event's own payload fields (after the common ones), as documented.
+    pub fields: &'static [&'static str],
+    /// What exit code 2 does.
+    pub exit2: Exit2,
+    /// Whether a top-level `decision: "block"` is read on this event.
+    pub decision: bool,
+    /// The `hookSpecificOutput` fields this event takes.
+    pub specific: &'static [&'static str],
+    /// Whether plain (non-JSON) stdout of exit 0 is added to the agent's context.
+    pub plain_stdout_is_context: bool,
+    /// Whether its hooks get `CLAUDE_ENV_FILE`.
+    pub env_file: bool,
+    /// The runner event at the same moment, when the runner has one.
+    pub runner: Option<EventKind>,
+}
+
+const TOOL: Option<&str> = Some("tool_name");
+const TOOL_FIELDS: &[&str] = &["tool_name", "tool_input", "tool_use_id"];
+
+macro_rules! row {
+    ($event:ident, $subject:expr, [$($field:literal),*], $exit2:ident, $decision:expr,
+     [$($specific:literal),*], $plain:expr, $env_file:expr, $runner:expr) => {
+        EventSpec {
+            event: CommandEvent::$event,
+            name: stringify!($event),
+            subject: $subject,
+            fields: &[$($field),*],
+            exit2: Exit2::$exit2,
+            decision: $decision,
+            specific: &[$($specific),*],
+            plain_stdout_is_context: $plain,
+            env_file: $env_file,
+            runner: $runner,
         }
+    };
+}
+
+use EventKind as K;
+
+/// Every event, in the order of the enum. Columns: subject, payload fields, exit 2, top-level
+/// `decision`, `hookSpecificOutput` fields, plain stdout as context, `CLAUDE_ENV_FILE`, runner
+/// moment.
+pub static EVENTS: [EventSpec; 27] = [
+    row!(
+        SessionStart,
+        Some("source"),
+        ["source", "model", "agent_type"],
+        ShownToUser,
+        false,
+        ["additionalContext"],
+        true,
+        true,
+        Some(K::SessionStart)
+    ),
+    row!(
+        Setup,
+        Some("trigger"),
+        ["trigger"],
+        ShownToUser,
+        false,
+        ["additionalContext"],
+        true,
+        true,
+        None
+    ),
+    row!(
+        InstructionsLoaded,
+        Some("load_reason"),
+        ["file_path", "memory_type", "load_reason"],
+        ShownToUser,
+        false,
+        [],
+        false,
+        false,
+        None
+    ),
+    row!(
+        UserPromptSubmit,
+        None,
+        ["prompt"],
+        Blocks,
+        true,
+        ["additionalContext"],
+        true,
+        false,
+        Some(K::BeforeAgentStart)
+    ),
+    EventSpec {
+        fields: TOOL_FIELDS,
+        ..row!(
+            PreToolUse,
+            TOOL,
+            [],
+            Blocks,
+            true,
+            [
+                "permissionDecision",
+                "permissionDecisionReason",
+                "updatedInput",
+                "additionalContext"
+            ],
+            false,
+            false,
+            Some(K::ToolCall)
+        )
+    },
+    row!(
+        PermissionRequest,
+        TOOL,
+        ["tool_name", "tool_input", "permission_suggestions"],
+        Blocks,
+        true,
+        ["decision"],
+        false,
+        false,
+        Some(K::PermissionRequest)
+    ),
+    EventSpec {
+        fields: &["tool_name", "tool_input", "tool_use_id", "reason"],
+        ..row!(
+            PermissionDenied,
+            TOOL,
+            [],
+            ShownToUser,
+            false,
+            ["retry"],
+            false,
+            false,
+            None
+        )
+    },
+    row!(
+        PostToolUse,
+        TOOL,
+        ["tool_name", "tool_input", "tool_response", "tool_use_id"],
+        Feedback,
+        true,
+        ["additionalContext", "updatedMCPToolOutput"],
+        false,
+        false,
+        Some(K::ToolResult)
+    ),
+    row!(
+        PostToolUseFailure,
+        TOOL,
+        [
+            "tool_name",
+            "tool_input",
+            "tool_use_id",
+            "error",
+            "is_interrupt"
+        ],
+        Feedback,
+        false,
+        ["additionalContext"],
+        false,
+        false,
+        Some(K::ToolResult)
+    ),
+    row!(
+        Notification,
+        Some("notification_type"),
+        ["message", "title", "notification_type"],
+        ShownToUser,
+        false,
+        [],
+        false,
+        false,
+        None
+    ),
+    row!(
+        SubagentStart,
+        Some("agent_type"),
+        ["agent_id", "agent_type"],
+        ShownToUser,
+        false,
+        ["additionalContext"],
+        false,
+        false,
+        None
+    ),
+    row!(
+        SubagentStop,
+        Some("agent_type"),
+        [
+            "stop_hook_active",
+            "agent_id",
+            "agent_type",
+            "agent_transcript_path",
+            "last_assistant_message"
+        ],
+        Blocks,
+        true,
+        [],
+        false,
+        false,
+        None
+    ),
+    row!(
+        Stop,
+        None,
+        ["stop_hook_active", "last_assistant_message"],
+        Blocks,
+        true,
+        [],
+        false,
+        false,
+        Some(K::Stop)
+    ),
+    row!(
+        StopFailure,
+        Some("error"),
+        ["error", "error_details", "last_assistant_message"],
+        ShownToUser,
+        false,
+        [],
+        false,
+        false,
+        None
+    ),
+    row!(
+        TeammateIdle,
+        None,
+        ["teammate_name", "team_name"],
+        Blocks,
+        false,
+        [],
+        false,
+        false,
+        None
+    ),
+    row!(
+        TaskCreated,
+        None,
+        [
+            "task_id",
+            "task_subject",
+            "task_description",
+            "teammate_name",
+            "team_name"
+        ],
+        Blocks,
+        false,
+        [],
+        false,
+        false,
+        None
+    ),
+    row!(
+        TaskCompleted,
+        None,
+        [
+            "task_id",
+            "task_subject",
+            "task_description",
+            "teammate_name",
+            "team_name"
+        ],
+        Blocks,
+        false,
+        [],
+        false,
+        false,
+        None
+    ),
+    row!(
+        ConfigChange,
+        Some("source"),
+        ["source", "file_path"],
+        Blocks,
+        true,
+        [],
+        false,
+        false,
+        None
+    ),
+    row!(
+        CwdChanged,
+        None,
+        ["old_cwd", "new_cwd"],
+        ShownToUser,
+        false,
+        [],
+        false,
+        true,
+        None
+    ),
+    row!(
+        FileChanged,
+        Some("file_name"),
+        ["file_path", "file_name", "event"],
+        ShownToUser,
+        false,
+        [],
+        false,
+        true,
+        None
+    ),
+    row!(
+        WorktreeCreate,
+        None,
+        ["name"],
+        Blocks,
+        false,
+        [],
+        false,
+        false,
+        None
+    ),
+    row!(
+        WorktreeRemove,
+        None,
+        ["worktree_path"],
+        ShownToUser,
+        false,
+        [],
+        false,
+        false,
+        None
+    ),
+    row!(
+        PreCompact,
+        Some("trigger"),
+        ["trigger", "custom_instructions"],
+        Blocks,
+        true,
+        [],
+        false,
+        false,
+        Some(K::SessionBeforeCompact)
+    ),
+    row!(
+        PostCompact,
+        Some("trigger"),
+        ["trigger", "compact_summary"],
+        ShownToUser,
+        false,
+        [],
+        false,
+        false,
+        Some(K::SessionCompact)
+    ),
+    row!(
+        Elicitation,
+        Some("mcp_server_name"),
+        ["mcp_server_name", "message", "requested_schema"],
+        Blocks,
+        false,
+        ["action", "content"],
+        false,
+        false,
+        None
+    ),
+    row!(
+        ElicitationResult,
+        Some("mcp_server_name"),
+        ["mcp_server_name", "action", "content"],
+        Blocks,
+        false,
+        ["action", "content"],
+        false,
+        false,
+        None
+    ),
+    row!(
+        SessionEnd,
+        Some("reason"),
+        ["reason"],
+        ShownToUser,
+        false,
+        [],
+        false,
+        false,
+        Some(K::SessionShutdown)
+    ),
+];
+
+/// Another agent's name for an event: Devin's `PostCompaction`, Gemini CLI's names.
+#[derive(Debug, Clone, Copy)]
+pub struct Alias {
+    /// The name in that agent's hooks files.
+    pub name: &'static str,
+    /// The event it is.
+    pub event: CommandEvent,
+    /// The agent whose name it is.
+    pub dialect: Dialect,
+}
+
+/// Other agents' names of events, accepted in any hooks file and shown to those hooks as
+/// `hook_event_name`.
+pub static ALIASES: [Alias; 6] = [
+    Alias {
+        name: "PostCompaction",
+        event: CommandEvent::PostCompact,
+        dialect: Dialect::Devin,
+    },
+    Alias {
+        name: "BeforeTool",
+        event: CommandEvent::PreToolUse,
+        dialect: Dialect::Gemini,
+    },
+    Alias {
+        name: "AfterTool",
+        event: CommandEvent::PostToolUse,
+        dialect: Dialect::Gemini,
+    },
+    Alias {
+        name: "BeforeAgent",
+        event: CommandEvent::UserPromptSubmit,
+        dialect: Dialect::Gemini,
+    },
+    Alias {
+        name: "AfterAgent",
+        event: CommandEvent::Stop,
+        dialect: Dialect::Gemini,
+    },
+    Alias {
+        name: "PreCompress",
+        event: CommandEvent::PreCompact,
+        dialect: Dialect::Gemini,
+    },
+];
+
+/// Events of other agents that this runner has no moment for at all (not even one a host
+/// could emit): named in the configuration issue, never silently dropped.
+pub static UNSUPPORTED: [(&str, &str); 3] = [
+    (
+        "BeforeModel",
+        "Gemini CLI's model-request event; this runner does not see model requests",
+    ),
+    (
+        "AfterModel",
+        "Gemini CLI's model-response event; this runner does not see model responses",
+    ),
+    (
+        "BeforeToolSelection",
+        "Gemini CLI's tool-selection event; this runner does not filter tools per request",
+    ),
+];
+
+impl CommandEvent {
+    /// Every command event, in registry order.
+    pub const ALL: [CommandEvent; 27] = {
+        let mut all = [CommandEvent::SessionStart; 27];
+        let mut i = 0;
+        while i < 27 {
+            all[i] = EVENTS[i].event;
+            i += 1;
+        }
+        all
+    };
+
+    /// Its row of the registry.
+    pub fn spec(self) -> &'static EventSpec {
+        &EVENTS[self as usize]
     }
 
-    /// The runner event it is: command hooks run in the same emit as native handlers.
-    pub const fn runner_event(self) -> agent_hooks_abi::EventKind {
-        use agent_hooks_abi::EventKind as K;
-        match self {
-            CommandEvent::PreToolUse => K::ToolCall,
-            CommandEvent::PostToolUse => K::ToolResult,
-            CommandEvent::PermissionRequest => K::PermissionRequest,
-            CommandEvent::UserPromptSubmit => K::BeforeAgentStart,
-            CommandEvent::Stop => K::Stop,
-            CommandEvent::PostCompaction => K::SessionCompact,
-            CommandEvent::SessionStart => K::SessionStart,
-            CommandEvent::SessionEnd => K::SessionShutdown,
-        }
+    /// The name in hooks files and in `hook_event_name`.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The runner event it happens at, if the runner has one.
+    pub fn runner_event(self) -> Option<EventKind> {
+        self.spec().runner
     }
 
     /// Whether the event has a tool name for matchers.
-    pub const fn has_tool(self) -> bool {
-        matches!(
-            self,
-            CommandEvent::PreToolUse | CommandEvent::PostToolUse | CommandEvent::PermissionRequest
-        )
+    pub fn has_tool(self) -> bool {
+        self.spec().subject == TOOL
+    }
+
+    /// The payload field its matcher is compared with.
+    pub fn subject(self) -> Option<&'static str> {
+        self.spec().subject
     }
 
     /// Whether plain (non-JSON) stdout is added context.
-    pub const fn plain_stdout_is_context(self) -> bool {
-        matches!(
-            self,
-            CommandEvent::UserPromptSubmit | CommandEvent::SessionStart
-        )
+    pub fn plain_stdout_is_context(self) -> bool {
+        self.spec().plain_stdout_is_context
+    }
+
+    /// Reads an event name: a Claude Code name, or another agent's alias (with its agent).
+    pub fn lookup(name: &str) -> Option<(CommandEvent, Option<Dialect>)> {
+        if let Some(spec) = EVENTS.iter().find(|s| s.name == name) {
+            return Some((spec.event, None));
+        }
+        ALIASES
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| (a.event, Some(a.dialect)))
     }
 }
 
@@ -89,7 +591,38 @@ impl fmt::Display for CommandEvent {
 impl FromStr for CommandEvent {
     type Err = ();
 
+    /// A Claude Code name or an alias.
     fn from_str(name: &str) -> Result<Self, ()> {
-        Self::ALL.into_iter().find(|e| e.name() == name).ok_or(())
+        Self::lookup(name).map(|(event, _)| event).ok_or(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_in_enum_order_and_names_are_unique() {
+        for (i, spec) in EVENTS.iter().enumerate() {
+            assert_eq!(spec.event as usize, i, "{}", spec.name);
+            assert_eq!(format!("{:?}", spec.event), spec.name);
+        }
+        for alias in &ALIASES {
+            assert!(
+                EVENTS.iter().all(|s| s.name != alias.name),
+                "{}",
+                alias.name
+            );
+        }
+    }
+
+    #[test]
+    fn aliases_read_as_their_event() {
+        assert_eq!(
+            CommandEvent::lookup("PostCompaction"),
+            Some((CommandEvent::PostCompact, Some(Dialect::Devin)))
+        );
+        assert_eq!("BeforeTool".parse(), Ok(CommandEvent::PreToolUse));
+        assert_eq!("Nope".parse::<CommandEvent>(), Err(()));
     }
 }

@@ -1,15 +1,6 @@
 use regex::Regex;
 
-/// Which rule a hooks file's matchers follow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    /// A hooks file (event keys at the top): a matcher is an unanchored regex.
-    HooksFile,
-    /// A settings file (`"hooks"` key, as `.claude/settings.json`): `*` matches all; a
-    /// matcher of letters, digits, `_` and `|` is an exact name or a `|` list of names;
-    /// anything else is an unanchored regex.
-    Settings,
-}
+use super::dialect::MatcherRule;
 
 /// A compiled matcher of tool names.
 #[derive(Debug, Clone)]
@@ -23,23 +14,40 @@ pub enum Matcher {
 }
 
 impl Matcher {
-    /// Compiles `pattern` (`None` when omitted) by the rule of `dialect`.
-    pub fn compile(pattern: Option<&str>, dialect: Dialect) -> Result<Self, regex::Error> {
+    /// Compiles `pattern` (`None` when omitted) by `rule`, for an event whose subject is a
+    /// tool name (`tool_event`) or not.
+    pub fn compile(
+        pattern: Option<&str>,
+        rule: MatcherRule,
+        tool_event: bool,
+    ) -> Result<Self, regex::Error> {
         let pattern = pattern.unwrap_or("");
-        if pattern.is_empty() || (dialect == Dialect::Settings && pattern == "*") {
+        let star_is_all = matches!(
+            rule,
+            MatcherRule::Claude | MatcherRule::RegexOrStar | MatcherRule::Gemini
+        );
+        if pattern.is_empty() || (star_is_all && pattern == "*") {
             return Ok(Matcher::All);
         }
         let plain = pattern
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|');
-        if dialect == Dialect::Settings && plain {
-            return Ok(Matcher::Names(
+        let exact = match rule {
+            MatcherRule::Claude => plain,
+            MatcherRule::Gemini => !tool_event,
+            MatcherRule::Regex | MatcherRule::RegexOrStar => false,
+        };
+        if exact {
+            let names = if rule == MatcherRule::Claude {
                 pattern
                     .split('|')
                     .filter(|n| !n.is_empty())
                     .map(str::to_owned)
-                    .collect(),
-            ));
+                    .collect()
+            } else {
+                vec![pattern.to_owned()]
+            };
+            return Ok(Matcher::Names(names));
         }
         Regex::new(pattern).map(Matcher::Regex)
     }
@@ -58,15 +66,15 @@ impl Matcher {
 mod tests {
     use super::*;
 
-    fn matches(pattern: &str, dialect: Dialect, tool: &str) -> bool {
-        Matcher::compile(Some(pattern), dialect)
+    fn matches(pattern: &str, rule: MatcherRule, tool: &str) -> bool {
+        Matcher::compile(Some(pattern), rule, true)
             .unwrap()
             .matches(tool)
     }
 
     #[test]
     fn hooks_files_use_unanchored_regexes() {
-        use Dialect::HooksFile as H;
+        use MatcherRule::Regex as H;
         assert!(matches("", H, "anything"));
         assert!(matches("exec", H, "exec"));
         assert!(matches("exec", H, "mcp__shell__exec_command"));
@@ -79,17 +87,31 @@ mod tests {
             "mcp__github__list"
         ));
         assert!(
-            Matcher::compile(Some("*"), H).is_err(),
+            Matcher::compile(Some("*"), H, true).is_err(),
             "a glob is not a regex"
         );
     }
 
     #[test]
     fn settings_files_use_exact_names_for_plain_matchers() {
-        use Dialect::Settings as S;
+        use MatcherRule::Claude as S;
         assert!(matches("*", S, "exec"));
         assert!(matches("exec", S, "exec") && !matches("exec", S, "exec_command"));
         assert!(matches("exec|edit", S, "edit") && !matches("exec|edit", S, "read"));
         assert!(matches("mcp__.*", S, "mcp__github__x"));
+    }
+
+    #[test]
+    fn lifecycle_matchers_are_exact_in_claude_and_gemini_files() {
+        let claude =
+            Matcher::compile(Some("startup|clear|compact"), MatcherRule::Claude, false).unwrap();
+        assert!(claude.matches("compact") && !claude.matches("resume"));
+        let gemini = Matcher::compile(Some("startup"), MatcherRule::Gemini, false).unwrap();
+        assert!(gemini.matches("startup") && !gemini.matches("startup2"));
+        let tools = Matcher::compile(Some("write_.*|replace"), MatcherRule::Gemini, true).unwrap();
+        assert!(tools.matches("write_file") && tools.matches("replace"));
+        assert!(Matcher::compile(Some("*"), MatcherRule::RegexOrStar, true)
+            .unwrap()
+            .matches("Bash"));
     }
 }

@@ -2,10 +2,14 @@
 //! JSON payload on stdin, answering with an exit code and JSON on stdout.
 
 mod answer;
+mod condition;
 mod config;
+mod dialect;
 mod event;
 mod matcher;
+mod outcome;
 mod process;
+mod tools;
 
 use std::{
     path::{Path, PathBuf},
@@ -13,13 +17,20 @@ use std::{
     time::Duration,
 };
 
+use serde_json::{Map, Value};
+
 pub use answer::{interpret, Answer};
+pub use condition::Condition;
 pub use config::{
-    load_hooks_file, parse_hooks, CommandHook, ConfigIssue, Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT,
+    load_hooks_file, parse_hooks, parse_hooks_as, CommandHook, ConfigIssue, Severity,
+    DEFAULT_TIMEOUT, MAX_TIMEOUT,
 };
-pub use event::CommandEvent;
-pub use matcher::{Dialect, Matcher};
+pub use dialect::{plugin_root, Dialect, MatcherRule};
+pub use event::{Alias, CommandEvent, EventSpec, Exit2, ALIASES, EVENTS, UNSUPPORTED};
+pub use matcher::Matcher;
+pub use outcome::CommandOutcome;
 pub use process::{run, Exit, Run, RunSpec, KILL_GRACE, OUTPUT_CAP};
+pub use tools::{ToolAlias, ToolNames};
 
 /// The command hooks of an agent, from any number of hooks files and script folders, in
 /// configuration order.
@@ -69,10 +80,17 @@ impl CommandHooks {
         };
         self.hooks.push(Arc::new(CommandHook {
             event,
+            event_name: event.name().to_owned(),
+            dialect: Dialect::of_file(script),
             matcher_text: Some(tool),
             matcher,
             command: shell_quote(&script.to_string_lossy()),
             timeout: DEFAULT_TIMEOUT,
+            condition: None,
+            run_async: false,
+            once: false,
+            status_message: None,
+            plugin_root: None,
             source: script.to_path_buf(),
         }));
         self
@@ -95,20 +113,54 @@ impl CommandHooks {
         &self.issues
     }
 
-    /// The hooks that run on `event` for `tool_name`, in configuration order; a command
-    /// configured twice for the event (e.g. in two files) runs once, the first time.
+    /// Whether any hook listens to `event`.
+    pub fn listens(&self, event: CommandEvent) -> bool {
+        self.hooks.iter().any(|h| h.event == event)
+    }
+
+    /// The hooks that run on `event` with payload `fields`, in configuration order: their
+    /// matcher selects the event's subject (a tool by its name in the hook's dialect), and
+    /// their `if` rule the tool call. A command configured twice for the event (e.g. in two
+    /// files) runs once, the first time.
     pub(crate) fn matching(
         &self,
         event: CommandEvent,
-        tool_name: Option<&str>,
+        fields: &Map<String, Value>,
+        tools: &ToolNames,
+        cwd: &Path,
     ) -> Vec<Arc<CommandHook>> {
+        let subject = event
+            .subject()
+            .and_then(|key| fields.get(key))
+            .and_then(Value::as_str);
+        let tool_input = fields.get("tool_input").unwrap_or(&Value::Null);
         let mut selected: Vec<Arc<CommandHook>> = Vec::new();
         for hook in &self.hooks {
-            let matches = hook.event == event
-                && (!event.has_tool() || tool_name.is_none_or(|t| hook.matcher.matches(t)));
-            if matches && !selected.iter().any(|s| s.command == hook.command) {
-                selected.push(hook.clone());
+            if hook.event != event || selected.iter().any(|s| s.command == hook.command) {
+                continue;
             }
+            let name = match subject {
+                Some(tool) if event.has_tool() => tools.name_in(hook.dialect, tool),
+                other => other.unwrap_or_default(),
+            };
+            // A matcher needs the subject: without it, only a match-all matcher runs.
+            let selects = match (&hook.matcher, event.subject()) {
+                (Matcher::All, _) | (_, None) => true,
+                _ => subject.is_some() && hook.matcher.matches(name),
+            };
+            if !selects {
+                continue;
+            }
+            if let Some(condition) = &hook.condition {
+                let input = match subject {
+                    Some(tool) => tools.input_in(hook.dialect, tool, tool_input),
+                    None => Value::Null,
+                };
+                if !condition.matches(name, &input, cwd) {
+                    continue;
+                }
+            }
+            selected.push(hook.clone());
         }
         selected
     }
@@ -124,6 +176,10 @@ pub fn shell_quote(text: &str) -> String {
 pub struct CommandHookReport {
     /// The event it ran for.
     pub event: CommandEvent,
+    /// The agent its file was written for.
+    pub dialect: Dialect,
+    /// It ran in the background (`async`): its answer decided nothing.
+    pub background: bool,
     /// Its command.
     pub command: String,
     /// The file (or script) it came from.
@@ -155,11 +211,18 @@ mod tests {
         let file = r#"{"PreToolUse": [{"matcher": "exec", "hooks": [{"command": "./guard.sh"}]}]}"#;
         hooks.parse(file, Path::new("a.json"));
         hooks.parse(file, Path::new("b.json"));
-        let matching = hooks.matching(CommandEvent::PreToolUse, Some("exec"));
+        let call = |tool: &str| {
+            let fields = serde_json::json!({"tool_name": tool});
+            hooks.matching(
+                CommandEvent::PreToolUse,
+                fields.as_object().unwrap(),
+                &ToolNames::default(),
+                Path::new("/p"),
+            )
+        };
+        let matching = call("exec");
         assert_eq!(matching.len(), 1);
         assert_eq!(matching[0].source, Path::new("a.json"));
-        assert!(hooks
-            .matching(CommandEvent::PreToolUse, Some("read"))
-            .is_empty());
+        assert!(call("read").is_empty());
     }
 }

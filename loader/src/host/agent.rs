@@ -5,6 +5,8 @@ use agent_hooks_abi::{
 };
 use serde_json::Value;
 
+use crate::command::ToolNames;
+
 /// What the agent offers its hooks. Every method has a default, so a host that implements
 /// nothing works: messages and entries go nowhere, the agent is idle, there is no model and
 /// no UI, and session actions fail with a message that says the host does not support them.
@@ -79,6 +81,33 @@ pub trait AgentHost: Send + Sync {
     /// The interactive UI, if there is one.
     fn ui(&self) -> Option<&dyn HostUi> {
         None
+    }
+
+    /// The session's transcript file, for command hooks' `transcript_path` (none: the
+    /// field is left out).
+    fn transcript_path(&self) -> Option<String> {
+        None
+    }
+
+    /// The permission mode, for command hooks' `permission_mode`: `default`, `plan`,
+    /// `acceptEdits`, `dontAsk` or `bypassPermissions`.
+    fn permission_mode(&self) -> String {
+        "default".into()
+    }
+
+    /// The agent's tools in each hooks dialect (name and input fields), so that hooks written
+    /// for Claude Code or Gemini CLI match and read them unchanged. Default: the tools of
+    /// spec 02 ([`ToolNames::default`]).
+    fn tool_names(&self) -> ToolNames {
+        ToolNames::default()
+    }
+
+    /// The lines of the session's `CLAUDE_ENV_FILE` after hooks of an event that documents
+    /// it (SessionStart, Setup, CwdChanged, FileChanged) ran: `export NAME=value` lines that
+    /// the host applies to the environment of later shell tools. Called with every line so
+    /// far, each time.
+    fn environment_file(&self, lines: &[String]) {
+        let _ = lines;
     }
 }
 

@@ -6,18 +6,23 @@ use std::borrow::Cow;
 use agent_hooks_abi::events::*;
 use serde_json::{json, Map, Value};
 
-use crate::command::{Answer, CommandEvent};
+use crate::command::{CommandEvent, CommandOutcome};
 
-/// What command hooks get for an event: which command event it is, the tool name their
-/// matchers look at, and the event's fields of the stdin payload.
-pub struct CommandInput<'a> {
+/// What command hooks get for an event: which command event it is, and the event's fields
+/// of the stdin payload (their matchers look at the field the registry names).
+pub struct CommandInput {
     /// The command event.
     pub event: CommandEvent,
-    /// The tool name, for the tool events.
-    pub tool_name: Option<&'a str>,
-    /// The payload's fields for this event (the runner adds `session_id`, `prompt_id`,
-    /// `hook_event_name` and `cwd`).
+    /// The payload's fields for this event (the runner adds the common ones: `session_id`,
+    /// `transcript_path`, `cwd`, `permission_mode`, `hook_event_name`, `prompt_id`).
     pub fields: Map<String, Value>,
+}
+
+fn input(event: CommandEvent, value: Value) -> Option<CommandInput> {
+    Some(CommandInput {
+        event,
+        fields: fields(value),
+    })
 }
 
 fn fields(value: Value) -> Map<String, Value> {
@@ -60,14 +65,18 @@ pub trait Combine: Event {
     fn fold(event: &mut Cow<'_, Self>, outcome: &mut Self::Outcome, output: Self::Output) -> Fold;
 
     /// For events that command hooks also handle: what they get.
-    fn command_input(&self) -> Option<CommandInput<'_>> {
+    fn command_input(&self) -> Option<CommandInput> {
         None
     }
 
-    /// Folds one command hook's answer into `outcome`, in configuration order, after the
-    /// native handlers.
-    fn fold_command(event: &mut Cow<'_, Self>, outcome: &mut Self::Outcome, answer: &Answer) {
-        let _ = (event, outcome, answer);
+    /// Folds the combined answer of the command hooks into `outcome`, after the native
+    /// handlers.
+    fn fold_command(
+        event: &mut Cow<'_, Self>,
+        outcome: &mut Self::Outcome,
+        answers: &CommandOutcome,
+    ) {
+        let _ = (event, outcome, answers);
     }
 }
 
@@ -101,26 +110,23 @@ notifications!(
 
 /// Notifications that command hooks also hear.
 macro_rules! command_notifications {
-    ($($ty:ty => $event:ident { $($field:ident),* }),* $(,)?) => {
+    ($($ty:ty => $event:ident { $($key:literal: $field:ident),* }),* $(,)?) => {
         $(impl Combine for $ty {
             type Outcome = ();
             fn fold(_: &mut Cow<'_, Self>, _: &mut (), _: ()) -> Fold {
                 Fold::Continue
             }
-            fn command_input(&self) -> Option<CommandInput<'_>> {
-                Some(CommandInput {
-                    event: CommandEvent::$event,
-                    tool_name: None,
-                    fields: fields(json!({ $(stringify!($field): self.$field),* })),
-                })
+            fn command_input(&self) -> Option<CommandInput> {
+                input(CommandEvent::$event, json!({ $($key: self.$field),* }))
             }
         })*
     };
 }
 
+// PostCompact: Claude Code's `compact_summary`, and Devin's `summary` (PostCompaction).
 command_notifications!(
-    SessionCompactEvent => PostCompaction { summary },
-    SessionShutdownEvent => SessionEnd { reason },
+    SessionCompactEvent => PostCompact { "compact_summary": summary, "summary": summary },
+    SessionShutdownEvent => SessionEnd { "reason": reason },
 );
 
 /// The combined outcome of `session_start`.
@@ -138,16 +144,16 @@ impl Combine for SessionStartEvent {
         Fold::Continue
     }
 
-    fn command_input(&self) -> Option<CommandInput<'_>> {
-        Some(CommandInput {
-            event: CommandEvent::SessionStart,
-            tool_name: None,
-            fields: fields(json!({ "source": self.source })),
-        })
+    fn command_input(&self) -> Option<CommandInput> {
+        input(CommandEvent::SessionStart, json!({ "source": self.source }))
     }
 
-    fn fold_command(_: &mut Cow<'_, Self>, outcome: &mut SessionStartOutcome, answer: &Answer) {
-        outcome.context.extend(answer.context.iter().cloned());
+    fn fold_command(
+        _: &mut Cow<'_, Self>,
+        outcome: &mut SessionStartOutcome,
+        answers: &CommandOutcome,
+    ) {
+        outcome.context.extend(answers.context.iter().cloned());
     }
 }
 
@@ -165,6 +171,11 @@ pub struct ToolCallOutcome {
     /// with these reasons; [`HookToolWrapper`](crate::HookToolWrapper) asks through the UI
     /// and blocks when the user says no or there is no UI.
     pub ask: Option<String>,
+    /// Command hooks approved the call (`permissionDecision: allow`, legacy `decision:
+    /// approve`) and none asked or denied: the host skips its own permission prompt.
+    pub approved: bool,
+    /// Text command hooks add to the agent's context (`additionalContext`).
+    pub context: Vec<String>,
 }
 
 /// `tool_call`: the first block wins and stops; otherwise each returned input replaces the
@@ -193,34 +204,48 @@ impl Combine for ToolCallEvent {
         }
     }
 
-    fn command_input(&self) -> Option<CommandInput<'_>> {
-        Some(CommandInput {
-            event: CommandEvent::PreToolUse,
-            tool_name: Some(&self.tool_name),
-            fields: fields(json!({
+    fn command_input(&self) -> Option<CommandInput> {
+        input(
+            CommandEvent::PreToolUse,
+            json!({
                 "tool_name": self.tool_name,
-                "tool_use_id": self.tool_call_id,
                 "tool_input": self.input,
-            })),
-        })
+                "tool_use_id": self.tool_call_id,
+            }),
+        )
     }
 
-    /// Any block wins, with every blocking hook's reason; otherwise the last `updatedInput`
-    /// in configuration order is the tool's input.
-    fn fold_command(event: &mut Cow<'_, Self>, outcome: &mut ToolCallOutcome, answer: &Answer) {
-        if let Some(reason) = &answer.block {
+    /// `continue: false` and any block win, with every blocking hook's reason; otherwise
+    /// deny > ask > allow, and the last `updatedInput` in configuration order is the tool's
+    /// input.
+    fn fold_command(
+        event: &mut Cow<'_, Self>,
+        outcome: &mut ToolCallOutcome,
+        answers: &CommandOutcome,
+    ) {
+        outcome.context.extend(answers.context.iter().cloned());
+        if let Some(reason) = &answers.stop {
             outcome.block = true;
             push_reason(&mut outcome.reason, reason);
             return;
         }
-        if answer.permission == Some(PermissionDecision::Ask) {
-            let reason = answer
-                .permission_reason
-                .as_deref()
-                .unwrap_or("a hook asks you to confirm this tool call");
-            push_reason(&mut outcome.ask, reason);
+        if answers.block {
+            outcome.block = true;
+            for reason in &answers.reasons {
+                push_reason(&mut outcome.reason, reason);
+            }
+            return;
         }
-        if let Some(input) = &answer.updated_input {
+        if answers.permission == Some(PermissionDecision::Ask) {
+            let reason = if answers.permission_reasons.is_empty() {
+                "a hook asks you to confirm this tool call".to_owned()
+            } else {
+                answers.permission_reasons.join("\n")
+            };
+            push_reason(&mut outcome.ask, &reason);
+        }
+        outcome.approved = answers.approved();
+        if let Some(input) = &answers.updated_input {
             event.to_mut().input = input.clone();
             outcome.input = Some(input.clone());
         }
@@ -264,36 +289,65 @@ impl Combine for ToolResultEvent {
         }
     }
 
-    fn command_input(&self) -> Option<CommandInput<'_>> {
+    /// A failed call is PostToolUseFailure with its `error`; a successful one PostToolUse
+    /// with `tool_response` as the tool returned it: its `details` (e.g. a Write's `filePath`,
+    /// a shell's `stdout`), or, when it gave none, `{success, output, error}`.
+    fn command_input(&self) -> Option<CommandInput> {
         let output = text_of(&self.content);
-        Some(CommandInput {
-            event: CommandEvent::PostToolUse,
-            tool_name: Some(&self.tool_name),
-            fields: fields(json!({
+        if self.is_error {
+            return input(
+                CommandEvent::PostToolUseFailure,
+                json!({
+                    "tool_name": self.tool_name,
+                    "tool_input": self.input,
+                    "tool_use_id": self.tool_call_id,
+                    "error": output,
+                    "is_interrupt": false,
+                }),
+            );
+        }
+        let response = if self.details.is_null() {
+            json!({ "success": true, "output": output, "error": null })
+        } else {
+            self.details.clone()
+        };
+        input(
+            CommandEvent::PostToolUse,
+            json!({
                 "tool_name": self.tool_name,
-                "tool_use_id": self.tool_call_id,
                 "tool_input": self.input,
-                "tool_response": {
-                    "success": !self.is_error,
-                    "output": if self.is_error { String::new() } else { output.clone() },
-                    "error": if self.is_error { Some(output) } else { None },
-                },
-            })),
-        })
+                "tool_response": response,
+                "tool_use_id": self.tool_call_id,
+            }),
+        )
     }
 
-    /// A block's reason and added context reach the model as text after the tool's output.
-    fn fold_command(event: &mut Cow<'_, Self>, outcome: &mut ToolResultPatch, answer: &Answer) {
-        let notes = answer.block.iter().chain(&answer.context);
-        let mut added = false;
-        for note in notes {
+    /// Feedback (a block's reason, exit 2's stderr) and added context reach the model as
+    /// text after the tool's output; `updatedMCPToolOutput` replaces an MCP tool's output.
+    fn fold_command(
+        event: &mut Cow<'_, Self>,
+        outcome: &mut ToolResultPatch,
+        answers: &CommandOutcome,
+    ) {
+        let mut changed = false;
+        if let Some(replacement) = &answers.updated_tool_output {
+            if event.tool_name.starts_with("mcp__") {
+                let text = match replacement {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                event.to_mut().content = vec![ContentBlock::text(text)];
+                changed = true;
+            }
+        }
+        for note in answers.feedback.iter().chain(&answers.context) {
             event
                 .to_mut()
                 .content
                 .push(ContentBlock::text(note.clone()));
-            added = true;
+            changed = true;
         }
-        if added {
+        if changed {
             outcome.content = Some(event.content.clone());
         }
     }
@@ -350,20 +404,20 @@ impl Combine for BeforeAgentStartEvent {
         Fold::Continue
     }
 
-    fn command_input(&self) -> Option<CommandInput<'_>> {
-        Some(CommandInput {
-            event: CommandEvent::UserPromptSubmit,
-            tool_name: None,
-            fields: fields(json!({ "prompt": self.prompt })),
-        })
+    fn command_input(&self) -> Option<CommandInput> {
+        input(
+            CommandEvent::UserPromptSubmit,
+            json!({ "prompt": self.prompt }),
+        )
     }
 
-    fn fold_command(_: &mut Cow<'_, Self>, outcome: &mut PromptOutcome, answer: &Answer) {
-        if let Some(reason) = &answer.block {
+    /// `continue: false` rejects the prompt too (the agent stops).
+    fn fold_command(_: &mut Cow<'_, Self>, outcome: &mut PromptOutcome, answers: &CommandOutcome) {
+        for reason in answers.stop.iter().chain(&answers.reasons) {
             outcome.block = true;
             push_reason(&mut outcome.reason, reason);
         }
-        outcome.context.extend(answer.context.iter().cloned());
+        outcome.context.extend(answers.context.iter().cloned());
     }
 }
 
@@ -385,9 +439,45 @@ macro_rules! cancellable {
 cancellable!(
     SessionBeforeSwitchEvent => SessionBeforeSwitchResult,
     SessionBeforeBranchEvent => SessionBeforeBranchResult,
-    SessionBeforeCompactEvent => SessionBeforeCompactResult,
     SessionBeforeTreeEvent => SessionBeforeTreeResult,
 );
+
+/// `session_before_compact`: as the other `session_before_*`; command hooks (PreCompact) may
+/// block the compaction, which cancels it.
+impl Combine for SessionBeforeCompactEvent {
+    type Outcome = Option<SessionBeforeCompactResult>;
+
+    fn fold(
+        _: &mut Cow<'_, Self>,
+        outcome: &mut Option<SessionBeforeCompactResult>,
+        output: SessionBeforeCompactResult,
+    ) -> Fold {
+        let cancel = output.cancel;
+        *outcome = Some(output);
+        if cancel {
+            Fold::Stop
+        } else {
+            Fold::Continue
+        }
+    }
+
+    fn command_input(&self) -> Option<CommandInput> {
+        input(
+            CommandEvent::PreCompact,
+            json!({ "custom_instructions": self.custom_instructions.clone().unwrap_or_default() }),
+        )
+    }
+
+    fn fold_command(
+        _: &mut Cow<'_, Self>,
+        outcome: &mut Option<SessionBeforeCompactResult>,
+        answers: &CommandOutcome,
+    ) {
+        if answers.block || answers.stop.is_some() {
+            outcome.get_or_insert_with(Default::default).cancel = true;
+        }
+    }
+}
 
 /// `session.compacting`: the last result wins.
 impl Combine for SessionCompactingEvent {
@@ -410,6 +500,11 @@ pub struct PermissionOutcome {
     pub decision: Option<PermissionDecision>,
     /// Every reason given, in handler order.
     pub reasons: Vec<String>,
+    /// The input to run the tool with, when an approving command hook rewrote it
+    /// (`decision.updatedInput`).
+    pub input: Option<Value>,
+    /// A command hook denied with `decision.interrupt: true`: the agent stops too.
+    pub interrupt: bool,
 }
 
 fn strength(decision: PermissionDecision) -> u8 {
@@ -442,23 +537,26 @@ impl Combine for PermissionRequestEvent {
         Fold::Continue
     }
 
-    fn command_input(&self) -> Option<CommandInput<'_>> {
-        Some(CommandInput {
-            event: CommandEvent::PermissionRequest,
-            tool_name: Some(&self.tool_name),
-            fields: fields(json!({
+    fn command_input(&self) -> Option<CommandInput> {
+        input(
+            CommandEvent::PermissionRequest,
+            json!({
                 "tool_name": self.tool_name,
-                "tool_use_id": self.tool_call_id,
                 "tool_input": self.input,
-            })),
-        })
+                "tool_use_id": self.tool_call_id,
+            }),
+        )
     }
 
-    fn fold_command(_: &mut Cow<'_, Self>, outcome: &mut PermissionOutcome, answer: &Answer) {
-        let decision = if answer.block.is_some() {
+    fn fold_command(
+        _: &mut Cow<'_, Self>,
+        outcome: &mut PermissionOutcome,
+        answers: &CommandOutcome,
+    ) {
+        let decision = if answers.stop.is_some() {
             Some(PermissionDecision::Deny)
         } else {
-            answer.permission
+            answers.permission
         };
         if let Some(decision) = decision {
             if outcome
@@ -469,12 +567,17 @@ impl Combine for PermissionRequestEvent {
             }
         }
         outcome.reasons.extend(
-            answer
-                .block
+            answers
+                .stop
                 .iter()
-                .chain(&answer.permission_reason)
+                .chain(&answers.reasons)
+                .chain(&answers.permission_reasons)
                 .cloned(),
         );
+        if outcome.decision == Some(PermissionDecision::Approve) {
+            outcome.input = answers.updated_input.clone();
+        }
+        outcome.interrupt |= answers.interrupt;
     }
 }
 
@@ -488,6 +591,9 @@ pub struct StopOutcome {
     pub loop_bound_reached: bool,
     /// The blocking handlers' reasons, in handler order: the agent's next instruction.
     pub reasons: Vec<String>,
+    /// A command hook said `continue: false`: the agent stops, whatever blocked, with this
+    /// reason (`stopReason`).
+    pub stopped: Option<String>,
 }
 
 /// `stop`: any block keeps the agent going; every blocking reason is kept; all handlers run.
@@ -502,18 +608,23 @@ impl Combine for StopEvent {
         Fold::Continue
     }
 
-    fn command_input(&self) -> Option<CommandInput<'_>> {
-        Some(CommandInput {
-            event: CommandEvent::Stop,
-            tool_name: None,
-            fields: fields(json!({ "stop_hook_active": self.stop_hook_active })),
-        })
+    fn command_input(&self) -> Option<CommandInput> {
+        input(
+            CommandEvent::Stop,
+            json!({ "stop_hook_active": self.stop_hook_active }),
+        )
     }
 
-    fn fold_command(_: &mut Cow<'_, Self>, outcome: &mut StopOutcome, answer: &Answer) {
-        if let Some(reason) = &answer.block {
+    /// `continue: false` wins over every block: the agent stops.
+    fn fold_command(_: &mut Cow<'_, Self>, outcome: &mut StopOutcome, answers: &CommandOutcome) {
+        if let Some(reason) = &answers.stop {
+            outcome.block = false;
+            outcome.stopped = Some(reason.clone());
+            return;
+        }
+        if answers.block {
             outcome.block = true;
-            outcome.reasons.push(reason.clone());
+            outcome.reasons.extend(answers.reasons.iter().cloned());
         }
     }
 }

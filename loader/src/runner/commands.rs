@@ -3,6 +3,7 @@
 
 use std::{
     borrow::Cow,
+    path::PathBuf,
     sync::{
         atomic::{AtomicU64, Ordering},
         Arc,
@@ -10,12 +11,18 @@ use std::{
     time::{SystemTime, UNIX_EPOCH},
 };
 
-use agent_hooks_abi::NotifyLevel;
-use serde_json::Value;
+use agent_hooks_abi::{
+    events::{CustomMessage, SendMessageOptions},
+    NotifyLevel,
+};
+use serde_json::{Map, Value};
 use tokio::task::JoinSet;
 
-use super::{Combine, HookError, HookRunner};
-use crate::command::{interpret, run, CommandHook, CommandHookReport, Exit, Run, RunSpec};
+use super::{errors::Listeners, Combine, HookError, HookRunner};
+use crate::command::{
+    interpret, run, Answer, CommandEvent, CommandHook, CommandHookReport, CommandOutcome, Dialect,
+    Exit, Run, RunSpec, ToolNames,
+};
 use crate::host::AgentHost;
 
 /// A fresh id such as `prompt-1732912345123-7`: unique within the process, ordered.
@@ -33,93 +40,239 @@ impl HookRunner {
         &self,
         event: &mut Cow<'_, E>,
         outcome: &mut E::Outcome,
+        given: &Map<String, Value>,
     ) {
         if self.command[E::KIND.index()] == 0 {
             return;
         }
-        let Some(input) = event.command_input() else {
+        let Some(mut input) = event.command_input() else {
             return;
         };
-        let hooks = self.commands.matching(input.event, input.tool_name);
-        if hooks.is_empty() {
-            return;
+        // What the caller gave wins over what the runner derived (`emit --input`).
+        for (key, value) in given {
+            input.fields.insert(key.clone(), value.clone());
         }
-        let command_event = input.event;
+        if let Some(combined) = self.run_command_hooks(input.event, input.fields).await {
+            E::fold_command(event, outcome, &combined);
+        }
+    }
+
+    /// Runs the command hooks of `event` with payload `fields` (the event's own fields; the
+    /// runner adds the common ones where missing) and combines their answers. For the
+    /// events the runner has no moment for (`Notification`, `SubagentStart`, `Setup`, ...),
+    /// a host that has that moment calls this; for the others, [`emit`](Self::emit) does.
+    pub async fn emit_command(
+        &self,
+        event: CommandEvent,
+        fields: Map<String, Value>,
+    ) -> CommandOutcome {
+        self.run_command_hooks(event, fields)
+            .await
+            .unwrap_or_default()
+    }
+
+    /// `None` when no hook matched.
+    async fn run_command_hooks(
+        &self,
+        event: CommandEvent,
+        fields: Map<String, Value>,
+    ) -> Option<CommandOutcome> {
         let agent = self.agent();
-        let payload: Arc<[u8]> = self.payload(agent.as_ref(), input).into();
-        let mut running = JoinSet::new();
-        for (index, hook) in hooks.iter().enumerate() {
-            let hook = hook.clone();
-            let payload = payload.clone();
-            let cwd = self.cwd.clone();
-            running.spawn(async move {
-                let project = cwd.to_string_lossy().into_owned();
-                let env = [
-                    ("AGENT_HOOKS_PROJECT_DIR", project.clone()),
-                    ("CLAUDE_PROJECT_DIR", project),
-                ];
-                let spec = RunSpec {
-                    command: &hook.command,
-                    cwd: &cwd,
-                    env: &env,
-                    stdin: payload,
-                    timeout: hook.timeout,
-                };
-                (index, run(spec).await)
-            });
+        let tools = crate::host::shielded(ToolNames::default(), || agent.tool_names());
+        let hooks = self.commands.matching(event, &fields, &tools, &self.cwd);
+        let hooks: Vec<Arc<CommandHook>> = hooks
+            .into_iter()
+            .filter(|hook| !hook.once || self.first_run(hook))
+            .collect();
+        if hooks.is_empty() {
+            return None;
         }
-        let mut runs: Vec<Option<Run>> = vec![None; hooks.len()];
+        let env_file = event.spec().env_file.then(|| self.env_file());
+        let mut payloads: Vec<((Dialect, String), Arc<[u8]>)> = Vec::new();
+        let mut running = JoinSet::new();
+        let mut waited: Vec<Arc<CommandHook>> = Vec::new();
+        for hook in &hooks {
+            let key = (hook.dialect, hook.event_name.clone());
+            let payload = match payloads.iter().find(|(k, _)| *k == key) {
+                Some((_, payload)) => payload.clone(),
+                None => {
+                    let payload: Arc<[u8]> =
+                        self.payload(agent.as_ref(), &tools, hook, &fields).into();
+                    payloads.push((key, payload.clone()));
+                    payload
+                }
+            };
+            let job = HookJob {
+                hook: hook.clone(),
+                payload,
+                cwd: self.cwd.clone(),
+                env_file: env_file.clone(),
+            };
+            if hook.run_async {
+                self.run_in_background(job, agent.clone());
+                continue;
+            }
+            let index = waited.len();
+            waited.push(hook.clone());
+            running.spawn(async move { (index, job.run().await) });
+        }
+        let statuses = self.show_status(agent.as_ref(), &waited, true);
+        let mut runs: Vec<Option<Run>> = vec![None; waited.len()];
         while let Some(joined) = running.join_next().await {
             if let Ok((index, run)) = joined {
                 runs[index] = Some(run);
             }
         }
-        for (hook, run) in hooks.iter().zip(runs) {
+        if statuses {
+            self.show_status(agent.as_ref(), &waited, false);
+        }
+        let mut combined = CommandOutcome::default();
+        for (hook, run) in waited.iter().zip(runs) {
             let run = run.unwrap_or_else(|| lost_run(hook));
-            let answer = interpret(command_event, &run);
-            E::fold_command(event, outcome, &answer);
-            if let Some(reason) = &answer.stop_agent {
-                crate::host::shielded((), || agent.stop_requested(reason));
+            let mut answer = interpret(event, &run);
+            if let (Some(updated), Some(tool)) = (
+                &answer.updated_input,
+                fields.get("tool_name").and_then(Value::as_str),
+            ) {
+                let original = fields.get("tool_input").unwrap_or(&Value::Null);
+                answer.updated_input =
+                    Some(tools.input_back(hook.dialect, tool, updated, original));
             }
-            if let Some(message) = &answer.system_message {
-                crate::host::shielded((), || {
-                    if let Some(ui) = agent.ui() {
-                        ui.notify(message, NotifyLevel::Info);
-                    }
-                });
-            }
-            if !answer.problems.is_empty() {
-                self.listeners.report(&HookError {
-                    hook_path: hook.source.to_string_lossy().into_owned(),
-                    event: command_event.name().to_owned(),
-                    panicked: false,
-                    message: format!("`{}` {}", hook.command, answer.problems.join("; ")),
-                });
-            }
-            self.command_reports.report(&CommandHookReport {
-                event: command_event,
-                command: hook.command.clone(),
-                source: hook.source.clone(),
-                exit: run.exit,
-                duration: run.duration,
-                stdout_truncated: run.stdout_truncated,
-                stderr_truncated: run.stderr_truncated,
+            combined.add(&answer);
+            deliver(agent.as_ref(), &answer, false);
+            report(
+                &self.listeners,
+                &self.command_reports,
+                hook,
+                run,
                 answer,
-            });
+                false,
+            );
+        }
+        if let Some(path) = env_file {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            if !lines.is_empty() {
+                crate::host::shielded((), || agent.environment_file(&lines));
+            }
+        }
+        Some(combined)
+    }
+
+    /// An `async` hook: started and not waited for; when it ends, its report goes to the
+    /// listeners, its `systemMessage` to the UI and its context to the agent as a message
+    /// for the next turn. Its decisions are reported as ignored.
+    fn run_in_background(&self, job: HookJob, agent: Arc<dyn AgentHost>) {
+        let listeners = self.listeners.clone();
+        let reports = self.command_reports.clone();
+        let hook = job.hook.clone();
+        let background = async move {
+            let hook = job.hook.clone();
+            let run = job.run().await;
+            let mut answer = interpret(hook.event, &run);
+            let decided = answer.block.is_some()
+                || answer.permission.is_some()
+                || answer.updated_input.is_some()
+                || answer.stop_agent.is_some();
+            if decided {
+                answer.problems.push(
+                    "runs with `async`, so its decision (block, permission, updatedInput, continue) was ignored".into(),
+                );
+            }
+            deliver(agent.as_ref(), &answer, true);
+            report(&listeners, &reports, &hook, run, answer, true);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                handle.spawn(background);
+            }
+            Err(_) => {
+                let problem = Answer {
+                    failed: true,
+                    problems: vec!["runs with `async`, but no tokio runtime was running to keep it going; it did not run".into()],
+                    ..Answer::default()
+                };
+                report(
+                    &self.listeners,
+                    &self.command_reports,
+                    &hook,
+                    lost_run(&hook),
+                    problem,
+                    true,
+                );
+            }
         }
     }
 
-    /// The stdin payload: `session_id`, `prompt_id` (once there is one), `hook_event_name`,
-    /// `cwd`, then the event's fields.
-    fn payload(&self, agent: &dyn AgentHost, input: super::CommandInput<'_>) -> Vec<u8> {
-        let mut payload = serde_json::Map::new();
-        let agent_session = agent.session().id;
+    /// Whether a `once` hook has not run yet in this runner (and marks it as run).
+    fn first_run(&self, hook: &Arc<CommandHook>) -> bool {
+        let id = Arc::as_ptr(hook) as usize;
+        let mut ran = self.ran_once.lock().unwrap_or_else(|p| p.into_inner());
+        if ran.contains(&id) {
+            return false;
+        }
+        ran.push(id);
+        true
+    }
+
+    /// Sets (or clears) the status line of each hook with a `statusMessage`; whether any had one.
+    fn show_status(&self, agent: &dyn AgentHost, hooks: &[Arc<CommandHook>], show: bool) -> bool {
+        let mut any = false;
+        for (index, hook) in hooks.iter().enumerate() {
+            if let Some(message) = &hook.status_message {
+                any = true;
+                let key = format!("hook:{}:{index}", hook.event_name);
+                crate::host::shielded((), || {
+                    if let Some(ui) = agent.ui() {
+                        ui.set_status(&key, show.then_some(message.as_str()));
+                    }
+                });
+            }
+        }
+        any
+    }
+
+    /// The session's `CLAUDE_ENV_FILE`, created empty on first use.
+    fn env_file(&self) -> PathBuf {
+        let path = std::env::temp_dir().join(format!("agent-hooks-env-{}.sh", self.session_id));
+        if !path.exists() {
+            let _ = std::fs::write(&path, "");
+        }
+        path
+    }
+
+    /// The stdin payload of `hook`: the common fields (`session_id`, `transcript_path`,
+    /// `cwd`, `permission_mode`, `hook_event_name` as its file names the event, `prompt_id`
+    /// once there is one) where `fields` lacks them, then the event's fields, with the tool's
+    /// name and input in the hook's dialect.
+    fn payload(
+        &self,
+        agent: &dyn AgentHost,
+        tools: &ToolNames,
+        hook: &CommandHook,
+        fields: &Map<String, Value>,
+    ) -> Vec<u8> {
+        let mut payload = Map::new();
+        let agent_session = crate::host::shielded(String::new(), || agent.session().id);
         let session_id = if agent_session.is_empty() {
             self.session_id.clone()
         } else {
             agent_session
         };
         payload.insert("session_id".into(), Value::String(session_id));
+        if let Some(path) = crate::host::shielded(None, || agent.transcript_path()) {
+            payload.insert("transcript_path".into(), Value::String(path));
+        }
+        payload.insert(
+            "cwd".into(),
+            Value::String(self.cwd.to_string_lossy().into_owned()),
+        );
+        let mode = crate::host::shielded("default".to_owned(), || agent.permission_mode());
+        payload.insert("permission_mode".into(), Value::String(mode));
+        payload.insert(
+            "hook_event_name".into(),
+            Value::String(hook.event_name.clone()),
+        );
         if let Some(prompt_id) = self
             .prompt_id
             .read()
@@ -128,17 +281,141 @@ impl HookRunner {
         {
             payload.insert("prompt_id".into(), Value::String(prompt_id));
         }
-        payload.insert(
-            "hook_event_name".into(),
-            Value::String(input.event.name().to_owned()),
-        );
-        payload.insert(
-            "cwd".into(),
-            Value::String(self.cwd.to_string_lossy().into_owned()),
-        );
-        payload.extend(input.fields);
+        if hook.event.spec().fields.contains(&"model") {
+            if let Some(model) = crate::host::shielded(None, || agent.model()) {
+                payload.insert("model".into(), Value::String(model.id));
+            }
+        }
+        if hook.dialect == Dialect::Gemini {
+            payload.insert("timestamp".into(), Value::String(timestamp()));
+        }
+        for (key, value) in fields {
+            payload.insert(key.clone(), value.clone());
+        }
+        if let Some(tool) = fields.get("tool_name").and_then(Value::as_str) {
+            if let Some(input) = fields.get("tool_input") {
+                payload.insert(
+                    "tool_input".into(),
+                    tools.input_in(hook.dialect, tool, input),
+                );
+            }
+            payload.insert(
+                "tool_name".into(),
+                Value::String(tools.name_in(hook.dialect, tool).to_owned()),
+            );
+        }
         serde_json::to_vec(&payload).unwrap_or_default()
     }
+}
+
+/// One hook to run, with everything it needs.
+struct HookJob {
+    hook: Arc<CommandHook>,
+    payload: Arc<[u8]>,
+    cwd: PathBuf,
+    env_file: Option<PathBuf>,
+}
+
+impl HookJob {
+    async fn run(self) -> Run {
+        let project = self.cwd.to_string_lossy().into_owned();
+        let mut env: Vec<(&str, String)> = vec![
+            ("AGENT_HOOKS_PROJECT_DIR", project.clone()),
+            ("CLAUDE_PROJECT_DIR", project.clone()),
+            ("GEMINI_PROJECT_DIR", project.clone()),
+            ("DEVIN_PROJECT_DIR", project),
+        ];
+        if let Some(root) = &self.hook.plugin_root {
+            env.push(("CLAUDE_PLUGIN_ROOT", root.to_string_lossy().into_owned()));
+        }
+        if let Some(file) = &self.env_file {
+            env.push(("CLAUDE_ENV_FILE", file.to_string_lossy().into_owned()));
+        }
+        let spec = RunSpec {
+            command: &self.hook.command,
+            cwd: &self.cwd,
+            env: &env,
+            stdin: self.payload,
+            timeout: self.hook.timeout,
+        };
+        run(spec).await
+    }
+}
+
+/// What the runner does itself with an answer: the user sees `systemMessage`, the agent is
+/// told to stop on `continue: false`; a background hook's context becomes a message.
+fn deliver(agent: &dyn AgentHost, answer: &Answer, background: bool) {
+    if let Some(reason) = &answer.stop_agent {
+        if !background {
+            crate::host::shielded((), || agent.stop_requested(reason));
+        }
+    }
+    if let Some(message) = &answer.system_message {
+        crate::host::shielded((), || {
+            if let Some(ui) = agent.ui() {
+                ui.notify(message, NotifyLevel::Info);
+            }
+        });
+    }
+    if background {
+        for context in &answer.context {
+            let message = CustomMessage::new("hook-context", context.as_str());
+            crate::host::shielded((), || {
+                agent.send_message(message, SendMessageOptions::default())
+            });
+        }
+    }
+}
+
+/// Reports a hook's run to the command-hook listeners, and its problems as a [`HookError`].
+fn report(
+    errors: &Listeners<HookError>,
+    reports: &Listeners<CommandHookReport>,
+    hook: &CommandHook,
+    run: Run,
+    answer: Answer,
+    background: bool,
+) {
+    if !answer.problems.is_empty() {
+        errors.report(&HookError::command(hook, &answer.problems));
+    }
+    reports.report(&CommandHookReport {
+        event: hook.event,
+        dialect: hook.dialect,
+        background,
+        command: hook.command.clone(),
+        source: hook.source.clone(),
+        exit: run.exit,
+        duration: run.duration,
+        stdout_truncated: run.stdout_truncated,
+        stderr_truncated: run.stderr_truncated,
+        answer,
+    });
+}
+
+/// Now as RFC 3339 (UTC, seconds), for Gemini CLI's `timestamp`.
+fn timestamp() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default();
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
 }
 
 /// The run of a hook whose task did not come back (it panicked inside the runner).

@@ -26,10 +26,21 @@ impl HookRunner {
     /// See [the type's docs](HookRunner#native-handlers-on-tokio) for how native handlers
     /// run on tokio.
     pub async fn emit<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
+        self.emit_with(event, &serde_json::Map::new()).await
+    }
+
+    /// [`emit`](Self::emit), where command hooks get every field of `given` in their payload,
+    /// over the fields the runner derives from `event` (`emit --input` and `replay` pass a
+    /// recorded payload through this way: its `session_id`, `tool_use_id`, ...).
+    pub async fn emit_with<E: Combine>(
+        &self,
+        event: &E,
+        given: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<E::Outcome, HookError> {
         let event = self.prepare(event);
         let (mut outcome, mut current, stopped) = self.native_phase(event)?;
         if !stopped {
-            self.command_phase(&mut current, &mut outcome).await;
+            self.command_phase(&mut current, &mut outcome, given).await;
         }
         Ok(self.finish::<E>(outcome))
     }
@@ -41,7 +52,8 @@ impl HookRunner {
         let event = self.prepare(event);
         let (mut outcome, mut current, stopped) = self.native_phase(event)?;
         if !stopped && self.command[E::KIND.index()] > 0 {
-            let commands = self.command_phase(&mut current, &mut outcome);
+            let given = serde_json::Map::new();
+            let commands = self.command_phase(&mut current, &mut outcome, &given);
             match tokio::runtime::Handle::try_current() {
                 Ok(handle) if multi_threaded() => {
                     tokio::task::block_in_place(|| handle.block_on(commands))

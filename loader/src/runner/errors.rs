@@ -24,6 +24,16 @@ pub struct HookError {
 }
 
 impl HookError {
+    /// What was wrong with a command hook's run or answer.
+    pub(crate) fn command(hook: &crate::command::CommandHook, problems: &[String]) -> Self {
+        Self {
+            hook_path: hook.source.to_string_lossy().into_owned(),
+            event: hook.event_name.clone(),
+            panicked: false,
+            message: format!("`{}` {}", hook.command, problems.join("; ")),
+        }
+    }
+
     pub(crate) fn from_call(hook_path: &str, event: impl Into<String>, error: CallError) -> Self {
         Self {
             hook_path: hook_path.to_owned(),

@@ -77,6 +77,8 @@ pub struct HookRunner {
     session_id: String,
     prompt_id: RwLock<Option<String>>,
     stop_streak: AtomicU32,
+    /// The `once` hooks that ran (by address).
+    ran_once: std::sync::Mutex<Vec<usize>>,
     max_stop_blocks: u32,
     timings: Arc<Listeners<HandlerTiming>>,
     timing: std::sync::atomic::AtomicBool,
@@ -110,6 +112,7 @@ impl HookRunner {
             session_id: commands::fresh_id("session"),
             prompt_id: RwLock::new(None),
             stop_streak: AtomicU32::new(0),
+            ran_once: std::sync::Mutex::new(Vec::new()),
             max_stop_blocks: DEFAULT_MAX_STOP_BLOCKS,
             timings: Arc::default(),
             timing: std::sync::atomic::AtomicBool::new(false),
@@ -162,7 +165,9 @@ impl HookRunner {
     /// configuration order.
     pub fn add_command_hooks(&mut self, hooks: CommandHooks) {
         for hook in hooks.hooks() {
-            self.command[hook.event.runner_event().index()] += 1;
+            if let Some(kind) = hook.event.runner_event() {
+                self.command[kind.index()] += 1;
+            }
         }
         self.commands.append(hooks);
     }
@@ -277,8 +282,11 @@ impl HookRunner {
 
 impl Drop for HookRunner {
     /// Messages and entries hooks sent while no agent was ever attached are not lost in
-    /// silence: the error listeners hear how many there were.
+    /// silence: the error listeners hear how many there were. The session's
+    /// `CLAUDE_ENV_FILE` is removed.
     fn drop(&mut self) {
+        let env_file = std::env::temp_dir().join(format!("agent-hooks-env-{}.sh", self.session_id));
+        let _ = std::fs::remove_file(env_file);
         let pending = self.pending_messages();
         if pending > 0 {
             self.runner_error(

@@ -161,7 +161,7 @@ pub fn run(common: &Common) -> Outcome {
             continue;
         }
         println!("{} {note}", style.bold("▸"));
-        println!("    {} → {}", replayed.kind.name(), replayed.summary);
+        println!("    {} → {}", replayed.name, replayed.summary);
         for error in record["errors"].as_array().into_iter().flatten() {
             let path = match error["hook_path"].as_str().unwrap_or_default() {
                 "" => "runner".to_owned(),

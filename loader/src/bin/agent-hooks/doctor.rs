@@ -3,7 +3,7 @@
 use std::{os::unix::fs::PermissionsExt, path::Path, process::ExitCode};
 
 use agent_hooks::{
-    command::{CommandHook, Matcher, Severity},
+    command::{CommandHook, Matcher, Severity, ToolNames},
     LoadError,
 };
 use serde_json::json;
@@ -95,6 +95,13 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 fn matcher_advice(hook: &CommandHook, tools: &[String]) -> Option<String> {
+    // The hook sees each tool by its name in its own dialect (`Bash` for `exec`).
+    let names = ToolNames::default();
+    let tools: Vec<String> = tools
+        .iter()
+        .map(|t| names.name_in(hook.dialect, t).to_owned())
+        .collect();
+    let tools = &tools[..];
     if !hook.event.has_tool() || tools.iter().any(|t| hook.matcher.matches(t)) {
         return None;
     }

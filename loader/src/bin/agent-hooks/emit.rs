@@ -2,6 +2,7 @@
 
 use std::{io::Read, process::ExitCode, time::Duration};
 
+use agent_hooks::command::CommandOutcome;
 use serde_json::{json, Value};
 
 use crate::{
@@ -44,14 +45,15 @@ pub fn millis(duration: Duration) -> f64 {
 
 /// `agent-hooks emit`.
 pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
-    let kind = events::parse_event(event)?;
+    let emitted = events::parse_event(event)?;
     let payload = read_input(input)?;
     let session = Session::open(common)?;
     let runtime = runtime()?;
     let started = std::time::Instant::now();
-    let result = runtime.block_on(events::emit(&session.runner, kind, payload))?;
+    let result = runtime.block_on(events::emit(&session.runner, emitted, payload))?;
     let elapsed = started.elapsed();
-    let (errors, timings) = session.take_records();
+    let records = session.take_records();
+    let (errors, timings) = (&records.errors, &records.timings);
     let blocked_by_error = result.is_err();
     let mut outcome = match result {
         Ok(outcome) => outcome,
@@ -63,7 +65,10 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
     if !outcome.is_object() {
         outcome = json!({});
     }
-    outcome["event"] = json!(kind.name());
+    outcome["event"] = json!(emitted.name());
+    if let (Some(said), Some(_)) = (&records.commands, emitted.kind()) {
+        outcome["command_hooks"] = json!(said);
+    }
     outcome["errors"] = json!(errors.iter().map(events::error_json).collect::<Vec<_>>());
     outcome["hooks"] = json!(timings
         .iter()
@@ -76,9 +81,12 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
         let style = Style::for_stdout();
         println!(
             "{} {}",
-            style.bold(kind.name()),
-            events::summary(kind, &outcome)
+            style.bold(emitted.name()),
+            events::summary(emitted, &outcome)
         );
+        for line in said_lines(records.commands.as_ref()) {
+            println!("  {}", style.warn(&line));
+        }
         if blocked_by_error {
             println!(
                 "  {}",
@@ -95,7 +103,7 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
             })
             .collect();
         table("  ", &rows);
-        for error in &errors {
+        for error in errors {
             println!(
                 "  {}",
                 style.bad(&relative_text(&error.to_string(), &session.cwd))
@@ -111,4 +119,24 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What command hooks said beyond the outcome, for people: messages for the user, a request
+/// to stop, suppressed output.
+pub fn said_lines(said: Option<&CommandOutcome>) -> Vec<String> {
+    let Some(said) = said else {
+        return Vec::new();
+    };
+    let mut lines: Vec<String> = said
+        .system_messages
+        .iter()
+        .map(|m| format!("message for the user: {m}"))
+        .collect();
+    if let Some(reason) = &said.stop {
+        lines.push(format!("continue: false, the agent stops: {reason}"));
+    }
+    if said.suppress_output {
+        lines.push("suppressOutput: the hooks' output is hidden from the transcript".into());
+    }
+    lines
 }

@@ -7,13 +7,45 @@ use agent_hooks::{
 };
 use serde_json::{json, Value};
 
-/// An event name: a runner name (`tool_call`) or a command-hook name (`PreToolUse`).
-pub fn parse_event(name: &str) -> Result<EventKind, String> {
+/// An event to emit: a runner event (with the command event it stands for, when it was
+/// named by one), or a command event the runner has no moment for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emitted {
+    /// Through [`HookRunner::emit`]: native handlers and command hooks.
+    Runner(EventKind, Option<CommandEvent>),
+    /// Through [`HookRunner::emit_command`]: command hooks only.
+    Command(CommandEvent),
+}
+
+impl Emitted {
+    /// The name shown.
+    pub fn name(self) -> &'static str {
+        match self {
+            Emitted::Runner(kind, None) => kind.name(),
+            Emitted::Runner(_, Some(event)) | Emitted::Command(event) => event.name(),
+        }
+    }
+
+    /// The runner event, if any.
+    pub fn kind(self) -> Option<EventKind> {
+        match self {
+            Emitted::Runner(kind, _) => Some(kind),
+            Emitted::Command(_) => None,
+        }
+    }
+}
+
+/// An event name: a runner name (`tool_call`), a command-hook name (`PreToolUse`,
+/// `Notification`), or another agent's alias (`BeforeTool`, `PostCompaction`).
+pub fn parse_event(name: &str) -> Result<Emitted, String> {
     if let Ok(kind) = name.parse::<EventKind>() {
-        return Ok(kind);
+        return Ok(Emitted::Runner(kind, None));
     }
     if let Ok(event) = name.parse::<CommandEvent>() {
-        return Ok(event.runner_event());
+        return Ok(match event.runner_event() {
+            Some(kind) => Emitted::Runner(kind, Some(event)),
+            None => Emitted::Command(event),
+        });
     }
     let runner: Vec<&str> = EventKind::ALL.iter().map(|e| e.name()).collect();
     let commands: Vec<&str> = CommandEvent::ALL.iter().map(|e| e.name()).collect();
@@ -32,6 +64,16 @@ fn normalize(mut input: Value) -> Value {
     };
     if let Some(tool_input) = fields.remove("tool_input") {
         fields.entry("input").or_insert(tool_input);
+    }
+    if let Some(error) = fields
+        .get("error")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    {
+        fields
+            .entry("content")
+            .or_insert_with(|| json!([{"type": "text", "text": error}]));
+        fields.entry("is_error").or_insert(json!(true));
     }
     if let Some(response) = fields.remove("tool_response") {
         let is_error = response["success"].as_bool() == Some(false);
@@ -98,6 +140,8 @@ impl Shown for ToolCallEvent {
             "input": outcome.input.unwrap_or_else(|| self.input.clone()),
             "rewritten": rewritten,
             "ask": outcome.ask,
+            "approved": outcome.approved,
+            "context": outcome.context,
         })
     }
 }
@@ -128,6 +172,7 @@ impl Shown for StopEvent {
             "block": outcome.block,
             "reason": (!outcome.reasons.is_empty()).then(|| outcome.reasons.join("\n")),
             "loop_bound_reached": outcome.loop_bound_reached,
+            "stopped": outcome.stopped,
         })
     }
 }
@@ -136,18 +181,40 @@ async fn run_one<E: Shown>(
     runner: &HookRunner,
     input: Value,
 ) -> Result<Result<Value, HookError>, String> {
+    let given = input.as_object().cloned().unwrap_or_default();
     let event: E = serde_json::from_value(normalize(input))
         .map_err(|e| format!("invalid payload for {}: {e}", E::KIND))?;
-    Ok(runner.emit(&event).await.map(|outcome| event.show(outcome)))
+    Ok(runner
+        .emit_with(&event, &given)
+        .await
+        .map(|outcome| event.show(outcome)))
 }
 
-/// Emits the event `kind` with payload `input`; the combined outcome as JSON, or the error
-/// of a strict event. An unreadable payload is an `Err` of the outer result.
+/// Emits `emitted` with payload `input`; the combined outcome as JSON, or the error of a
+/// strict event. An unreadable payload is an `Err` of the outer result. Command hooks get
+/// every field of `input` as given, the runner filling only what is missing.
 pub async fn emit(
     runner: &HookRunner,
-    kind: EventKind,
-    input: Value,
+    emitted: Emitted,
+    mut input: Value,
 ) -> Result<Result<Value, HookError>, String> {
+    let kind = match emitted {
+        Emitted::Command(event) => {
+            let fields = match input {
+                Value::Object(fields) => fields,
+                _ => return Err(format!("the payload of {event} must be a JSON object")),
+            };
+            let outcome = runner.emit_command(event, fields).await;
+            return Ok(Ok(serde_json::to_value(outcome).unwrap_or(Value::Null)));
+        }
+        Emitted::Runner(kind, Some(CommandEvent::PostToolUseFailure)) => {
+            if let Some(fields) = input.as_object_mut() {
+                fields.entry("is_error").or_insert(json!(true));
+            }
+            kind
+        }
+        Emitted::Runner(kind, _) => kind,
+    };
     macro_rules! dispatch {
         ($($ty:ty => $kind:ident, $out:ty;)*) => {
             match kind {
@@ -169,9 +236,18 @@ pub fn error_json(error: &HookError) -> Value {
 }
 
 /// A one-line summary of an outcome, for people.
-pub fn summary(kind: EventKind, outcome: &Value) -> String {
+pub fn summary(emitted: Emitted, outcome: &Value) -> String {
     let text = |v: &Value| v.as_str().unwrap_or_default().replace('\n', " / ");
+    let Some(kind) = emitted.kind() else {
+        return command_summary(outcome);
+    };
     match kind {
+        EventKind::ToolCall if outcome["approved"] == true && outcome["rewritten"] == true => {
+            format!("approved by a hook, rewritten to {}", outcome["input"])
+        }
+        EventKind::ToolCall if outcome["approved"] == true && outcome["block"] != true => {
+            "approved by a hook (no permission prompt)".into()
+        }
         EventKind::ToolCall if outcome["block"] == true => {
             format!("BLOCKED: {}", text(&outcome["reason"]))
         }
@@ -209,6 +285,9 @@ pub fn summary(kind: EventKind, outcome: &Value) -> String {
             Some(decision) => decision.to_owned(),
             None => "no decision (the user is asked)".into(),
         },
+        EventKind::Stop if outcome["stopped"].is_string() => {
+            format!("stops (continue: false): {}", text(&outcome["stopped"]))
+        }
         EventKind::Stop if outcome["loop_bound_reached"] == true => {
             "allowed to stop: the stop-hook loop bound was reached".into()
         }
@@ -220,6 +299,27 @@ pub fn summary(kind: EventKind, outcome: &Value) -> String {
         _ if outcome.is_null() => "notified".into(),
         _ => outcome.to_string(),
     }
+}
+
+/// The summary of a command event the runner has no moment for.
+fn command_summary(outcome: &Value) -> String {
+    let text = |v: &Value| v.as_str().unwrap_or_default().replace('\n', " / ");
+    if outcome["ran"] == 0 {
+        return "no hook ran".into();
+    }
+    if let Some(reason) = outcome["stop"].as_str() {
+        return format!("STOP (continue: false): {reason}");
+    }
+    if outcome["block"] == true {
+        let reasons: Vec<String> = outcome["reasons"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(text)
+            .collect();
+        return format!("BLOCKED: {}", reasons.join(" / "));
+    }
+    context_added(outcome, "ran")
 }
 
 /// "context added: ..." for the context an outcome adds, or `otherwise`.

@@ -47,10 +47,15 @@ pub fn report(session: &Session) -> Value {
             "path": hook.source,
             "source": entry.map(|e| e.source.clone()),
             "level": entry.map(|e| e.level.to_string()),
-            "events": [hook.event.name()],
+            "dialect": hook.dialect.name(),
+            "events": [hook.event_name.as_str()],
             "matcher": match hook.matcher { Matcher::All => None, _ => hook.matcher_text.clone() },
+            "if": hook.condition.as_ref().map(|c| c.text.clone()),
+            "async": hook.run_async,
+            "once": hook.once,
             "command": hook.command,
             "timeout_s": hook.timeout.as_secs_f64(),
+            "plugin_root": hook.plugin_root,
         })
     }));
     let entry = |e: &HookEntry| json!({"key": e.key(), "path": e.path, "source": e.source, "level": e.level.to_string()});
@@ -103,12 +108,25 @@ pub fn print(session: &Session, report: &Value, style: Style) {
                     .as_str()
                     .map(|m| format!(" [{m}]"))
                     .unwrap_or_default();
-                format!("{}{matcher}: {}", listens.join(", "), text(&h["command"]))
+                let condition = h["if"]
+                    .as_str()
+                    .map(|c| format!(" if {c}"))
+                    .unwrap_or_default();
+                let background = if h["async"] == true { " (async)" } else { "" };
+                format!(
+                    "{}{matcher}{condition}{background}: {}",
+                    listens.join(", "),
+                    text(&h["command"])
+                )
             } else {
                 listens.join(", ")
             };
+            let kind = match h["dialect"].as_str() {
+                Some(dialect) => format!("{} ({dialect})", text(&h["kind"])),
+                None => text(&h["kind"]),
+            };
             vec![
-                style.ok(&text(&h["kind"])),
+                style.ok(&kind),
                 h["level"].as_str().unwrap_or("given").to_owned(),
                 h["source"].as_str().unwrap_or("--hook").to_owned(),
                 path(&h["path"]),

@@ -69,8 +69,8 @@ pub struct Summary {
 
 /// One replayed event: its outcome, as shown.
 pub struct Replayed {
-    /// The event.
-    pub kind: EventKind,
+    /// The event's name.
+    pub name: &'static str,
     /// A one-line summary.
     pub summary: String,
 }
@@ -88,18 +88,22 @@ pub fn replay_line(
         .and_then(|o| o.remove("event"))
         .and_then(|e| e.as_str().map(str::to_owned))
         .ok_or("no \"event\" field")?;
-    let kind = events::parse_event(&name)?;
+    let emitted = events::parse_event(&name)?;
     let started = Instant::now();
-    let outcome = if kind == EventKind::ToolCall {
+    let mut outcome = if emitted.kind() == Some(EventKind::ToolCall) {
         runtime.block_on(tool_call(session, payload))
     } else {
-        match runtime.block_on(events::emit(&session.runner, kind, payload))? {
+        match runtime.block_on(events::emit(&session.runner, emitted, payload))? {
             Ok(outcome) => outcome,
             Err(error) => json!({"block": true, "reason": error.to_string()}),
         }
     };
     let elapsed = started.elapsed();
-    let (errors, timings) = session.take_records();
+    let records = session.take_records();
+    let (errors, timings) = (&records.errors, &records.timings);
+    if let (Some(said), Some(_)) = (&records.commands, emitted.kind()) {
+        outcome["command_hooks"] = json!(said);
+    }
     summary.events += 1;
     summary.errors += errors.len();
     if outcome["block"] == true {
@@ -108,21 +112,27 @@ pub fn replay_line(
     if outcome["rewritten"] == true {
         summary.rewrites += 1;
     }
-    for (path, duration) in &timings {
+    for (path, duration) in timings {
         *summary.per_hook.entry(path.clone()).or_default() += *duration;
     }
-    let text = if kind == EventKind::ToolCall && outcome["block"] != true {
+    let mut text = if emitted.kind() == Some(EventKind::ToolCall) && outcome["block"] != true {
         let mut text = match (outcome["rewritten"] == true, &outcome["input"]) {
             (true, input) => format!("rewritten to {input}; "),
             _ => String::new(),
         };
-        text.push_str(&events::summary(EventKind::ToolResult, &outcome["result"]));
+        text.push_str(&events::summary(
+            events::Emitted::Runner(EventKind::ToolResult, None),
+            &outcome["result"],
+        ));
         text
     } else {
-        events::summary(kind, &outcome)
+        events::summary(emitted, &outcome)
     };
+    for line in crate::emit::said_lines(records.commands.as_ref()) {
+        text.push_str(&format!("; {line}"));
+    }
     let record = json!({
-        "event": kind.name(),
+        "event": emitted.name(),
         "outcome": outcome,
         "duration_ms": millis(elapsed),
         "errors": errors.iter().map(events::error_json).collect::<Vec<_>>(),
@@ -130,7 +140,7 @@ pub fn replay_line(
     });
     Ok((
         Replayed {
-            kind,
+            name: emitted.name(),
             summary: text,
         },
         record,
@@ -142,6 +152,7 @@ async fn tool_call(session: &Session, payload: Value) -> Value {
     let name = payload["tool_name"].as_str().unwrap_or("tool").to_owned();
     let id = payload["tool_call_id"]
         .as_str()
+        .or(payload["tool_use_id"].as_str())
         .unwrap_or("replay")
         .to_owned();
     let input = payload
@@ -209,8 +220,7 @@ pub fn run(common: &Common, file: &str) -> Outcome {
                     ));
                     println!(
                         "{number:>5}  {:<20} {} {time}",
-                        replayed.kind.name(),
-                        replayed.summary
+                        replayed.name, replayed.summary
                     );
                     for error in record["errors"].as_array().into_iter().flatten() {
                         println!(

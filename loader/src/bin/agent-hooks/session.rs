@@ -8,8 +8,8 @@ use std::{
 };
 
 use agent_hooks::{
-    command::CommandHookReport, discover_and_load_hooks_with, Discovered, DiscoveryOptions,
-    HookError, HookRunner,
+    command::{CommandHookReport, CommandOutcome},
+    discover_and_load_hooks_with, Discovered, DiscoveryOptions, HookError, HookRunner,
 };
 
 use crate::Common;
@@ -89,23 +89,38 @@ impl Session {
         }
     }
 
-    /// Takes what was recorded since the last call: errors, and time per hook in order
-    /// (native handlers, then command hooks).
-    pub fn take_records(&self) -> (Vec<HookError>, Vec<(String, Duration)>) {
+    /// Takes what was recorded since the last call: errors, time per hook in order (native
+    /// handlers, then command hooks), and the combined answer of the command hooks that were
+    /// waited for (`None` when none ran).
+    pub fn take_records(&self) -> Records {
         let errors = std::mem::take(&mut *lock(&self.errors));
         let mut timings = std::mem::take(&mut *lock(&self.timings));
-        timings.extend(
-            std::mem::take(&mut *lock(&self.reports))
-                .into_iter()
-                .map(|r| {
-                    (
-                        format!("{} ({})", r.command, r.source.display()),
-                        r.duration,
-                    )
-                }),
-        );
-        (errors, timings)
+        let reports = std::mem::take(&mut *lock(&self.reports));
+        let waited: Vec<&CommandHookReport> = reports.iter().filter(|r| !r.background).collect();
+        let commands =
+            (!waited.is_empty()).then(|| CommandOutcome::combine(waited.iter().map(|r| &r.answer)));
+        timings.extend(reports.iter().map(|r| {
+            (
+                format!("{} ({})", r.command, r.source.display()),
+                r.duration,
+            )
+        }));
+        Records {
+            errors,
+            timings,
+            commands,
+        }
     }
+}
+
+/// What hooks did in one emit.
+pub struct Records {
+    /// Hook errors.
+    pub errors: Vec<HookError>,
+    /// Time per hook.
+    pub timings: Vec<(String, Duration)>,
+    /// The command hooks' combined answer.
+    pub commands: Option<CommandOutcome>,
 }
 
 /// Locks a mutex, also after a panic elsewhere.

@@ -1,0 +1,184 @@
+//! Tool names and input fields in each agent's dialect: a Claude Code hook matches `Bash`
+//! and reads `tool_input.file_path` even when the agent's own tools are `exec` and `read`
+//! with a `path`. The host declares its tools (see [`AgentHost::tool_names`]); the defaults
+//! cover the tool names of spec 02.
+//!
+//! [`AgentHost::tool_names`]: crate::host::AgentHost::tool_names
+
+use serde_json::{Map, Value};
+
+use super::dialect::Dialect;
+
+/// One tool: its own name, its names in other dialects, and its input fields that other
+/// dialects name differently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolAlias {
+    /// The agent's own name of the tool (`exec`).
+    pub tool: String,
+    /// Its name in a dialect (`Bash` for Claude Code).
+    pub names: Vec<(Dialect, String)>,
+    /// Input fields: (dialect, the tool's own field, that dialect's field).
+    pub fields: Vec<(Dialect, String, String)>,
+}
+
+/// The agent's tools in every dialect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolNames {
+    tools: Vec<ToolAlias>,
+}
+
+const CLAUDE_LIKE: [Dialect; 2] = [Dialect::ClaudeCode, Dialect::Codex];
+
+impl Default for ToolNames {
+    /// The tools of spec 02 (`exec`, `read`, `write`, `edit`, `glob`, `grep`, `webfetch`,
+    /// `todo_write`, `notebook_read`, `notebook_edit`, `run_subagent`) with their Claude Code
+    /// (and Codex) and Gemini CLI names; file tools' `path` is those agents' `file_path`.
+    fn default() -> Self {
+        let table: [(&str, &str, &str, bool); 11] = [
+            ("exec", "Bash", "run_shell_command", false),
+            ("read", "Read", "read_file", true),
+            ("write", "Write", "write_file", true),
+            ("edit", "Edit", "replace", true),
+            ("glob", "Glob", "glob", false),
+            ("grep", "Grep", "search_file_content", false),
+            ("webfetch", "WebFetch", "web_fetch", false),
+            ("todo_write", "TodoWrite", "write_todos", false),
+            ("notebook_read", "NotebookRead", "notebook_read", false),
+            ("notebook_edit", "NotebookEdit", "notebook_edit", false),
+            ("run_subagent", "Task", "run_subagent", false),
+        ];
+        let tools = table
+            .into_iter()
+            .map(|(tool, claude, gemini, file_tool)| {
+                let mut names: Vec<(Dialect, String)> = CLAUDE_LIKE
+                    .iter()
+                    .map(|d| (*d, claude.to_owned()))
+                    .collect();
+                names.push((Dialect::Gemini, gemini.to_owned()));
+                let fields = if file_tool {
+                    [Dialect::ClaudeCode, Dialect::Codex, Dialect::Gemini]
+                        .into_iter()
+                        .map(|d| (d, "path".to_owned(), "file_path".to_owned()))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                ToolAlias {
+                    tool: tool.to_owned(),
+                    names,
+                    fields,
+                }
+            })
+            .collect();
+        Self { tools }
+    }
+}
+
+impl ToolNames {
+    /// No aliases: every dialect sees the tools' own names and fields.
+    pub fn none() -> Self {
+        Self { tools: Vec::new() }
+    }
+
+    /// Declares `alias`, replacing an earlier one of the same tool.
+    pub fn declare(&mut self, alias: ToolAlias) -> &mut Self {
+        self.tools.retain(|t| t.tool != alias.tool);
+        self.tools.push(alias);
+        self
+    }
+
+    fn alias(&self, tool: &str) -> Option<&ToolAlias> {
+        self.tools.iter().find(|t| t.tool == tool)
+    }
+
+    /// The tool's name in `dialect`.
+    pub fn name_in<'a>(&'a self, dialect: Dialect, tool: &'a str) -> &'a str {
+        self.alias(tool)
+            .and_then(|a| a.names.iter().find(|(d, _)| *d == dialect))
+            .map_or(tool, |(_, name)| name.as_str())
+    }
+
+    /// The tool's input with `dialect`'s field names.
+    pub fn input_in(&self, dialect: Dialect, tool: &str, input: &Value) -> Value {
+        self.rename(dialect, tool, input, input, true)
+    }
+
+    /// A hook's `updatedInput` (in `dialect`'s fields) back in the tool's own fields; a field
+    /// is renamed back only if the tool's `original` input had it under its own name.
+    pub fn input_back(
+        &self,
+        dialect: Dialect,
+        tool: &str,
+        updated: &Value,
+        original: &Value,
+    ) -> Value {
+        self.rename(dialect, tool, updated, original, false)
+    }
+
+    fn rename(
+        &self,
+        dialect: Dialect,
+        tool: &str,
+        input: &Value,
+        original: &Value,
+        forward: bool,
+    ) -> Value {
+        let (Some(alias), Some(fields)) = (self.alias(tool), input.as_object()) else {
+            return input.clone();
+        };
+        let mut out: Map<String, Value> = fields.clone();
+        for (d, own, theirs) in &alias.fields {
+            if *d != dialect || original.get(own).is_none() {
+                continue;
+            }
+            let (from, to) = if forward {
+                (own, theirs)
+            } else {
+                (theirs, own)
+            };
+            if out.contains_key(to) {
+                continue;
+            }
+            if let Some(value) = out.remove(from) {
+                out.insert(to.clone(), value);
+            }
+        }
+        Value::Object(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn names_and_fields_map_both_ways() {
+        let names = ToolNames::default();
+        assert_eq!(names.name_in(Dialect::ClaudeCode, "exec"), "Bash");
+        assert_eq!(names.name_in(Dialect::Gemini, "exec"), "run_shell_command");
+        assert_eq!(names.name_in(Dialect::Devin, "exec"), "exec");
+        assert_eq!(
+            names.name_in(Dialect::ClaudeCode, "mcp__gh__x"),
+            "mcp__gh__x"
+        );
+        let own = json!({"path": "/p/a.rs", "offset": 1});
+        let claude = names.input_in(Dialect::ClaudeCode, "read", &own);
+        assert_eq!(claude, json!({"file_path": "/p/a.rs", "offset": 1}));
+        let updated = json!({"file_path": "/p/b.rs", "offset": 1});
+        assert_eq!(
+            names.input_back(Dialect::ClaudeCode, "read", &updated, &own),
+            json!({"path": "/p/b.rs", "offset": 1})
+        );
+        let already = json!({"file_path": "/p/a.rs"});
+        assert_eq!(
+            names.input_in(Dialect::ClaudeCode, "read", &already),
+            already
+        );
+        assert_eq!(
+            names.input_back(Dialect::ClaudeCode, "read", &already, &already),
+            already
+        );
+    }
+}

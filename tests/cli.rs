@@ -349,11 +349,12 @@ fn replay_of_a_thousand_lines() {
 }
 
 #[test]
-fn doctor_flags_a_claude_tool_name_and_suggests_ours() {
+fn doctor_flags_a_misspelt_claude_tool_name_and_suggests_the_right_one() {
+    // `Bash` is the Claude Code name of the agent's `exec`: not flagged; `Bassh` is.
     let project = Project::new("p");
     project.write(
         ".claude/settings.json",
-        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./hooks/check.sh"}]}]}}"#,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}, {"matcher": "Bassh", "hooks": [{"type": "command", "command": "./hooks/check.sh"}]}]}}"#,
     );
     let home = temp_dir();
     let output = run(
@@ -374,14 +375,14 @@ fn doctor_flags_a_claude_tool_name_and_suggests_ours() {
     assert_eq!(
         problems,
         [
-            format!("{} (PreToolUse): the matcher `Bash` matches none of the agent's tools, so this hook never runs; did you mean `exec` for `Bash`?", settings.display()),
+            format!("{} (PreToolUse): the matcher `Bassh` matches none of the agent's tools, so this hook never runs; did you mean `Bash` for `Bassh`?", settings.display()),
             format!("{} (PreToolUse): the script {} does not exist; the hook would fail with exit code 127", settings.display(), project.root.join("hooks/check.sh").display()),
         ]
     );
     let human = run(
         &project.root,
         home.path(),
-        &["doctor", "--trust-project", "--tools", "Bash,read"],
+        &["doctor", "--trust-project", "--tools", "exec,Bassh"],
         None,
     );
     assert_eq!(human.status.code(), Some(1), "still the missing script");

@@ -51,6 +51,8 @@ async fn tool_call_chains_input_and_the_last_replacement_wins() {
             reason: None,
             input: Some(json!({"command": "ls -l"})),
             ask: None,
+            approved: false,
+            context: Vec::new(),
         }
     );
     assert_eq!(agent.ran(), ALL);
@@ -336,6 +338,8 @@ async fn permission_request_deny_beats_ask_beats_approve() {
         PermissionOutcome {
             decision: Some(PermissionDecision::Deny),
             reasons: vec!["git is fine".into(), "not on main".into()],
+            input: None,
+            interrupt: false,
         }
     );
     assert_eq!(agent.ran(), ALL);
@@ -361,6 +365,7 @@ async fn stop_any_block_keeps_the_agent_going_with_every_reason() {
             block: true,
             reasons: vec!["run the tests".into(), "update the changelog".into()],
             loop_bound_reached: false,
+            stopped: None,
         }
     );
     assert_eq!(agent.ran(), ALL);

@@ -290,8 +290,9 @@ impl Combine for ToolResultEvent {
     }
 
     /// A failed call is PostToolUseFailure with its `error`; a successful one PostToolUse
-    /// with `tool_response` as the tool returned it: its `details` (e.g. a Write's `filePath`,
-    /// a shell's `stdout`), or, when it gave none, `{success, output, error}`.
+    /// with `tool_response` as the tool returned it: its `details` object (e.g. a Write's
+    /// `filePath`, a shell's `stdout`), with spec 02's `success`, `output` and `error` added
+    /// where the tool gave no such field.
     fn command_input(&self) -> Option<CommandInput> {
         let output = text_of(&self.content);
         if self.is_error {
@@ -306,11 +307,17 @@ impl Combine for ToolResultEvent {
                 }),
             );
         }
-        let response = if self.details.is_null() {
-            json!({ "success": true, "output": output, "error": null })
-        } else {
-            self.details.clone()
+        let mut response = match &self.details {
+            Value::Object(details) => details.clone(),
+            _ => Map::new(),
         };
+        for (key, value) in [
+            ("success", json!(true)),
+            ("output", json!(output)),
+            ("error", Value::Null),
+        ] {
+            response.entry(key).or_insert(value);
+        }
         input(
             CommandEvent::PostToolUse,
             json!({

@@ -18,11 +18,11 @@ pub enum Emitted {
 }
 
 impl Emitted {
-    /// The name shown.
+    /// The name shown: the runner's name of the event when it has one.
     pub fn name(self) -> &'static str {
         match self {
-            Emitted::Runner(kind, None) => kind.name(),
-            Emitted::Runner(_, Some(event)) | Emitted::Command(event) => event.name(),
+            Emitted::Runner(kind, _) => kind.name(),
+            Emitted::Command(event) => event.name(),
         }
     }
 

@@ -87,6 +87,14 @@ impl AgentHost for RecordingAgent {
     fn ui(&self) -> Option<&dyn HostUi> {
         self.ui.as_ref().map(|ui| ui as &dyn HostUi)
     }
+
+    fn transcript_path(&self) -> Option<String> {
+        Some("/sessions/one.jsonl".into())
+    }
+
+    fn environment_file(&self, lines: &[String]) {
+        self.record(format!("environment_file {}", lines.join(" | ")));
+    }
 }
 
 /// A UI that answers `confirm` as scripted and records what it was asked.
@@ -111,6 +119,13 @@ impl HostUi for ScriptedUi {
             .lock()
             .unwrap()
             .push(format!("notify {}: {message}", level.name()));
+    }
+
+    fn set_status(&self, key: &str, text: Option<&str>) {
+        self.calls
+            .lock()
+            .unwrap()
+            .push(format!("set_status {key}: {}", text.unwrap_or("<cleared>")));
     }
 }
 

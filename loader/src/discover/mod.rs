@@ -9,11 +9,16 @@
 //! | 90 | `agent (project)` | `<cwd>/.<app>/hooks/` | project |
 //! | 80 | `claude (user)` | `~/.claude/settings.json`, `~/.claude/hooks/{pre,post}/` | user |
 //! | 70 | `claude (project)` | `<cwd>/.claude/settings.json`, `settings.local.json`, `.claude/hooks/{pre,post}/` | project |
+//! | 75 | `claude plugins` | `hooks/hooks.json` of installed Claude Code plugins (`~/.claude/plugins/`) | user |
+//! | 60, 55 | `codex (user)`, `codex (project)` | `~/.codex/hooks.json`, `<cwd>/.codex/hooks.json` | user, project |
+//! | 50, 45 | `gemini (user)`, `gemini (project)` | `~/.gemini/settings.json`, `<cwd>/.gemini/settings.json` | user, project |
+//! | 40, 35 | `devin (user)`, `devin (project)` | `~/.config/devin/config.json`, `<cwd>/.devin/hooks.v1.json`, `.devin/config*.json` | user, project |
 //!
 //! A hooks folder holds plugin libraries and hooks files (`*.json`) at the top, and scripts
 //! in `pre/` and `post/` named `<tool>.<ext>`. User folders come first, so that a cloned
 //! repository cannot shadow a user's hook with one of its own.
 
+mod dialects;
 mod entry;
 mod providers;
 mod safety;
@@ -22,6 +27,7 @@ mod trust;
 
 use std::path::{Path, PathBuf};
 
+pub use dialects::{plugin_folder_hooks, AgentFiles, ClaudePluginHooks};
 pub use entry::{EntryKind, HookEntry, Level};
 pub use providers::{
     builtin_providers, AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks,
@@ -237,6 +243,11 @@ fn configured(
     } else {
         Level::User
     };
+    let plugin_hooks = resolved
+        .is_dir()
+        .then(|| plugin_folder_hooks(&resolved))
+        .flatten();
+    let resolved = plugin_hooks.unwrap_or(resolved);
     if resolved.is_dir() {
         let found = scan_hooks_folder(&resolved, level, "configured");
         discovered.warnings.extend(found.warnings);

@@ -152,7 +152,7 @@ fn claude_folder(dir: &Path, settings: &[&str], level: Level, source: &str) -> F
 
 /// Whether a settings file exists and has a `hooks` key (or cannot be read, so that its
 /// problem is reported when it is loaded).
-fn has_hooks_key(path: &Path) -> bool {
+pub(super) fn has_hooks_key(path: &Path) -> bool {
     match std::fs::read_to_string(path) {
         Ok(text) => serde_json::from_str::<serde_json::Value>(&text)
             .map(|v| v.get("hooks").is_some())
@@ -168,5 +168,12 @@ pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
         Box::new(AgentProjectHooks),
         Box::new(ClaudeUserHooks),
         Box::new(ClaudeProjectHooks),
+        Box::new(super::dialects::ClaudePluginHooks),
+        Box::new(super::dialects::AgentFiles::CODEX_USER),
+        Box::new(super::dialects::AgentFiles::CODEX_PROJECT),
+        Box::new(super::dialects::AgentFiles::GEMINI_USER),
+        Box::new(super::dialects::AgentFiles::GEMINI_PROJECT),
+        Box::new(super::dialects::AgentFiles::DEVIN_USER),
+        Box::new(super::dialects::AgentFiles::DEVIN_PROJECT),
     ]
 }

@@ -1,0 +1,246 @@
+//! Providers for the hooks files of the other agents, where their docs put them: Codex
+//! (`~/.codex/hooks.json`, `.codex/hooks.json`), Gemini CLI (`~/.gemini/settings.json`,
+//! `.gemini/settings.json`), Devin (`~/.config/devin/config.json`, `.devin/hooks.v1.json`,
+//! `.devin/config.json`, `.devin/config.local.json`) and installed Claude Code plugins
+//! (`~/.claude/plugins/`). Each file is read in its agent's dialect (see
+//! [`Dialect::of_file`](crate::command::Dialect::of_file)); project files need trust like
+//! every project hook.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
+
+/// One agent's hooks files at one level.
+pub struct AgentFiles {
+    name: &'static str,
+    priority: i32,
+    level: Level,
+    /// Paths relative to the home folder (user level) or the project (project level), and
+    /// whether the file is a settings file that counts only with a `hooks` key.
+    files: &'static [(&'static str, bool)],
+}
+
+impl AgentFiles {
+    /// Codex, user level: `~/.codex/hooks.json`.
+    pub const CODEX_USER: AgentFiles = AgentFiles {
+        name: "codex (user)",
+        priority: 60,
+        level: Level::User,
+        files: &[(".codex/hooks.json", false)],
+    };
+    /// Codex, project level: `.codex/hooks.json`.
+    pub const CODEX_PROJECT: AgentFiles = AgentFiles {
+        name: "codex (project)",
+        priority: 55,
+        level: Level::Project,
+        files: &[(".codex/hooks.json", false)],
+    };
+    /// Gemini CLI, user level: `~/.gemini/settings.json`.
+    pub const GEMINI_USER: AgentFiles = AgentFiles {
+        name: "gemini (user)",
+        priority: 50,
+        level: Level::User,
+        files: &[(".gemini/settings.json", true)],
+    };
+    /// Gemini CLI, project level: `.gemini/settings.json`.
+    pub const GEMINI_PROJECT: AgentFiles = AgentFiles {
+        name: "gemini (project)",
+        priority: 45,
+        level: Level::Project,
+        files: &[(".gemini/settings.json", true)],
+    };
+    /// Devin, user level: the `hooks` key of `~/.config/devin/config.json`.
+    pub const DEVIN_USER: AgentFiles = AgentFiles {
+        name: "devin (user)",
+        priority: 40,
+        level: Level::User,
+        files: &[(".config/devin/config.json", true)],
+    };
+    /// Devin, project level: `.devin/hooks.v1.json`, and the `hooks` key of
+    /// `.devin/config.json` and `.devin/config.local.json`.
+    pub const DEVIN_PROJECT: AgentFiles = AgentFiles {
+        name: "devin (project)",
+        priority: 35,
+        level: Level::Project,
+        files: &[
+            (".devin/hooks.v1.json", false),
+            (".devin/config.json", true),
+            (".devin/config.local.json", true),
+        ],
+    };
+}
+
+impl DiscoveryProvider for AgentFiles {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn priority(&self) -> i32 {
+        self.priority
+    }
+
+    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
+        let base = match self.level {
+            Level::User => match &ctx.home {
+                Some(home) => home.clone(),
+                None => return Ok(Found::default()),
+            },
+            Level::Project => ctx.cwd.clone(),
+        };
+        let mut found = Found::default();
+        for (relative, settings) in self.files {
+            let path = base.join(relative);
+            let present = if *settings {
+                super::providers::has_hooks_key(&path)
+            } else {
+                path.exists()
+            };
+            if present {
+                let prefix = if self.level == Level::User { "~/" } else { "" };
+                found.entries.push(hooks_file(
+                    format!("{prefix}{relative}"),
+                    path,
+                    self.level,
+                    self.name,
+                ));
+            }
+        }
+        Ok(found)
+    }
+}
+
+fn hooks_file(name: String, path: PathBuf, level: Level, source: &str) -> HookEntry {
+    HookEntry {
+        name,
+        path,
+        kind: EntryKind::HooksFile,
+        tool: None,
+        level,
+        source: source.to_owned(),
+    }
+}
+
+/// The hooks of the Claude Code plugins a user installed: each `hooks/hooks.json` of the
+/// install paths in `~/.claude/plugins/installed_plugins.json` (or, without that file, of
+/// the newest version of each plugin in `~/.claude/plugins/cache/<marketplace>/<plugin>/`),
+/// leaving out plugins `~/.claude/settings.json` disables in `enabledPlugins`. Their hooks
+/// get `CLAUDE_PLUGIN_ROOT`.
+pub struct ClaudePluginHooks;
+
+impl DiscoveryProvider for ClaudePluginHooks {
+    fn name(&self) -> &str {
+        "claude plugins"
+    }
+
+    fn priority(&self) -> i32 {
+        75
+    }
+
+    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
+        let Some(home) = &ctx.home else {
+            return Ok(Found::default());
+        };
+        let plugins = home.join(".claude/plugins");
+        let disabled = disabled_plugins(&home.join(".claude/settings.json"));
+        let mut found = Found::default();
+        for (id, root) in installed(&plugins) {
+            if disabled.contains(&id) {
+                continue;
+            }
+            let file = root.join("hooks/hooks.json");
+            if file.is_file() {
+                found.entries.push(hooks_file(
+                    format!("{id}/hooks/hooks.json"),
+                    file,
+                    Level::User,
+                    self.name(),
+                ));
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// `(plugin@marketplace, install path)` of each installed plugin, in a stable order.
+fn installed(plugins: &Path) -> Vec<(String, PathBuf)> {
+    let registry = std::fs::read_to_string(plugins.join("installed_plugins.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+    let mut found = Vec::new();
+    if let Some(registry) = registry {
+        collect_install_paths(&registry, "", &mut found);
+    } else {
+        for marketplace in sorted_dirs(&plugins.join("cache")) {
+            for plugin in sorted_dirs(&marketplace) {
+                if let Some(newest) = sorted_dirs(&plugin).pop() {
+                    let id = format!("{}@{}", file_name(&plugin), file_name(&marketplace));
+                    found.push((id, newest));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Every `installPath` in the registry, with the `name@marketplace` key it stands under.
+fn collect_install_paths(value: &Value, key: &str, found: &mut Vec<(String, PathBuf)>) {
+    match value {
+        Value::Object(fields) => {
+            if let Some(path) = fields.get("installPath").and_then(Value::as_str) {
+                found.push((key.to_owned(), PathBuf::from(path)));
+            }
+            for (k, v) in fields {
+                let key = if k.contains('@') { k.as_str() } else { key };
+                collect_install_paths(v, key, found);
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| collect_install_paths(v, key, found)),
+        _ => {}
+    }
+}
+
+/// The plugins `enabledPlugins` sets to `false`.
+fn disabled_plugins(settings: &Path) -> Vec<String> {
+    std::fs::read_to_string(settings)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|v| v.get("enabledPlugins").and_then(Value::as_object).cloned())
+        .map(|enabled| {
+            enabled
+                .into_iter()
+                .filter(|(_, on)| on == &Value::Bool(false))
+                .map(|(id, _)| id)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The hooks file of a Claude Code plugin folder given with `--hook` (a folder with
+/// `.claude-plugin/plugin.json`), if it has one.
+pub fn plugin_folder_hooks(dir: &Path) -> Option<PathBuf> {
+    let file = dir.join("hooks/hooks.json");
+    (dir.join(".claude-plugin/plugin.json").is_file() && file.is_file()).then_some(file)
+}

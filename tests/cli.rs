@@ -459,3 +459,102 @@ fn list_fails_on_a_broken_hooks_file_and_says_where() {
         "{text}"
     );
 }
+
+#[test]
+fn emit_passes_every_input_field_through_and_shows_what_hooks_said() {
+    let project = Project::new("p");
+    project.script(
+        "hooks/log.sh",
+        "#!/bin/sh\ncat > \"$CLAUDE_PROJECT_DIR/seen.json\"\necho '{\"systemMessage\": \"formatted a.rs\", \"continue\": false, \"stopReason\": \"enough for today\"}'\n",
+    );
+    project.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/hooks/log.sh"}]}]}}"#,
+    );
+    let home = temp_dir();
+    let input = r#"{"session_id": "sess-42", "tool_name": "write", "tool_use_id": "toolu_01", "tool_input": {"path": "/p/a.rs", "content": "x"}, "tool_response": {"filePath": "/p/a.rs", "success": true}, "transcript_path": "/t.jsonl"}"#;
+    let output = run(
+        &project.root,
+        home.path(),
+        &["emit", "PostToolUse", "--input", input, "--trust-project", "--json"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let seen: Value = serde_json::from_str(&project.read("seen.json")).unwrap();
+    assert_eq!(seen["session_id"], "sess-42");
+    assert_eq!(seen["tool_use_id"], "toolu_01");
+    assert_eq!(seen["transcript_path"], "/t.jsonl");
+    assert_eq!(seen["tool_name"], "Write");
+    assert_eq!(seen["tool_input"]["file_path"], "/p/a.rs");
+    assert_eq!(
+        seen["tool_response"],
+        json!({"filePath": "/p/a.rs", "success": true})
+    );
+    assert_eq!(seen["hook_event_name"], "PostToolUse");
+    assert_eq!(seen["permission_mode"], "default");
+    let outcome = json_of(&output);
+    assert_eq!(outcome["command_hooks"]["stop"], "enough for today");
+    assert_eq!(
+        outcome["command_hooks"]["system_messages"],
+        json!(["formatted a.rs"])
+    );
+
+    let human = run(
+        &project.root,
+        home.path(),
+        &["emit", "PostToolUse", "--input", input, "--trust-project"],
+        None,
+    );
+    let text = stdout(&human);
+    assert!(text.contains("  message for the user: formatted a.rs\n"), "{text}");
+    assert!(
+        text.contains("  continue: false, the agent stops: enough for today\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn emit_runs_events_the_runner_has_no_moment_for_and_list_shows_dialects() {
+    let project = Project::new("p");
+    project.write(
+        ".gemini/settings.json",
+        r#"{"hooks": {"Notification": [{"matcher": "ToolPermission", "hooks": [{"type": "command", "command": "echo '{\"systemMessage\": \"ping\"}'", "timeout": 2000}]}]}}"#,
+    );
+    let home = temp_dir();
+    let output = run(
+        &project.root,
+        home.path(),
+        &[
+            "emit",
+            "Notification",
+            "--input",
+            r#"{"notification_type": "ToolPermission", "message": "needs approval"}"#,
+            "--trust-project",
+            "--json",
+        ],
+        None,
+    );
+    let outcome = json_of(&output);
+    assert_eq!(outcome["event"], "Notification");
+    assert_eq!(outcome["ran"], 1);
+    assert_eq!(outcome["system_messages"], json!(["ping"]));
+
+    let list = run(
+        &project.root,
+        home.path(),
+        &["list", "--trust-project", "--json"],
+        None,
+    );
+    let report = json_of(&list);
+    let hook = &report["hooks"][0];
+    assert_eq!(hook["dialect"], "gemini-cli");
+    assert_eq!(hook["source"], "gemini (project)");
+    assert_eq!(hook["timeout_s"], 2.0);
+    let human = stdout(&run(
+        &project.root,
+        home.path(),
+        &["list", "--trust-project"],
+        None,
+    ));
+    assert!(human.contains("command (gemini-cli)"), "{human}");
+}

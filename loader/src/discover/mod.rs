@@ -8,8 +8,8 @@
 //! | 100 | `agent (user)` | `<config_dir>/hooks/` (`~/.config/<app>/hooks/`) | user |
 //! | 90 | `agent (project)` | `<cwd>/.<app>/hooks/` | project |
 //! | 80 | `claude (user)` | `~/.claude/settings.json`, `~/.claude/hooks/{pre,post}/` | user |
-//! | 70 | `claude (project)` | `<cwd>/.claude/settings.json`, `settings.local.json`, `.claude/hooks/{pre,post}/` | project |
 //! | 75 | `claude plugins` | `hooks/hooks.json` of installed Claude Code plugins (`~/.claude/plugins/`) | user |
+//! | 70 | `claude (project)` | `<cwd>/.claude/settings.json`, `settings.local.json`, `.claude/hooks/{pre,post}/` | project |
 //! | 60, 55 | `codex (user)`, `codex (project)` | `~/.codex/hooks.json`, `<cwd>/.codex/hooks.json` | user, project |
 //! | 50, 45 | `gemini (user)`, `gemini (project)` | `~/.gemini/settings.json`, `<cwd>/.gemini/settings.json` | user, project |
 //! | 40, 35 | `devin (user)`, `devin (project)` | `~/.config/devin/config.json`, `<cwd>/.devin/hooks.v1.json`, `.devin/config*.json` | user, project |

@@ -476,7 +476,14 @@ fn emit_passes_every_input_field_through_and_shows_what_hooks_said() {
     let output = run(
         &project.root,
         home.path(),
-        &["emit", "PostToolUse", "--input", input, "--trust-project", "--json"],
+        &[
+            "emit",
+            "PostToolUse",
+            "--input",
+            input,
+            "--trust-project",
+            "--json",
+        ],
         None,
     );
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
@@ -506,7 +513,10 @@ fn emit_passes_every_input_field_through_and_shows_what_hooks_said() {
         None,
     );
     let text = stdout(&human);
-    assert!(text.contains("  message for the user: formatted a.rs\n"), "{text}");
+    assert!(
+        text.contains("  message for the user: formatted a.rs\n"),
+        "{text}"
+    );
     assert!(
         text.contains("  continue: false, the agent stops: enough for today\n"),
         "{text}"

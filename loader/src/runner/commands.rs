@@ -88,7 +88,8 @@ impl HookRunner {
             return None;
         }
         let env_file = event.spec().env_file.then(|| self.env_file());
-        let mut payloads: Vec<((Dialect, String), Arc<[u8]>)> = Vec::new();
+        // One payload per (dialect, event name): hooks of one dialect share it.
+        let mut payloads: Vec<(PayloadKey, Arc<[u8]>)> = Vec::new();
         let mut running = JoinSet::new();
         let mut waited: Vec<Arc<CommandHook>> = Vec::new();
         for hook in &hooks {
@@ -307,6 +308,9 @@ impl HookRunner {
         serde_json::to_vec(&payload).unwrap_or_default()
     }
 }
+
+/// What a payload differs by: the hook's dialect and its name of the event.
+type PayloadKey = (Dialect, String);
 
 /// One hook to run, with everything it needs.
 struct HookJob {

@@ -918,12 +918,116 @@ async fn events_without_a_runner_moment_run_when_the_host_emits_them() {
     assert_eq!(stop.reasons, ["the review missed the tests"]);
 }
 
+/// A local HTTP server that answers each request with the next `(status, body)` and keeps
+/// what it got (head and body).
+fn http_server(
+    answers: Vec<(u16, &'static str)>,
+) -> (String, std::thread::JoinHandle<Vec<(String, String)>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        let mut got = Vec::new();
+        for (status, body) in answers {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut head = String::new();
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line == "\r\n" || line.is_empty() {
+                    break;
+                }
+                head.push_str(&line);
+            }
+            let length: usize = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse().unwrap())
+                })
+                .unwrap_or(0);
+            let mut request = vec![0; length];
+            reader.read_exact(&mut request).unwrap();
+            got.push((head, String::from_utf8(request).unwrap()));
+            write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .unwrap();
+        }
+        got
+    });
+    (url, server)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_hooks_post_the_payload_with_their_headers_and_read_the_answer() {
+    let lab = Lab::new();
+    let (url, server) = http_server(vec![
+        (200, r#"{"decision": "block", "reason": "policy says no"}"#),
+        (500, "boom"),
+    ]);
+    let rig = Rig::claude(
+        &lab,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{
+            "type": "http", "url": url, "timeout": 5,
+            "headers": {"X-Path": "$PATH", "X-Home": "${HOME}", "Authorization": "Bearer fixed"},
+            "allowedEnvVars": ["PATH"],
+        }]}]}),
+        false,
+    );
+    let blocked = rig
+        .runner
+        .emit(&call("exec", json!({"command": "rm -rf /"})))
+        .await
+        .unwrap();
+    assert!(blocked.block);
+    assert_eq!(blocked.reason.as_deref(), Some("policy says no"));
+    let failed = rig
+        .runner
+        .emit(&call("exec", json!({"command": "ls"})))
+        .await
+        .unwrap();
+    assert!(!failed.block, "a failing server blocks nothing");
+    let got = server.join().unwrap();
+    let (head, body) = &got[0];
+    assert!(head.starts_with("POST /hook HTTP/1.1"), "{head}");
+    let header = |name: &str| {
+        head.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}: ")).map(str::to_owned))
+    };
+    assert_eq!(
+        header("content-type").or(header("Content-Type")).as_deref(),
+        Some("application/json")
+    );
+    let path = std::env::var("PATH").unwrap_or_default();
+    assert_eq!(header("x-path").or(header("X-Path")), Some(path));
+    assert_eq!(
+        header("x-home").or(header("X-Home")).as_deref(),
+        Some(""),
+        "not allowed: left out"
+    );
+    let payload: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(payload["tool_name"], "Bash");
+    assert_eq!(payload["tool_input"]["command"], "rm -rf /");
+    assert_eq!(payload["hook_event_name"], "PreToolUse");
+    let errors = rig.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].ends_with(&format!("`{url}` POST {url} answered HTTP 500: boom")),
+        "{errors:?}"
+    );
+}
+
 #[test]
 fn other_hook_types_are_reported_not_skipped_silently() {
     let lab = Lab::new();
     let file = lab.project.write(
         ".claude/settings.json",
-        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "http://127.0.0.1:9/hook"}, {"type": "prompt", "prompt": "Is this safe?"}]}]}}"#,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "https://policy.example/hook"}, {"type": "prompt", "prompt": "Is this safe?"}, {"type": "agent", "prompt": "Review"}]}]}}"#,
     );
     let mut hooks = CommandHooks::new();
     hooks.load_file(&file);
@@ -932,8 +1036,9 @@ fn other_hook_types_are_reported_not_skipped_silently() {
     assert_eq!(
         issues,
         [
-            "hook type `http` is not supported by this runner (only `command` hooks run); this hook does not run",
-            "hook type `prompt` is not supported by this runner (only `command` hooks run); this hook does not run",
+            "`https://policy.example/hook`: https is not supported (this build sends plain HTTP only, it has no TLS stack); this hook does not run",
+            "hook type `prompt` is not supported by this runner (only `command` and `http` hooks run); this hook does not run",
+            "hook type `agent` is not supported by this runner (only `command` and `http` hooks run); this hook does not run",
         ]
     );
 }

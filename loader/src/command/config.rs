@@ -11,6 +11,7 @@ use super::{
     condition::Condition,
     dialect::{plugin_root, Dialect},
     event::{CommandEvent, UNSUPPORTED},
+    http::HttpTarget,
     matcher::Matcher,
 };
 
@@ -36,6 +37,8 @@ pub struct CommandHook {
     pub matcher: Matcher,
     /// The shell command (`sh -c`).
     pub command: String,
+    /// For an HTTP hook (`type: "http"`), where it posts; `command` is then its URL.
+    pub http: Option<HttpTarget>,
     /// How long it may run.
     pub timeout: Duration,
     /// Its `if` rule: it runs only for tool calls that match.
@@ -275,12 +278,28 @@ impl Reader<'_> {
         matcher_text: &Option<String>,
         at: &str,
     ) -> Option<CommandHook> {
-        match entry.get("type").and_then(Value::as_str) {
-            None | Some("command") => {}
-            Some(other @ ("http" | "prompt" | "agent" | "mcp_tool")) => {
+        let (command, http) = match entry.get("type").and_then(Value::as_str) {
+            None | Some("command") => {
+                match entry.get("command").and_then(Value::as_str).map(str::trim) {
+                    Some(command) if !command.is_empty() => (command.to_owned(), None),
+                    _ => {
+                        self.issue(
+                            Some(at.to_owned()),
+                            "missing `command`; skipped".into(),
+                            Severity::Error,
+                        );
+                        return None;
+                    }
+                }
+            }
+            Some("http") => {
+                let target = self.http_target(entry, at)?;
+                (target.url.clone(), Some(target))
+            }
+            Some(other @ ("prompt" | "agent" | "mcp_tool")) => {
                 self.issue(
                     Some(at.to_owned()),
-                    format!("hook type `{other}` is not supported by this runner (only `command` hooks run); this hook does not run"),
+                    format!("hook type `{other}` is not supported by this runner (only `command` and `http` hooks run); this hook does not run"),
                     Severity::Error,
                 );
                 return None;
@@ -288,18 +307,7 @@ impl Reader<'_> {
             Some(other) => {
                 self.issue(
                     Some(at.to_owned()),
-                    format!("unknown hook type `{other}` (only `command` is supported); skipped"),
-                    Severity::Error,
-                );
-                return None;
-            }
-        }
-        let command = match entry.get("command").and_then(Value::as_str).map(str::trim) {
-            Some(command) if !command.is_empty() => command.to_owned(),
-            _ => {
-                self.issue(
-                    Some(at.to_owned()),
-                    "missing `command`; skipped".into(),
+                    format!("unknown hook type `{other}` (only `command` and `http` are supported); skipped"),
                     Severity::Error,
                 );
                 return None;
@@ -362,6 +370,7 @@ impl Reader<'_> {
             matcher_text: matcher_text.clone(),
             matcher: matcher.clone(),
             command,
+            http,
             timeout,
             condition,
             run_async,
@@ -369,6 +378,44 @@ impl Reader<'_> {
             status_message,
             plugin_root: self.plugin_root.clone(),
             source: self.source.to_path_buf(),
+        })
+    }
+
+    /// An HTTP hook's `url` (plain `http://`), `headers` and `allowedEnvVars`.
+    fn http_target(&mut self, entry: &Value, at: &str) -> Option<HttpTarget> {
+        let url = entry.get("url").and_then(Value::as_str).map(str::trim);
+        let problem = match url {
+            None | Some("") => Some("an `http` hook needs a `url`; skipped".to_owned()),
+            Some(url) if url.starts_with("https://") => Some(format!(
+                "`{url}`: https is not supported (this build sends plain HTTP only, it has no TLS stack); this hook does not run"
+            )),
+            Some(url) if !url.starts_with("http://") => Some(format!(
+                "`{url}` is not an http:// URL; this hook does not run"
+            )),
+            Some(_) => None,
+        };
+        if let Some(problem) = problem {
+            self.issue(Some(format!("{at}.url")), problem, Severity::Error);
+            return None;
+        }
+        let headers = entry
+            .get("headers")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
+            .collect();
+        let allowed_env = entry
+            .get("allowedEnvVars")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        Some(HttpTarget {
+            url: url.unwrap_or_default().to_owned(),
+            headers,
+            allowed_env,
         })
     }
 
@@ -473,7 +520,7 @@ mod tests {
             issues,
             [
                 "hooks.json (PreToolUse[0].matcher): invalid matcher `*` (a regular expression, not a glob: write `.*`, not `*`): error: repetition operator missing expression; its hooks are skipped",
-                "hooks.json (PreToolUse[1].hooks[0]): hook type `prompt` is not supported by this runner (only `command` hooks run); this hook does not run",
+                "hooks.json (PreToolUse[1].hooks[0]): hook type `prompt` is not supported by this runner (only `command` and `http` hooks run); this hook does not run",
                 "hooks.json (PreToolUse[1].hooks[1]): missing `command`; skipped",
                 "hooks.json (PreToolUse[1].hooks[2].timeout): timeout 5000 is in seconds (83 minutes), more than the 3600 allowed; milliseconds are not accepted; the default of 60 s is used",
                 "hooks.json (PreToolUse[1].hooks[3].timeout): timeout -1 must be a positive number of seconds; the default of 60 s is used",
@@ -500,7 +547,7 @@ mod tests {
           "PreToolUse": [{"matcher": "Bash", "hooks": [
             {"type": "command", "command": "guard", "if": "Bash(git push:*)", "statusMessage": "Checking the push", "once": true},
             {"type": "command", "command": "log", "async": true},
-            {"type": "http", "url": "http://localhost:8080/hook"},
+            {"type": "http", "url": "https://policy.example/hook"},
             {"type": "command", "command": "bad-if", "if": "Bash(git"}
           ]}],
           "SessionStart": [{"matcher": "startup|clear|compact", "hooks": [{"type": "command", "command": "ctx", "if": "Bash"}]}]
@@ -524,7 +571,7 @@ mod tests {
         assert_eq!(
             issues,
             [
-                "s.json (hooks.PreToolUse[0].hooks[2]): hook type `http` is not supported by this runner (only `command` hooks run); this hook does not run",
+                "s.json (hooks.PreToolUse[0].hooks[2].url): `https://policy.example/hook`: https is not supported (this build sends plain HTTP only, it has no TLS stack); this hook does not run",
                 "s.json (hooks.PreToolUse[0].hooks[3].if): `Bash(git` lacks its closing parenthesis; this hook does not run",
                 "s.json (hooks.SessionStart[0].hooks[0].if): `if` is only evaluated on tool events, not on SessionStart; ignored",
             ]

@@ -6,6 +6,7 @@ mod condition;
 mod config;
 mod dialect;
 mod event;
+mod http;
 mod matcher;
 mod outcome;
 mod process;
@@ -27,6 +28,7 @@ pub use config::{
 };
 pub use dialect::{plugin_root, Dialect, MatcherRule};
 pub use event::{Alias, CommandEvent, EventSpec, Exit2, ALIASES, EVENTS, UNSUPPORTED};
+pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub use outcome::CommandOutcome;
 pub use process::{run, Exit, Run, RunSpec, KILL_GRACE, OUTPUT_CAP};
@@ -85,6 +87,7 @@ impl CommandHooks {
             matcher_text: Some(tool),
             matcher,
             command: shell_quote(&script.to_string_lossy()),
+            http: None,
             timeout: DEFAULT_TIMEOUT,
             condition: None,
             run_async: false,

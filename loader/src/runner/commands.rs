@@ -118,7 +118,7 @@ impl HookRunner {
             running.spawn(async move { (index, job.run().await) });
         }
         let statuses = self.show_status(agent.as_ref(), &waited, true);
-        let mut runs: Vec<Option<Run>> = vec![None; waited.len()];
+        let mut runs: Vec<Option<Finished>> = waited.iter().map(|_| None).collect();
         while let Some(joined) = running.join_next().await {
             if let Ok((index, run)) = joined {
                 runs[index] = Some(run);
@@ -129,8 +129,12 @@ impl HookRunner {
         }
         let mut combined = CommandOutcome::default();
         for (hook, run) in waited.iter().zip(runs) {
-            let run = run.unwrap_or_else(|| lost_run(hook));
-            let mut answer = interpret(event, &run);
+            let finished = run.unwrap_or_else(|| Finished {
+                run: lost_run(hook),
+                failure: None,
+            });
+            let mut answer = finished.answer(event);
+            let run = finished.run;
             if let (Some(updated), Some(tool)) = (
                 &answer.updated_input,
                 fields.get("tool_name").and_then(Value::as_str),
@@ -169,8 +173,9 @@ impl HookRunner {
         let hook = job.hook.clone();
         let background = async move {
             let hook = job.hook.clone();
-            let run = job.run().await;
-            let mut answer = interpret(hook.event, &run);
+            let finished = job.run().await;
+            let mut answer = finished.answer(hook.event);
+            let run = finished.run;
             let decided = answer.block.is_some()
                 || answer.permission.is_some()
                 || answer.updated_input.is_some()
@@ -320,8 +325,35 @@ struct HookJob {
     env_file: Option<PathBuf>,
 }
 
+/// A finished hook: its run, and for an HTTP hook what went wrong with the request.
+struct Finished {
+    run: Run,
+    failure: Option<String>,
+}
+
+impl Finished {
+    /// Its answer: read from its output, or the request's failure.
+    fn answer(&self, event: CommandEvent) -> Answer {
+        match &self.failure {
+            None => interpret(event, &self.run),
+            Some(failure) => Answer {
+                failed: true,
+                problems: vec![failure.clone()],
+                ..Answer::default()
+            },
+        }
+    }
+}
+
 impl HookJob {
-    async fn run(self) -> Run {
+    async fn run(self) -> Finished {
+        if let Some(target) = &self.hook.http {
+            let posted = target.post(self.payload, self.hook.timeout).await;
+            return Finished {
+                run: posted.run,
+                failure: posted.failure,
+            };
+        }
         let project = self.cwd.to_string_lossy().into_owned();
         let mut env: Vec<(&str, String)> = vec![
             ("AGENT_HOOKS_PROJECT_DIR", project.clone()),
@@ -342,7 +374,10 @@ impl HookJob {
             stdin: self.payload,
             timeout: self.hook.timeout,
         };
-        run(spec).await
+        Finished {
+            run: run(spec).await,
+            failure: None,
+        }
     }
 }
 

@@ -14,7 +14,10 @@ use std::{
 
 use agent_hooks::{
     abi::prelude::*,
-    command::{shell_quote, CommandEvent, CommandHookReport, CommandHooks, Dialect, EVENTS},
+    command::{
+        shell_quote, CommandEvent, CommandHookReport, CommandHooks, Dialect, ToolAlias, ToolNames,
+        EVENTS,
+    },
     discover_and_load_hooks_with, DiscoveryOptions, HookError, HookRunner,
 };
 use agent_hooks_tests::{commands::Project, temp_dir, RecordingAgent};
@@ -1041,4 +1044,50 @@ fn other_hook_types_are_reported_not_skipped_silently() {
             "hook type `agent` is not supported by this runner (only `command` and `http` hooks run); this hook does not run",
         ]
     );
+}
+
+/// A host whose shell tool is `shell` with its command in `cmd`.
+struct ShellHost;
+
+impl agent_hooks::AgentHost for ShellHost {
+    fn tool_names(&self) -> ToolNames {
+        let mut names = ToolNames::none();
+        names.declare(ToolAlias {
+            tool: "shell".into(),
+            names: vec![(Dialect::ClaudeCode, "Bash".into())],
+            fields: vec![(Dialect::ClaudeCode, "cmd".into(), "command".into())],
+        });
+        names
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_declares_its_own_tools_for_each_dialect() {
+    let lab = Lab::new();
+    let file = lab.project.write(
+        ".claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": lab.hook("push"), "if": "Bash(git push:*)"}
+        ]}]}})
+        .to_string(),
+    );
+    let mut hooks = CommandHooks::new();
+    hooks.load_file(&file);
+    let mut runner = HookRunner::new(Vec::new(), lab.root());
+    runner.add_command_hooks(hooks);
+    runner.attach(Arc::new(ShellHost));
+    lab.exit("push", 2, "no pushes");
+    let outcome = runner
+        .emit(&call("shell", json!({"cmd": "git push origin"})))
+        .await
+        .unwrap();
+    assert_eq!(outcome.reason.as_deref(), Some("no pushes"));
+    let seen = &lab.seen("push")[0];
+    assert_eq!(seen["tool_name"], "Bash");
+    assert_eq!(seen["tool_input"], json!({"command": "git push origin"}));
+    let ls = runner
+        .emit(&call("shell", json!({"cmd": "ls"})))
+        .await
+        .unwrap();
+    assert!(!ls.block);
 }

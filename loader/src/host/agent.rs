@@ -96,8 +96,8 @@ pub trait AgentHost: Send + Sync {
     }
 
     /// The agent's tools in each hooks dialect (name and input fields), so that hooks written
-    /// for Claude Code or Gemini CLI match and read them unchanged. Default: the tools of
-    /// spec 02 ([`ToolNames::default`]).
+    /// for Claude Code or Gemini CLI match and read them unchanged. Asked once, when the agent
+    /// is attached to a runner. Default: the tools of spec 02 ([`ToolNames::default`]).
     fn tool_names(&self) -> ToolNames {
         ToolNames::default()
     }

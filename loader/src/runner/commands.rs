@@ -78,7 +78,11 @@ impl HookRunner {
         fields: Map<String, Value>,
     ) -> Option<CommandOutcome> {
         let agent = self.agent();
-        let tools = crate::host::shielded(ToolNames::default(), || agent.tool_names());
+        let tools = self
+            .tool_names
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         let hooks = self.commands.matching(event, &fields, &tools, &self.cwd);
         let hooks: Vec<Arc<CommandHook>> = hooks
             .into_iter()

@@ -25,7 +25,7 @@ pub use errors::{ErrorSubscription, HookError, Subscription};
 pub use lookups::default_rendering;
 
 use crate::{
-    command::{CommandHookReport, CommandHooks},
+    command::{CommandHookReport, CommandHooks, ToolNames},
     hook::{Hook, HookOrigin},
     host::{AgentHost, DetachedAgent, Outbox, PluginApi},
     load::LoadError,
@@ -69,6 +69,8 @@ pub struct HookRunner {
     /// Command hooks per (runner) event.
     command: Box<[usize]>,
     agent: RwLock<Arc<dyn AgentHost>>,
+    /// The attached agent's tools in each dialect, asked once when it is attached.
+    tool_names: RwLock<Arc<ToolNames>>,
     cwd: PathBuf,
     in_process_outbox: Arc<Outbox>,
     listeners: Arc<Listeners<HookError>>,
@@ -104,6 +106,7 @@ impl HookRunner {
             native: vec![0; EventKind::COUNT].into_boxed_slice(),
             command: vec![0; EventKind::COUNT].into_boxed_slice(),
             agent: RwLock::new(Arc::new(DetachedAgent)),
+            tool_names: RwLock::new(Arc::new(ToolNames::default())),
             cwd: cwd.into(),
             in_process_outbox: Arc::new(Outbox::default()),
             listeners: Arc::default(),
@@ -205,6 +208,8 @@ impl HookRunner {
     /// Attaches the agent: hooks' calls reach it from now on, and the messages and entries
     /// they sent before (from their factories) are delivered to it, in order.
     pub fn attach(&self, agent: Arc<dyn AgentHost>) {
+        let names = crate::host::shielded(ToolNames::default(), || agent.tool_names());
+        *self.tool_names.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(names);
         *self.agent.write().unwrap_or_else(|p| p.into_inner()) = agent.clone();
         for outbox in self.outboxes() {
             outbox.attach(agent.clone());

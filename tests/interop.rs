@@ -1091,3 +1091,54 @@ async fn a_host_declares_its_own_tools_for_each_dialect() {
         .unwrap();
     assert!(!ls.block);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_after_tool_deny_replaces_the_result_and_before_tool_rewrites_the_input() {
+    let lab = Lab::new();
+    let file = lab.project.write(
+        ".gemini/settings.json",
+        &json!({"hooks": {
+            "AfterTool": [{"matcher": "read_file", "hooks": [{"type": "command", "command": lab.hook("after"), "timeout": 5000}]}],
+            "BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": lab.hook("before"), "timeout": 5000}]}],
+        }})
+        .to_string(),
+    );
+    let mut hooks = CommandHooks::new();
+    hooks.load_file(&file);
+    let rig = Rig::new(lab.root(), hooks, false);
+    lab.answer(
+        "after",
+        json!({"decision": "deny", "reason": "[secret file hidden]"}),
+    );
+    let result = ToolResultEvent {
+        tool_name: "read".into(),
+        tool_call_id: "call-1".into(),
+        input: json!({"path": "/p/.env"}),
+        content: vec![ContentBlock::text("API_KEY=1234")],
+        details: Value::Null,
+        is_error: false,
+    };
+    let outcome = rig.runner.emit(&result).await.unwrap();
+    assert_eq!(
+        outcome.content,
+        Some(vec![ContentBlock::text("[secret file hidden]")]),
+        "Gemini replaces the result where Claude Code appends"
+    );
+    let seen = &lab.seen("after")[0];
+    assert_eq!(seen["hook_event_name"], "AfterTool");
+    assert_eq!(seen["tool_response"]["llmContent"], "API_KEY=1234");
+    assert_eq!(seen["tool_input"]["file_path"], "/p/.env");
+
+    lab.answer(
+        "before",
+        json!({"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": "ls -la"}}}),
+    );
+    let call = rig
+        .runner
+        .emit(&call("exec", json!({"command": "ls"})))
+        .await
+        .unwrap();
+    assert_eq!(rig.errors(), Vec::<String>::new());
+    assert_eq!(call.input, Some(json!({"command": "ls -la"})));
+    assert_eq!(rig.errors(), Vec::<String>::new());
+}

@@ -19,6 +19,9 @@ pub struct Answer {
     /// Text for the model about an action that already happened (exit 2 or
     /// `decision: block` on PostToolUse and PostToolUseFailure).
     pub feedback: Option<String>,
+    /// Text that replaces the tool's result for the model (Gemini CLI's AfterTool `deny` and
+    /// exit 2; see [`Dialect::adapt`](super::Dialect::adapt)).
+    pub replacement: Option<String>,
     /// Its permission decision (`decision: approve|allow`, `permissionDecision`,
     /// `decision.behavior`).
     pub permission: Option<PermissionDecision>,
@@ -230,10 +233,12 @@ fn read_specific(event: CommandEvent, fields: &Map<String, Value>, answer: &mut 
         }
         match key {
             "permissionDecisionReason" => {}
-            "updatedInput" if value.is_object() => answer.updated_input = Some(value.clone()),
-            "updatedInput" => answer
+            "updatedInput" | "tool_input" if value.is_object() => {
+                answer.updated_input = Some(value.clone())
+            }
+            "updatedInput" | "tool_input" => answer
                 .problems
-                .push("updatedInput must be an object; ignored".into()),
+                .push(format!("{key} must be an object; ignored")),
             "updatedMCPToolOutput" => answer.updated_tool_output = Some(value.clone()),
             "additionalContext" => match value.as_str() {
                 Some(text) if !text.trim().is_empty() => answer.context.push(text.to_owned()),

@@ -3,6 +3,10 @@
 
 use std::{fmt, path::Path};
 
+use serde_json::{Map, Value};
+
+use super::{answer::Answer, event::CommandEvent};
+
 /// The agent a hooks file was written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dialect {
@@ -77,6 +81,28 @@ impl Dialect {
             Dialect::ClaudeCode => MatcherRule::Claude,
             Dialect::Codex => MatcherRule::RegexOrStar,
             Dialect::Gemini => MatcherRule::Gemini,
+        }
+    }
+
+    /// Gives an answer the meaning its agent gives it where that differs from Claude Code's:
+    /// Gemini CLI's AfterTool `decision: deny` (and exit 2) replaces the tool's result for
+    /// the model with the reason, where Claude Code's PostToolUse appends it.
+    pub fn adapt(self, event: CommandEvent, answer: &mut Answer) {
+        if self == Dialect::Gemini && event == CommandEvent::PostToolUse {
+            answer.replacement = answer.feedback.take();
+        }
+    }
+
+    /// Adds to a payload the fields its agent documents under other names: Gemini CLI's
+    /// AfterTool `tool_response` has `llmContent` and `returnDisplay`.
+    pub fn complete_payload(self, payload: &mut Map<String, Value>) {
+        if self != Dialect::Gemini {
+            return;
+        }
+        if let Some(Value::Object(response)) = payload.get_mut("tool_response") {
+            let output = response.get("output").cloned().unwrap_or(Value::Null);
+            response.entry("llmContent").or_insert(output.clone());
+            response.entry("returnDisplay").or_insert(output);
         }
     }
 

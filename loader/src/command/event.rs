@@ -130,339 +130,36 @@ use EventKind as K;
 /// Every event, in the order of the enum. Columns: subject, payload fields, exit 2, top-level
 /// `decision`, `hookSpecificOutput` fields, plain stdout as context, `CLAUDE_ENV_FILE`, runner
 /// moment.
+#[rustfmt::skip]
 pub static EVENTS: [EventSpec; 27] = [
-    row!(
-        SessionStart,
-        Some("source"),
-        ["source", "model", "agent_type"],
-        ShownToUser,
-        false,
-        ["additionalContext"],
-        true,
-        true,
-        Some(K::SessionStart)
-    ),
-    row!(
-        Setup,
-        Some("trigger"),
-        ["trigger"],
-        ShownToUser,
-        false,
-        ["additionalContext"],
-        true,
-        true,
-        None
-    ),
-    row!(
-        InstructionsLoaded,
-        Some("load_reason"),
-        ["file_path", "memory_type", "load_reason"],
-        ShownToUser,
-        false,
-        [],
-        false,
-        false,
-        None
-    ),
-    row!(
-        UserPromptSubmit,
-        None,
-        ["prompt"],
-        Blocks,
-        true,
-        ["additionalContext"],
-        true,
-        false,
-        Some(K::BeforeAgentStart)
-    ),
-    EventSpec {
-        fields: TOOL_FIELDS,
-        ..row!(
-            PreToolUse,
-            TOOL,
-            [],
-            Blocks,
-            true,
-            [
-                "permissionDecision",
-                "permissionDecisionReason",
-                "updatedInput",
-                "additionalContext"
-            ],
-            false,
-            false,
-            Some(K::ToolCall)
-        )
-    },
-    row!(
-        PermissionRequest,
-        TOOL,
-        ["tool_name", "tool_input", "permission_suggestions"],
-        Blocks,
-        true,
-        ["decision"],
-        false,
-        false,
-        Some(K::PermissionRequest)
-    ),
-    EventSpec {
-        fields: &["tool_name", "tool_input", "tool_use_id", "reason"],
-        ..row!(
-            PermissionDenied,
-            TOOL,
-            [],
-            ShownToUser,
-            false,
-            ["retry"],
-            false,
-            false,
-            None
-        )
-    },
-    row!(
-        PostToolUse,
-        TOOL,
-        ["tool_name", "tool_input", "tool_response", "tool_use_id"],
-        Feedback,
-        true,
-        ["additionalContext", "updatedMCPToolOutput"],
-        false,
-        false,
-        Some(K::ToolResult)
-    ),
-    row!(
-        PostToolUseFailure,
-        TOOL,
-        [
-            "tool_name",
-            "tool_input",
-            "tool_use_id",
-            "error",
-            "is_interrupt"
-        ],
-        Feedback,
-        false,
-        ["additionalContext"],
-        false,
-        false,
-        Some(K::ToolResult)
-    ),
-    row!(
-        Notification,
-        Some("notification_type"),
-        ["message", "title", "notification_type"],
-        ShownToUser,
-        false,
-        [],
-        false,
-        false,
-        None
-    ),
-    row!(
-        SubagentStart,
-        Some("agent_type"),
-        ["agent_id", "agent_type"],
-        ShownToUser,
-        false,
-        ["additionalContext"],
-        false,
-        false,
-        None
-    ),
-    row!(
-        SubagentStop,
-        Some("agent_type"),
-        [
-            "stop_hook_active",
-            "agent_id",
-            "agent_type",
-            "agent_transcript_path",
-            "last_assistant_message"
-        ],
-        Blocks,
-        true,
-        [],
-        false,
-        false,
-        None
-    ),
-    row!(
-        Stop,
-        None,
-        ["stop_hook_active", "last_assistant_message"],
-        Blocks,
-        true,
-        [],
-        false,
-        false,
-        Some(K::Stop)
-    ),
-    row!(
-        StopFailure,
-        Some("error"),
-        ["error", "error_details", "last_assistant_message"],
-        ShownToUser,
-        false,
-        [],
-        false,
-        false,
-        None
-    ),
-    row!(
-        TeammateIdle,
-        None,
-        ["teammate_name", "team_name"],
-        Blocks,
-        false,
-        [],
-        false,
-        false,
-        None
-    ),
-    row!(
-        TaskCreated,
-        None,
-        [
-            "task_id",
-            "task_subject",
-            "task_description",
-            "teammate_name",
-            "team_name"
-        ],
-        Blocks,
-        false,
-        [],
-        false,
-        false,
-        None
-    ),
-    row!(
-        TaskCompleted,
-        None,
-        [
-            "task_id",
-            "task_subject",
-            "task_description",
-            "teammate_name",
-            "team_name"
-        ],
-        Blocks,
-        false,
-        [],
-        false,
-        false,
-        None
-    ),
-    row!(
-        ConfigChange,
-        Some("source"),
-        ["source", "file_path"],
-        Blocks,
-        true,
-        [],
-        false,
-        false,
-        None
-    ),
-    row!(
-        CwdChanged,
-        None,
-        ["old_cwd", "new_cwd"],
-        ShownToUser,
-        false,
-        [],
-        false,
-        true,
-        None
-    ),
-    row!(
-        FileChanged,
-        Some("file_name"),
-        ["file_path", "file_name", "event"],
-        ShownToUser,
-        false,
-        [],
-        false,
-        true,
-        None
-    ),
-    row!(
-        WorktreeCreate,
-        None,
-        ["name"],
-        Blocks,
-        false,
-        [],
-        false,
-        false,
-        None
-    ),
-    row!(
-        WorktreeRemove,
-        None,
-        ["worktree_path"],
-        ShownToUser,
-        false,
-        [],
-        false,
-        false,
-        None
-    ),
-    row!(
-        PreCompact,
-        Some("trigger"),
-        ["trigger", "custom_instructions"],
-        Blocks,
-        true,
-        [],
-        false,
-        false,
-        Some(K::SessionBeforeCompact)
-    ),
-    row!(
-        PostCompact,
-        Some("trigger"),
-        ["trigger", "compact_summary"],
-        ShownToUser,
-        false,
-        [],
-        false,
-        false,
-        Some(K::SessionCompact)
-    ),
-    row!(
-        Elicitation,
-        Some("mcp_server_name"),
-        ["mcp_server_name", "message", "requested_schema"],
-        Blocks,
-        false,
-        ["action", "content"],
-        false,
-        false,
-        None
-    ),
-    row!(
-        ElicitationResult,
-        Some("mcp_server_name"),
-        ["mcp_server_name", "action", "content"],
-        Blocks,
-        false,
-        ["action", "content"],
-        false,
-        false,
-        None
-    ),
-    row!(
-        SessionEnd,
-        Some("reason"),
-        ["reason"],
-        ShownToUser,
-        false,
-        [],
-        false,
-        false,
-        Some(K::SessionShutdown)
-    ),
+    row!(SessionStart, Some("source"), ["source", "model", "agent_type"], ShownToUser, false, ["additionalContext"], true, true, Some(K::SessionStart)),
+    row!(Setup, Some("trigger"), ["trigger"], ShownToUser, false, ["additionalContext"], true, true, None),
+    row!(InstructionsLoaded, Some("load_reason"), ["file_path", "memory_type", "load_reason"], ShownToUser, false, [], false, false, None),
+    row!(UserPromptSubmit, None, ["prompt"], Blocks, true, ["additionalContext"], true, false, Some(K::BeforeAgentStart)),
+    // `tool_input` is Gemini CLI's name of `updatedInput` (BeforeTool).
+    EventSpec { fields: TOOL_FIELDS, ..row!(PreToolUse, TOOL, [], Blocks, true, ["permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext", "tool_input"], false, false, Some(K::ToolCall)) },
+    row!(PermissionRequest, TOOL, ["tool_name", "tool_input", "permission_suggestions"], Blocks, true, ["decision"], false, false, Some(K::PermissionRequest)),
+    EventSpec { fields: &["tool_name", "tool_input", "tool_use_id", "reason"], ..row!(PermissionDenied, TOOL, [], ShownToUser, false, ["retry"], false, false, None) },
+    row!(PostToolUse, TOOL, ["tool_name", "tool_input", "tool_response", "tool_use_id"], Feedback, true, ["additionalContext", "updatedMCPToolOutput"], false, false, Some(K::ToolResult)),
+    row!(PostToolUseFailure, TOOL, ["tool_name", "tool_input", "tool_use_id", "error", "is_interrupt"], Feedback, false, ["additionalContext"], false, false, Some(K::ToolResult)),
+    row!(Notification, Some("notification_type"), ["message", "title", "notification_type"], ShownToUser, false, [], false, false, None),
+    row!(SubagentStart, Some("agent_type"), ["agent_id", "agent_type"], ShownToUser, false, ["additionalContext"], false, false, None),
+    row!(SubagentStop, Some("agent_type"), ["stop_hook_active", "agent_id", "agent_type", "agent_transcript_path", "last_assistant_message"], Blocks, true, [], false, false, None),
+    row!(Stop, None, ["stop_hook_active", "last_assistant_message"], Blocks, true, [], false, false, Some(K::Stop)),
+    row!(StopFailure, Some("error"), ["error", "error_details", "last_assistant_message"], ShownToUser, false, [], false, false, None),
+    row!(TeammateIdle, None, ["teammate_name", "team_name"], Blocks, false, [], false, false, None),
+    row!(TaskCreated, None, ["task_id", "task_subject", "task_description", "teammate_name", "team_name"], Blocks, false, [], false, false, None),
+    row!(TaskCompleted, None, ["task_id", "task_subject", "task_description", "teammate_name", "team_name"], Blocks, false, [], false, false, None),
+    row!(ConfigChange, Some("source"), ["source", "file_path"], Blocks, true, [], false, false, None),
+    row!(CwdChanged, None, ["old_cwd", "new_cwd"], ShownToUser, false, [], false, true, None),
+    row!(FileChanged, Some("file_name"), ["file_path", "file_name", "event"], ShownToUser, false, [], false, true, None),
+    row!(WorktreeCreate, None, ["name"], Blocks, false, [], false, false, None),
+    row!(WorktreeRemove, None, ["worktree_path"], ShownToUser, false, [], false, false, None),
+    row!(PreCompact, Some("trigger"), ["trigger", "custom_instructions"], Blocks, true, [], false, false, Some(K::SessionBeforeCompact)),
+    row!(PostCompact, Some("trigger"), ["trigger", "compact_summary"], ShownToUser, false, [], false, false, Some(K::SessionCompact)),
+    row!(Elicitation, Some("mcp_server_name"), ["mcp_server_name", "message", "requested_schema"], Blocks, false, ["action", "content"], false, false, None),
+    row!(ElicitationResult, Some("mcp_server_name"), ["mcp_server_name", "action", "content"], Blocks, false, ["action", "content"], false, false, None),
+    row!(SessionEnd, Some("reason"), ["reason"], ShownToUser, false, [], false, false, Some(K::SessionShutdown)),
 ];
 
 /// Another agent's name for an event: Devin's `PostCompaction`, Gemini CLI's names.
@@ -478,37 +175,14 @@ pub struct Alias {
 
 /// Other agents' names of events, accepted in any hooks file and shown to those hooks as
 /// `hook_event_name`.
+#[rustfmt::skip]
 pub static ALIASES: [Alias; 6] = [
-    Alias {
-        name: "PostCompaction",
-        event: CommandEvent::PostCompact,
-        dialect: Dialect::Devin,
-    },
-    Alias {
-        name: "BeforeTool",
-        event: CommandEvent::PreToolUse,
-        dialect: Dialect::Gemini,
-    },
-    Alias {
-        name: "AfterTool",
-        event: CommandEvent::PostToolUse,
-        dialect: Dialect::Gemini,
-    },
-    Alias {
-        name: "BeforeAgent",
-        event: CommandEvent::UserPromptSubmit,
-        dialect: Dialect::Gemini,
-    },
-    Alias {
-        name: "AfterAgent",
-        event: CommandEvent::Stop,
-        dialect: Dialect::Gemini,
-    },
-    Alias {
-        name: "PreCompress",
-        event: CommandEvent::PreCompact,
-        dialect: Dialect::Gemini,
-    },
+    Alias { name: "PostCompaction", event: CommandEvent::PostCompact, dialect: Dialect::Devin },
+    Alias { name: "BeforeTool", event: CommandEvent::PreToolUse, dialect: Dialect::Gemini },
+    Alias { name: "AfterTool", event: CommandEvent::PostToolUse, dialect: Dialect::Gemini },
+    Alias { name: "BeforeAgent", event: CommandEvent::UserPromptSubmit, dialect: Dialect::Gemini },
+    Alias { name: "AfterAgent", event: CommandEvent::Stop, dialect: Dialect::Gemini },
+    Alias { name: "PreCompress", event: CommandEvent::PreCompact, dialect: Dialect::Gemini },
 ];
 
 /// Events of other agents that this runner has no moment for at all (not even one a host

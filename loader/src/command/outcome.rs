@@ -40,6 +40,9 @@ pub struct CommandOutcome {
     /// The last `updatedMCPToolOutput`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated_tool_output: Option<Value>,
+    /// The text that replaces a tool's result for the model (the last one given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replacement: Option<String>,
     /// Text for the model about an action that already happened.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub feedback: Vec<String>,
@@ -97,6 +100,9 @@ impl CommandOutcome {
         }
         if answer.updated_tool_output.is_some() {
             self.updated_tool_output = answer.updated_tool_output.clone();
+        }
+        if answer.replacement.is_some() {
+            self.replacement = answer.replacement.clone();
         }
         self.feedback.extend(answer.feedback.iter().cloned());
         self.context.extend(answer.context.iter().cloned());

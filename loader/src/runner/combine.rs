@@ -337,6 +337,10 @@ impl Combine for ToolResultEvent {
         answers: &CommandOutcome,
     ) {
         let mut changed = false;
+        if let Some(replacement) = &answers.replacement {
+            event.to_mut().content = vec![ContentBlock::text(replacement.clone())];
+            changed = true;
+        }
         if let Some(replacement) = &answers.updated_tool_output {
             if event.tool_name.starts_with("mcp__") {
                 let text = match replacement {

@@ -138,6 +138,7 @@ impl HookRunner {
                 failure: None,
             });
             let mut answer = finished.answer(event);
+            hook.dialect.adapt(event, &mut answer);
             let run = finished.run;
             if let (Some(updated), Some(tool)) = (
                 &answer.updated_input,
@@ -314,6 +315,7 @@ impl HookRunner {
                 Value::String(tools.name_in(hook.dialect, tool).to_owned()),
             );
         }
+        hook.dialect.complete_payload(&mut payload);
         serde_json::to_vec(&payload).unwrap_or_default()
     }
 }

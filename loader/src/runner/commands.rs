@@ -16,7 +16,6 @@ use agent_hooks_abi::{
     NotifyLevel,
 };
 use serde_json::{Map, Value};
-use tokio::task::JoinSet;
 
 use super::{errors::Listeners, Combine, HookError, HookRunner};
 use crate::command::{
@@ -94,8 +93,7 @@ impl HookRunner {
         let env_file = event.spec().env_file.then(|| self.env_file());
         // One payload per (dialect, event name): hooks of one dialect share it.
         let mut payloads: Vec<(PayloadKey, Arc<[u8]>)> = Vec::new();
-        let mut running = JoinSet::new();
-        let mut waited: Vec<Arc<CommandHook>> = Vec::new();
+        let mut jobs: Vec<HookJob> = Vec::new();
         for hook in &hooks {
             let key = (hook.dialect, hook.event_name.clone());
             let payload = match payloads.iter().find(|(k, _)| *k == key) {
@@ -117,26 +115,17 @@ impl HookRunner {
                 self.run_in_background(job, agent.clone());
                 continue;
             }
-            let index = waited.len();
-            waited.push(hook.clone());
-            running.spawn(async move { (index, job.run().await) });
+            jobs.push(job);
         }
+        let waited: Vec<Arc<CommandHook>> = jobs.iter().map(|j| j.hook.clone()).collect();
         let statuses = self.show_status(agent.as_ref(), &waited, true);
-        let mut runs: Vec<Option<Finished>> = waited.iter().map(|_| None).collect();
-        while let Some(joined) = running.join_next().await {
-            if let Ok((index, run)) = joined {
-                runs[index] = Some(run);
-            }
-        }
+        // In this future, not in tasks: see `join.rs`.
+        let runs = super::join::join_all(jobs.into_iter().map(HookJob::run).collect()).await;
         if statuses {
             self.show_status(agent.as_ref(), &waited, false);
         }
         let mut combined = CommandOutcome::default();
-        for (hook, run) in waited.iter().zip(runs) {
-            let finished = run.unwrap_or_else(|| Finished {
-                run: lost_run(hook),
-                failure: None,
-            });
+        for (hook, finished) in waited.iter().zip(runs) {
             let mut answer = finished.answer(event);
             hook.dialect.adapt(event, &mut answer);
             let run = finished.run;
@@ -463,7 +452,7 @@ fn timestamp() -> String {
     )
 }
 
-/// The run of a hook whose task did not come back (it panicked inside the runner).
+/// The run of a hook that could not be run at all.
 fn lost_run(hook: &CommandHook) -> Run {
     Run {
         exit: Exit::SpawnFailed(format!("the task running `{}` failed", hook.command)),

@@ -5,6 +5,7 @@ mod combine;
 mod commands;
 mod dispatch;
 mod errors;
+mod join;
 mod lookups;
 
 use std::{

@@ -9,7 +9,6 @@ use std::{
     time::Duration,
 };
 
-use agent_hooks_abi::ffi::CallError;
 
 /// A hook failed while handling an event, running a command or rendering a message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -117,14 +116,6 @@ impl HookError {
         self.kind == HookErrorKind::Panicked
     }
 
-    pub(crate) fn from_call(hook_path: &str, event: impl Into<String>, error: CallError) -> Self {
-        let kind = if error.panicked {
-            HookErrorKind::Panicked
-        } else {
-            HookErrorKind::Failed
-        };
-        Self::new(kind, hook_path, event, error.message.into_string())
-    }
 }
 
 type Listener<T> = Arc<dyn Fn(&T) + Send + Sync>;

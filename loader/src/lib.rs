@@ -114,7 +114,9 @@ pub use discover::{
 pub use hook::{Command, Hook, HookOrigin, Renderer};
 pub use host::{exec, AgentHost, DetachedAgent, HostUi, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};
 pub use isolation::{Isolation, LoadOptions, PluginSettings};
-pub use load::{load_hooks, load_hooks_with, DuplicatePath, LoadError, LoadFailure, LoadHooksResult};
+pub use load::{
+    load_hooks, load_hooks_with, DuplicatePath, LoadError, LoadFailure, LoadHooksResult,
+};
 pub use runner::{
     default_rendering, Combine, CommandInput, ContextOutcome, ErrorSubscription, Fold,
     HandlerTiming, HookError, HookErrorKind, HookRunner, PermissionOutcome, PromptOutcome,

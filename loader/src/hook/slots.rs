@@ -65,7 +65,11 @@ impl HandlerSlot {
     ) -> Result<Option<String>, CallFailure> {
         match self {
             HandlerSlot::Native(handler) => handler
-                .handle(payload.into(), serial, HostContext_TO::from_ptr(context, TD_Opaque))
+                .handle(
+                    payload.into(),
+                    serial,
+                    HostContext_TO::from_ptr(context, TD_Opaque),
+                )
                 .into_result()
                 .map(|output| output.into_option().map(RString::into_string))
                 .map_err(native_failure),

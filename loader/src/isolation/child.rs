@@ -132,15 +132,16 @@ pub(super) fn serve(input: File, output: File) {
                 apply_limits(&limits);
                 cwd = cwd_path.to_string_lossy().into_owned();
                 let forward: Arc<dyn Forward> = link.clone();
-                let answer = match crate::load::load_plugin_forwarding(&given, &library, &cwd_path, forward)
-                {
-                    Ok(loaded) => {
-                        let registered = registered_of(&loaded);
-                        hook = Some(Arc::new(loaded));
-                        FromPlugin::Loaded(registered)
-                    }
-                    Err(error) => FromPlugin::LoadFailed { error },
-                };
+                let answer =
+                    match crate::load::load_plugin_forwarding(&given, &library, &cwd_path, forward)
+                    {
+                        Ok(loaded) => {
+                            let registered = registered_of(&loaded);
+                            hook = Some(Arc::new(loaded));
+                            FromPlugin::Loaded(registered)
+                        }
+                        Err(error) => FromPlugin::LoadFailed { error },
+                    };
                 link.send(&answer);
             }
             ToPlugin::Call {
@@ -229,10 +230,14 @@ fn call(
                 "the plugin has no handler {index} for {event}"
             ))),
         },
-        Target::Command { index } => match hook.commands().get(index).and_then(|c| c.handler.native()) {
-            Some(handler) => handler.run(payload.into(), ctx).map(|()| None),
-            None => RErr(CallError::error(format!("the plugin has no command {index}"))),
-        },
+        Target::Command { index } => {
+            match hook.commands().get(index).and_then(|c| c.handler.native()) {
+                Some(handler) => handler.run(payload.into(), ctx).map(|()| None),
+                None => RErr(CallError::error(format!(
+                    "the plugin has no command {index}"
+                ))),
+            }
+        }
         Target::Renderer { index, options } => match hook
             .renderers()
             .get(index)
@@ -241,7 +246,9 @@ fn call(
             Some(renderer) => renderer
                 .render(payload.into(), options.as_str().into(), ctx)
                 .map(|output| output.into_option().map(RString::into_string)),
-            None => RErr(CallError::error(format!("the plugin has no renderer {index}"))),
+            None => RErr(CallError::error(format!(
+                "the plugin has no renderer {index}"
+            ))),
         },
     };
     match result {
@@ -257,12 +264,14 @@ fn call(
 /// plugin code; idle ones are reused.
 #[derive(Default)]
 struct Workers {
-    idle: Arc<Mutex<Vec<mpsc::Sender<Box<dyn FnOnce() + Send>>>>>,
+    idle: Arc<Mutex<Vec<mpsc::Sender<Job>>>>,
 }
+
+type Job = Box<dyn FnOnce() + Send>;
 
 impl Workers {
     fn run(&self, job: impl FnOnce() + Send + 'static) {
-        let job: Box<dyn FnOnce() + Send> = Box::new(job);
+        let job: Job = Box::new(job);
         let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
         let job = match idle {
             Some(worker) => match worker.send(job) {
@@ -271,7 +280,7 @@ impl Workers {
             },
             None => job,
         };
-        let (sender, receiver) = mpsc::channel::<Box<dyn FnOnce() + Send>>();
+        let (sender, receiver) = mpsc::channel::<Job>();
         let idle = self.idle.clone();
         let me = sender.clone();
         let _ = sender.send(job);
@@ -329,7 +338,11 @@ impl RemoteContext {
     }
 
     fn maybe_text(&self, request: HostRequest) -> ROption<RString> {
-        match self.ask(request).ok().and_then(|v| v.as_str().map(str::to_owned)) {
+        match self
+            .ask(request)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+        {
             Some(text) => RSome(text.into()),
             None => RNone,
         }

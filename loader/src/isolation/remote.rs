@@ -189,10 +189,8 @@ impl PluginProcess {
     /// the answer. Split so that many plugins start in parallel.
     pub(crate) fn begin(&self) -> Result<Starting, LoadError> {
         let command = spawn::command(&self.program, &self.cwd);
-        let mut child = spawn::spawn(command).map_err(|e| {
-            LoadError::PluginHost {
-                detail: format!("cannot start {}: {e}", self.program.display()),
-            }
+        let mut child = spawn::spawn(command).map_err(|e| LoadError::PluginHost {
+            detail: format!("cannot start {}: {e}", self.program.display()),
         })?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -425,7 +423,16 @@ impl PluginProcess {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(id, sender);
-        let result = self.exchange(&connection, id, target, payload, ctx, timeout, &receiver, what);
+        let result = self.exchange(
+            &connection,
+            id,
+            target,
+            payload,
+            ctx,
+            timeout,
+            &receiver,
+            what,
+        );
         connection
             .calls
             .lock()
@@ -459,7 +466,10 @@ impl PluginProcess {
             if !tail.is_empty() {
                 message.push_str(&format!("; its last output: {tail}"));
             }
-            CallFailure::Failed(HookErrorKind::Crashed(death_termination(connection)), message)
+            CallFailure::Failed(
+                HookErrorKind::Crashed(death_termination(connection)),
+                message,
+            )
         };
         if !connection.send(&ToPlugin::Call {
             id,
@@ -500,7 +510,9 @@ impl PluginProcess {
                     }
                 }
                 Incoming::Message(FromPlugin::Request {
-                    id: request, request: asked, ..
+                    id: request,
+                    request: asked,
+                    ..
                 }) => {
                     let answer = crate::host::may_block(|| serve(asked, ctx));
                     connection.send(&ToPlugin::Reply {
@@ -664,7 +676,10 @@ fn end_of(connection: &Connection) -> String {
             let memory = format!("peak memory {} MiB", reaped.peak_rss_kib / 1024);
             match reaped.termination {
                 Termination::Signal(n) => {
-                    format!("died with signal {n} ({}; {memory})", Termination::Signal(n))
+                    format!(
+                        "died with signal {n} ({}; {memory})",
+                        Termination::Signal(n)
+                    )
                 }
                 Termination::Exit(status) => format!("exited with status {status} ({memory})"),
             }
@@ -675,7 +690,12 @@ fn end_of(connection: &Connection) -> String {
 
 /// Serves what a plugin asks outside any call: messages and entries go to the agent through
 /// the hook's host API (with its checks), programs run under the agent's supervisor.
-fn serve_outside_calls(connection: &Arc<Connection>, api: &PluginApi, id: u64, request: HostRequest) {
+fn serve_outside_calls(
+    connection: &Arc<Connection>,
+    api: &PluginApi,
+    id: u64,
+    request: HostRequest,
+) {
     match request {
         HostRequest::SendMessage { message, options } => reply(
             connection,
@@ -765,9 +785,9 @@ fn serve(request: HostRequest, ctx: &CallContext<'_>) -> Answer {
             let options: Vec<RString> = options.into_iter().map(RString::from).collect();
             maybe(ctx.ui_select(title.as_str().into(), RSlice::from_slice(&options)))
         }
-        HostRequest::UiConfirm { title, message } => {
-            ok(ctx.ui_confirm(title.as_str().into(), message.as_str().into()).into())
-        }
+        HostRequest::UiConfirm { title, message } => ok(ctx
+            .ui_confirm(title.as_str().into(), message.as_str().into())
+            .into()),
         HostRequest::UiInput { title, placeholder } => {
             maybe(ctx.ui_input(title.as_str().into(), placeholder.as_str().into()))
         }

@@ -33,8 +33,8 @@ pub(crate) fn plugin_host_program(explicit: Option<&Path>) -> Result<PathBuf, St
     if let Some(path) = std::env::var_os(PLUGIN_HOST_ENV).filter(|p| !p.is_empty()) {
         return Ok(PathBuf::from(path));
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| format!("cannot tell which program this is ({e})"))?;
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot tell which program this is ({e})"))?;
     if SELF_SERVES.load(Ordering::Relaxed) {
         return Ok(exe);
     }

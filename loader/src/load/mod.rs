@@ -77,7 +77,11 @@ where
 
 /// [`load_hooks`], with each plugin run where `options` says: by default in a plugin process
 /// of its own (see [`crate::isolation`]). Plugin processes start in parallel.
-pub fn load_hooks_with<I, P>(paths: I, cwd: impl AsRef<Path>, options: &LoadOptions) -> LoadHooksResult
+pub fn load_hooks_with<I, P>(
+    paths: I,
+    cwd: impl AsRef<Path>,
+    options: &LoadOptions,
+) -> LoadHooksResult
 where
     I: IntoIterator<Item = P>,
     P: AsRef<str>,
@@ -85,7 +89,14 @@ where
     enum Slot {
         Done(Result<Hook, LoadFailure>),
         Duplicate(DuplicatePath),
-        Starting(String, std::path::PathBuf, Arc<PluginProcess>, PluginApi, crate::isolation::PluginSettings, Result<crate::isolation::Starting, LoadError>),
+        Starting(
+            String,
+            std::path::PathBuf,
+            Arc<PluginProcess>,
+            PluginApi,
+            crate::isolation::PluginSettings,
+            Result<crate::isolation::Starting, LoadError>,
+        ),
     }
     let cwd = cwd.as_ref();
     let outbox = Arc::new(Outbox::default());
@@ -93,10 +104,12 @@ where
     let mut slots = Vec::new();
     for given in paths {
         let given = given.as_ref();
-        let failed = |error| Slot::Done(Err(LoadFailure {
-            path: given.to_owned(),
-            error,
-        }));
+        let failed = |error| {
+            Slot::Done(Err(LoadFailure {
+                path: given.to_owned(),
+                error,
+            }))
+        };
         let resolved = match resolve_path(given, cwd) {
             Ok(resolved) => resolved,
             Err(error) => {
@@ -127,9 +140,23 @@ where
             }
         };
         let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given);
-        let process = Arc::new(PluginProcess::new(given, &resolved, cwd, program, settings, api.clone()));
+        let process = Arc::new(PluginProcess::new(
+            given,
+            &resolved,
+            cwd,
+            program,
+            settings,
+            api.clone(),
+        ));
         let starting = process.begin();
-        slots.push(Slot::Starting(given.to_owned(), resolved, process, api, settings, starting));
+        slots.push(Slot::Starting(
+            given.to_owned(),
+            resolved,
+            process,
+            api,
+            settings,
+            starting,
+        ));
     }
     let mut result = LoadHooksResult::default();
     for slot in slots {
@@ -142,7 +169,15 @@ where
             Slot::Starting(given, resolved, process, api, settings, starting) => starting
                 .and_then(|starting| process.finish(starting))
                 .map(|registered| {
-                    Hook::remote(given.clone(), resolved, process, registered, api, outbox.clone(), settings)
+                    Hook::remote(
+                        given.clone(),
+                        resolved,
+                        process,
+                        registered,
+                        api,
+                        outbox.clone(),
+                        settings,
+                    )
                 })
                 .map_err(|error| LoadFailure { path: given, error }),
         };

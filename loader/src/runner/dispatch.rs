@@ -194,12 +194,9 @@ impl HookRunner {
                     Ok(output) => parse_output::<E>(hook, output),
                     // A disabled plugin was reported when it was disabled; it is skipped.
                     Err(CallFailure::Disabled) => Ok(None),
-                    Err(CallFailure::Failed(kind, message)) => Err(HookError::new(
-                        kind,
-                        hook.path(),
-                        E::KIND.name(),
-                        message,
-                    )),
+                    Err(CallFailure::Failed(kind, message)) => {
+                        Err(HookError::new(kind, hook.path(), E::KIND.name(), message))
+                    }
                 };
                 if let Some(started) = started {
                     self.timings.report(&HandlerTiming {

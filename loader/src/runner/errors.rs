@@ -9,7 +9,6 @@ use std::{
     time::Duration,
 };
 
-
 /// A hook failed while handling an event, running a command or rendering a message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("hook {hook_path} {verb} on {event}: {message}", verb = kind.verb())]
@@ -115,7 +114,6 @@ impl HookError {
     pub fn panicked(&self) -> bool {
         self.kind == HookErrorKind::Panicked
     }
-
 }
 
 type Listener<T> = Arc<dyn Fn(&T) + Send + Sync>;

@@ -98,9 +98,11 @@ pub mod command;
 pub mod discover;
 mod hook;
 mod host;
+pub mod isolation;
 mod load;
 mod runner;
 pub mod status_line;
+mod supervisor;
 mod tool_wrapper;
 
 /// The interface crate, re-exported so that a host depends on one crate.
@@ -110,12 +112,16 @@ pub use discover::{
     discover_and_load_hooks, discover_and_load_hooks_with, Discovered, DiscoveryOptions,
 };
 pub use hook::{Command, Hook, HookOrigin, Renderer};
-pub use host::{exec, AgentHost, DetachedAgent, HostUi};
-pub use load::{load_hooks, DuplicatePath, LoadError, LoadFailure, LoadHooksResult};
+pub use host::{exec, AgentHost, DetachedAgent, HostUi, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};
+pub use isolation::{Isolation, LoadOptions, PluginSettings};
+pub use load::{
+    load_hooks, load_hooks_with, DuplicatePath, LoadError, LoadFailure, LoadHooksResult,
+};
 pub use runner::{
     default_rendering, Combine, CommandInput, ContextOutcome, ErrorSubscription, Fold,
-    HandlerTiming, HookError, HookRunner, PermissionOutcome, PromptOutcome, SessionStartOutcome,
-    StopOutcome, Subscription, ToolCallOutcome, ToolResultOutcome, DEFAULT_MAX_STOP_BLOCKS,
+    HandlerTiming, HookError, HookErrorKind, HookRunner, PermissionOutcome, PromptOutcome,
+    SessionStartOutcome, StopOutcome, Subscription, Termination, ToolCallOutcome,
+    ToolResultOutcome, DEFAULT_MAX_STOP_BLOCKS,
 };
 pub use status_line::StatusLine;
 pub use tool_wrapper::{

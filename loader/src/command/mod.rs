@@ -30,6 +30,7 @@ pub use dialect::{plugin_root, Dialect, MatcherRule};
 pub use event::{Alias, CommandEvent, EventSpec, Exit2, ALIASES, EVENTS, UNSUPPORTED};
 pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
+pub(crate) use outcome::strength;
 pub use outcome::CommandOutcome;
 pub use process::{run, Exit, Run, RunSpec, KILL_GRACE, OUTPUT_CAP};
 pub use tools::{ToolAlias, ToolNames};

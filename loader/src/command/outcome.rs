@@ -61,11 +61,14 @@ pub struct CommandOutcome {
     pub extra: Map<String, Value>,
 }
 
-fn strength(decision: PermissionDecision) -> u8 {
+/// How strong a permission decision is: deny over ask over approve; a value this host does
+/// not know counts for nothing.
+pub(crate) fn strength(decision: PermissionDecision) -> u8 {
     match decision {
         PermissionDecision::Approve => 1,
         PermissionDecision::Ask => 2,
         PermissionDecision::Deny => 3,
+        _ => 0,
     }
 }
 

@@ -38,7 +38,8 @@ pub use trust::{TrustStore, Untrust};
 
 use crate::{
     command::CommandHooks,
-    load::{load_hooks, resolve_path, LoadError, LoadFailure, LoadHooksResult},
+    isolation::LoadOptions,
+    load::{load_hooks_with, resolve_path, LoadError, LoadFailure, LoadHooksResult},
     HookRunner,
 };
 
@@ -61,6 +62,8 @@ pub struct DiscoveryOptions {
     pub builtin_providers: bool,
     /// Trust every project hook (a CI run, or `--trust-project`).
     pub trust_project: bool,
+    /// How plugins load: by default each in a process of its own.
+    pub load: LoadOptions,
 }
 
 impl DiscoveryOptions {
@@ -75,6 +78,7 @@ impl DiscoveryOptions {
             extra_providers: Vec::new(),
             builtin_providers: true,
             trust_project: false,
+            load: LoadOptions::isolated(),
         }
     }
 
@@ -145,7 +149,7 @@ pub fn discover_and_load_hooks<P: AsRef<str>>(
 }
 
 /// Finds the hooks of the providers, then adds `configured_paths` (each a plugin library, a
-/// hooks JSON file, or a hooks folder), resolved like [`load_hooks`]'s; shadows by key, leaves
+/// hooks JSON file, or a hooks folder), resolved like [`load_hooks`](crate::load_hooks)'s; shadows by key, leaves
 /// out disabled ids, untrusted project hooks and files others can write to; loads the rest
 /// in that order. Configured paths are the user's explicit choice: trusted, never shadowed.
 pub fn discover_and_load_hooks_with<P: AsRef<str>>(
@@ -217,7 +221,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     for given in configured_paths {
         configured(given.as_ref(), &ctx, &mut accepted, &mut discovered);
     }
-    load(accepted, &ctx.cwd, &mut discovered);
+    load(accepted, &ctx.cwd, &options.load, &mut discovered);
     discovered
 }
 
@@ -278,9 +282,14 @@ fn configured(
     accepted.push((given.to_owned(), entry));
 }
 
-/// Loads the accepted entries, in order: plugins through `load_hooks` (which skips two
+/// Loads the accepted entries, in order: plugins through `load_hooks_with` (which skips two
 /// paths to one file), hooks files and scripts into the command hooks.
-fn load(accepted: Vec<(String, HookEntry)>, cwd: &Path, discovered: &mut Discovered) {
+fn load(
+    accepted: Vec<(String, HookEntry)>,
+    cwd: &Path,
+    load_options: &LoadOptions,
+    discovered: &mut Discovered,
+) {
     let mut seen_files: Vec<PathBuf> = Vec::new();
     let mut plugins: Vec<String> = Vec::new();
     for (given, entry) in accepted {
@@ -303,7 +312,7 @@ fn load(accepted: Vec<(String, HookEntry)>, cwd: &Path, discovered: &mut Discove
         }
         discovered.entries.push(entry);
     }
-    let loaded = load_hooks(&plugins, cwd);
+    let loaded = load_hooks_with(&plugins, cwd, load_options);
     discovered.loaded.hooks = loaded.hooks;
     discovered.loaded.errors.extend(loaded.errors);
     discovered.loaded.duplicates = loaded.duplicates;

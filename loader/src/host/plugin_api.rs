@@ -8,11 +8,16 @@ use abi_stable::{
     std_types::{RArc, RErr, ROk, RResult, RSlice, RStr, RString},
 };
 use agent_hooks_abi::{
-    events::{CustomMessage, EventKind, SendMessageOptions},
+    events::{CustomMessage, DeliverAs, EventKind, SendMessageOptions},
     ffi::{
         CommandHandlerBox, EventHandlerBox, HostApi, HostApiBox, HostApi_TO, MessageRendererBox,
     },
     ExecOptions,
+};
+
+use crate::{
+    isolation::protocol::{Answer, HostRequest},
+    runner::{HookError, HookErrorKind},
 };
 
 use super::{
@@ -20,6 +25,20 @@ use super::{
     outbox::{Outbox, Pending},
     shielded,
 };
+
+/// Where a plugin process sends what its plugin asks of the host outside calls
+/// (`send_message`, `append_entry`, `exec`): to the agent, over the protocol.
+pub(crate) trait Forward: Send + Sync {
+    /// Asks the agent and waits for its answer.
+    fn forward(&self, request: HostRequest) -> Answer;
+}
+
+fn forwarded(answer: Answer) -> RResult<RString, RString> {
+    match answer {
+        Answer::Ok { value } => ROk(value.as_str().unwrap_or_default().into()),
+        Answer::Err { message } => RErr(message.into()),
+    }
+}
 
 /// What one hook registered from its factory.
 #[derive(Default)]
@@ -41,17 +60,52 @@ struct Shared {
     registry: Mutex<Option<Registry>>,
     outbox: Arc<Outbox>,
     cwd: PathBuf,
+    /// The hook's path as given, or an in-process hook's name, for reports.
+    label: String,
+    /// In a plugin process: the agent, which handles messages, entries and programs.
+    forward: Option<Arc<dyn Forward>>,
 }
 
 impl PluginApi {
-    pub(crate) fn new(outbox: Arc<Outbox>, cwd: PathBuf) -> Self {
+    pub(crate) fn new(outbox: Arc<Outbox>, cwd: PathBuf, label: &str) -> Self {
         Self {
             shared: Arc::new(Shared {
                 registry: Mutex::new(Some(Registry::default())),
                 outbox,
                 cwd,
+                label: label.to_owned(),
+                forward: None,
             }),
         }
+    }
+
+    /// An API for a plugin process: registrations are kept here, and what the plugin sends
+    /// or runs goes to the agent through `forward`.
+    pub(crate) fn forwarding(cwd: PathBuf, label: &str, forward: Arc<dyn Forward>) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                registry: Mutex::new(Some(Registry::default())),
+                outbox: Arc::default(),
+                cwd,
+                label: label.to_owned(),
+                forward: Some(forward),
+            }),
+        }
+    }
+
+    /// Reports a problem of this hook to the runner's error listeners.
+    pub(crate) fn report(&self, error: HookError) {
+        self.shared.outbox.report(error);
+    }
+
+    /// Reports a value this host does not know in what the hook sent through `call`.
+    fn report_unknown(&self, call: &str, what: &str) {
+        self.shared.outbox.report(HookError::new(
+            HookErrorKind::Protocol,
+            &self.shared.label,
+            call,
+            format!("sent {what} that this host does not know (the plugin may be built against a newer interface); it is ignored"),
+        ));
     }
 
     /// The boundary object handed to the hook's factory; it shares this API's state.
@@ -121,17 +175,37 @@ impl HostApi for PluginApi {
     }
 
     fn send_message(&self, message: RStr<'_>, options: RStr<'_>) -> RResult<(), RString> {
+        if let Some(forward) = &self.shared.forward {
+            return forwarded(forward.forward(HostRequest::SendMessage {
+                message: message.to_string(),
+                options: options.to_string(),
+            }))
+            .map(drop);
+        }
         let message: CustomMessage = match serde_json::from_str(message.as_str()) {
             Ok(message) => message,
             Err(e) => return RErr(format!("invalid message: {e}").into()),
         };
-        let options: SendMessageOptions =
-            serde_json::from_str(options.as_str()).unwrap_or_default();
+        let mut options: SendMessageOptions = match serde_json::from_str(options.as_str()) {
+            Ok(options) => options,
+            Err(e) => return RErr(format!("invalid message options: {e}").into()),
+        };
+        if options.deliver_as == Some(DeliverAs::Unknown) {
+            self.report_unknown("send_message", "a `deliver_as`");
+            options.deliver_as = None;
+        }
         self.shared.outbox.send(Pending::Message(message, options));
         ROk(())
     }
 
     fn append_entry(&self, custom_type: RStr<'_>, data: RStr<'_>) -> RResult<(), RString> {
+        if let Some(forward) = &self.shared.forward {
+            return forwarded(forward.forward(HostRequest::AppendEntry {
+                custom_type: custom_type.to_string(),
+                data: data.to_string(),
+            }))
+            .map(drop);
+        }
         let data = match serde_json::from_str(data.as_str()) {
             Ok(data) => data,
             Err(e) => return RErr(format!("invalid entry data: {e}").into()),
@@ -148,7 +222,17 @@ impl HostApi for PluginApi {
         args: RSlice<'_, RString>,
         options: RStr<'_>,
     ) -> RResult<RString, RString> {
-        let options: ExecOptions = serde_json::from_str(options.as_str()).unwrap_or_default();
+        if let Some(forward) = &self.shared.forward {
+            return forwarded(forward.forward(HostRequest::Exec {
+                command: command.to_string(),
+                args: args.iter().map(|a| a.to_string()).collect(),
+                options: options.to_string(),
+            }));
+        }
+        let options: ExecOptions = match serde_json::from_str(options.as_str()) {
+            Ok(options) => options,
+            Err(e) => return RErr(format!("invalid exec options: {e}").into()),
+        };
         let args: Vec<&str> = args.iter().map(RString::as_str).collect();
         let outcome = may_block(|| {
             shielded(Err("exec failed unexpectedly".to_owned()), || {
@@ -161,5 +245,46 @@ impl HostApi for PluginApi {
             Ok(json) => ROk(json.into()),
             Err(e) => RErr(e.into()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use abi_stable::std_types::{RNone, ROption, RResult, RStr, RString};
+    use agent_hooks_abi::ffi::{CallError, EventHandler, EventHandler_TO, HostContextRef};
+
+    use super::*;
+
+    struct Silent;
+
+    impl EventHandler for Silent {
+        fn handle(
+            &self,
+            _event: RStr<'_>,
+            _serial: u64,
+            _ctx: HostContextRef<'_>,
+        ) -> RResult<ROption<RString>, CallError> {
+            ROk(RNone)
+        }
+    }
+
+    #[test]
+    fn a_handler_for_an_event_the_host_does_not_know_is_refused_with_a_warning() {
+        let api = PluginApi::new(Arc::default(), PathBuf::new(), "newer.so");
+        let unknown = api.on(
+            "future_event".into(),
+            EventHandler_TO::from_value(Silent, TD_Opaque),
+        );
+        let known = api.on(
+            "turn_end".into(),
+            EventHandler_TO::from_value(Silent, TD_Opaque),
+        );
+        let warning = "registers a handler for unknown event `future_event`, which this host does not emit (the plugin may be newer than the host); the handler is ignored";
+        assert_eq!(unknown, RErr(warning.into()));
+        assert_eq!(known, ROk(()));
+        let registry = api.take_registry();
+        assert_eq!(registry.warnings, [warning]);
+        let kinds: Vec<EventKind> = registry.handlers.iter().map(|(k, _)| *k).collect();
+        assert_eq!(kinds, [EventKind::TurnEnd]);
     }
 }

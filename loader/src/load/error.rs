@@ -3,7 +3,11 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 /// Why one hook path did not load. Each message says what happened and what to do.
-#[derive(Error)]
+///
+/// More causes may come in later versions: match with a wildcard.
+#[derive(Error, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum LoadError {
     /// `$VAR` in the path names an unset variable.
     #[error("the path uses ${var}, which is not set: set it, or write the path out")]
@@ -142,6 +146,24 @@ pub enum LoadError {
     FactoryPanicked {
         /// The panic's message and location.
         message: String,
+    },
+    /// The plugin process could not be started.
+    #[error("cannot run the plugin in a process of its own: {detail}")]
+    PluginHost {
+        /// What went wrong.
+        detail: String,
+    },
+    /// The plugin process died while loading the library or running the factory.
+    #[error("the plugin process {cause} while loading the plugin (in its library's constructors or its factory), so it is not loaded; report this to its author")]
+    DiedWhileLoading {
+        /// How it ended.
+        cause: String,
+    },
+    /// The factory did not finish in time.
+    #[error("the plugin's factory did not finish within {after:?}; its process was killed and the plugin is not loaded (raise factory_timeout if it needs longer)")]
+    FactoryTimedOut {
+        /// The deadline.
+        after: std::time::Duration,
     },
 }
 

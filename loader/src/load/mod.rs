@@ -22,7 +22,8 @@ pub(crate) use resolve::resolve_path;
 
 use crate::{
     hook::{Hook, HookOrigin},
-    host::{Outbox, PluginApi},
+    host::{Forward, Outbox, PluginApi},
+    isolation::{plugin_host_program, Isolation, LoadOptions, PluginProcess},
 };
 use identity::SeenPaths;
 use sniff::FileKind;
@@ -56,7 +57,7 @@ pub struct DuplicatePath {
     pub same_as: String,
 }
 
-/// Loads the plugin libraries at `paths`, in order.
+/// Loads the plugin libraries at `paths`, in order, in the agent's process.
 ///
 /// Each path may be absolute, relative to `cwd`, start with `~` or `~/`, or contain `$VAR` /
 /// `${VAR}`. Paths that name a library already given (the same absolute or canonical path,
@@ -64,34 +65,125 @@ pub struct DuplicatePath {
 /// that fails becomes an entry in `errors`, and loading goes on with the next.
 ///
 /// Libraries are never unloaded. Loading one library twice in a process (through two calls)
-/// runs its factory again over the same statics.
+/// runs its factory again over the same statics. To run plugins in processes of their own,
+/// use [`load_hooks_with`].
 pub fn load_hooks<I, P>(paths: I, cwd: impl AsRef<Path>) -> LoadHooksResult
 where
     I: IntoIterator<Item = P>,
     P: AsRef<str>,
 {
+    load_hooks_with(paths, cwd, &LoadOptions::in_process())
+}
+
+/// [`load_hooks`], with each plugin run where `options` says: by default in a plugin process
+/// of its own (see [`crate::isolation`]). Plugin processes start in parallel.
+pub fn load_hooks_with<I, P>(
+    paths: I,
+    cwd: impl AsRef<Path>,
+    options: &LoadOptions,
+) -> LoadHooksResult
+where
+    I: IntoIterator<Item = P>,
+    P: AsRef<str>,
+{
+    enum Slot {
+        Done(Result<Hook, LoadFailure>),
+        Duplicate(DuplicatePath),
+        Starting(
+            String,
+            std::path::PathBuf,
+            Arc<PluginProcess>,
+            PluginApi,
+            crate::isolation::PluginSettings,
+            Result<crate::isolation::Starting, LoadError>,
+        ),
+    }
     let cwd = cwd.as_ref();
     let outbox = Arc::new(Outbox::default());
     let mut seen = SeenPaths::default();
-    let mut result = LoadHooksResult::default();
+    let mut slots = Vec::new();
     for given in paths {
         let given = given.as_ref();
-        let loaded = resolve_path(given, cwd).and_then(|resolved| {
-            match seen.first_seen_as(given, &resolved) {
-                Some(first) => Ok(Err(first)),
-                None => load_plugin(given, &resolved, cwd, &outbox).map(Ok),
-            }
-        });
-        match loaded {
-            Ok(Ok(hook)) => result.hooks.push(hook),
-            Ok(Err(same_as)) => result.duplicates.push(DuplicatePath {
-                path: given.to_owned(),
-                same_as,
-            }),
-            Err(error) => result.errors.push(LoadFailure {
+        let failed = |error| {
+            Slot::Done(Err(LoadFailure {
                 path: given.to_owned(),
                 error,
-            }),
+            }))
+        };
+        let resolved = match resolve_path(given, cwd) {
+            Ok(resolved) => resolved,
+            Err(error) => {
+                slots.push(failed(error));
+                continue;
+            }
+        };
+        if let Some(same_as) = seen.first_seen_as(given, &resolved) {
+            slots.push(Slot::Duplicate(DuplicatePath {
+                path: given.to_owned(),
+                same_as,
+            }));
+            continue;
+        }
+        let settings = options.settings_for(given, &resolved);
+        if settings.isolation == Isolation::InProcess {
+            slots.push(match load_plugin(given, &resolved, cwd, &outbox) {
+                Ok(hook) => Slot::Done(Ok(hook)),
+                Err(error) => failed(error),
+            });
+            continue;
+        }
+        let program = match plugin_host_program(options.plugin_host.as_deref()) {
+            Ok(program) => program,
+            Err(detail) => {
+                slots.push(failed(LoadError::PluginHost { detail }));
+                continue;
+            }
+        };
+        let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given);
+        let process = Arc::new(PluginProcess::new(
+            given,
+            &resolved,
+            cwd,
+            program,
+            settings,
+            api.clone(),
+        ));
+        let starting = process.begin();
+        slots.push(Slot::Starting(
+            given.to_owned(),
+            resolved,
+            process,
+            api,
+            settings,
+            starting,
+        ));
+    }
+    let mut result = LoadHooksResult::default();
+    for slot in slots {
+        let loaded = match slot {
+            Slot::Done(loaded) => loaded,
+            Slot::Duplicate(duplicate) => {
+                result.duplicates.push(duplicate);
+                continue;
+            }
+            Slot::Starting(given, resolved, process, api, settings, starting) => starting
+                .and_then(|starting| process.finish(starting))
+                .map(|registered| {
+                    Hook::remote(
+                        given.clone(),
+                        resolved,
+                        process,
+                        registered,
+                        api,
+                        outbox.clone(),
+                        settings,
+                    )
+                })
+                .map_err(|error| LoadFailure { path: given, error }),
+        };
+        match loaded {
+            Ok(hook) => result.hooks.push(hook),
+            Err(failure) => result.errors.push(failure),
         }
     }
     result
@@ -103,6 +195,38 @@ fn load_plugin(
     cwd: &Path,
     outbox: &Arc<Outbox>,
 ) -> Result<Hook, LoadError> {
+    let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given);
+    let origin = run_factory(resolved, &api)?;
+    Ok(Hook::new(
+        given.to_owned(),
+        resolved.to_path_buf(),
+        origin,
+        api,
+        outbox.clone(),
+    ))
+}
+
+/// Loads a plugin in a plugin process: as in the agent, but what the plugin sends or runs
+/// goes to the agent through `forward`.
+pub(crate) fn load_plugin_forwarding(
+    given: &str,
+    resolved: &Path,
+    cwd: &Path,
+    forward: Arc<dyn Forward>,
+) -> Result<Hook, LoadError> {
+    let api = PluginApi::forwarding(cwd.to_path_buf(), given, forward);
+    let origin = run_factory(resolved, &api)?;
+    Ok(Hook::new(
+        given.to_owned(),
+        resolved.to_path_buf(),
+        origin,
+        api,
+        Arc::default(),
+    ))
+}
+
+/// Checks and opens the library, and runs its factory with `api`.
+fn run_factory(resolved: &Path, api: &PluginApi) -> Result<HookOrigin, LoadError> {
     check_file(resolved)?;
     let module = library::open_plugin(resolved)?;
     if module.panic_strategy() != PanicStrategy::Unwind {
@@ -110,7 +234,6 @@ fn load_plugin(
             resolved: resolved.to_path_buf(),
         });
     }
-    let api = PluginApi::new(outbox.clone(), cwd.to_path_buf());
     let outcome = (module.factory())(api.to_object()).into_result();
     if let Err(error) = outcome {
         // Whatever it registered before failing is dropped with `api`.
@@ -125,17 +248,10 @@ fn load_plugin(
             }
         });
     }
-    let origin = HookOrigin::Plugin {
+    Ok(HookOrigin::Plugin {
         name: module.plugin_name().to_string(),
         version: module.plugin_version().to_string(),
-    };
-    Ok(Hook::new(
-        given.to_owned(),
-        resolved.to_path_buf(),
-        origin,
-        api,
-        outbox.clone(),
-    ))
+    })
 }
 
 /// Refuses what is not a shared library before the dynamic loader sees it, with advice.

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use agent_hooks_abi::events::*;
 use serde_json::{json, Map, Value};
 
-use crate::command::{CommandEvent, CommandOutcome};
+use crate::command::{strength, CommandEvent, CommandOutcome};
 
 /// What command hooks get for an event: which command event it is, and the event's fields
 /// of the stdin payload (their matchers look at the field the registry names).
@@ -63,6 +63,13 @@ pub trait Combine: Event {
     /// Folds one handler's result into `outcome`; may change `event` for later handlers
     /// (it is cloned only then) and must then return [`Fold::Chained`].
     fn fold(event: &mut Cow<'_, Self>, outcome: &mut Self::Outcome, output: Self::Output) -> Fold;
+
+    /// Names a value in `output` that this host does not know (e.g. a decision added by a
+    /// newer interface), which is reported and ignored; `None` when there is none.
+    fn unknown_value(output: &Self::Output) -> Option<&'static str> {
+        let _ = output;
+        None
+    }
 
     /// For events that command hooks also handle: what they get.
     fn command_input(&self) -> Option<CommandInput> {
@@ -518,14 +525,6 @@ pub struct PermissionOutcome {
     pub interrupt: bool,
 }
 
-fn strength(decision: PermissionDecision) -> u8 {
-    match decision {
-        PermissionDecision::Approve => 1,
-        PermissionDecision::Ask => 2,
-        PermissionDecision::Deny => 3,
-    }
-}
-
 /// `permission_request`: deny wins over ask, ask over approve, whatever the order; all
 /// handlers run.
 impl Combine for PermissionRequestEvent {
@@ -536,7 +535,7 @@ impl Combine for PermissionRequestEvent {
         outcome: &mut PermissionOutcome,
         output: PermissionResult,
     ) -> Fold {
-        if let Some(decision) = output.decision {
+        if let Some(decision) = output.decision.filter(|d| strength(*d) > 0) {
             if outcome
                 .decision
                 .is_none_or(|d| strength(decision) > strength(d))
@@ -546,6 +545,10 @@ impl Combine for PermissionRequestEvent {
         }
         outcome.reasons.extend(output.reason);
         Fold::Continue
+    }
+
+    fn unknown_value(output: &PermissionResult) -> Option<&'static str> {
+        (output.decision == Some(PermissionDecision::Unknown)).then_some("a `decision`")
     }
 
     fn command_input(&self) -> Option<CommandInput> {

@@ -17,7 +17,7 @@ use agent_hooks_abi::{
 };
 use serde_json::{Map, Value};
 
-use super::{errors::Listeners, Combine, HookError, HookRunner};
+use super::{errors::Listeners, Combine, HookError, HookErrorKind, HookRunner, Termination};
 use crate::command::{
     interpret, run, Answer, CommandEvent, CommandHook, CommandHookReport, CommandOutcome, Dialect,
     Exit, Run, RunSpec, ToolNames,
@@ -411,7 +411,12 @@ fn report(
     background: bool,
 ) {
     if !answer.problems.is_empty() {
-        errors.report(&HookError::command(hook, &answer.problems));
+        errors.report(&HookError::new(
+            error_kind(&run.exit, hook.timeout),
+            hook.source.to_string_lossy(),
+            hook.event_name.as_str(),
+            format!("`{}` {}", hook.command, answer.problems.join("; ")),
+        ));
     }
     reports.report(&CommandHookReport {
         event: hook.event,
@@ -450,6 +455,17 @@ fn timestamp() -> String {
         rest % 3600 / 60,
         rest % 60
     )
+}
+
+/// What kind of failure a command hook's problems are, by how its process ended: exit 0
+/// or 2 with problems means its answer was not understood.
+fn error_kind(exit: &Exit, timeout: std::time::Duration) -> HookErrorKind {
+    match *exit {
+        Exit::TimedOut => HookErrorKind::TimedOut(timeout),
+        Exit::Signal(signal) => HookErrorKind::Crashed(Termination::Signal(signal)),
+        Exit::Code(0 | 2) => HookErrorKind::Protocol,
+        Exit::Code(_) | Exit::SpawnFailed(_) => HookErrorKind::Failed,
+    }
 }
 
 /// The run of a hook that could not be run at all.

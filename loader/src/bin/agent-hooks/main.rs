@@ -44,6 +44,10 @@ pub struct Common {
     /// Machine-readable output on stdout (JSON; JSON Lines for replay).
     #[arg(long, global = true)]
     pub json: bool,
+    /// Load plugins in this process instead of each in a plugin process of its own: faster
+    /// calls, but a plugin that crashes takes the command down with it.
+    #[arg(long, global = true)]
+    pub in_process: bool,
 }
 
 #[derive(Subcommand)]
@@ -79,6 +83,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    agent_hooks::isolation::serve_if_plugin_process();
     let cli = Cli::parse();
     let outcome = match cli.command.unwrap_or(Command::Demo) {
         Command::List => list::run(&cli.common),

@@ -110,6 +110,7 @@ impl HookRunner {
                 payload,
                 cwd: self.cwd.clone(),
                 env_file: env_file.clone(),
+                slots: self.command_slots.clone(),
             };
             if hook.run_async {
                 self.run_in_background(job, agent.clone());
@@ -318,6 +319,8 @@ struct HookJob {
     payload: Arc<[u8]>,
     cwd: PathBuf,
     env_file: Option<PathBuf>,
+    /// The runner's bound on hooks running at once.
+    slots: Arc<tokio::sync::Semaphore>,
 }
 
 /// A finished hook: its run, and for an HTTP hook what went wrong with the request.
@@ -342,6 +345,8 @@ impl Finished {
 
 impl HookJob {
     async fn run(self) -> Finished {
+        // Closed only when the runner is gone: then the hook runs unbounded.
+        let _slot = self.slots.clone().acquire_owned().await.ok();
         if let Some(target) = &self.hook.http {
             let posted = target.post(self.payload, self.hook.timeout).await;
             return Finished {

@@ -311,9 +311,11 @@ async fn environment_and_signal_changes_stay_in_the_plugin_process() {
             hooks,
             HookRunner::new(loaded.hooks, &project.root),
         );
-        for _ in 0..20 {
+        // The same change made from a handler, once the factory made it.
+        rig.runner.emit(&tool_call(fault)).await.unwrap();
+        for _ in 0..10 {
             let mut event = tool_call("");
-            event.input["padding"] = "x".repeat(1 << 20).into();
+            event.input["padding"] = "x".repeat(256 << 10).into();
             let outcome = rig.runner.emit(&event).await.unwrap();
             assert!(!outcome.block);
         }
@@ -376,4 +378,153 @@ fn a_library_overwritten_while_its_process_runs_is_reported_or_reloaded() {
     }
     drop(runner);
     assert!(!pid_alive(&first.to_string()) || survivors([first.to_string().as_str()]).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_stalled_handlers_do_not_stall_the_runtime_or_other_hooks() {
+    let project = Project::new("p");
+    let loaded = load_hooks_with(
+        [s(&plugin("hostile"))],
+        &project.root,
+        &options(|s| s.handler_timeout = Duration::from_secs(3)),
+    );
+    let stalled = Arc::new(HookRunner::new(loaded.hooks, &project.root));
+    let sleepers: Vec<_> = (0..4)
+        .map(|_| {
+            let runner = stalled.clone();
+            tokio::spawn(async move { runner.emit(&tool_call("sleep")).await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "timers stalled: {:?}",
+        started.elapsed()
+    );
+
+    let file = project.write(
+        "hooks.json",
+        &json!({"PreToolUse": [{"hooks": [{"type": "command", "command": "echo '{}'"}]}]})
+            .to_string(),
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let started = Instant::now();
+    rig.runner.emit(&tool_call("")).await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "an unrelated command-hook emit took {:?}",
+        started.elapsed()
+    );
+    // The first call past its deadline has the process killed; the calls in flight with it
+    // end with that cause.
+    for sleeper in sleepers {
+        let error = sleeper.await.unwrap().unwrap_err();
+        assert!(
+            error.kind == HookErrorKind::TimedOut(Duration::from_secs(3))
+                || error.message.starts_with(
+                    "libhostile.so was killed after 3s without an answer while handling tool_call"
+                ),
+            "{error}"
+        );
+    }
+}
+
+/// In process there is no process to kill: at the deadline the runner stops waiting,
+/// reports it and fails safe; the stalled handler's thread is abandoned. Handlers never run
+/// on the runtime's workers, so four stalled ones do not stall an unrelated emit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_process_the_runner_stops_waiting_at_the_deadline_and_the_runtime_goes_on() {
+    let project = Project::new("p");
+    let mut options = LoadOptions::in_process();
+    options.defaults.handler_timeout = Duration::from_millis(500);
+    let loaded = load_hooks_with([s(&plugin("hostile"))], &project.root, &options);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let stalled = Arc::new(HookRunner::new(loaded.hooks, &project.root));
+    let sleepers: Vec<_> = (0..4)
+        .map(|_| {
+            let runner = stalled.clone();
+            tokio::spawn(async move {
+                let started = Instant::now();
+                (runner.emit(&tool_call("sleep")).await, started.elapsed())
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let file = project.write(
+        "hooks.json",
+        &json!({"PreToolUse": [{"hooks": [{"type": "command", "command": "echo '{}'"}]}]})
+            .to_string(),
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let started = Instant::now();
+    rig.runner.emit(&tool_call("")).await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_millis(400),
+        "an unrelated command-hook emit took {:?}",
+        started.elapsed()
+    );
+    for sleeper in sleepers {
+        let (result, took) = sleeper.await.unwrap();
+        let error = result.unwrap_err();
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        assert_eq!(
+            error.kind,
+            HookErrorKind::TimedOut(Duration::from_millis(500))
+        );
+        assert_eq!(
+            error.message,
+            "the handler did not return within 500ms; the agent stopped waiting for it (in process, its thread cannot be stopped and is abandoned)"
+        );
+    }
+    // The plugin still answers the next event (on another thread).
+    let outcome = stalled.emit(&tool_call("")).await.unwrap();
+    assert!(!outcome.block);
+}
+
+#[test]
+fn the_users_settings_file_chooses_in_process_loading_and_deadlines_per_plugin() {
+    use agent_hooks::{discover_and_load_hooks_with, DiscoveryOptions, Isolation};
+    let project = temp_dir();
+    let config = temp_dir();
+    let library = s(&plugin("hostile"));
+    let discover = || {
+        let mut options = DiscoveryOptions::new(project.path());
+        options.builtin_providers = false;
+        options.config_dir = Some(config.path().to_path_buf());
+        discover_and_load_hooks_with(std::slice::from_ref(&library), options)
+    };
+    let found = discover();
+    assert_eq!(found.loaded.hooks[0].isolation(), Isolation::Process);
+
+    std::fs::write(
+        config.path().join("settings.json"),
+        r#"{"plugins": {"libhostile.so": {"isolation": "in_process", "handler_timeout": 0.25}}}"#,
+    )
+    .unwrap();
+    let found = discover();
+    assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+    let hook = &found.loaded.hooks[0];
+    assert_eq!(hook.isolation(), Isolation::InProcess);
+    assert_eq!(hook.settings().handler_timeout, Duration::from_millis(250));
+    assert_eq!(hook.process_state(), None);
+
+    std::fs::write(
+        config.path().join("settings.json"),
+        r#"{"plugins": {"libhostile.so": {"isolation": "sideways"}}}"#,
+    )
+    .unwrap();
+    let found = discover();
+    assert_eq!(found.loaded.hooks[0].isolation(), Isolation::Process);
+    assert_eq!(found.warnings.len(), 1, "{:?}", found.warnings);
+    assert!(
+        found.warnings[0].starts_with(&format!(
+            "{}: unknown variant `sideways`, expected `process` or `in_process`",
+            config.path().join("settings.json").display()
+        )),
+        "{}",
+        found.warnings[0]
+    );
 }

@@ -20,6 +20,7 @@
 
 mod dialects;
 mod entry;
+mod plugin_settings;
 mod providers;
 mod safety;
 mod scan;
@@ -173,6 +174,13 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
 
     let trust = TrustStore::open(&ctx.config_dir);
     let mut discovered = Discovered::default();
+    let mut load_options = options.load.clone();
+    let (settings, problems) =
+        plugin_settings::read(&ctx.config_dir.join("settings.json"), load_options.defaults);
+    discovered.warnings.extend(problems);
+    for (name, settings) in settings {
+        load_options.per_plugin.entry(name).or_insert(settings);
+    }
     let mut keys: Vec<String> = Vec::new();
     let mut accepted: Vec<(String, HookEntry)> = Vec::new();
     for provider in &providers {
@@ -221,7 +229,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     for given in configured_paths {
         configured(given.as_ref(), &ctx, &mut accepted, &mut discovered);
     }
-    load(accepted, &ctx.cwd, &options.load, &mut discovered);
+    load(accepted, &ctx.cwd, &load_options, &mut discovered);
     discovered
 }
 

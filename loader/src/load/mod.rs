@@ -23,7 +23,7 @@ pub(crate) use resolve::resolve_path;
 use crate::{
     hook::{Hook, HookOrigin},
     host::{Forward, Outbox, PluginApi},
-    isolation::{plugin_host_program, Isolation, LoadOptions, PluginProcess},
+    isolation::{plugin_host_program, Isolation, LoadOptions, PluginProcess, PluginSettings},
 };
 use identity::SeenPaths;
 use sniff::FileKind;
@@ -126,10 +126,12 @@ where
         }
         let settings = options.settings_for(given, &resolved);
         if settings.isolation == Isolation::InProcess {
-            slots.push(match load_plugin(given, &resolved, cwd, &outbox) {
-                Ok(hook) => Slot::Done(Ok(hook)),
-                Err(error) => failed(error),
-            });
+            slots.push(
+                match load_plugin(given, &resolved, cwd, &outbox, settings) {
+                    Ok(hook) => Slot::Done(Ok(hook)),
+                    Err(error) => failed(error),
+                },
+            );
             continue;
         }
         let program = match plugin_host_program(options.plugin_host.as_deref()) {
@@ -194,6 +196,7 @@ fn load_plugin(
     resolved: &Path,
     cwd: &Path,
     outbox: &Arc<Outbox>,
+    settings: PluginSettings,
 ) -> Result<Hook, LoadError> {
     let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given);
     let origin = run_factory(resolved, &api)?;
@@ -203,6 +206,8 @@ fn load_plugin(
         origin,
         api,
         outbox.clone(),
+        settings,
+        settings.in_process_deadline,
     ))
 }
 
@@ -216,12 +221,15 @@ pub(crate) fn load_plugin_forwarding(
 ) -> Result<Hook, LoadError> {
     let api = PluginApi::forwarding(cwd.to_path_buf(), given, forward);
     let origin = run_factory(resolved, &api)?;
+    // The agent holds the deadline of each call: handlers run as they come.
     Ok(Hook::new(
         given.to_owned(),
         resolved.to_path_buf(),
         origin,
         api,
         Arc::default(),
+        PluginSettings::default(),
+        false,
     ))
 }
 

@@ -121,7 +121,13 @@ pub fn print(session: &Session, report: &Value, style: Style) {
                     text(&h["command"])
                 )
             } else {
-                listens.join(", ")
+                let runs = match h["process"]["state"].as_str() {
+                    Some("running") => format!("isolated, pid {}", h["process"]["pid"]),
+                    Some("disabled") => format!("DISABLED: {}", text(&h["process"]["cause"])),
+                    Some(_) => "isolated, stopped".into(),
+                    None => "in process".into(),
+                };
+                format!("{} ({runs})", listens.join(", "))
             };
             let kind = match h["dialect"].as_str() {
                 Some(dialect) => format!("{} ({dialect})", text(&h["kind"])),

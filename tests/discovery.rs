@@ -278,9 +278,14 @@ fn project_hooks_run_only_once_trusted_and_again_untrusted_when_changed() {
         "not trusted yet: run `agent-hooks trust` in the project to allow it"
     );
 
-    let mut store = TrustStore::open(&layout.home.join(".config/agent-hooks"));
+    let mut store = TrustStore::open(&layout.home.join(".config/agent-hooks")).unwrap();
     store
-        .trust(found.untrusted.iter().map(|u| u.entry.path.as_path()))
+        .trust(
+            found
+                .untrusted
+                .iter()
+                .map(|u| (u.entry.path.as_path(), u.hash.as_str())),
+        )
         .unwrap();
     let found = discover_and_load_hooks_with(&[] as &[&str], options(&layout));
     assert!(found.untrusted.is_empty(), "{:?}", found.untrusted);
@@ -332,10 +337,22 @@ fn files_other_users_can_write_are_refused() {
     set_mode(&user.join("libguard.so"), 0o644);
     set_mode(&user, 0o777);
     let found = discover_and_load_hooks_with(&[] as &[&str], options(&layout));
-    // The plugin and the hooks file at the top of the folder; pre/ is a folder of its own.
-    assert_eq!(found.loaded.errors.len(), 2);
-    assert!(found.loaded.errors[0]
-        .error
-        .to_string()
-        .contains("which other users can write to (mode 777)"));
+    // Everything in the folder or under it: the plugin, the hooks file, and pre/exec.sh,
+    // whose folder's parent others can write to.
+    let errors: Vec<(String, String)> = found
+        .loaded
+        .errors
+        .iter()
+        .map(|e| (relative(&layout, Path::new(&e.path)), e.error.to_string()))
+        .collect();
+    let folder = s(&user);
+    let fix = format!("fix it with `chmod o-w {folder}`");
+    assert_eq!(
+        errors,
+        [
+            ("$HOME/.config/agent-hooks/hooks/libguard.so".to_owned(), format!("refused: {folder}/libguard.so lies in {folder}, which other users can write to (mode 777), so anyone on this machine could replace it; {fix}")),
+            ("$HOME/.config/agent-hooks/hooks/pre/exec.sh".to_owned(), format!("refused: {folder}/pre/exec.sh lies under {folder}, which other users can write to (mode 777), so anyone on this machine could replace it; {fix}")),
+            ("$HOME/.config/agent-hooks/hooks/user.json".to_owned(), format!("refused: {folder}/user.json lies in {folder}, which other users can write to (mode 777), so anyone on this machine could replace it; {fix}")),
+        ]
+    );
 }

@@ -96,6 +96,7 @@
 
 pub mod command;
 pub mod discover;
+mod file;
 mod hook;
 mod host;
 mod load;
@@ -109,6 +110,7 @@ pub use agent_hooks_abi as abi;
 pub use discover::{
     discover_and_load_hooks, discover_and_load_hooks_with, Discovered, DiscoveryOptions,
 };
+pub use file::FileError;
 pub use hook::{Command, Hook, HookOrigin, Renderer};
 pub use host::{exec, AgentHost, DetachedAgent, HostUi};
 pub use load::{load_hooks, DuplicatePath, LoadError, LoadFailure, LoadHooksResult};

@@ -11,6 +11,7 @@ use super::{
     event::CommandEvent,
     matcher::{Dialect, Matcher},
 };
+use crate::file::{read_checked, Limit, StrictModes};
 
 /// The timeout of a hook whose file gives none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -58,16 +59,20 @@ pub struct ConfigIssue {
     pub severity: Severity,
 }
 
-/// Parses the hooks file at `path`: its hooks in file order, and its problems.
+/// Parses the hooks file at `path`: its hooks in file order, and its problems. The file is
+/// read once, checked first (a regular file of at most 4 MiB that other users cannot change;
+/// a FIFO or a device is refused without being read).
 pub fn load_hooks_file(path: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
-    match std::fs::read_to_string(path) {
-        Ok(text) => parse_hooks(&text, path),
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut modes = StrictModes::new(home.as_deref());
+    match read_checked(path, Limit::HooksFile, &mut modes) {
+        Ok(file) => parse_hooks_bytes(&file.bytes, path),
         Err(e) => (
             Vec::new(),
             vec![ConfigIssue {
                 file: path.to_path_buf(),
                 location: None,
-                message: format!("cannot read the hooks file: {e}"),
+                message: format!("the hooks file is not loaded: {e}"),
                 severity: Severity::Error,
             }],
         ),
@@ -76,12 +81,17 @@ pub fn load_hooks_file(path: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
 
 /// Parses hooks JSON read from `source`.
 pub fn parse_hooks(text: &str, source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+    parse_hooks_bytes(text.as_bytes(), source)
+}
+
+/// Parses hooks JSON bytes read from `source` (invalid UTF-8 is reported like invalid JSON).
+pub fn parse_hooks_bytes(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     let mut reader = Reader {
         source,
         hooks: Vec::new(),
         issues: Vec::new(),
     };
-    match serde_json::from_str::<Value>(text) {
+    match serde_json::from_slice::<Value>(bytes) {
         Err(e) => reader.issue(
             Some(format!("line {}, column {}", e.line(), e.column())),
             format!("invalid JSON: {e}; no hook of this file is loaded"),

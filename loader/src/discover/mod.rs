@@ -16,11 +16,13 @@
 
 mod entry;
 mod providers;
-mod safety;
 mod scan;
 mod trust;
 
-use std::path::{Path, PathBuf};
+use std::{
+    collections::HashSet,
+    path::{Path, PathBuf},
+};
 
 pub use entry::{EntryKind, HookEntry, Level};
 pub use providers::{
@@ -28,11 +30,12 @@ pub use providers::{
     DiscoveryContext, DiscoveryProvider,
 };
 pub use scan::{scan_hooks_folder, Found};
-pub use trust::{TrustStore, Untrust};
+pub use trust::{TrustError, TrustStore, Untrust, TRUST_STORE_FILE};
 
 use crate::{
     command::CommandHooks,
-    load::{load_hooks, resolve_path, LoadError, LoadFailure, LoadHooksResult},
+    file::{read_checked, CheckedFile, Limit, StrictModes},
+    load::{resolve_path, LoadError, LoadFailure, LoadHooksResult, PluginLoader},
     HookRunner,
 };
 
@@ -93,6 +96,8 @@ pub struct UntrustedHook {
     pub entry: HookEntry,
     /// Why it does not run.
     pub reason: Untrust,
+    /// The SHA-256 of the content that was read and listed: what `trust` records.
+    pub hash: String,
 }
 
 /// Everything discovery found, loaded, and left out.
@@ -162,138 +167,179 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     providers.sort_by_key(|p| std::cmp::Reverse(p.priority()));
 
     let trust = TrustStore::open(&ctx.config_dir);
-    let mut discovered = Discovered::default();
-    let mut keys: Vec<String> = Vec::new();
-    let mut accepted: Vec<(String, HookEntry)> = Vec::new();
+    let mut discovery = Discovery {
+        modes: StrictModes::new(ctx.home.as_deref()),
+        discovered: Discovered::default(),
+        accepted: Vec::new(),
+    };
+    if let Err(error) = &trust {
+        discovery.discovered.warnings.push(error.to_string());
+    }
+    let mut keys: HashSet<String> = HashSet::new();
     for provider in &providers {
         let found = match provider.discover(&ctx) {
             Ok(found) => found,
             Err(error) => {
-                discovered.warnings.push(format!(
+                discovery.discovered.warnings.push(format!(
                     "hook provider `{}` failed: {error}",
                     provider.name()
                 ));
                 continue;
             }
         };
-        discovered.warnings.extend(found.warnings);
+        discovery.discovered.warnings.extend(found.warnings);
         for entry in found.entries {
             let key = entry.key();
-            if keys.contains(&key) {
-                discovered.shadowed.push(entry);
+            if !keys.insert(key.clone()) {
+                discovery.discovered.shadowed.push(entry);
                 continue;
             }
-            keys.push(key.clone());
             if options
                 .disabled
                 .iter()
                 .any(|d| *d == key || *d == entry.name)
             {
-                discovered.disabled.push(entry);
+                discovery.discovered.disabled.push(entry);
                 continue;
             }
-            if let Some(reason) = safety::writable_by_others(&entry.path) {
-                discovered.loaded.errors.push(LoadFailure {
-                    path: entry.path.to_string_lossy().into_owned(),
-                    error: LoadError::UnsafePermissions { reason },
-                });
+            let given = entry.path.to_string_lossy().into_owned();
+            let Some(file) = discovery.read(&given, &entry) else {
                 continue;
-            }
+            };
             if entry.level == Level::Project && !options.trust_project {
-                if let Err(reason) = trust.check(&entry.path) {
-                    discovered.untrusted.push(UntrustedHook { entry, reason });
+                let hash = file.hash();
+                let verdict = match &trust {
+                    Ok(store) => store.check(&entry.path, &hash),
+                    Err(error) => Err(Untrust::StoreUnreadable(error.to_string())),
+                };
+                if let Err(reason) = verdict {
+                    discovery.discovered.untrusted.push(UntrustedHook {
+                        entry,
+                        reason,
+                        hash,
+                    });
                     continue;
                 }
             }
-            accepted.push((entry.path.to_string_lossy().into_owned(), entry));
+            discovery.accepted.push((given, entry, file));
         }
     }
     for given in configured_paths {
-        configured(given.as_ref(), &ctx, &mut accepted, &mut discovered);
+        discovery.configured(given.as_ref(), &ctx);
     }
-    load(accepted, &ctx.cwd, &mut discovered);
-    discovered
+    discovery.load(&ctx.cwd)
 }
 
-/// Adds a configured path: a folder of hooks, a hooks file, or a plugin.
-fn configured(
-    given: &str,
-    ctx: &DiscoveryContext,
-    accepted: &mut Vec<(String, HookEntry)>,
-    discovered: &mut Discovered,
-) {
-    let resolved = match resolve_path(given, &ctx.cwd) {
-        Ok(resolved) => resolved,
-        Err(error) => {
-            discovered.loaded.errors.push(LoadFailure {
-                path: given.to_owned(),
-                error,
-            });
+/// Discovery under way: what was read and accepted so far.
+struct Discovery {
+    modes: StrictModes,
+    discovered: Discovered,
+    accepted: Vec<(String, HookEntry, CheckedFile)>,
+}
+
+impl Discovery {
+    /// Reads `entry` once, checked; a refusal is an error entry for `given`.
+    fn read(&mut self, given: &str, entry: &HookEntry) -> Option<CheckedFile> {
+        let limit = match entry.kind {
+            EntryKind::HooksFile => Limit::HooksFile,
+            EntryKind::Plugin | EntryKind::Script(_) => Limit::Library,
+        };
+        match read_checked(&entry.path, limit, &mut self.modes) {
+            Ok(file) => Some(file),
+            Err(error) => {
+                self.discovered.loaded.errors.push(LoadFailure {
+                    path: given.to_owned(),
+                    error: LoadError::from(error),
+                });
+                None
+            }
+        }
+    }
+
+    /// Adds a configured path: a folder of hooks, a hooks file, or a plugin. Its files get
+    /// the same checks as discovered ones; trust is not asked (the user named them).
+    fn configured(&mut self, given: &str, ctx: &DiscoveryContext) {
+        let resolved = match resolve_path(given, &ctx.cwd) {
+            Ok(resolved) => resolved,
+            Err(error) => {
+                self.discovered.loaded.errors.push(LoadFailure {
+                    path: given.to_owned(),
+                    error,
+                });
+                return;
+            }
+        };
+        let level = if resolved.starts_with(&ctx.cwd) {
+            Level::Project
+        } else {
+            Level::User
+        };
+        if resolved.is_dir() {
+            let found = scan_hooks_folder(&resolved, level, "configured");
+            self.discovered.warnings.extend(found.warnings);
+            if found.entries.is_empty() {
+                self.discovered.warnings.push(format!(
+                    "{} (given with --hook) is a folder that holds no hooks: nothing loaded from it. A hooks folder holds plugin libraries (.{}) and hooks files (.json) at the top, and scripts in pre/ and post/ named <tool>.<ext>",
+                    resolved.display(),
+                    std::env::consts::DLL_EXTENSION
+                ));
+            }
+            for entry in found.entries {
+                let given = entry.path.to_string_lossy().into_owned();
+                if let Some(file) = self.read(&given, &entry) {
+                    self.accepted.push((given, entry, file));
+                }
+            }
             return;
         }
-    };
-    let level = if resolved.starts_with(&ctx.cwd) {
-        Level::Project
-    } else {
-        Level::User
-    };
-    if resolved.is_dir() {
-        let found = scan_hooks_folder(&resolved, level, "configured");
-        discovered.warnings.extend(found.warnings);
-        accepted.extend(
-            found
-                .entries
-                .into_iter()
-                .map(|e| (e.path.to_string_lossy().into_owned(), e)),
-        );
-        return;
+        let is_json = resolved.extension().is_some_and(|e| e == "json");
+        let entry = HookEntry {
+            name: resolved
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            path: resolved,
+            kind: if is_json {
+                EntryKind::HooksFile
+            } else {
+                EntryKind::Plugin
+            },
+            tool: None,
+            level,
+            source: "configured".into(),
+        };
+        if let Some(file) = self.read(given, &entry) {
+            self.accepted.push((given.to_owned(), entry, file));
+        }
     }
-    let is_json = resolved.extension().is_some_and(|e| e == "json");
-    let entry = HookEntry {
-        name: resolved
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        path: resolved,
-        kind: if is_json {
-            EntryKind::HooksFile
-        } else {
-            EntryKind::Plugin
-        },
-        tool: None,
-        level,
-        source: "configured".into(),
-    };
-    accepted.push((given.to_owned(), entry));
-}
 
-/// Loads the accepted entries, in order: plugins through `load_hooks` (which skips two
-/// paths to one file), hooks files and scripts into the command hooks.
-fn load(accepted: Vec<(String, HookEntry)>, cwd: &Path, discovered: &mut Discovered) {
-    let mut seen_files: Vec<PathBuf> = Vec::new();
-    let mut plugins: Vec<String> = Vec::new();
-    for (given, entry) in accepted {
-        if entry.kind != EntryKind::Plugin {
-            let canonical =
-                std::fs::canonicalize(&entry.path).unwrap_or_else(|_| entry.path.clone());
-            if seen_files.contains(&canonical) {
+    /// Loads the accepted entries, in order, from the bytes that were checked: plugins
+    /// through the plugin loader (which skips two paths to one file), hooks files and
+    /// scripts into the command hooks.
+    fn load(mut self, cwd: &Path) -> Discovered {
+        let mut seen_files: HashSet<(u64, u64)> = HashSet::new();
+        let mut plugins = PluginLoader::new(cwd);
+        for (given, entry, file) in self.accepted {
+            if entry.kind != EntryKind::Plugin && !seen_files.insert((file.device, file.inode)) {
                 continue;
             }
-            seen_files.push(canonical);
-        }
-        match entry.kind {
-            EntryKind::Plugin => plugins.push(given),
-            EntryKind::HooksFile => {
-                discovered.commands.load_file(&entry.path);
+            match entry.kind {
+                EntryKind::Plugin => plugins.add(&given, &entry.path, || Ok(file)),
+                EntryKind::HooksFile => {
+                    self.discovered
+                        .commands
+                        .load_bytes(&file.bytes, &entry.path);
+                }
+                EntryKind::Script(event) => {
+                    self.discovered.commands.add_script(&entry.path, event);
+                }
             }
-            EntryKind::Script(event) => {
-                discovered.commands.add_script(&entry.path, event);
-            }
+            self.discovered.entries.push(entry);
         }
-        discovered.entries.push(entry);
+        let loaded = plugins.finish();
+        self.discovered.loaded.hooks = loaded.hooks;
+        self.discovered.loaded.errors.extend(loaded.errors);
+        self.discovered.loaded.duplicates = loaded.duplicates;
+        self.discovered
     }
-    let loaded = load_hooks(&plugins, cwd);
-    discovered.loaded.hooks = loaded.hooks;
-    discovered.loaded.errors.extend(loaded.errors);
-    discovered.loaded.duplicates = loaded.duplicates;
 }

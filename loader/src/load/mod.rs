@@ -7,13 +7,10 @@ mod identity;
 mod layout_report;
 mod library;
 mod resolve;
+mod sealed;
 mod sniff;
 
-use std::{
-    io::{ErrorKind, Read},
-    path::Path,
-    sync::Arc,
-};
+use std::{path::Path, sync::Arc};
 
 use agent_hooks_abi::ffi::PanicStrategy;
 
@@ -21,6 +18,7 @@ pub use error::LoadError;
 pub(crate) use resolve::resolve_path;
 
 use crate::{
+    file::{read_checked, CheckedFile, Limit, StrictModes},
     hook::{Hook, HookOrigin},
     host::{Outbox, PluginApi},
 };
@@ -63,6 +61,11 @@ pub struct DuplicatePath {
 /// or the same file through a hard link) are skipped and listed in `duplicates`. Every path
 /// that fails becomes an entry in `errors`, and loading goes on with the next.
 ///
+/// Each file is opened once without blocking and checked on the open descriptor (a regular
+/// file, at most 512 MiB, not changeable by other users: see the README's permission
+/// section) before it is read; the library is then loaded from a sealed private copy of the
+/// bytes that were checked, so that changing the file on disk cannot crash the agent.
+///
 /// Libraries are never unloaded. Loading one library twice in a process (through two calls)
 /// runs its factory again over the same statics.
 pub fn load_hooks<I, P>(paths: I, cwd: impl AsRef<Path>) -> LoadHooksResult
@@ -71,40 +74,84 @@ where
     P: AsRef<str>,
 {
     let cwd = cwd.as_ref();
-    let outbox = Arc::new(Outbox::default());
-    let mut seen = SeenPaths::default();
-    let mut result = LoadHooksResult::default();
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let mut modes = StrictModes::new(home.as_deref());
+    let mut loader = PluginLoader::new(cwd);
     for given in paths {
         let given = given.as_ref();
-        let loaded = resolve_path(given, cwd).and_then(|resolved| {
-            match seen.first_seen_as(given, &resolved) {
-                Some(first) => Ok(Err(first)),
-                None => load_plugin(given, &resolved, cwd, &outbox).map(Ok),
-            }
-        });
-        match loaded {
-            Ok(Ok(hook)) => result.hooks.push(hook),
-            Ok(Err(same_as)) => result.duplicates.push(DuplicatePath {
-                path: given.to_owned(),
-                same_as,
+        match resolve_path(given, cwd) {
+            Ok(resolved) => loader.add(given, &resolved, || {
+                read_checked(&resolved, Limit::Library, &mut modes).map_err(LoadError::from)
             }),
-            Err(error) => result.errors.push(LoadFailure {
-                path: given.to_owned(),
-                error,
-            }),
+            Err(error) => loader.fail(given, error),
         }
     }
-    result
+    loader.finish()
+}
+
+/// Loads plugins one by one into a [`LoadHooksResult`], skipping duplicates before reading.
+pub(crate) struct PluginLoader<'a> {
+    cwd: &'a Path,
+    outbox: Arc<Outbox>,
+    seen: SeenPaths,
+    result: LoadHooksResult,
+}
+
+impl<'a> PluginLoader<'a> {
+    /// A loader whose plugins run with `cwd` as their working folder.
+    pub(crate) fn new(cwd: &'a Path) -> Self {
+        Self {
+            cwd,
+            outbox: Arc::new(Outbox::default()),
+            seen: SeenPaths::default(),
+            result: LoadHooksResult::default(),
+        }
+    }
+
+    /// Loads the library `given` (resolved to `resolved`), whose checked bytes `read` gives,
+    /// unless an earlier path named the same file.
+    pub(crate) fn add(
+        &mut self,
+        given: &str,
+        resolved: &Path,
+        read: impl FnOnce() -> Result<CheckedFile, LoadError>,
+    ) {
+        if let Some(same_as) = self.seen.first_seen_as(given, resolved) {
+            self.result.duplicates.push(DuplicatePath {
+                path: given.to_owned(),
+                same_as,
+            });
+            return;
+        }
+        match read().and_then(|file| load_plugin(given, resolved, &file, self.cwd, &self.outbox)) {
+            Ok(hook) => self.result.hooks.push(hook),
+            Err(error) => self.fail(given, error),
+        }
+    }
+
+    /// Records that `given` failed.
+    pub(crate) fn fail(&mut self, given: &str, error: LoadError) {
+        self.result.errors.push(LoadFailure {
+            path: given.to_owned(),
+            error,
+        });
+    }
+
+    /// What was loaded, failed and skipped.
+    pub(crate) fn finish(self) -> LoadHooksResult {
+        self.result
+    }
 }
 
 fn load_plugin(
     given: &str,
     resolved: &Path,
+    file: &CheckedFile,
     cwd: &Path,
     outbox: &Arc<Outbox>,
 ) -> Result<Hook, LoadError> {
-    check_file(resolved)?;
-    let module = library::open_plugin(resolved)?;
+    check_image(resolved, &file.bytes)?;
+    let module = library::open_plugin(resolved, &file.bytes)?;
     if module.panic_strategy() != PanicStrategy::Unwind {
         return Err(LoadError::PanicAbort {
             resolved: resolved.to_path_buf(),
@@ -139,46 +186,14 @@ fn load_plugin(
 }
 
 /// Refuses what is not a shared library before the dynamic loader sees it, with advice.
-fn check_file(resolved: &Path) -> Result<(), LoadError> {
+fn check_image(resolved: &Path, bytes: &[u8]) -> Result<(), LoadError> {
     let resolved_buf = || resolved.to_path_buf();
-    let io_error = |e: std::io::Error| match e.kind() {
-        ErrorKind::NotFound => LoadError::NotFound {
+    let head = &bytes[..bytes.len().min(sniff::HEAD_LEN as usize)];
+    match sniff::classify(head) {
+        FileKind::ElfShared => elf::check_segments(bytes).map_err(|detail| LoadError::Truncated {
             resolved: resolved_buf(),
-        },
-        ErrorKind::PermissionDenied => LoadError::PermissionDenied {
-            resolved: resolved_buf(),
-        },
-        ErrorKind::IsADirectory => LoadError::IsDirectory {
-            resolved: resolved_buf(),
-        },
-        _ => LoadError::Open {
-            resolved: resolved_buf(),
-            detail: e.to_string(),
-        },
-    };
-    // One open, one read of the head: the kind of file and, for ELF, its headers.
-    let mut file = std::fs::File::open(resolved).map_err(io_error)?;
-    let metadata = file.metadata().map_err(io_error)?;
-    if metadata.is_dir() {
-        return Err(LoadError::IsDirectory {
-            resolved: resolved_buf(),
-        });
-    }
-    let mut head = Vec::new();
-    (&mut file)
-        .take(sniff::HEAD_LEN)
-        .read_to_end(&mut head)
-        .map_err(io_error)?;
-    match sniff::classify(&head) {
-        FileKind::ElfShared => {
-            match elf::check_segments(&mut file, &head, metadata.len()).map_err(io_error)? {
-                Ok(()) => Ok(()),
-                Err(detail) => Err(LoadError::Truncated {
-                    resolved: resolved_buf(),
-                    detail,
-                }),
-            }
-        }
+            detail,
+        }),
         FileKind::OtherBinaryFormat => Ok(()),
         FileKind::ElfExecutable => Err(LoadError::Executable {
             resolved: resolved_buf(),

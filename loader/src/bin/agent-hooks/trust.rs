@@ -16,8 +16,12 @@ pub fn run(common: &Common) -> Outcome {
     let session = Session::open_with(common, |options| options.trust_project = false)?;
     let untrusted = &session.findings.untrusted;
     let config_dir = DiscoveryOptions::new(&session.cwd).config_dir();
-    let mut store = TrustStore::open(&config_dir);
-    store.trust(untrusted.iter().map(|u| u.entry.path.as_path()))?;
+    let mut store = TrustStore::open(&config_dir)?;
+    store.trust(
+        untrusted
+            .iter()
+            .map(|u| (u.entry.path.as_path(), u.hash.as_str())),
+    )?;
     if common.json {
         let trusted: Vec<_> = untrusted.iter().map(|u| json!({"key": u.entry.key(), "path": u.entry.path, "was": u.reason.to_string()})).collect();
         println!(
@@ -48,7 +52,7 @@ pub fn run(common: &Common) -> Outcome {
     }
     println!(
         "Recorded with their SHA-256 in {}; a file that changes is untrusted again.",
-        config_dir.join("trusted-hooks.json").display()
+        store.path().display()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -1,65 +1,13 @@
 //! The `agent-hooks` program, run as a real process, in human and `--json` form.
 
-use std::{
-    path::Path,
-    process::{Command, Output},
+use std::path::Path;
+
+use agent_hooks_tests::{
+    cli::{json_of, run, stdout},
+    commands::Project,
+    copy_to, plugin, s, temp_dir,
 };
-
-use agent_hooks_tests::{agent_hooks_bin, commands::Project, copy_to, plugin, s, temp_dir};
 use serde_json::{json, Value};
-
-/// Runs the program in `cwd` with a private HOME (so the user's own hooks stay out).
-fn run(cwd: &Path, home: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut command = Command::new(agent_hooks_bin());
-    command
-        .args(args)
-        .current_dir(cwd)
-        .env("HOME", home)
-        .env_remove("XDG_CONFIG_HOME")
-        .env("NO_COLOR", "1");
-    let output = match stdin {
-        None => command.output().expect("the program runs"),
-        Some(text) => {
-            use std::io::Write;
-            let mut child = command
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .expect("the program runs");
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(text.as_bytes())
-                .unwrap();
-            child.wait_with_output().unwrap()
-        }
-    };
-    let all = format!(
-        "{}{}",
-        stdout(&output),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        !all.contains("panicked at") || all.contains("reported"),
-        "a Rust panic reached the user:\n{all}"
-    );
-    assert!(
-        !all.contains("RUST_BACKTRACE") && !all.contains("stack backtrace"),
-        "{all}"
-    );
-    output
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn json_of(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", stdout(output)))
-}
 
 /// A project with a hooks folder holding a good plugin, a bad one and a hooks file.
 fn project() -> Project {

@@ -101,8 +101,13 @@ impl StrictModes {
         if owner != self.user && owner != 0 {
             let name = self.user_name(owner);
             let me = self.user_name(self.user);
+            let allowed = if self.user == 0 {
+                format!("you ({me})")
+            } else {
+                format!("you ({me}) or root")
+            };
             return Some(format!(
-                "is owned by {name}, not by you ({me}) or root, so {name} could"
+                "is owned by {name}, not by {allowed}, so {name} could"
             ));
         }
         if folder && mode & STICKY != 0 && owner == 0 {

@@ -1,7 +1,5 @@
 //! The `agent-hooks` program, run as a real process, in human and `--json` form.
 
-use std::path::Path;
-
 use agent_hooks_tests::{
     cli::{json_of, run, stdout},
     commands::Project,
@@ -404,5 +402,78 @@ fn list_fails_on_a_broken_hooks_file_and_says_where() {
     assert!(
         text.contains(".agent-hooks/hooks/broken.json (line 3, column 16): invalid JSON: "),
         "{text}"
+    );
+}
+
+/// `agent-hooks list --json | head -c 1`: the reader has gone before the first line, and
+/// the program ends quietly with the status of a program ended by SIGPIPE (no panic, no 101).
+#[test]
+fn a_closed_pipe_ends_the_program_quietly() {
+    let project = project();
+    let home = temp_dir();
+    let mut child = std::process::Command::new(agent_hooks_tests::agent_hooks_bin())
+        .args(["list", "--json", "--trust-project"])
+        .current_dir(&project.root)
+        .env("HOME", home.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert_eq!(output.status.code(), Some(141));
+}
+
+/// `--hook` on a folder that holds no hooks says so.
+#[test]
+fn hook_on_a_folder_without_hooks_says_so() {
+    let dir = temp_dir();
+    let home = temp_dir();
+    std::fs::create_dir_all(dir.path().join("empty")).unwrap();
+    let output = run(
+        dir.path(),
+        home.path(),
+        &["list", "--no-discover", "--hook", "empty"],
+        None,
+    );
+    assert_eq!(
+        stdout(&output),
+        format!("Hooks (0)\n  none: put plugins or hooks files in .agent-hooks/hooks/, or pass --hook PATH\nWarnings (1)\n  empty (given with --hook) is a folder that holds no hooks: nothing loaded from it. A hooks folder holds plugin libraries (.so) and hooks files (.json) at the top, and scripts in pre/ and post/ named <tool>.<ext>\n")
+    );
+}
+
+/// A context message's type sent as `customType` (as hosts written in TypeScript send it)
+/// is the same as `custom_type`: the sample filter drops both.
+#[test]
+fn a_custom_type_sent_as_custom_type_in_camel_case_is_understood() {
+    let dir = temp_dir();
+    let home = temp_dir();
+    let input = json!({"messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "custom", "customType": "debug-only", "content": "a"},
+        {"role": "custom", "custom_type": "debug-only", "content": "b"},
+    ]})
+    .to_string();
+    let filter = s(&plugin("filter-context"));
+    let output = run(
+        dir.path(),
+        home.path(),
+        &[
+            "emit",
+            "context",
+            "--input",
+            &input,
+            "--hook",
+            &filter,
+            "--no-discover",
+            "--json",
+        ],
+        None,
+    );
+    let outcome = json_of(&output);
+    assert_eq!(
+        outcome["messages"],
+        json!([{"role": "user", "content": "hi"}])
     );
 }

@@ -356,3 +356,32 @@ fn files_other_users_can_write_are_refused() {
         ]
     );
 }
+
+/// 20,000 hooks files in one folder: every one is found, checked and loaded, in name order.
+/// (How long it takes is measured by `cargo bench -p agent-hooks --bench discovery`.)
+#[test]
+fn twenty_thousand_hooks_files_are_all_loaded_in_order() {
+    let home = temp_dir();
+    let project = temp_dir();
+    let hooks = project.path().join(".agent-hooks/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    for i in 0..20_000 {
+        std::fs::write(
+            hooks.join(format!("h{i:05}.json")),
+            HOOKS.replace("\"true\"", &format!("\"echo {i}\"")),
+        )
+        .unwrap();
+    }
+    let mut options = DiscoveryOptions::new(project.path());
+    options.home = Some(home.path().to_path_buf());
+    options.trust_project = true;
+    let found = discover_and_load_hooks_with(&[] as &[&str], options);
+    assert!(
+        found.loaded.errors.is_empty(),
+        "{:?}",
+        &found.loaded.errors[..1]
+    );
+    let commands: Vec<String> = found.commands.hooks().map(|h| h.command.clone()).collect();
+    let expected: Vec<String> = (0..20_000).map(|i| format!("echo {i}")).collect();
+    assert_eq!(commands, expected);
+}

@@ -260,7 +260,11 @@ impl Reader<'_> {
         let default = DEFAULT_TIMEOUT.as_secs();
         let problem = match value.as_f64() {
             None => format!("timeout {value} is not a number of seconds"),
+            Some(s) if !s.is_finite() => format!("timeout {value} is not a finite number of seconds"),
             Some(s) if s <= 0.0 => format!("timeout {value} must be a positive number of seconds"),
+            Some(s) if s < 0.001 => format!(
+                "timeout {value} is below 1 ms, too short for any hook to start (it is in seconds: 0.5 is half a second)"
+            ),
             Some(s) if s > MAX_TIMEOUT.as_secs_f64() => format!(
                 "timeout {value} is in seconds ({:.0} minutes), more than the {} allowed; milliseconds are not accepted",
                 s / 60.0,
@@ -316,6 +320,7 @@ mod tests {
               {"type": "command"},
               {"type": "command", "command": "slow", "timeout": 5000},
               {"type": "command", "command": "negative", "timeout": -1},
+              {"type": "command", "command": "tiny", "timeout": 0.0001},
               {"type": "command", "command": "ok", "timeout": 2}
             ]}
           ],
@@ -323,7 +328,7 @@ mod tests {
         }"#;
         let (hooks, issues) = parse(text);
         let commands: Vec<&str> = hooks.iter().map(|h| h.command.as_str()).collect();
-        assert_eq!(commands, ["slow", "negative", "ok"]);
+        assert_eq!(commands, ["slow", "negative", "tiny", "ok"]);
         assert_eq!(hooks[0].timeout, DEFAULT_TIMEOUT);
         assert_eq!(
             issues,
@@ -333,6 +338,7 @@ mod tests {
                 "hooks.json (PreToolUse[1].hooks[1]): missing `command`; skipped",
                 "hooks.json (PreToolUse[1].hooks[2].timeout): timeout 5000 is in seconds (83 minutes), more than the 3600 allowed; milliseconds are not accepted; the default of 60 s is used",
                 "hooks.json (PreToolUse[1].hooks[3].timeout): timeout -1 must be a positive number of seconds; the default of 60 s is used",
+                "hooks.json (PreToolUse[1].hooks[4].timeout): timeout 0.0001 is below 1 ms, too short for any hook to start (it is in seconds: 0.5 is half a second); the default of 60 s is used",
                 "hooks.json (BeforeEverything): unknown event `BeforeEverything`, ignored (known: PreToolUse, PostToolUse, PermissionRequest, UserPromptSubmit, Stop, PostCompaction, SessionStart, SessionEnd)",
             ]
         );

@@ -71,16 +71,16 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
         .collect::<Vec<_>>());
     outcome["duration_ms"] = json!(millis(elapsed));
     if common.json {
-        println!("{}", serde_json::to_string_pretty(&outcome)?);
+        outln!("{}", serde_json::to_string_pretty(&outcome)?);
     } else {
         let style = Style::for_stdout();
-        println!(
+        outln!(
             "{} {}",
             style.bold(kind.name()),
             events::summary(kind, &outcome)
         );
         if blocked_by_error {
-            println!(
+            outln!(
                 "  {}",
                 style.bad("a hook failed, which blocks the call (hooks fail safe)")
             );
@@ -96,7 +96,7 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
             .collect();
         table("  ", &rows);
         for error in &errors {
-            println!(
+            outln!(
                 "  {}",
                 style.bad(&relative_text(&error.to_string(), &session.cwd))
             );
@@ -104,7 +104,7 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
         if session.runner.hooks().is_empty()
             && session.runner.command_hooks().hooks().next().is_none()
         {
-            println!(
+            outln!(
                 "  {}",
                 style.dim("no hook is loaded (see `agent-hooks list`)")
             );

@@ -1,6 +1,17 @@
 //! `agent-hooks`: see what loads and why, fire events, replay a session, and a demo that
 //! shows it all. Run without a subcommand, it runs the demo.
 
+/// `println!` for the program's output: a closed pipe ends the program quietly (see
+/// [`output::write_line`]).
+macro_rules! outln {
+    () => {
+        $crate::output::write_line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::output::write_line(format_args!($($arg)*))
+    };
+}
+
 mod demo;
 mod doctor;
 mod emit;

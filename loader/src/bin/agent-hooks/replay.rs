@@ -201,19 +201,19 @@ pub fn run(common: &Common, file: &str) -> Outcome {
             Ok((replayed, mut record)) => {
                 if common.json {
                     record["line"] = json!(number);
-                    println!("{record}");
+                    outln!("{record}");
                 } else {
                     let time = style.dim(&format!(
                         "({:.2} ms)",
                         record["duration_ms"].as_f64().unwrap_or(0.0)
                     ));
-                    println!(
+                    outln!(
                         "{number:>5}  {:<20} {} {time}",
                         replayed.kind.name(),
                         replayed.summary
                     );
                     for error in record["errors"].as_array().into_iter().flatten() {
-                        println!(
+                        outln!(
                             "       {}",
                             style.bad(&format!(
                                 "{}: {}",
@@ -227,9 +227,9 @@ pub fn run(common: &Common, file: &str) -> Outcome {
             Err(error) => {
                 summary.bad_lines += 1;
                 if common.json {
-                    println!("{}", json!({"line": number, "error": error}));
+                    outln!("{}", json!({"line": number, "error": error}));
                 } else {
-                    println!("{number:>5}  {}", style.bad(&format!("skipped: {error}")));
+                    outln!("{number:>5}  {}", style.bad(&format!("skipped: {error}")));
                 }
             }
         }
@@ -276,10 +276,10 @@ pub fn print_summary(
             "duration_ms": millis(elapsed),
             "slowest_hooks": slowest.iter().map(|(p, d)| json!({"path": p, "total_ms": millis(**d)})).collect::<Vec<_>>(),
         }});
-        println!("{summary}");
+        outln!("{summary}");
         return Ok(());
     }
-    println!(
+    outln!(
         "{} {} events, {} blocked, {} rewritten, {} hook errors{} in {:.1} ms",
         style.bold("Summary:"),
         summary.events,
@@ -294,9 +294,9 @@ pub fn print_summary(
         millis(elapsed)
     );
     if !slowest.is_empty() {
-        println!("Slowest hooks:");
+        outln!("Slowest hooks:");
         for (path, total) in slowest {
-            println!(
+            outln!(
                 "  {:>9.3} ms  {}",
                 millis(*total),
                 relative_text(path, base)

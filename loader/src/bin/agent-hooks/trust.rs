@@ -24,7 +24,7 @@ pub fn run(common: &Common) -> Outcome {
     )?;
     if common.json {
         let trusted: Vec<_> = untrusted.iter().map(|u| json!({"key": u.entry.key(), "path": u.entry.path, "was": u.reason.to_string()})).collect();
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&json!({"trusted": trusted}))?
         );
@@ -32,10 +32,10 @@ pub fn run(common: &Common) -> Outcome {
     }
     let style = Style::for_stdout();
     if untrusted.is_empty() {
-        println!("Nothing to trust: this project has no untrusted hooks.");
+        outln!("Nothing to trust: this project has no untrusted hooks.");
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "{}",
         style.bold(&format!(
             "Trusting {} project hook(s) of {}:",
@@ -44,13 +44,13 @@ pub fn run(common: &Common) -> Outcome {
         ))
     );
     for hook in untrusted {
-        println!(
+        outln!(
             "  {}  {}",
             short_path(&hook.entry.path, &session.cwd),
             style.dim(&format!("({})", hook.entry.key()))
         );
     }
-    println!(
+    outln!(
         "Recorded with their SHA-256 in {}; a file that changes is untrusted again.",
         store.path().display()
     );

@@ -34,6 +34,9 @@ pub struct CommandHook {
     pub timeout: Duration,
     /// The file (or script) it came from.
     pub source: PathBuf,
+    /// Marked `"required": true`: when it cannot start or does not answer in time, every
+    /// `PreToolUse` it would have seen is blocked instead of going on.
+    pub required: bool,
 }
 
 /// How serious a configuration problem is.
@@ -243,6 +246,18 @@ impl Reader<'_> {
             }
         };
         let timeout = self.timeout(entry.get("timeout"), at);
+        let required = match entry.get("required") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(required)) => *required,
+            Some(other) => {
+                self.issue(
+                    Some(format!("{at}.required")),
+                    format!("`required` must be true or false, not {other}; the hook is taken as required"),
+                    Severity::Warning,
+                );
+                true
+            }
+        };
         Some(CommandHook {
             event,
             matcher_text: matcher_text.clone(),
@@ -250,6 +265,7 @@ impl Reader<'_> {
             command,
             timeout,
             source: self.source.to_path_buf(),
+            required,
         })
     }
 

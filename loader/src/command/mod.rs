@@ -13,7 +13,7 @@ use std::{
     time::Duration,
 };
 
-pub use answer::{interpret, Answer};
+pub use answer::{did_not_answer, interpret, Answer};
 pub use config::{
     load_hooks_file, parse_hooks, parse_hooks_bytes, CommandHook, ConfigIssue, Severity,
     DEFAULT_TIMEOUT, MAX_TIMEOUT,
@@ -81,6 +81,7 @@ impl CommandHooks {
             command: shell_quote(&script.to_string_lossy()),
             timeout: DEFAULT_TIMEOUT,
             source: script.to_path_buf(),
+            required: false,
         }));
         self
     }

@@ -16,6 +16,7 @@
 
 mod entry;
 mod providers;
+mod required;
 mod scan;
 mod trust;
 
@@ -29,6 +30,7 @@ pub use providers::{
     builtin_providers, AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks,
     DiscoveryContext, DiscoveryProvider,
 };
+pub use required::RequiredFailure;
 pub use scan::{scan_hooks_folder, Found};
 pub use trust::{TrustError, TrustStore, Untrust, TRUST_STORE_FILE};
 
@@ -58,6 +60,9 @@ pub struct DiscoveryOptions {
     pub builtin_providers: bool,
     /// Trust every project hook (a CI run, or `--trust-project`).
     pub trust_project: bool,
+    /// Hooks that must run (ids as for `disabled`, or paths): when one is not running, the
+    /// runner blocks every tool call, naming it (see [`Discovered::required_failures`]).
+    pub required: Vec<String>,
 }
 
 impl DiscoveryOptions {
@@ -72,6 +77,7 @@ impl DiscoveryOptions {
             extra_providers: Vec::new(),
             builtin_providers: true,
             trust_project: false,
+            required: Vec::new(),
         }
     }
 
@@ -118,6 +124,8 @@ pub struct Discovered {
     pub untrusted: Vec<UntrustedHook>,
     /// Providers that failed, and files in hooks folders that are not hooks.
     pub warnings: Vec<String>,
+    /// Required hooks that are not running: the runner blocks every tool call for each.
+    pub required_failures: Vec<RequiredFailure>,
 }
 
 impl Discovered {
@@ -131,6 +139,9 @@ impl Discovered {
     pub fn take_runner(&mut self, cwd: impl Into<PathBuf>) -> HookRunner {
         let mut runner = HookRunner::new(std::mem::take(&mut self.loaded.hooks), cwd);
         runner.add_command_hooks(std::mem::take(&mut self.commands));
+        for failure in &self.required_failures {
+            required::add_blocker(&mut runner, failure);
+        }
         runner
     }
 }
@@ -227,7 +238,9 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     for given in configured_paths {
         discovery.configured(given.as_ref(), &ctx);
     }
-    discovery.load(&ctx.cwd)
+    let mut discovered = discovery.load(&ctx.cwd);
+    discovered.required_failures = required::failures(&discovered, &options.required);
+    discovered
 }
 
 /// Discovery under way: what was read and accepted so far.

@@ -1,13 +1,13 @@
 //! `agent-hooks emit EVENT --input JSON`: one event through the loaded hooks.
 
-use std::{io::Read, process::ExitCode, time::Duration};
+use std::{io::Read, time::Duration};
 
 use serde_json::{json, Value};
 
 use crate::{
     events,
     output::{relative_text, table, Style},
-    session::Session,
+    session::{strict_code, Session},
     Common, Outcome,
 };
 
@@ -47,6 +47,7 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
     let kind = events::parse_event(event)?;
     let payload = read_input(input)?;
     let session = Session::open(common)?;
+    let load_failures = session.report_load_failures(common.json);
     let runtime = runtime()?;
     let started = std::time::Instant::now();
     let result = runtime.block_on(events::emit(&session.runner, kind, payload))?;
@@ -64,7 +65,9 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
         outcome = json!({});
     }
     outcome["event"] = json!(kind.name());
-    outcome["errors"] = json!(errors.iter().map(events::error_json).collect::<Vec<_>>());
+    let mut all_errors = load_failures.clone();
+    all_errors.extend(errors.iter().map(events::error_json));
+    outcome["errors"] = json!(all_errors);
     outcome["hooks"] = json!(timings
         .iter()
         .map(|(path, d)| json!({"path": path, "duration_ms": millis(*d)}))
@@ -110,5 +113,5 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(strict_code(common, &load_failures))
 }

@@ -55,6 +55,13 @@ pub struct Common {
     /// Machine-readable output on stdout (JSON; JSON Lines for replay).
     #[arg(long, global = true)]
     pub json: bool,
+    /// Fail closed: exit with code 1 when any hook failed to load (emit, replay).
+    #[arg(long, global = true)]
+    pub strict: bool,
+    /// A hook that must run (a `type:tool:name` key, a file name or a path): when it is not
+    /// running, every tool call is blocked. Repeatable.
+    #[arg(long = "require", global = true, value_name = "ID")]
+    pub required: Vec<String>,
 }
 
 #[derive(Subcommand)]

@@ -6,7 +6,6 @@
 use std::{
     collections::BTreeMap,
     io::{BufRead, IsTerminal, Write},
-    process::ExitCode,
     sync::Mutex,
     time::{Duration, Instant},
 };
@@ -21,7 +20,7 @@ use crate::{
     emit::{millis, runtime},
     events,
     output::{relative_text, Style},
-    session::Session,
+    session::{strict_code, Session},
     Common, Outcome,
 };
 
@@ -65,6 +64,8 @@ pub struct Summary {
     pub bad_lines: usize,
     /// Time per hook.
     pub per_hook: BTreeMap<String, Duration>,
+    /// The hooks that did not load (entries of an `errors` list, event `load`).
+    pub load_errors: Vec<Value>,
 }
 
 /// One replayed event: its outcome, as shown.
@@ -187,6 +188,7 @@ pub fn run(common: &Common, file: &str) -> Outcome {
             .collect()
     };
     let session = Session::open(common)?;
+    let load_failures = session.report_load_failures(common.json);
     let runtime = runtime()?;
     let style = Style::for_stdout();
     let progress = !common.json && std::io::stderr().is_terminal() && lines.len() > 100;
@@ -240,8 +242,9 @@ pub fn run(common: &Common, file: &str) -> Outcome {
     if progress {
         eprint!("\r{}\r", " ".repeat(60));
     }
+    summary.load_errors = load_failures;
     print_summary(common, &summary, started.elapsed(), style, &session.cwd)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(strict_code(common, &summary.load_errors))
 }
 
 fn draw_progress(done: usize, total: usize) {
@@ -273,6 +276,7 @@ pub fn print_summary(
             "rewrites": summary.rewrites,
             "errors": summary.errors,
             "bad_lines": summary.bad_lines,
+            "load_errors": summary.load_errors,
             "duration_ms": millis(elapsed),
             "slowest_hooks": slowest.iter().map(|(p, d)| json!({"path": p, "total_ms": millis(**d)})).collect::<Vec<_>>(),
         }});
@@ -280,7 +284,7 @@ pub fn print_summary(
         return Ok(());
     }
     outln!(
-        "{} {} events, {} blocked, {} rewritten, {} hook errors{} in {:.1} ms",
+        "{} {} events, {} blocked, {} rewritten, {} hook errors{}{} in {:.1} ms",
         style.bold("Summary:"),
         summary.events,
         summary.blocks,
@@ -290,6 +294,11 @@ pub fn print_summary(
             format!(", {} unreadable lines", summary.bad_lines)
         } else {
             String::new()
+        },
+        if summary.load_errors.is_empty() {
+            String::new()
+        } else {
+            format!(", {} hooks not loaded", summary.load_errors.len())
         },
         millis(elapsed)
     );

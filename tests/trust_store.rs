@@ -140,3 +140,65 @@ fn a_folder_or_a_read_only_store_is_an_error_naming_the_path() {
     );
     assert_eq!(std::fs::read_to_string(&store).unwrap(), "{}\n");
 }
+
+/// Trust covers the scripts a trusted hooks file runs: `guard.sh` changed afterwards makes
+/// the hook untrusted again, until trusted again; a command whose code trust cannot see is
+/// listed as such.
+#[test]
+fn a_changed_script_of_a_trusted_hooks_file_is_untrusted_again() {
+    let home = temp_dir();
+    let project = Project::new("repo");
+    project.write(
+        ".agent-hooks/hooks/hooks.json",
+        r#"{"PreToolUse": [{"matcher": "exec", "hooks": [
+            {"type": "command", "command": "./guard.sh"},
+            {"type": "command", "command": "make lint || true"}
+        ]}]}"#,
+    );
+    let guard = project.script("guard.sh", "#!/bin/sh\nexit 2\n");
+    let emit = |project: &Project| {
+        let output = run(
+            &project.root,
+            home.path(),
+            &[
+                "emit",
+                "PreToolUse",
+                "--input",
+                r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#,
+                "--json",
+            ],
+            None,
+        );
+        agent_hooks_tests::cli::json_of(&output)["block"].clone()
+    };
+    let output = run(&project.root, home.path(), &["trust"], None);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(emit(&project), true, "the trusted guard runs and blocks");
+    let store: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(store_of(home.path())).unwrap()).unwrap();
+    let real_guard = std::fs::canonicalize(&guard).unwrap();
+    assert!(store.get(s(&real_guard)).is_some(), "{store}");
+
+    std::fs::write(&guard, "#!/bin/sh\nexit 0\n").unwrap();
+    assert_eq!(emit(&project), false, "the changed guard does not run");
+    let listed = stdout(&run(&project.root, home.path(), &["list"], None));
+    assert!(
+        listed.contains(&format!(
+            "Untrusted project hooks (1)\n  .agent-hooks/hooks/hooks.json  runs {}, which changed since it was trusted: review it, then run `agent-hooks trust` again\n",
+            s(&real_guard)
+        )),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("Runs code that trust does not cover (1)\n  .agent-hooks/hooks/hooks.json: `make lint || true` (`make` runs code the project defines elsewhere)\n"),
+        "{listed}"
+    );
+    run(&project.root, home.path(), &["trust"], None);
+    assert_eq!(
+        emit(&project),
+        false,
+        "trusted again: runs, and now lets the call go"
+    );
+    let listed = stdout(&run(&project.root, home.path(), &["list"], None));
+    assert!(!listed.contains("Untrusted"), "{listed}");
+}

@@ -18,6 +18,7 @@ mod entry;
 mod providers;
 mod required;
 mod scan;
+mod scripts;
 mod trust;
 
 use std::{
@@ -104,6 +105,20 @@ pub struct UntrustedHook {
     pub reason: Untrust,
     /// The SHA-256 of the content that was read and listed: what `trust` records.
     pub hash: String,
+    /// For a hooks file: the scripts inside the project its commands run, with the SHA-256
+    /// of each as read; `trust` records them too.
+    pub scripts: Vec<(PathBuf, String)>,
+}
+
+/// A command of a project hooks file that runs code trust does not cover.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UncoveredCode {
+    /// The hooks file.
+    pub file: PathBuf,
+    /// The command.
+    pub command: String,
+    /// What trust cannot see.
+    pub reason: String,
 }
 
 /// Everything discovery found, loaded, and left out.
@@ -126,6 +141,8 @@ pub struct Discovered {
     pub warnings: Vec<String>,
     /// Required hooks that are not running: the runner blocks every tool call for each.
     pub required_failures: Vec<RequiredFailure>,
+    /// Commands of project hooks files that run code trust does not cover.
+    pub uncovered: Vec<UncoveredCode>,
 }
 
 impl Discovered {
@@ -187,6 +204,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
         discovery.discovered.warnings.push(error.to_string());
     }
     let mut keys: HashSet<String> = HashSet::new();
+    let project = std::fs::canonicalize(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
     for provider in &providers {
         let found = match provider.discover(&ctx) {
             Ok(found) => found,
@@ -219,8 +237,14 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
             };
             if entry.level == Level::Project && !options.trust_project {
                 let hash = file.hash();
+                let scripts = match entry.kind {
+                    EntryKind::HooksFile => discovery.scripts_of(&entry.path, &file, &project),
+                    _ => Vec::new(),
+                };
                 let verdict = match &trust {
-                    Ok(store) => store.check(&entry.path, &hash),
+                    Ok(store) => store
+                        .check(&entry.path, &hash)
+                        .and_then(|()| store.check_scripts(&scripts)),
                     Err(error) => Err(Untrust::StoreUnreadable(error.to_string())),
                 };
                 if let Err(reason) = verdict {
@@ -228,6 +252,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
                         entry,
                         reason,
                         hash,
+                        scripts,
                     });
                     continue;
                 }
@@ -267,6 +292,44 @@ impl Discovery {
                 None
             }
         }
+    }
+
+    /// The scripts inside `project` that the commands of the hooks file `path` (read as
+    /// `file`) run, each read once with the checks of every hook file and hashed; what
+    /// cannot be covered is recorded in `uncovered`.
+    fn scripts_of(
+        &mut self,
+        path: &Path,
+        file: &CheckedFile,
+        project: &Path,
+    ) -> Vec<(PathBuf, String)> {
+        let (hooks, _) = crate::command::parse_hooks_bytes(&file.bytes, path);
+        let mut scripts: Vec<(PathBuf, String)> = Vec::new();
+        for hook in hooks {
+            let code = scripts::locate(&hook.command, project);
+            let mut uncovered = code.uncovered;
+            for script in code.scripts {
+                if scripts.iter().any(|(known, _)| *known == script) {
+                    continue;
+                }
+                match read_checked(&script, Limit::Library, &mut self.modes) {
+                    Ok(read) => scripts.push((script, read.hash())),
+                    Err(error) => {
+                        uncovered.get_or_insert_with(|| {
+                            format!("it runs a script that cannot be hashed: {error}")
+                        });
+                    }
+                }
+            }
+            if let Some(reason) = uncovered {
+                self.discovered.uncovered.push(UncoveredCode {
+                    file: path.to_path_buf(),
+                    command: hook.command,
+                    reason,
+                });
+            }
+        }
+        scripts
     }
 
     /// Adds a configured path: a folder of hooks, a hooks file, or a plugin. Its files get

@@ -33,6 +33,9 @@ pub enum Untrust {
     NeverTrusted,
     /// It changed since the user trusted it.
     Changed,
+    /// A script inside the project that one of its commands runs changed (or appeared)
+    /// since the user trusted it.
+    ScriptChanged(PathBuf),
     /// The trust store cannot be read, so nothing is trusted.
     StoreUnreadable(String),
 }
@@ -45,6 +48,11 @@ impl std::fmt::Display for Untrust {
             }
             Untrust::Changed => f.write_str(
                 "changed since it was trusted: review it, then run `agent-hooks trust` again",
+            ),
+            Untrust::ScriptChanged(script) => write!(
+                f,
+                "runs {}, which changed since it was trusted: review it, then run `agent-hooks trust` again",
+                script.display()
             ),
             Untrust::StoreUnreadable(error) => write!(f, "not trusted: {error}"),
         }
@@ -130,6 +138,17 @@ impl TrustStore {
             None => Err(Untrust::NeverTrusted),
             Some(trusted) if trusted == hash => Ok(()),
             Some(_) => Err(Untrust::Changed),
+        }
+    }
+
+    /// Whether each script `(path, hash)` is as it was when trusted.
+    pub fn check_scripts(&self, scripts: &[(PathBuf, String)]) -> Result<(), Untrust> {
+        match scripts
+            .iter()
+            .find(|(path, hash)| self.trusted.get(&key(path)) != Some(hash))
+        {
+            Some((path, _)) => Err(Untrust::ScriptChanged(path.clone())),
+            None => Ok(()),
         }
     }
 

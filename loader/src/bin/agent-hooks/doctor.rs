@@ -208,6 +208,14 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
         .untrusted
         .iter()
         .map(|u| format!("{}: {}", u.entry.path.display(), u.reason))
+        .chain(session.findings.uncovered.iter().map(|u| {
+            format!(
+                "{}: `{}` runs code that trust does not cover ({})",
+                u.file.display(),
+                u.command,
+                u.reason
+            )
+        }))
         .collect();
 
     let mut report = list::report(&session);

@@ -73,6 +73,9 @@ pub fn report(session: &Session) -> Value {
         }).collect::<Vec<_>>(),
         "duplicates": findings.loaded.duplicates.iter().map(|d| json!({"path": d.path, "same_as": d.same_as})).collect::<Vec<_>>(),
         "warnings": findings.warnings,
+        "uncovered": findings.uncovered.iter().map(|u| json!({
+            "file": u.file, "command": u.command, "reason": u.reason,
+        })).collect::<Vec<_>>(),
         "config_issues": session.runner.command_hooks().issues().iter().map(|i| json!({
             "file": i.file, "location": i.location, "message": i.message,
             "severity": format!("{:?}", i.severity).to_lowercase(),
@@ -150,6 +153,18 @@ pub fn print(session: &Session, report: &Value, style: Style) {
     section("Untrusted project hooks", &list("untrusted"), &|e| {
         format!("{}  {}", path(&e["path"]), style.warn(&text(&e["reason"])))
     });
+    section(
+        "Runs code that trust does not cover",
+        &list("uncovered"),
+        &|u| {
+            format!(
+                "{}: `{}` {}",
+                path(&u["file"]),
+                text(&u["command"]),
+                style.warn(&format!("({})", text(&u["reason"])))
+            )
+        },
+    );
     section("Duplicates", &list("duplicates"), &|d| {
         format!(
             "{} {}",

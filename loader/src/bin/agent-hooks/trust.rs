@@ -17,11 +17,13 @@ pub fn run(common: &Common) -> Outcome {
     let untrusted = &session.findings.untrusted;
     let config_dir = DiscoveryOptions::new(&session.cwd).config_dir();
     let mut store = TrustStore::open(&config_dir)?;
-    store.trust(
-        untrusted
-            .iter()
-            .map(|u| (u.entry.path.as_path(), u.hash.as_str())),
-    )?;
+    store.trust(untrusted.iter().flat_map(|u| {
+        std::iter::once((u.entry.path.as_path(), u.hash.as_str())).chain(
+            u.scripts
+                .iter()
+                .map(|(script, hash)| (script.as_path(), hash.as_str())),
+        )
+    }))?;
     if common.json {
         let trusted: Vec<_> = untrusted.iter().map(|u| json!({"key": u.entry.key(), "path": u.entry.path, "was": u.reason.to_string()})).collect();
         outln!(

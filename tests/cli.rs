@@ -146,7 +146,16 @@ fn emit_pre_tool_use_blocked_by_an_exit_2_script() {
     assert_eq!(outcome["block"], true);
     assert_eq!(outcome["reason"], "rm -rf is not allowed here");
     assert_eq!(outcome["input"], json!({"command": "rm -rf /"}));
-    assert_eq!(outcome["errors"], json!([]));
+    // The project's broken plugin is reported with the outcome (issue 11: no silent guard).
+    assert_eq!(
+        outcome["errors"],
+        json!([{
+            "hook_path": s(&project.root.join(".agent-hooks/hooks/libbroken.so")),
+            "event": "load",
+            "panicked": false,
+            "error": "the plugin's factory failed: missing configuration file ~/.example.toml",
+        }])
+    );
     let hooks = outcome["hooks"].as_array().unwrap();
     assert_eq!(hooks.len(), 1);
     assert!(hooks[0]["path"]

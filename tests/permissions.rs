@@ -112,9 +112,9 @@ fn hook_paths_are_checked_and_doctor_lists_each_refusal() {
     let found_path = s(&found_file);
     let given_path = s(&given);
     assert!(
-        text.contains(&format!(
+        text.contains(
             "Problems (2)\n  ✗ .agent-hooks/hooks/found.json: refused: .agent-hooks/hooks/found.json is writable by other users (mode 666), so anyone on this machine could change what it runs; fix it with `chmod o-w .agent-hooks/hooks/found.json`\n  ✗ given.json: refused: given.json is writable by other users (mode 666), so anyone on this machine could change what it runs; fix it with `chmod o-w given.json`\n"
-        )),
+        ),
         "{text}"
     );
     let output = run(

@@ -7,7 +7,7 @@ use std::{
     path::{Path, PathBuf},
     process::Command,
     sync::{
-        atomic::{AtomicBool, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
         Arc,
     },
     time::Duration,
@@ -130,26 +130,27 @@ fn a_trusted_hooks_file_swapped_during_discovery_never_runs_untrusted() {
         .unwrap();
 
     let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(AtomicU64::new(0));
     let racer = {
         let stop = stop.clone();
+        let swaps = swaps.clone();
         let staging = project.root.join(".agent-hooks/staging");
         std::fs::create_dir_all(&staging).unwrap();
         let target = hooks_file.clone();
         std::thread::spawn(move || {
-            let mut swaps = 0u64;
             while !stop.load(Ordering::Relaxed) {
                 for (name, text) in [("evil", EVIL), ("good", GOOD)] {
                     let next: PathBuf = staging.join(name);
                     std::fs::write(&next, text).unwrap();
                     std::fs::rename(&next, &target).unwrap();
-                    swaps += 1;
+                    swaps.fetch_add(1, Ordering::Relaxed);
                 }
             }
-            swaps
         })
     };
     let (mut ran_trusted, mut refused) = (0, 0);
-    for _ in 0..200 {
+    // At least 200 discoveries, and on until the file was swapped at least 400 times.
+    while ran_trusted + refused < 200 || swaps.load(Ordering::Relaxed) < 400 {
         let found = discover_and_load_hooks_with(&[] as &[&str], options(&project, home.path()));
         let commands: Vec<String> = found.commands.hooks().map(|h| h.command.clone()).collect();
         assert!(
@@ -165,9 +166,7 @@ fn a_trusted_hooks_file_swapped_during_discovery_never_runs_untrusted() {
         }
     }
     stop.store(true, Ordering::Relaxed);
-    let swaps = racer.join().unwrap();
-    assert_eq!(ran_trusted + refused, 200);
-    assert!(swaps > 200, "the racer swapped the file {swaps} times");
+    racer.join().unwrap();
 }
 
 /// In a project nobody trusted yet, `.claude/settings.json` is a FIFO, then a symbolic link

@@ -50,7 +50,20 @@ fn files_of_another_user_or_a_shared_group_are_refused() {
     let owned = project.write(".agent-hooks/hooks/a.json", HOOKS);
     chown("nobody", &owned);
     let shared = project.write(".agent-hooks/hooks/b.json", HOOKS);
-    chown(":nogroup", &shared);
+    // Group 65534 (`nogroup` or `nobody`, by distribution) is not root's private group.
+    chown(":65534", &shared);
+    let group = Command::new("getent")
+        .args(["group", "65534"])
+        .output()
+        .ok()
+        .and_then(|o| {
+            let line = String::from_utf8_lossy(&o.stdout).into_owned();
+            line.split(':')
+                .next()
+                .filter(|n| !n.trim().is_empty())
+                .map(|n| format!("group `{n}`"))
+        })
+        .unwrap_or_else(|| "group 65534".to_owned());
     set_mode(&shared, 0o664);
     let mut options = DiscoveryOptions::new(&project.root);
     options.home = Some(dir.path().to_path_buf());
@@ -61,7 +74,7 @@ fn files_of_another_user_or_a_shared_group_are_refused() {
         errors(&found.loaded),
         [
             (a.clone(), format!("refused: {a} is owned by nobody, not by you (root), so nobody could change what it runs; fix it with `chown root {a}`")),
-            (b.clone(), format!("refused: {b} is writable by group `nogroup` (mode 664), so its members could change what it runs; fix it with `chmod g-w {b}`")),
+            (b.clone(), format!("refused: {b} is writable by {group} (mode 664), so its members could change what it runs; fix it with `chmod g-w {b}`")),
         ]
     );
     assert_eq!(found.commands.hooks().count(), 0);

@@ -173,6 +173,12 @@ fn a_changed_script_of_a_trusted_hooks_file_is_untrusted_again() {
     };
     let output = run(&project.root, home.path(), &["trust"], None);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output)
+            .contains("  .agent-hooks/hooks/hooks.json  (hooks:*:hooks.json)\n    runs guard.sh\n"),
+        "{}",
+        stdout(&output)
+    );
     assert_eq!(emit(&project), true, "the trusted guard runs and blocks");
     let store: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(store_of(home.path())).unwrap()).unwrap();

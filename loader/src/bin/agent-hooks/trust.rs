@@ -25,7 +25,17 @@ pub fn run(common: &Common) -> Outcome {
         )
     }))?;
     if common.json {
-        let trusted: Vec<_> = untrusted.iter().map(|u| json!({"key": u.entry.key(), "path": u.entry.path, "was": u.reason.to_string()})).collect();
+        let trusted: Vec<_> = untrusted
+            .iter()
+            .map(|u| {
+                json!({
+                    "key": u.entry.key(),
+                    "path": u.entry.path,
+                    "was": u.reason.to_string(),
+                    "scripts": u.scripts.iter().map(|(script, _)| script).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
         outln!(
             "{}",
             serde_json::to_string_pretty(&json!({"trusted": trusted}))?
@@ -51,9 +61,12 @@ pub fn run(common: &Common) -> Outcome {
             short_path(&hook.entry.path, &session.cwd),
             style.dim(&format!("({})", hook.entry.key()))
         );
+        for (script, _) in &hook.scripts {
+            outln!("    runs {}", short_path(script, &session.cwd));
+        }
     }
     outln!(
-        "Recorded with their SHA-256 in {}; a file that changes is untrusted again.",
+        "Recorded with their SHA-256 (and that of the scripts they run) in {}; a file or script that changes is untrusted again.",
         store.path().display()
     );
     Ok(ExitCode::SUCCESS)

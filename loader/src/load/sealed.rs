@@ -26,10 +26,21 @@ impl SealedCopy {
         };
         use std::os::fd::AsRawFd;
 
-        let fd = memfd_create(
-            c"agent-hooks-plugin",
-            MFdFlags::MFD_CLOEXEC | MFdFlags::MFD_ALLOW_SEALING,
-        )?;
+        // MFD_EXEC (Linux 6.3+): the copy must be mappable as code also where
+        // `vm.memfd_noexec` = 1 makes memfds non-executable by default. Older kernels do not
+        // know the flag (EINVAL): they make every memfd executable, so it is left out there.
+        const MFD_EXEC: MFdFlags = MFdFlags::from_bits_retain(0x0010);
+        let flags = MFdFlags::MFD_CLOEXEC | MFdFlags::MFD_ALLOW_SEALING;
+        let name = c"agent-hooks-plugin";
+        let fd = match memfd_create(name, flags | MFD_EXEC) {
+            Err(nix::errno::Errno::EINVAL) => memfd_create(name, flags)?,
+            Err(nix::errno::Errno::EACCES) => {
+                return Err(std::io::Error::other(
+                    "this system forbids executable memory files (vm.memfd_noexec = 2), which the loader needs to load a plugin from a private copy",
+                ))
+            }
+            other => other?,
+        };
         let mut file = std::fs::File::from(fd);
         file.write_all(bytes)?;
         fcntl(

@@ -231,33 +231,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
                 discovery.discovered.disabled.push(entry);
                 continue;
             }
-            let given = entry.path.to_string_lossy().into_owned();
-            let Some(file) = discovery.read(&given, &entry) else {
-                continue;
-            };
-            if entry.level == Level::Project && !options.trust_project {
-                let hash = file.hash();
-                let scripts = match entry.kind {
-                    EntryKind::HooksFile => discovery.scripts_of(&entry.path, &file, &project),
-                    _ => Vec::new(),
-                };
-                let verdict = match &trust {
-                    Ok(store) => store
-                        .check(&entry.path, &hash)
-                        .and_then(|()| store.check_scripts(&scripts)),
-                    Err(error) => Err(Untrust::StoreUnreadable(error.to_string())),
-                };
-                if let Err(reason) = verdict {
-                    discovery.discovered.untrusted.push(UntrustedHook {
-                        entry,
-                        reason,
-                        hash,
-                        scripts,
-                    });
-                    continue;
-                }
-            }
-            discovery.accepted.push((given, entry, file));
+            discovery.admit(entry, &trust, &project, options.trust_project);
         }
     }
     for given in configured_paths {
@@ -276,6 +250,45 @@ struct Discovery {
 }
 
 impl Discovery {
+    /// Reads a discovered `entry` once, checked, and accepts it unless it is refused, or
+    /// comes from the project and trust does not cover it (the file as read, and the scripts
+    /// its commands run): then it is listed as untrusted.
+    fn admit(
+        &mut self,
+        entry: HookEntry,
+        trust: &Result<TrustStore, TrustError>,
+        project: &Path,
+        trust_project: bool,
+    ) {
+        let given = entry.path.to_string_lossy().into_owned();
+        let Some(file) = self.read(&given, &entry) else {
+            return;
+        };
+        if entry.level == Level::Project && !trust_project {
+            let hash = file.hash();
+            let scripts = match entry.kind {
+                EntryKind::HooksFile => self.scripts_of(&entry.path, &file, project),
+                _ => Vec::new(),
+            };
+            let verdict = match trust {
+                Ok(store) => store
+                    .check(&entry.path, &hash)
+                    .and_then(|()| store.check_scripts(&scripts)),
+                Err(error) => Err(Untrust::StoreUnreadable(error.to_string())),
+            };
+            if let Err(reason) = verdict {
+                self.discovered.untrusted.push(UntrustedHook {
+                    entry,
+                    reason,
+                    hash,
+                    scripts,
+                });
+                return;
+            }
+        }
+        self.accepted.push((given, entry, file));
+    }
+
     /// Reads `entry` once, checked; a refusal is an error entry for `given`.
     fn read(&mut self, given: &str, entry: &HookEntry) -> Option<CheckedFile> {
         let limit = match entry.kind {

@@ -152,6 +152,7 @@ fn emit_pre_tool_use_blocked_by_an_exit_2_script() {
         json!([{
             "hook_path": s(&project.root.join(".agent-hooks/hooks/libbroken.so")),
             "event": "load",
+            "kind": "failed",
             "panicked": false,
             "error": "the plugin's factory failed: missing configuration file ~/.example.toml",
         }])

@@ -10,11 +10,11 @@ use std::{
 use agent_hooks::{
     abi::prelude::*,
     command::{CommandEvent, CommandHooks, Exit, OUTPUT_CAP},
-    load_hooks, HookRunner,
+    load_hooks, HookErrorKind, HookRunner, Termination,
 };
 use agent_hooks_tests::{
     commands::{CommandRig, Project},
-    plugin, s,
+    pid_alive, plugin, s,
 };
 
 fn hooks_file(
@@ -38,14 +38,6 @@ fn exec(command: &str) -> ToolCallEvent {
         tool_call_id: "call-1".into(),
         input: json!({ "command": command }),
     }
-}
-
-/// Whether a process is alive: it exists and is not a zombie waiting to be reaped.
-fn pid_alive(pid: &str) -> bool {
-    std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).is_ok_and(|stat| {
-        stat.rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
-    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -144,6 +136,10 @@ async fn a_timeout_kills_the_whole_group_even_one_that_ignores_sigterm() {
         errors[0].ends_with("timed out; its process group was killed"),
         "{errors:?}"
     );
+    assert_eq!(
+        rig.error_kinds(),
+        [HookErrorKind::TimedOut(Duration::from_millis(500))]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -208,6 +204,7 @@ async fn exit_127_is_a_reported_error_not_a_silent_pass() {
     assert!(errors[0]
         .message
         .ends_with("; check the command and the script's path"));
+    assert_eq!(errors[0].kind, HookErrorKind::Failed);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -227,6 +224,7 @@ async fn invalid_json_is_reported_and_counts_as_no_decision() {
     assert_eq!(errors.len(), 1);
     assert!(errors[0].contains("printed invalid JSON ("), "{errors:?}");
     assert!(errors[0].ends_with("); no decision was taken from it"));
+    assert_eq!(rig.error_kinds(), [HookErrorKind::Protocol]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -250,6 +248,18 @@ async fn a_signal_killed_hook_is_a_failure_not_a_success() {
     assert_eq!(
         rig.error_messages(),
         ["`echo '{\"decision\": \"approve\"}'; kill -9 $$` was killed by signal 9"]
+    );
+    assert_eq!(
+        rig.error_kinds(),
+        [HookErrorKind::Crashed(Termination::Signal(9))]
+    );
+    let error = rig.errors.lock().unwrap()[0].clone();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "hook {} crashed (SIGKILL) on PermissionRequest: `echo '{{\"decision\": \"approve\"}}'; kill -9 $$` was killed by signal 9",
+            error.hook_path
+        )
     );
 }
 

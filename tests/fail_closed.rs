@@ -50,7 +50,7 @@ fn emit_and_replay_report_every_load_failure_and_strict_fails() {
     let path = s(&project.root.join(".agent-hooks/hooks/libguard.so"));
     assert_eq!(
         outcome["errors"],
-        json!([{"hook_path": path, "event": "load", "panicked": false,
+        json!([{"hook_path": path, "event": "load", "kind": "failed", "panicked": false,
                 "error": "the plugin's factory failed: missing configuration file ~/.example.toml"}])
     );
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use agent_hooks::{abi::prelude::*, load_hooks, HookRunner};
+use agent_hooks::{abi::prelude::*, load_hooks, HookErrorKind, HookRunner};
 use agent_hooks_tests::{outcomes, plugin, s, temp_dir, RecordingAgent};
 
 fn runner() -> HookRunner {
@@ -30,7 +30,7 @@ fn a_panicking_handler_is_an_error_and_the_next_handler_runs() {
         let seen = outcomes(&runner, &explode);
         assert_eq!(seen.len(), 2, "both plugins' handlers ran");
         let error = seen[0].1.as_ref().expect_err("the panic is an error");
-        assert!(error.panicked);
+        assert_eq!(error.kind, HookErrorKind::Panicked);
         assert!(
             error.message.contains("handler exploded on purpose"),
             "{}",
@@ -65,7 +65,10 @@ fn the_panicking_plugin_keeps_working_after_its_panics() {
         ..Default::default()
     };
     let seen = outcomes(&runner, &explode);
-    assert!(seen[0].1.as_ref().unwrap_err().panicked);
+    assert_eq!(
+        seen[0].1.as_ref().unwrap_err().kind,
+        HookErrorKind::Panicked
+    );
 
     let seen = outcomes(
         &runner,
@@ -92,7 +95,8 @@ fn a_panicking_command_and_renderer_are_errors() {
     runner.on_error(move |e| sink.lock().unwrap().push(e.clone()));
 
     let error = runner.run_command("boom", "").unwrap().unwrap_err();
-    assert!(error.panicked && error.message.contains("command exploded"));
+    assert_eq!(error.kind, HookErrorKind::Panicked);
+    assert!(error.message.contains("command exploded"));
     assert_eq!(error.event, "/boom");
     let message = CustomMessage::new("boom", "text");
     assert_eq!(
@@ -106,5 +110,6 @@ fn a_panicking_command_and_renderer_are_errors() {
     assert_eq!(heard.len(), 2);
     assert_eq!(heard[0], error);
     assert_eq!(heard[1].event, "renderer:boom");
-    assert!(heard[1].panicked && heard[1].message.contains("renderer exploded"));
+    assert_eq!(heard[1].kind, HookErrorKind::Panicked);
+    assert!(heard[1].message.contains("renderer exploded"));
 }

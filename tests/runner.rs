@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use agent_hooks::{
     abi::{prelude::*, EventKind, ExecOptions, ModelInfo, SessionActionOutcome, Theme},
-    load_hooks, ContextOutcome, HookError, HookRunner, PermissionOutcome, StopOutcome,
-    ToolCallOutcome,
+    load_hooks, ContextOutcome, HookError, HookErrorKind, HookRunner, PermissionOutcome,
+    StopOutcome, ToolCallOutcome,
 };
 use agent_hooks_tests::{
     plugin, s, scripted, scripted_runner as runner_and_agent, temp_dir, ScriptedAgent,
@@ -83,10 +83,11 @@ async fn tool_call_the_first_block_wins_and_later_handlers_do_not_run() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_call_is_strict_an_error_or_panic_reaches_the_caller_and_the_listeners() {
-    for (action, panicked) in [
-        (json!({"error": "no config"}), false),
-        (json!({"panic": "boom"}), true),
+    for (action, kind) in [
+        (json!({"error": "no config"}), HookErrorKind::Failed),
+        (json!({"panic": "boom"}), HookErrorKind::Panicked),
     ] {
+        let panicked = kind == HookErrorKind::Panicked;
         let (runner, agent) = runner_and_agent(vec![(B1, action)]);
         let heard = errors_heard(&runner);
         let error = runner.emit(&exec("ls")).await.unwrap_err();
@@ -96,7 +97,7 @@ async fn tool_call_is_strict_an_error_or_panic_reaches_the_caller_and_the_listen
             error.hook_path
         );
         assert_eq!(error.event, "tool_call");
-        assert_eq!(error.panicked, panicked);
+        assert_eq!(error.kind, kind);
         assert!(error
             .message
             .contains(if panicked { "boom" } else { "no config" }));
@@ -289,7 +290,7 @@ async fn notifications_run_every_handler_and_ignore_results() {
     );
     assert_eq!(heard[0].event, "turn_start");
     assert_eq!(heard[0].message, "b failed");
-    assert!(!heard[0].panicked);
+    assert_eq!(heard[0].kind, HookErrorKind::Failed);
     assert_eq!(heard[1].event, "session_shutdown");
 }
 
@@ -308,7 +309,7 @@ async fn an_ordinary_event_absorbs_a_panic_and_the_next_handler_runs() {
     assert_eq!(agent.ran(), ALL);
     let heard = heard.lock().unwrap();
     assert_eq!(heard.len(), 1);
-    assert!(heard[0].panicked);
+    assert_eq!(heard[0].kind, HookErrorKind::Panicked);
     assert!(heard[0].message.contains("a2 exploded"));
     assert!(heard[0].to_string().starts_with("hook "));
     assert!(heard[0].to_string().contains(" panicked on tool_result: "));
@@ -562,7 +563,7 @@ fn hooks_run_programs_with_exec_and_a_timeout_kills_them() {
                 let slow = host.exec(
                     "sh",
                     &["-c", "sleep 5"],
-                    &ExecOptions { timeout: Some(std::time::Duration::from_millis(200)), cwd: None },
+                    &ExecOptions { timeout: Some(std::time::Duration::from_millis(200)), cwd: None, ..Default::default() },
                 )?;
                 let missing = host.exec("/no/such/program", &[], &ExecOptions::default());
                 let seen = json!({
@@ -747,5 +748,65 @@ fn commands_branch_and_navigate_the_session_tree() {
     assert_eq!(
         *agent.actions.lock().unwrap(),
         ["branch e1", "navigate_tree t2 summarize=true"]
+    );
+}
+
+/// An agent whose `send_message` emits an event (as an agent that starts a turn on a new
+/// message would), recording the messages in the order it got them.
+#[derive(Default)]
+struct EmittingAgent {
+    runner: std::sync::OnceLock<std::sync::Weak<HookRunner>>,
+    received: Mutex<Vec<String>>,
+}
+
+impl agent_hooks::AgentHost for EmittingAgent {
+    fn send_message(&self, message: CustomMessage, _options: SendMessageOptions) {
+        self.received
+            .lock()
+            .unwrap()
+            .push(message.custom_type.clone());
+        if message.custom_type == "first" {
+            if let Some(runner) = self.runner.get().and_then(std::sync::Weak::upgrade) {
+                runner.emit_blocking(&TurnEndEvent::default()).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn attach_delivers_without_holding_a_lock_and_keeps_the_order() {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let dir = temp_dir();
+        let mut runner = HookRunner::new(Vec::new(), dir.path());
+        runner
+            .add_in_process("sender", |api| {
+                let host = api.host();
+                api.on(move |_: &TurnEndEvent, _ctx| {
+                    host.send_message(
+                        &CustomMessage::new("from-handler", "sent while the queue is delivered"),
+                        &SendMessageOptions::default(),
+                    )?;
+                    Ok(None)
+                });
+                let options = SendMessageOptions::default();
+                api.send_message(&CustomMessage::new("first", "1"), &options)?;
+                api.send_message(&CustomMessage::new("second", "2"), &options)
+            })
+            .unwrap();
+        let runner = Arc::new(runner);
+        let agent = Arc::new(EmittingAgent::default());
+        let _ = agent.runner.set(Arc::downgrade(&runner));
+        runner.attach(agent.clone());
+        let received = agent.received.lock().unwrap().clone();
+        let _ = done.send(received);
+    });
+    let received = finished
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("attach deadlocked: an agent's send_message emitted and a handler sent again");
+    assert_eq!(
+        received,
+        ["first", "second", "from-handler"],
+        "the message sent during delivery does not overtake the queue"
     );
 }

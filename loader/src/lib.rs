@@ -102,6 +102,7 @@ mod host;
 mod load;
 mod runner;
 pub mod status_line;
+mod supervisor;
 mod tool_wrapper;
 
 /// The interface crate, re-exported so that a host depends on one crate.
@@ -112,12 +113,13 @@ pub use discover::{
 };
 pub use file::FileError;
 pub use hook::{Command, Hook, HookOrigin, Renderer};
-pub use host::{exec, AgentHost, DetachedAgent, HostUi};
+pub use host::{exec, AgentHost, DetachedAgent, HostUi, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};
 pub use load::{load_hooks, DuplicatePath, LoadError, LoadFailure, LoadHooksResult};
 pub use runner::{
     default_rendering, Combine, CommandInput, ContextOutcome, ErrorSubscription, Fold,
-    HandlerTiming, HookError, HookRunner, PermissionOutcome, PromptOutcome, SessionStartOutcome,
-    StopOutcome, Subscription, ToolCallOutcome, ToolResultOutcome, DEFAULT_MAX_STOP_BLOCKS,
+    HandlerTiming, HookError, HookErrorKind, HookRunner, PermissionOutcome, PromptOutcome,
+    SessionStartOutcome, StopOutcome, Subscription, Termination, ToolCallOutcome,
+    ToolResultOutcome, DEFAULT_MAX_STOP_BLOCKS,
 };
 pub use status_line::StatusLine;
 pub use tool_wrapper::{

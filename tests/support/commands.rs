@@ -8,7 +8,7 @@ use std::{
 
 use agent_hooks::{
     command::{CommandHookReport, CommandHooks},
-    HookError, HookRunner,
+    HookError, HookErrorKind, HookRunner,
 };
 
 use crate::{set_mode, temp_dir, RecordingAgent};
@@ -92,6 +92,16 @@ impl CommandRig {
             reports,
             errors,
         }
+    }
+
+    /// The kinds of the errors so far.
+    pub fn error_kinds(&self) -> Vec<HookErrorKind> {
+        self.errors
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|e| e.kind.clone())
+            .collect()
     }
 
     /// The messages of the errors so far.

@@ -150,6 +150,31 @@ fn build(args: &[&str], manifest: &Path, package: &str) -> PathBuf {
         .unwrap_or_else(|| panic!("cargo built no library for {package}"))
 }
 
+/// Whether a process is alive: it exists and is not a zombie waiting to be reaped.
+pub fn pid_alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).is_ok_and(|stat| {
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    })
+}
+
+/// Waits up to 2 s for every process in `pids` to be gone; returns those still alive.
+pub fn survivors<'a>(pids: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let pids: Vec<&str> = pids.into_iter().collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        let alive: Vec<String> = pids
+            .iter()
+            .filter(|p| pid_alive(p))
+            .map(|p| p.trim().to_owned())
+            .collect();
+        if alive.is_empty() || std::time::Instant::now() > deadline {
+            return alive;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// A temporary folder that other users may enter (the default is private), so that tests
 /// may also run the loader as another user.
 pub fn temp_dir() -> tempfile::TempDir {
@@ -195,10 +220,7 @@ pub fn loaded(result: &agent_hooks::LoadHooksResult) -> Vec<String> {
 pub fn outcomes<E: agent_hooks::abi::Event>(
     runner: &agent_hooks::HookRunner,
     event: &E,
-) -> Vec<(
-    String,
-    Result<Option<E::Output>, agent_hooks::abi::ffi::CallError>,
-)> {
+) -> Vec<(String, Result<Option<E::Output>, agent_hooks::HookError>)> {
     let mut seen = Vec::new();
     runner
         .for_each_handler(event, |hook, outcome| {

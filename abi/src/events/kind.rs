@@ -4,7 +4,13 @@ use std::{fmt, str::FromStr};
 macro_rules! event_kinds {
     ($($(#[$doc:meta])* $variant:ident = $name:literal,)*) => {
         /// Every event of the hook system, by name.
+        ///
+        /// Later versions of the interface add events, so match with a wildcard. A name this
+        /// version does not know does not parse ([`UnknownEvent`]): a host that gets a handler
+        /// for such an event (from a plugin built against a newer interface) ignores that
+        /// handler and lists a warning; the plugin's other handlers work.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
         pub enum EventKind {
             $($(#[$doc])* $variant,)*
         }

@@ -130,13 +130,21 @@ impl CustomMessage {
 }
 
 /// How a sent message is delivered while the agent is busy.
+///
+/// Later versions of the interface may add ways: a host reads one it does not know as
+/// [`Unknown`](Self::Unknown), reports it, and delivers the message its default way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum DeliverAs {
     /// Interrupt the agent between tool calls.
     Steer,
     /// Wait until the agent finishes.
     FollowUp,
+    /// A way this version of the interface does not know; the host delivers the message its
+    /// default way (as if unset).
+    #[serde(other)]
+    Unknown,
 }
 
 /// Options of `send_message`.

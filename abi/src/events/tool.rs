@@ -97,8 +97,13 @@ pub struct PermissionRequestEvent {
 }
 
 /// A permission decision.
+///
+/// Later versions of the interface may add decisions: a host reads one it does not know as
+/// [`Unknown`](Self::Unknown), reports it and ignores it, so a newer plugin's result keeps
+/// its other fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum PermissionDecision {
     /// Run without asking.
     Approve,
@@ -106,6 +111,9 @@ pub enum PermissionDecision {
     Deny,
     /// Ask the user.
     Ask,
+    /// A decision this version of the interface does not know; it counts as none.
+    #[serde(other)]
+    Unknown,
 }
 
 /// What a `permission_request` handler may return (deny wins over ask, ask over approve).

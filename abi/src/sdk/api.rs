@@ -1,4 +1,5 @@
 use std::{
+    collections::BTreeMap,
     path::PathBuf,
     sync::{
         atomic::{AtomicUsize, Ordering},
@@ -26,7 +27,8 @@ pub type HandlerResult<T> = Result<T, Error>;
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ExecOptions {
-    /// Kill the program after this long (and report `killed`).
+    /// Kill the program (and everything it started) after this long, and report `killed`;
+    /// hosts apply a default when unset (60 s for `agent-hooks`).
     #[serde(
         rename = "timeout_ms",
         with = "millis",
@@ -36,6 +38,9 @@ pub struct ExecOptions {
     /// Where to run it; the agent's working folder when unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cwd: Option<PathBuf>,
+    /// Variables added to (or replacing those of) the agent's environment.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
 }
 
 /// What a program run by [`Host::exec`] did.
@@ -50,6 +55,8 @@ pub struct ExecOutput {
     pub code: Option<i32>,
     /// Whether it was killed on timeout or abort.
     pub killed: bool,
+    /// Whether its stdout or stderr was longer than the host keeps, and was cut.
+    pub truncated: bool,
 }
 
 /// Options given to a message renderer.

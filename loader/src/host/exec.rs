@@ -1,80 +1,63 @@
-use std::{
-    io::Read,
-    os::unix::process::CommandExt,
-    path::Path,
-    process::{Command, Stdio},
-    sync::mpsc,
-    thread,
-    time::{Duration, Instant},
-};
+use std::{path::Path, time::Duration};
 
 use agent_hooks_abi::{ExecOptions, ExecOutput};
-use nix::{
-    sys::signal::{killpg, Signal},
-    unistd::Pid,
-};
 
-/// Runs `command` with `args` (no shell) in `options.cwd` or `default_cwd`, waits for it,
-/// and when `options.timeout` passes kills it with everything it started (it runs in a
-/// process group of its own; `killed` is then true).
+use crate::supervisor::{self, Exit, Spec};
+
+/// How long a program run by `exec` may take when the plugin sets no timeout.
+pub const EXEC_DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How much of a program's stdout, and of its stderr, `exec` keeps: 8 MiB each.
+pub const EXEC_OUTPUT_CAP: usize = 8 * 1024 * 1024;
+
+/// Runs `command` with `args` (no shell) in `options.cwd` or `default_cwd`, with
+/// `options.env` added to the agent's environment, under the agent's process supervisor: it
+/// runs in a process group of its own; when `options.timeout` (default
+/// [`EXEC_DEFAULT_TIMEOUT`]) passes, the group gets SIGTERM, then SIGKILL, and `killed` is
+/// true; the wait ends when the program ends, even if something it started in the
+/// background keeps its output open; stdout and stderr are kept up to [`EXEC_OUTPUT_CAP`]
+/// each (`truncated` says more was dropped); what the program left running in the
+/// background is killed with its group when it exits. Blocks the calling thread; on a multi-threaded
+/// tokio runtime the worker hands its other tasks on while it waits.
 pub fn exec(
     command: &str,
     args: &[&str],
     options: &ExecOptions,
     default_cwd: &Path,
 ) -> std::io::Result<ExecOutput> {
-    let mut child = Command::new(command)
-        .args(args)
-        .process_group(0)
-        .current_dir(options.cwd.as_deref().unwrap_or(default_cwd))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let stdout = child.stdout.take().map(read_in_background);
-    let stderr = child.stderr.take().map(read_in_background);
-
-    let deadline = options.timeout.map(|t| Instant::now() + t);
-    let mut killed = false;
-    let mut pause = Duration::from_millis(1);
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            match i32::try_from(child.id()) {
-                Ok(id) => {
-                    let _ = killpg(Pid::from_raw(id), Signal::SIGKILL);
-                }
-                Err(_) => child.kill()?,
-            }
-            killed = true;
-            break child.wait()?;
-        }
-        thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(20));
+    let spec = Spec {
+        program: command.into(),
+        args: args.iter().map(Into::into).collect(),
+        cwd: options
+            .cwd
+            .clone()
+            .unwrap_or_else(|| default_cwd.to_path_buf()),
+        env: options
+            .env
+            .iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect(),
+        stdin: None,
+        timeout: options.timeout.unwrap_or(EXEC_DEFAULT_TIMEOUT),
+        output_cap: EXEC_OUTPUT_CAP,
+        kill_leftovers: true,
     };
-    // A background child of the program may keep a pipe open: wait a moment, not forever.
-    let collect = |reader: Option<mpsc::Receiver<Vec<u8>>>| {
-        reader
-            .and_then(|r| r.recv_timeout(Duration::from_millis(500)).ok())
-            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-            .unwrap_or_default()
+    let run = supervisor::block_on(supervisor::run(spec))?;
+    let (code, killed) = match run.exit {
+        Exit::Code(code) => (Some(code), false),
+        Exit::Signal(_) => (None, false),
+        Exit::TimedOut => (None, true),
+        Exit::SpawnFailed(error) => {
+            return Err(std::io::Error::other(format!(
+                "cannot run `{command}`: {error}"
+            )))
+        }
     };
     Ok(ExecOutput {
-        stdout: collect(stdout),
-        stderr: collect(stderr),
-        code: status.code(),
+        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&run.stderr).into_owned(),
+        code,
         killed,
+        truncated: run.stdout_truncated || run.stderr_truncated,
     })
-}
-
-fn read_in_background(mut pipe: impl Read + Send + 'static) -> mpsc::Receiver<Vec<u8>> {
-    let (sender, receiver) = mpsc::channel();
-    thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
-        let _ = sender.send(bytes);
-    });
-    receiver
 }

@@ -1,21 +1,42 @@
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::{
+    collections::VecDeque,
+    sync::{Arc, Mutex, MutexGuard},
+};
 
 use agent_hooks_abi::events::{CustomMessage, SendMessageOptions};
 use serde_json::Value;
 
 use super::{shielded, AgentHost};
+use crate::runner::{HookError, Listeners};
 
 /// Where hooks' messages and entries go: to the agent once one is attached; until then,
 /// into a queue that is delivered, in order, when it is.
+///
+/// The agent is never called with the lock held: an agent whose `send_message` emits an
+/// event whose handler sends again must not deadlock. Order is kept all the same: while the
+/// queue is being delivered, whatever is sent (from the agent's own call or from another
+/// thread) joins the end of the queue, and the thread delivering it delivers it too.
+///
+/// It also carries hooks' problems with what they sent (a value this host does not know) to
+/// the runner's error listeners, keeping those found before the runner existed.
 #[derive(Default)]
 pub(crate) struct Outbox {
     state: Mutex<State>,
+    reports: Mutex<Reports>,
+}
+
+#[derive(Default)]
+struct Reports {
+    listeners: Option<Arc<Listeners<HookError>>>,
+    early: Vec<HookError>,
 }
 
 #[derive(Default)]
 struct State {
     agent: Option<Arc<dyn AgentHost>>,
-    pending: Vec<Pending>,
+    pending: VecDeque<Pending>,
+    /// A thread is delivering the queue; senders add to it instead of delivering.
+    draining: bool,
 }
 
 /// A message or entry sent before an agent was attached.
@@ -34,22 +55,63 @@ impl Outbox {
     pub(crate) fn send(&self, item: Pending) {
         let mut state = self.lock();
         match state.agent.clone() {
-            Some(agent) => {
+            Some(agent) if !state.draining => {
                 drop(state);
                 deliver(agent.as_ref(), item);
             }
-            None => state.pending.push(item),
+            _ => state.pending.push_back(item),
         }
     }
 
-    /// Attaches `agent` and delivers what was queued. The queue is drained under the lock,
-    /// so that nothing sent meanwhile overtakes it.
+    /// Attaches `agent` and delivers what was queued, in order, without holding the lock
+    /// while the agent runs.
     pub(crate) fn attach(&self, agent: Arc<dyn AgentHost>) {
-        let mut state = self.lock();
-        for item in std::mem::take(&mut state.pending) {
+        {
+            let mut state = self.lock();
+            state.agent = Some(agent);
+            if state.draining {
+                // Another thread is delivering; it delivers to the new agent from now on.
+                return;
+            }
+            state.draining = true;
+        }
+        loop {
+            let (agent, item) = {
+                let mut state = self.lock();
+                match (state.agent.clone(), state.pending.pop_front()) {
+                    (Some(agent), Some(item)) => (agent, item),
+                    _ => {
+                        state.draining = false;
+                        return;
+                    }
+                }
+            };
             deliver(agent.as_ref(), item);
         }
-        state.agent = Some(agent);
+    }
+
+    /// Reports `error` to the runner's error listeners, or keeps it until there are some.
+    pub(crate) fn report(&self, error: HookError) {
+        let mut reports = self.reports.lock().unwrap_or_else(|p| p.into_inner());
+        match reports.listeners.clone() {
+            Some(listeners) => {
+                drop(reports);
+                listeners.report(&error);
+            }
+            None => reports.early.push(error),
+        }
+    }
+
+    /// Sends problems to `listeners` from now on, and those kept until now.
+    pub(crate) fn report_to(&self, listeners: Arc<Listeners<HookError>>) {
+        let early = {
+            let mut reports = self.reports.lock().unwrap_or_else(|p| p.into_inner());
+            reports.listeners = Some(listeners.clone());
+            std::mem::take(&mut reports.early)
+        };
+        for error in early {
+            listeners.report(&error);
+        }
     }
 
     /// How many items wait for an agent.

@@ -8,12 +8,14 @@ use abi_stable::{
     std_types::{RArc, RErr, ROk, RResult, RSlice, RStr, RString},
 };
 use agent_hooks_abi::{
-    events::{CustomMessage, EventKind, SendMessageOptions},
+    events::{CustomMessage, DeliverAs, EventKind, SendMessageOptions},
     ffi::{
         CommandHandlerBox, EventHandlerBox, HostApi, HostApiBox, HostApi_TO, MessageRendererBox,
     },
     ExecOptions,
 };
+
+use crate::runner::{HookError, HookErrorKind};
 
 use super::{
     exec, may_block,
@@ -41,17 +43,30 @@ struct Shared {
     registry: Mutex<Option<Registry>>,
     outbox: Arc<Outbox>,
     cwd: PathBuf,
+    /// The hook's path as given, or an in-process hook's name, for reports.
+    label: String,
 }
 
 impl PluginApi {
-    pub(crate) fn new(outbox: Arc<Outbox>, cwd: PathBuf) -> Self {
+    pub(crate) fn new(outbox: Arc<Outbox>, cwd: PathBuf, label: &str) -> Self {
         Self {
             shared: Arc::new(Shared {
                 registry: Mutex::new(Some(Registry::default())),
                 outbox,
                 cwd,
+                label: label.to_owned(),
             }),
         }
+    }
+
+    /// Reports a value this host does not know in what the hook sent through `call`.
+    fn report_unknown(&self, call: &str, what: &str) {
+        self.shared.outbox.report(HookError::new(
+            HookErrorKind::Protocol,
+            &self.shared.label,
+            call,
+            format!("sent {what} that this host does not know (the plugin may be built against a newer interface); it is ignored"),
+        ));
     }
 
     /// The boundary object handed to the hook's factory; it shares this API's state.
@@ -125,8 +140,14 @@ impl HostApi for PluginApi {
             Ok(message) => message,
             Err(e) => return RErr(format!("invalid message: {e}").into()),
         };
-        let options: SendMessageOptions =
-            serde_json::from_str(options.as_str()).unwrap_or_default();
+        let mut options: SendMessageOptions = match serde_json::from_str(options.as_str()) {
+            Ok(options) => options,
+            Err(e) => return RErr(format!("invalid message options: {e}").into()),
+        };
+        if options.deliver_as == Some(DeliverAs::Unknown) {
+            self.report_unknown("send_message", "a `deliver_as`");
+            options.deliver_as = None;
+        }
         self.shared.outbox.send(Pending::Message(message, options));
         ROk(())
     }
@@ -148,7 +169,10 @@ impl HostApi for PluginApi {
         args: RSlice<'_, RString>,
         options: RStr<'_>,
     ) -> RResult<RString, RString> {
-        let options: ExecOptions = serde_json::from_str(options.as_str()).unwrap_or_default();
+        let options: ExecOptions = match serde_json::from_str(options.as_str()) {
+            Ok(options) => options,
+            Err(e) => return RErr(format!("invalid exec options: {e}").into()),
+        };
         let args: Vec<&str> = args.iter().map(RString::as_str).collect();
         let outcome = may_block(|| {
             shielded(Err("exec failed unexpectedly".to_owned()), || {
@@ -161,5 +185,46 @@ impl HostApi for PluginApi {
             Ok(json) => ROk(json.into()),
             Err(e) => RErr(e.into()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use abi_stable::std_types::{RNone, ROption, RResult, RStr, RString};
+    use agent_hooks_abi::ffi::{CallError, EventHandler, EventHandler_TO, HostContextRef};
+
+    use super::*;
+
+    struct Silent;
+
+    impl EventHandler for Silent {
+        fn handle(
+            &self,
+            _event: RStr<'_>,
+            _serial: u64,
+            _ctx: HostContextRef<'_>,
+        ) -> RResult<ROption<RString>, CallError> {
+            ROk(RNone)
+        }
+    }
+
+    #[test]
+    fn a_handler_for_an_event_the_host_does_not_know_is_refused_with_a_warning() {
+        let api = PluginApi::new(Arc::default(), PathBuf::new(), "newer.so");
+        let unknown = api.on(
+            "future_event".into(),
+            EventHandler_TO::from_value(Silent, TD_Opaque),
+        );
+        let known = api.on(
+            "turn_end".into(),
+            EventHandler_TO::from_value(Silent, TD_Opaque),
+        );
+        let warning = "registers a handler for unknown event `future_event`, which this host does not emit (the plugin may be newer than the host); the handler is ignored";
+        assert_eq!(unknown, RErr(warning.into()));
+        assert_eq!(known, ROk(()));
+        let registry = api.take_registry();
+        assert_eq!(registry.warnings, [warning]);
+        let kinds: Vec<EventKind> = registry.handlers.iter().map(|(k, _)| *k).collect();
+        assert_eq!(kinds, [EventKind::TurnEnd]);
     }
 }

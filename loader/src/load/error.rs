@@ -3,7 +3,10 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 /// Why one hook path did not load. Each message says what happened and what to do.
+///
+/// More causes may come in later versions: match with a wildcard.
 #[derive(Error)]
+#[non_exhaustive]
 pub enum LoadError {
     /// `$VAR` in the path names an unset variable.
     #[error("the path uses ${var}, which is not set: set it, or write the path out")]

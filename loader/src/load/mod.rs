@@ -157,7 +157,7 @@ fn load_plugin(
             resolved: resolved.to_path_buf(),
         });
     }
-    let api = PluginApi::new(outbox.clone(), cwd.to_path_buf());
+    let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given);
     let outcome = (module.factory())(api.to_object()).into_result();
     if let Err(error) = outcome {
         // Whatever it registered before failing is dropped with `api`.

@@ -59,6 +59,13 @@ pub trait Combine: Event {
     /// (it is cloned only then) and must then return [`Fold::Chained`].
     fn fold(event: &mut Cow<'_, Self>, outcome: &mut Self::Outcome, output: Self::Output) -> Fold;
 
+    /// Names a value in `output` that this host does not know (e.g. a decision added by a
+    /// newer interface), which is reported and ignored; `None` when there is none.
+    fn unknown_value(output: &Self::Output) -> Option<&'static str> {
+        let _ = output;
+        None
+    }
+
     /// For events that command hooks also handle: what they get.
     fn command_input(&self) -> Option<CommandInput<'_>> {
         None
@@ -417,6 +424,7 @@ fn strength(decision: PermissionDecision) -> u8 {
         PermissionDecision::Approve => 1,
         PermissionDecision::Ask => 2,
         PermissionDecision::Deny => 3,
+        _ => 0,
     }
 }
 
@@ -430,7 +438,7 @@ impl Combine for PermissionRequestEvent {
         outcome: &mut PermissionOutcome,
         output: PermissionResult,
     ) -> Fold {
-        if let Some(decision) = output.decision {
+        if let Some(decision) = output.decision.filter(|d| strength(*d) > 0) {
             if outcome
                 .decision
                 .is_none_or(|d| strength(decision) > strength(d))
@@ -440,6 +448,10 @@ impl Combine for PermissionRequestEvent {
         }
         outcome.reasons.extend(output.reason);
         Fold::Continue
+    }
+
+    fn unknown_value(output: &PermissionResult) -> Option<&'static str> {
+        (output.decision == Some(PermissionDecision::Unknown)).then_some("a `decision`")
     }
 
     fn command_input(&self) -> Option<CommandInput<'_>> {

@@ -14,7 +14,7 @@ use agent_hooks_abi::NotifyLevel;
 use serde_json::Value;
 use tokio::task::JoinSet;
 
-use super::{Combine, HookError, HookRunner};
+use super::{Combine, HookError, HookErrorKind, HookRunner, Termination};
 use crate::command::{
     did_not_answer, interpret, run, Answer, CommandEvent, CommandHook, CommandHookReport, Exit,
     Run, RunSpec,
@@ -95,12 +95,12 @@ impl HookRunner {
                 });
             }
             if !answer.problems.is_empty() {
-                self.listeners.report(&HookError {
-                    hook_path: hook.source.to_string_lossy().into_owned(),
-                    event: command_event.name().to_owned(),
-                    panicked: false,
-                    message: format!("`{}` {}", hook.command, answer.problems.join("; ")),
-                });
+                self.listeners.report(&HookError::new(
+                    error_kind(&run.exit, hook.timeout),
+                    hook.source.to_string_lossy(),
+                    command_event.name(),
+                    format!("`{}` {}", hook.command, answer.problems.join("; ")),
+                ));
             }
             self.command_reports.report(&CommandHookReport {
                 event: command_event,
@@ -157,6 +157,17 @@ fn fail_closed(hook: &CommandHook, run: &Run, answer: &mut Answer) {
             hook.source.display(),
             answer.problems.first().map_or("failed", String::as_str)
         ));
+    }
+}
+
+/// What kind of failure a command hook's problems are, by how its process ended: exit 0
+/// or 2 with problems means its answer was not understood.
+fn error_kind(exit: &Exit, timeout: std::time::Duration) -> HookErrorKind {
+    match *exit {
+        Exit::TimedOut => HookErrorKind::TimedOut(timeout),
+        Exit::Signal(signal) => HookErrorKind::Crashed(Termination::Signal(signal)),
+        Exit::Code(0 | 2) => HookErrorKind::Protocol,
+        Exit::Code(_) | Exit::SpawnFailed(_) => HookErrorKind::Failed,
     }
 }
 

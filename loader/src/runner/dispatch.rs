@@ -10,10 +10,10 @@ use std::{
 use abi_stable::{sabi_trait::TD_Opaque, std_types::RString};
 use agent_hooks_abi::{
     events::{Event, EventKind, StopEvent},
-    ffi::{CallError, HostContext_TO},
+    ffi::HostContext_TO,
 };
 
-use super::{Combine, Fold, HandlerTiming, HookError, HookRunner, StopOutcome};
+use super::{Combine, Fold, HandlerTiming, HookError, HookErrorKind, HookRunner, StopOutcome};
 use crate::{hook::Hook, host::CallContext};
 
 impl HookRunner {
@@ -96,10 +96,19 @@ impl HookRunner {
         let mut stopped = false;
         let run = self.run_handlers(event, |hook, result, current| {
             let fold = match result {
-                Ok(Some(output)) => E::fold(current, &mut outcome, output),
+                Ok(Some(output)) => {
+                    if let Some(what) = E::unknown_value(&output) {
+                        self.listeners.report(&HookError::new(
+                            HookErrorKind::Protocol,
+                            hook.path(),
+                            E::KIND.name(),
+                            format!("returned {what} that this host does not know (the plugin may be built against a newer interface); it is ignored"),
+                        ));
+                    }
+                    E::fold(current, &mut outcome, output)
+                }
                 Ok(None) => Fold::Continue,
                 Err(error) => {
-                    let error = HookError::from_call(hook.path(), E::KIND.name(), error);
                     self.listeners.report(&error);
                     if E::STRICT {
                         failure = Some(error);
@@ -154,7 +163,7 @@ impl HookRunner {
     pub fn for_each_handler<E: Event>(
         &self,
         event: &E,
-        mut visit: impl FnMut(&Hook, Result<Option<E::Output>, CallError>) -> ControlFlow<()>,
+        mut visit: impl FnMut(&Hook, Result<Option<E::Output>, HookError>) -> ControlFlow<()>,
     ) -> Result<(), serde_json::Error> {
         self.run_handlers(Cow::Borrowed(event), |hook, result, _| {
             match visit(hook, result) {
@@ -170,7 +179,7 @@ impl HookRunner {
     fn run_handlers<'e, E: Event>(
         &self,
         event: Cow<'e, E>,
-        mut step: impl FnMut(&Hook, Result<Option<E::Output>, CallError>, &mut Cow<'e, E>) -> Fold,
+        mut step: impl FnMut(&Hook, Result<Option<E::Output>, HookError>, &mut Cow<'e, E>) -> Fold,
     ) -> Result<Cow<'e, E>, serde_json::Error> {
         if self.native[E::KIND.index()] == 0 {
             return Ok(event);
@@ -188,7 +197,8 @@ impl HookRunner {
                 let result = handler
                     .handle(payload.as_str().into(), serial, ctx)
                     .into_result()
-                    .and_then(|output| parse_output::<E>(output.into_option()));
+                    .map_err(|error| HookError::from_call(hook.path(), E::KIND.name(), error))
+                    .and_then(|output| parse_output::<E>(hook, output.into_option()));
                 if let Some(started) = started {
                     self.timings.report(&HandlerTiming {
                         hook_path: hook.path().to_owned(),
@@ -222,11 +232,19 @@ fn multi_threaded() -> bool {
         .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
 }
 
-fn parse_output<E: Event>(output: Option<RString>) -> Result<Option<E::Output>, CallError> {
+fn parse_output<E: Event>(
+    hook: &Hook,
+    output: Option<RString>,
+) -> Result<Option<E::Output>, HookError> {
     output
         .map(|json| {
             serde_json::from_str(&json).map_err(|e| {
-                CallError::error(format!("returned an invalid {} result: {e}", E::KIND))
+                HookError::new(
+                    HookErrorKind::Protocol,
+                    hook.path(),
+                    E::KIND.name(),
+                    format!("returned an invalid {} result: {e}", E::KIND),
+                )
             })
         })
         .transpose()

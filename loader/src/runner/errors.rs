@@ -1,15 +1,19 @@
 //! Errors of hooks at event time, and the listeners that hear of them.
 
-use std::sync::{
-    atomic::{AtomicU64, Ordering},
-    Arc, RwLock,
+use std::{
+    fmt,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, RwLock,
+    },
+    time::Duration,
 };
 
 use agent_hooks_abi::ffi::CallError;
 
 /// A hook failed while handling an event, running a command or rendering a message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("hook {hook_path} {verb} on {event}: {message}", verb = if *.panicked { "panicked" } else { "failed" })]
+#[error("hook {hook_path} {verb} on {event}: {message}", verb = kind.verb())]
 pub struct HookError {
     /// The hook's path as given (or the name of an in-process hook; for a command hook, the
     /// file it was configured in).
@@ -17,20 +21,109 @@ pub struct HookError {
     /// The event (`tool_call`, `PreToolUse`), command (`/handoff`) or renderer
     /// (`renderer:todo`).
     pub event: String,
-    /// Whether the hook panicked (the panic was caught inside it).
-    pub panicked: bool,
+    /// What kind of failure it was.
+    pub kind: HookErrorKind,
     /// What went wrong; for a panic, its message and location.
     pub message: String,
 }
 
-impl HookError {
-    pub(crate) fn from_call(hook_path: &str, event: impl Into<String>, error: CallError) -> Self {
-        Self {
-            hook_path: hook_path.to_owned(),
-            event: event.into(),
-            panicked: error.panicked,
-            message: error.message.into_string(),
+/// What kind of failure a [`HookError`] is. More kinds may come: match with a wildcard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HookErrorKind {
+    /// The hook returned an error (a handler's `Err`, a command hook's exit code other than
+    /// 0 and 2, a command that could not start).
+    Failed,
+    /// The hook panicked; the panic was caught inside it.
+    Panicked,
+    /// The process running the hook ended abnormally: a signal, or an exit it should not make.
+    Crashed(Termination),
+    /// The hook did not answer within its deadline, and was stopped.
+    TimedOut(Duration),
+    /// The hook answered something the host cannot understand: an invalid result, invalid
+    /// JSON, a value this host does not know (the hook may be newer than the host).
+    Protocol,
+    /// A failure of the runner itself, not of the hook (`hook_path` is empty, or names the
+    /// hook the runner was about to call).
+    Runner,
+}
+
+/// How a process ended when it should not have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Termination {
+    /// A signal ended it (by number: 11 is SIGSEGV).
+    Signal(i32),
+    /// It exited by itself, with this status.
+    Exit(i32),
+}
+
+impl fmt::Display for Termination {
+    /// `SIGSEGV`, `signal 77`, `exit status 3`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Termination::Signal(number) => match nix::sys::signal::Signal::try_from(number) {
+                Ok(signal) => f.write_str(signal.as_str()),
+                Err(_) => write!(f, "signal {number}"),
+            },
+            Termination::Exit(status) => write!(f, "exit status {status}"),
         }
+    }
+}
+
+impl HookErrorKind {
+    fn verb(&self) -> String {
+        match self {
+            HookErrorKind::Failed | HookErrorKind::Runner => "failed".into(),
+            HookErrorKind::Panicked => "panicked".into(),
+            HookErrorKind::Crashed(how) => format!("crashed ({how})"),
+            HookErrorKind::TimedOut(after) => format!("timed out after {after:?}"),
+            HookErrorKind::Protocol => "answered something the host does not understand".into(),
+        }
+    }
+
+    /// A short name for machine-readable output: `failed`, `panicked`, `crashed`,
+    /// `timed_out`, `protocol`, `runner`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            HookErrorKind::Failed => "failed",
+            HookErrorKind::Panicked => "panicked",
+            HookErrorKind::Crashed(_) => "crashed",
+            HookErrorKind::TimedOut(_) => "timed_out",
+            HookErrorKind::Protocol => "protocol",
+            HookErrorKind::Runner => "runner",
+        }
+    }
+}
+
+impl HookError {
+    /// An error of `kind` in the hook at `hook_path`, on `event`.
+    pub fn new(
+        kind: HookErrorKind,
+        hook_path: impl Into<String>,
+        event: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            hook_path: hook_path.into(),
+            event: event.into(),
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// Whether the hook panicked.
+    pub fn panicked(&self) -> bool {
+        self.kind == HookErrorKind::Panicked
+    }
+
+    pub(crate) fn from_call(hook_path: &str, event: impl Into<String>, error: CallError) -> Self {
+        let kind = if error.panicked {
+            HookErrorKind::Panicked
+        } else {
+            HookErrorKind::Failed
+        };
+        Self::new(kind, hook_path, event, error.message.into_string())
     }
 }
 

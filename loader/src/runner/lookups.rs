@@ -3,7 +3,7 @@
 use abi_stable::{sabi_trait::TD_Opaque, std_types::RString};
 use agent_hooks_abi::{events::CustomMessage, ffi::HostContext_TO, RenderOptions};
 
-use super::{HookError, HookRunner};
+use super::{HookError, HookErrorKind, HookRunner};
 use crate::{
     hook::{Command, Renderer},
     host::CallContext,
@@ -57,12 +57,12 @@ impl HookRunner {
     ) -> Option<String> {
         let renderer = self.get_message_renderer(&message.custom_type)?;
         let failed = |message: String| {
-            self.listeners.report(&HookError {
-                hook_path: renderer.hook_path.clone(),
-                event: format!("renderer:{}", renderer.custom_type),
-                panicked: false,
+            self.listeners.report(&HookError::new(
+                HookErrorKind::Runner,
+                &renderer.hook_path,
+                format!("renderer:{}", renderer.custom_type),
                 message,
-            });
+            ));
             None
         };
         let (Ok(json), Ok(options)) = (

@@ -21,7 +21,8 @@ pub use combine::{
     Combine, CommandInput, ContextOutcome, Fold, PermissionOutcome, PromptOutcome,
     SessionStartOutcome, StopOutcome, ToolCallOutcome, ToolResultOutcome,
 };
-pub use errors::{ErrorSubscription, HookError, Subscription};
+pub(crate) use errors::Listeners;
+pub use errors::{ErrorSubscription, HookError, HookErrorKind, Subscription, Termination};
 pub use lookups::default_rendering;
 
 use crate::{
@@ -30,7 +31,6 @@ use crate::{
     host::{AgentHost, DetachedAgent, Outbox, PluginApi},
     load::LoadError,
 };
-use errors::Listeners;
 
 // Many tasks emit at once: the runner must stay shareable across threads.
 const _: fn() = || {
@@ -114,6 +114,7 @@ impl HookRunner {
             timings: Arc::default(),
             timing: std::sync::atomic::AtomicBool::new(false),
         };
+        runner.in_process_outbox.report_to(runner.listeners.clone());
         for hook in hooks {
             runner.push(hook);
         }
@@ -121,6 +122,7 @@ impl HookRunner {
     }
 
     fn push(&mut self, hook: Hook) {
+        hook.outbox().report_to(self.listeners.clone());
         for kind in EventKind::ALL {
             self.native[kind.index()] += hook.handler_count(*kind);
         }
@@ -137,7 +139,7 @@ impl HookRunner {
         F: FnOnce(&mut HookApi) -> HandlerResult<()>,
     {
         let outbox = self.in_process_outbox.clone();
-        let api = PluginApi::new(outbox.clone(), self.cwd.clone());
+        let api = PluginApi::new(outbox.clone(), self.cwd.clone(), name);
         if let Err(error) = agent_hooks_abi::host::run_factory(api.to_object(), factory) {
             let message = error.message.into_string();
             return Err(if error.panicked {
@@ -243,12 +245,7 @@ impl HookRunner {
 
     /// Reports an error of the runner itself (not of a hook) and returns it.
     fn runner_error(&self, event: &str, message: String) -> HookError {
-        let error = HookError {
-            hook_path: String::new(),
-            event: event.to_owned(),
-            panicked: false,
-            message,
-        };
+        let error = HookError::new(HookErrorKind::Runner, "", event, message);
         self.listeners.report(&error);
         error
     }

@@ -152,6 +152,7 @@ pub async fn emit(
         ($($ty:ty => $kind:ident, $out:ty;)*) => {
             match kind {
                 $(EventKind::$kind => run_one::<$ty>(runner, input).await,)*
+                _ => Err(format!("{kind} cannot be emitted by this version of agent-hooks")),
             }
         };
     }
@@ -163,7 +164,8 @@ pub fn error_json(error: &HookError) -> Value {
     json!({
         "hook_path": error.hook_path,
         "event": error.event,
-        "panicked": error.panicked,
+        "kind": error.kind.name(),
+        "panicked": error.panicked(),
         "error": error.message,
     })
 }

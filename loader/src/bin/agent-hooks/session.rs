@@ -143,7 +143,7 @@ impl Session {
         }
         failures
             .into_iter()
-            .map(|(path, error)| json!({"hook_path": path, "event": "load", "panicked": false, "error": error}))
+            .map(|(path, error)| json!({"hook_path": path, "event": "load", "kind": "failed", "panicked": false, "error": error}))
             .collect()
     }
 }

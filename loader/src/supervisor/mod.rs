@@ -1,0 +1,188 @@
+//! One supervisor for every process the agent starts on a hook's behalf: command hooks, the
+//! programs plugins run with `exec`, and plugin processes.
+//!
+//! - Each process runs in a process group of its own ([`ProcessGroup`]), so that what it
+//!   starts can be stopped with it: on timeout the group gets SIGTERM, then SIGKILL after a
+//!   grace ([`KILL_GRACE`]); when a run is dropped before its process was reaped (the emit
+//!   was cancelled), the whole group gets SIGKILL.
+//! - The wait ends when the process ends, not when its pipes close: a background grandchild
+//!   that keeps stdout open cannot stall the agent. Output written before the exit is still
+//!   read for a moment, then the pipes are abandoned.
+//! - stdin is written concurrently with reading stdout and stderr, inside the run's own
+//!   future (no task per pipe); a process that never reads stdin, or exits early, is not an
+//!   error.
+//! - stdout and stderr are kept up to a cap each; the rest is read and dropped (so the
+//!   process never blocks on a full pipe) and the truncation is reported.
+
+mod blocking;
+mod capture;
+mod group;
+
+use std::{
+    ffi::OsString,
+    os::unix::process::ExitStatusExt,
+    path::PathBuf,
+    process::{ExitStatus, Stdio},
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use nix::sys::signal::Signal;
+use tokio::{io::AsyncWriteExt, process::Command};
+
+pub(crate) use blocking::block_on;
+use capture::Captured;
+pub use group::ProcessGroup;
+
+/// How long a process has to exit after SIGTERM before its group gets SIGKILL.
+pub const KILL_GRACE: Duration = Duration::from_millis(500);
+
+/// How long output already written is still read after the process exited.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(50);
+
+/// How a supervised process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exit {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal ended it (not one the supervisor sent).
+    Signal(i32),
+    /// It ran past its timeout; its process group was killed.
+    TimedOut,
+    /// It could not be started.
+    SpawnFailed(String),
+}
+
+impl Exit {
+    fn of(status: ExitStatus) -> Self {
+        match (status.code(), status.signal()) {
+            (Some(code), _) => Exit::Code(code),
+            (None, Some(signal)) => Exit::Signal(signal),
+            (None, None) => Exit::Code(-1),
+        }
+    }
+}
+
+/// What one supervised run produced.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// How it ended.
+    pub exit: Exit,
+    /// Its standard output, up to the cap.
+    pub stdout: Vec<u8>,
+    /// Its standard error, up to the cap.
+    pub stderr: Vec<u8>,
+    /// stdout was longer than the cap.
+    pub stdout_truncated: bool,
+    /// stderr was longer than the cap.
+    pub stderr_truncated: bool,
+    /// How long it ran.
+    pub duration: Duration,
+}
+
+impl Run {
+    fn spawn_failed(error: std::io::Error, started: Instant) -> Self {
+        Run {
+            exit: Exit::SpawnFailed(error.to_string()),
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            duration: started.elapsed(),
+        }
+    }
+}
+
+/// A program to run under supervision, to its end.
+#[derive(Debug, Clone)]
+pub(crate) struct Spec {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    pub cwd: PathBuf,
+    /// Added to (or replacing in) the agent's environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// Written to stdin, then stdin is closed; `None`: stdin is `/dev/null`.
+    pub stdin: Option<Arc<[u8]>>,
+    pub timeout: Duration,
+    /// How much of stdout, and of stderr, is kept.
+    pub output_cap: usize,
+    /// When the process ends, kill what it left running in its group.
+    pub kill_leftovers: bool,
+}
+
+/// Runs `spec` to its end (see the module docs). Dropping the future before it completes
+/// kills the process's group.
+pub(crate) async fn run(spec: Spec) -> Run {
+    let started = Instant::now();
+    let mut command = Command::new(&spec.program);
+    command
+        .args(&spec.args)
+        .current_dir(&spec.cwd)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut group = match ProcessGroup::spawn(&mut command) {
+        Ok(group) => group,
+        Err(e) => return Run::spawn_failed(e, started),
+    };
+    let stdin = group.child_mut().stdin.take();
+    let stdout = group.child_mut().stdout.take();
+    let stderr = group.child_mut().stderr.take();
+    let mut out = Captured::new(spec.output_cap);
+    let mut err = Captured::new(spec.output_cap);
+
+    let exit = {
+        let io = async {
+            let feed = async {
+                if let (Some(mut pipe), Some(payload)) = (stdin, spec.stdin.as_deref()) {
+                    // A process may exit without reading: a broken pipe is not an error.
+                    let _ = pipe.write_all(payload).await;
+                }
+            };
+            tokio::join!(feed, out.read_from(stdout), err.read_from(stderr));
+        };
+        let waiting = async {
+            match tokio::time::timeout(spec.timeout, group.wait()).await {
+                Ok(Ok(status)) => {
+                    if spec.kill_leftovers {
+                        group.signal(Signal::SIGKILL);
+                    }
+                    Exit::of(status)
+                }
+                Ok(Err(e)) => Exit::SpawnFailed(e.to_string()),
+                Err(_) => {
+                    group.stop(KILL_GRACE).await;
+                    Exit::TimedOut
+                }
+            }
+        };
+        tokio::pin!(io, waiting);
+        let mut io_done = false;
+        let exit = loop {
+            tokio::select! {
+                exit = &mut waiting => break exit,
+                () = &mut io, if !io_done => io_done = true,
+            }
+        };
+        if !io_done {
+            // A pipe still held open by a grandchild is abandoned.
+            let _ = tokio::time::timeout(DRAIN_AFTER_EXIT, &mut io).await;
+        }
+        exit
+    };
+    let (stdout, stdout_truncated) = out.into_parts();
+    let (stderr, stderr_truncated) = err.into_parts();
+    Run {
+        exit,
+        stdout,
+        stderr,
+        stdout_truncated,
+        stderr_truncated,
+        duration: started.elapsed(),
+    }
+}

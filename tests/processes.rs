@@ -1,0 +1,147 @@
+//! The process supervisor under a plugin's `exec` and under command hooks: output is capped,
+//! time is bounded, nothing is left running, and a cancelled emit kills the hook's group.
+
+use std::time::{Duration, Instant};
+
+use agent_hooks::{abi::prelude::*, exec, EXEC_OUTPUT_CAP};
+use agent_hooks_tests::{
+    commands::{CommandRig, Project},
+    survivors,
+};
+use serde_json::json;
+
+fn sh(script: &str, options: &ExecOptions) -> ExecOutput {
+    let cwd = std::env::temp_dir();
+    exec("sh", &["-c", script], options, &cwd).expect("sh runs")
+}
+
+fn timeout(ms: u64) -> ExecOptions {
+    ExecOptions {
+        timeout: Some(Duration::from_millis(ms)),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn exec_of_a_program_printing_50_mb_keeps_the_cap_and_says_so() {
+    let started = Instant::now();
+    let output = sh(
+        "head -c 52428800 /dev/zero | tr '\\0' 'a'; echo done >&2",
+        &ExecOptions::default(),
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(output.stdout.len(), EXEC_OUTPUT_CAP);
+    assert!(output.stdout.bytes().all(|b| b == b'a'));
+    assert_eq!(output.stderr, "done\n");
+    assert_eq!(output.code, Some(0));
+    assert!(output.truncated);
+    assert!(!output.killed);
+}
+
+#[test]
+fn exec_of_a_program_that_never_exits_is_killed_with_its_group_at_the_timeout() {
+    let started = Instant::now();
+    let output = sh(
+        "trap '' TERM; sleep 1000 & echo $!; echo $$; wait",
+        &timeout(300),
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_secs(3),
+        "took {took:?}"
+    );
+    assert!(output.killed);
+    assert_eq!(output.code, None);
+    let pids: Vec<&str> = output.stdout.lines().collect();
+    assert_eq!(pids.len(), 2, "{output:?}");
+    assert_eq!(survivors(pids), Vec::<String>::new());
+}
+
+#[test]
+fn exec_returns_when_the_program_ends_and_kills_what_it_left_in_the_background() {
+    let started = Instant::now();
+    let output = sh("sleep 100 & echo $!", &ExecOptions::default());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the background child's open stdout stalled exec for {:?}",
+        started.elapsed()
+    );
+    assert_eq!(output.code, Some(0));
+    assert!(!output.killed);
+    let pid = output.stdout.trim().to_owned();
+    assert!(!pid.is_empty());
+    assert_eq!(survivors([pid.as_str()]), Vec::<String>::new());
+}
+
+#[test]
+fn exec_passes_env_and_reports_a_program_that_cannot_start() {
+    let options = ExecOptions {
+        env: [("AGENT_HOOKS_TEST_VALUE".to_owned(), "forty two".to_owned())].into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        sh("printf %s \"$AGENT_HOOKS_TEST_VALUE\"", &options).stdout,
+        "forty two"
+    );
+    let error = exec(
+        "/no/such/program",
+        &[],
+        &ExecOptions::default(),
+        &std::env::temp_dir(),
+    )
+    .expect_err("a missing program is an error");
+    assert!(
+        error
+            .to_string()
+            .starts_with("cannot run `/no/such/program`: "),
+        "{error}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exec_inside_a_current_thread_runtime_works_too() {
+    let output = tokio::task::spawn_blocking(|| {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async { sh("echo inside", &ExecOptions::default()) })
+    })
+    .await
+    .unwrap();
+    assert_eq!(output.stdout, "inside\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_emit_kills_the_command_hooks_whole_process_group() {
+    let project = Project::new("p");
+    let pids = project.root.join("pids");
+    let command = format!(
+        "sleep 1000 & echo $! >> '{p}'; (trap '' TERM; sleep 1000) & echo $! >> '{p}'; echo $$ >> '{p}'; wait",
+        p = pids.display()
+    );
+    let file = project.write(
+        "hooks.json",
+        &json!({"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]}).to_string(),
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let event = ToolCallEvent {
+        tool_name: "exec".into(),
+        input: json!({"command": "ls"}),
+        ..Default::default()
+    };
+    let emit = rig.runner.emit(&event);
+    let cancelled = tokio::time::timeout(Duration::from_millis(500), emit).await;
+    assert!(
+        cancelled.is_err(),
+        "the hook sleeps; the emit cannot finish"
+    );
+    let written = std::fs::read_to_string(&pids).unwrap();
+    let pids: Vec<&str> = written.lines().collect();
+    assert_eq!(pids.len(), 3, "{written}");
+    assert_eq!(survivors(pids), Vec::<String>::new());
+}

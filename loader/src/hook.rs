@@ -1,13 +1,17 @@
 //! A loaded hook: what it registered, and where it came from.
 
+mod slots;
+
 use std::{path::PathBuf, sync::Arc};
 
-use agent_hooks_abi::{
-    events::EventKind,
-    ffi::{CommandHandlerBox, EventHandlerBox, MessageRendererBox},
-};
+use agent_hooks_abi::events::EventKind;
 
-use crate::host::{Outbox, PluginApi, Registry};
+pub(crate) use slots::{CommandSlot, HandlerSlot, RendererSlot};
+
+use crate::{
+    host::{Outbox, PluginApi, Registry},
+    isolation::{Isolation, PluginProcess, PluginSettings, ProcessState},
+};
 
 /// Where a hook's code lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +35,7 @@ pub struct Command {
     pub name: String,
     /// What it does.
     pub description: String,
-    pub(crate) handler: CommandHandlerBox,
+    pub(crate) handler: CommandSlot,
 }
 
 /// A renderer a hook registered for one custom message type.
@@ -40,7 +44,7 @@ pub struct Renderer {
     pub hook_path: String,
     /// The custom message type it renders.
     pub custom_type: String,
-    pub(crate) renderer: MessageRendererBox,
+    pub(crate) renderer: RendererSlot,
 }
 
 /// One loaded hook: its handlers per event (in registration order), commands and renderers.
@@ -48,16 +52,19 @@ pub struct Hook {
     path: String,
     resolved_path: PathBuf,
     origin: HookOrigin,
-    handlers: Box<[Vec<EventHandlerBox>]>,
+    handlers: Box<[Vec<HandlerSlot>]>,
     commands: Vec<Command>,
     renderers: Vec<Renderer>,
     warnings: Vec<String>,
     outbox: Arc<Outbox>,
+    settings: PluginSettings,
+    process: Option<Arc<PluginProcess>>,
     /// Kept so that the plugin's host object outlives its handlers.
     _api: PluginApi,
 }
 
 impl Hook {
+    /// A hook whose code runs in this process.
     pub(crate) fn new(
         path: String,
         resolved_path: PathBuf,
@@ -71,10 +78,9 @@ impl Hook {
             renderers,
             warnings,
         } = api.take_registry();
-        let mut handlers: Box<[Vec<EventHandlerBox>]> =
-            (0..EventKind::COUNT).map(|_| Vec::new()).collect();
+        let mut handlers = empty_handlers();
         for (kind, handler) in registered {
-            handlers[kind.index()].push(handler);
+            handlers[kind.index()].push(HandlerSlot::Native(handler));
         }
         let commands = commands
             .into_iter()
@@ -82,7 +88,7 @@ impl Hook {
                 hook_path: path.clone(),
                 name,
                 description,
-                handler,
+                handler: CommandSlot::Native(handler),
             })
             .collect();
         let renderers = renderers
@@ -90,9 +96,13 @@ impl Hook {
             .map(|(custom_type, renderer)| Renderer {
                 hook_path: path.clone(),
                 custom_type,
-                renderer,
+                renderer: RendererSlot::Native(renderer),
             })
             .collect();
+        let settings = PluginSettings {
+            isolation: Isolation::InProcess,
+            ..PluginSettings::default()
+        };
         Self {
             path,
             resolved_path,
@@ -102,6 +112,80 @@ impl Hook {
             renderers,
             warnings,
             outbox,
+            settings,
+            process: None,
+            _api: api,
+        }
+    }
+
+    /// A hook whose code runs in `process`, which registered `registered`.
+    pub(crate) fn remote(
+        path: String,
+        resolved_path: PathBuf,
+        process: Arc<PluginProcess>,
+        registered: crate::isolation::protocol::Registered,
+        api: PluginApi,
+        outbox: Arc<Outbox>,
+        settings: PluginSettings,
+    ) -> Self {
+        let mut handlers = empty_handlers();
+        let mut warnings = registered.warnings;
+        for event in registered.handlers {
+            match event.parse::<EventKind>() {
+                Ok(kind) => {
+                    let index = handlers[kind.index()].len();
+                    handlers[kind.index()].push(HandlerSlot::Remote {
+                        process: process.clone(),
+                        event: kind,
+                        index,
+                    });
+                }
+                Err(unknown) => warnings.push(format!(
+                    "registers a handler for {unknown}, which this host does not emit; the handler is ignored"
+                )),
+            }
+        }
+        let commands = registered
+            .commands
+            .into_iter()
+            .enumerate()
+            .map(|(index, (name, description))| Command {
+                hook_path: path.clone(),
+                name,
+                description,
+                handler: CommandSlot::Remote {
+                    process: process.clone(),
+                    index,
+                },
+            })
+            .collect();
+        let renderers = registered
+            .renderers
+            .into_iter()
+            .enumerate()
+            .map(|(index, custom_type)| Renderer {
+                hook_path: path.clone(),
+                custom_type,
+                renderer: RendererSlot::Remote {
+                    process: process.clone(),
+                    index,
+                },
+            })
+            .collect();
+        Self {
+            path,
+            resolved_path,
+            origin: HookOrigin::Plugin {
+                name: registered.name,
+                version: registered.version,
+            },
+            handlers,
+            commands,
+            renderers,
+            warnings,
+            outbox,
+            settings,
+            process: Some(process),
             _api: api,
         }
     }
@@ -119,6 +203,22 @@ impl Hook {
     /// Where its code lives.
     pub fn origin(&self) -> &HookOrigin {
         &self.origin
+    }
+
+    /// Whether it runs in the agent's process or in a plugin process.
+    pub fn isolation(&self) -> Isolation {
+        self.settings.isolation
+    }
+
+    /// Its deadlines and limits.
+    pub fn settings(&self) -> &PluginSettings {
+        &self.settings
+    }
+
+    /// For a plugin in a process of its own: whether that process runs (and its id), is
+    /// stopped, or was disabled, and why.
+    pub fn process_state(&self) -> Option<ProcessState> {
+        self.process.as_ref().map(|p| p.state())
     }
 
     /// The events it handles, in event order.
@@ -149,13 +249,29 @@ impl Hook {
         &self.warnings
     }
 
-    pub(crate) fn handlers(&self, kind: EventKind) -> &[EventHandlerBox] {
+    pub(crate) fn handlers(&self, kind: EventKind) -> &[HandlerSlot] {
         &self.handlers[kind.index()]
+    }
+
+    /// The `index`-th in-process handler of `kind` (the plugin process serves these).
+    pub(crate) fn native_handler(
+        &self,
+        kind: EventKind,
+        index: usize,
+    ) -> Option<&agent_hooks_abi::ffi::EventHandlerBox> {
+        match self.handlers[kind.index()].get(index)? {
+            HandlerSlot::Native(handler) => Some(handler),
+            HandlerSlot::Remote { .. } => None,
+        }
     }
 
     pub(crate) fn outbox(&self) -> &Arc<Outbox> {
         &self.outbox
     }
+}
+
+fn empty_handlers() -> Box<[Vec<HandlerSlot>]> {
+    (0..EventKind::COUNT).map(|_| Vec::new()).collect()
 }
 
 impl std::fmt::Debug for Hook {
@@ -164,6 +280,7 @@ impl std::fmt::Debug for Hook {
             .field("path", &self.path)
             .field("resolved_path", &self.resolved_path)
             .field("origin", &self.origin)
+            .field("isolation", &self.settings.isolation)
             .field("events", &self.events().collect::<Vec<_>>())
             .field(
                 "commands",

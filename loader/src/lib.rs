@@ -99,6 +99,7 @@ pub mod discover;
 mod file;
 mod hook;
 mod host;
+pub mod isolation;
 mod load;
 mod runner;
 pub mod status_line;
@@ -114,7 +115,10 @@ pub use discover::{
 pub use file::FileError;
 pub use hook::{Command, Hook, HookOrigin, Renderer};
 pub use host::{exec, AgentHost, DetachedAgent, HostUi, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};
-pub use load::{load_hooks, DuplicatePath, LoadError, LoadFailure, LoadHooksResult};
+pub use isolation::{Isolation, LoadOptions, PluginSettings};
+pub use load::{
+    load_hooks, load_hooks_with, DuplicatePath, LoadError, LoadFailure, LoadHooksResult,
+};
 pub use runner::{
     default_rendering, Combine, CommandInput, ContextOutcome, ErrorSubscription, Fold,
     HandlerTiming, HookError, HookErrorKind, HookRunner, PermissionOutcome, PromptOutcome,

@@ -38,6 +38,7 @@ pub use trust::{TrustError, TrustStore, Untrust, TRUST_STORE_FILE};
 use crate::{
     command::CommandHooks,
     file::{read_checked, CheckedFile, Limit, StrictModes},
+    isolation::LoadOptions,
     load::{resolve_path, LoadError, LoadFailure, LoadHooksResult, PluginLoader},
     HookRunner,
 };
@@ -64,6 +65,8 @@ pub struct DiscoveryOptions {
     /// Hooks that must run (ids as for `disabled`, or paths): when one is not running, the
     /// runner blocks every tool call, naming it (see [`Discovered::required_failures`]).
     pub required: Vec<String>,
+    /// How plugins load: by default each in a process of its own.
+    pub load: LoadOptions,
 }
 
 impl DiscoveryOptions {
@@ -79,6 +82,7 @@ impl DiscoveryOptions {
             builtin_providers: true,
             trust_project: false,
             required: Vec::new(),
+            load: LoadOptions::isolated(),
         }
     }
 
@@ -172,7 +176,7 @@ pub fn discover_and_load_hooks<P: AsRef<str>>(
 }
 
 /// Finds the hooks of the providers, then adds `configured_paths` (each a plugin library, a
-/// hooks JSON file, or a hooks folder), resolved like [`load_hooks`]'s; shadows by key, leaves
+/// hooks JSON file, or a hooks folder), resolved like [`load_hooks`](crate::load_hooks)'s; shadows by key, leaves
 /// out disabled ids, untrusted project hooks and files others can write to; loads the rest
 /// in that order. Configured paths are the user's explicit choice: trusted, never shadowed.
 pub fn discover_and_load_hooks_with<P: AsRef<str>>(
@@ -237,7 +241,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     for given in configured_paths {
         discovery.configured(given.as_ref(), &ctx);
     }
-    let mut discovered = discovery.load(&ctx.cwd);
+    let mut discovered = discovery.load(&ctx.cwd, &options.load);
     discovered.required_failures = required::failures(&discovered, &options.required);
     discovered
 }
@@ -405,9 +409,9 @@ impl Discovery {
     /// Loads the accepted entries, in order, from the bytes that were checked: plugins
     /// through the plugin loader (which skips two paths to one file), hooks files and
     /// scripts into the command hooks.
-    fn load(mut self, cwd: &Path) -> Discovered {
+    fn load(mut self, cwd: &Path, options: &LoadOptions) -> Discovered {
         let mut seen_files: HashSet<(u64, u64)> = HashSet::new();
-        let mut plugins = PluginLoader::new(cwd);
+        let mut plugins = PluginLoader::new(cwd, options);
         for (given, entry, file) in self.accepted {
             if entry.kind != EntryKind::Plugin && !seen_files.insert((file.device, file.inode)) {
                 continue;

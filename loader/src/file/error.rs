@@ -3,7 +3,8 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 /// Why a hook file was not read. Each message names the file and says what to do.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Error, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FileError {
     /// Nothing exists at the path.
     #[error("no such file: {path} (check the path; relative paths are taken from the agent's working folder)")]
@@ -31,11 +32,11 @@ pub enum FileError {
         /// The file.
         path: PathBuf,
         /// What it is, e.g. "a FIFO (named pipe)".
-        what: &'static str,
+        what: String,
     },
     /// Bigger than a hook file of its kind may be.
     #[error(
-        "{path} is {size} bytes, more than the {limit} bytes a {kind} may have, so it is not read"
+        "{path} is {size} bytes, more than the {limit} bytes a {file_kind} may have, so it is not read"
     )]
     TooLarge {
         /// The file.
@@ -45,7 +46,7 @@ pub enum FileError {
         /// The cap, in bytes.
         limit: u64,
         /// What kind of file the cap is for.
-        kind: &'static str,
+        file_kind: String,
     },
     /// The file, or a folder above it, could be changed by another user.
     #[error("refused: {reason}")]

@@ -104,14 +104,14 @@ pub(crate) fn read_checked(
     if !what.is_empty() {
         return Err(FileError::NotRegular {
             path: path.to_path_buf(),
-            what,
+            what: what.to_owned(),
         });
     }
     let too_large = |size: u64| FileError::TooLarge {
         path: path.to_path_buf(),
         size,
         limit: limit.bytes(),
-        kind: limit.kind(),
+        file_kind: limit.kind().to_owned(),
     };
     if metadata.len() > limit.bytes() {
         return Err(too_large(metadata.len()));

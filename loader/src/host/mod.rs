@@ -11,7 +11,7 @@ pub use agent::{AgentHost, DetachedAgent, HostUi};
 pub(crate) use context::CallContext;
 pub use exec::{exec, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};
 pub(crate) use outbox::Outbox;
-pub(crate) use plugin_api::{PluginApi, Registry};
+pub(crate) use plugin_api::{Forward, PluginApi, Registry};
 
 /// Runs `f`, which may wait (a UI prompt, a session action, a program), on a thread that may
 /// be a tokio worker: on a multi-threaded runtime the worker first hands its other tasks to

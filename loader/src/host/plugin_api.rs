@@ -15,13 +15,30 @@ use agent_hooks_abi::{
     ExecOptions,
 };
 
-use crate::runner::{HookError, HookErrorKind};
+use crate::{
+    isolation::protocol::{Answer, HostRequest},
+    runner::{HookError, HookErrorKind},
+};
 
 use super::{
     exec, may_block,
     outbox::{Outbox, Pending},
     shielded,
 };
+
+/// Where a plugin process sends what its plugin asks of the host outside calls
+/// (`send_message`, `append_entry`, `exec`): to the agent, over the protocol.
+pub(crate) trait Forward: Send + Sync {
+    /// Asks the agent and waits for its answer.
+    fn forward(&self, request: HostRequest) -> Answer;
+}
+
+fn forwarded(answer: Answer) -> RResult<RString, RString> {
+    match answer {
+        Answer::Ok { value } => ROk(value.as_str().unwrap_or_default().into()),
+        Answer::Err { message } => RErr(message.into()),
+    }
+}
 
 /// What one hook registered from its factory.
 #[derive(Default)]
@@ -45,6 +62,8 @@ struct Shared {
     cwd: PathBuf,
     /// The hook's path as given, or an in-process hook's name, for reports.
     label: String,
+    /// In a plugin process: the agent, which handles messages, entries and programs.
+    forward: Option<Arc<dyn Forward>>,
 }
 
 impl PluginApi {
@@ -55,8 +74,28 @@ impl PluginApi {
                 outbox,
                 cwd,
                 label: label.to_owned(),
+                forward: None,
             }),
         }
+    }
+
+    /// An API for a plugin process: registrations are kept here, and what the plugin sends
+    /// or runs goes to the agent through `forward`.
+    pub(crate) fn forwarding(cwd: PathBuf, label: &str, forward: Arc<dyn Forward>) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                registry: Mutex::new(Some(Registry::default())),
+                outbox: Arc::default(),
+                cwd,
+                label: label.to_owned(),
+                forward: Some(forward),
+            }),
+        }
+    }
+
+    /// Reports a problem of this hook to the runner's error listeners.
+    pub(crate) fn report(&self, error: HookError) {
+        self.shared.outbox.report(error);
     }
 
     /// Reports a value this host does not know in what the hook sent through `call`.
@@ -136,6 +175,13 @@ impl HostApi for PluginApi {
     }
 
     fn send_message(&self, message: RStr<'_>, options: RStr<'_>) -> RResult<(), RString> {
+        if let Some(forward) = &self.shared.forward {
+            return forwarded(forward.forward(HostRequest::SendMessage {
+                message: message.to_string(),
+                options: options.to_string(),
+            }))
+            .map(drop);
+        }
         let message: CustomMessage = match serde_json::from_str(message.as_str()) {
             Ok(message) => message,
             Err(e) => return RErr(format!("invalid message: {e}").into()),
@@ -153,6 +199,13 @@ impl HostApi for PluginApi {
     }
 
     fn append_entry(&self, custom_type: RStr<'_>, data: RStr<'_>) -> RResult<(), RString> {
+        if let Some(forward) = &self.shared.forward {
+            return forwarded(forward.forward(HostRequest::AppendEntry {
+                custom_type: custom_type.to_string(),
+                data: data.to_string(),
+            }))
+            .map(drop);
+        }
         let data = match serde_json::from_str(data.as_str()) {
             Ok(data) => data,
             Err(e) => return RErr(format!("invalid entry data: {e}").into()),
@@ -169,6 +222,13 @@ impl HostApi for PluginApi {
         args: RSlice<'_, RString>,
         options: RStr<'_>,
     ) -> RResult<RString, RString> {
+        if let Some(forward) = &self.shared.forward {
+            return forwarded(forward.forward(HostRequest::Exec {
+                command: command.to_string(),
+                args: args.iter().map(|a| a.to_string()).collect(),
+                options: options.to_string(),
+            }));
+        }
         let options: ExecOptions = match serde_json::from_str(options.as_str()) {
             Ok(options) => options,
             Err(e) => return RErr(format!("invalid exec options: {e}").into()),

@@ -5,7 +5,8 @@ use thiserror::Error;
 /// Why one hook path did not load. Each message says what happened and what to do.
 ///
 /// More causes may come in later versions: match with a wildcard.
-#[derive(Error)]
+#[derive(Error, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum LoadError {
     /// `$VAR` in the path names an unset variable.
@@ -133,8 +134,11 @@ pub enum LoadError {
         reason: String,
     },
     /// The file is not a regular file, or is too large, or could not be read.
-    #[error(transparent)]
-    File(crate::file::FileError),
+    #[error("{error}")]
+    File {
+        /// What is wrong with the file.
+        error: crate::file::FileError,
+    },
     /// The plugin's factory returned an error.
     #[error("the plugin's factory failed: {message}")]
     FactoryFailed {
@@ -148,6 +152,24 @@ pub enum LoadError {
     FactoryPanicked {
         /// The panic's message and location.
         message: String,
+    },
+    /// The plugin process could not be started.
+    #[error("cannot run the plugin in a process of its own: {detail}")]
+    PluginHost {
+        /// What went wrong.
+        detail: String,
+    },
+    /// The plugin process died while loading the library or running the factory.
+    #[error("the plugin process {cause} while loading the plugin (in its library's constructors or its factory), so it is not loaded; report this to its author")]
+    DiedWhileLoading {
+        /// How it ended.
+        cause: String,
+    },
+    /// The factory did not finish in time.
+    #[error("the plugin's factory did not finish within {after:?}; its process was killed and the plugin is not loaded (raise factory_timeout if it needs longer)")]
+    FactoryTimedOut {
+        /// The deadline.
+        after: std::time::Duration,
     },
 }
 
@@ -171,7 +193,7 @@ impl From<crate::file::FileError> for LoadError {
             FileError::IsDirectory { path } => LoadError::IsDirectory { resolved: path },
             FileError::PermissionDenied { path } => LoadError::PermissionDenied { resolved: path },
             FileError::UnsafePermissions { reason } => LoadError::UnsafePermissions { reason },
-            other => LoadError::File(other),
+            error => LoadError::File { error },
         }
     }
 }

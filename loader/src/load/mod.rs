@@ -10,17 +10,23 @@ mod resolve;
 mod sealed;
 mod sniff;
 
-use std::{path::Path, sync::Arc};
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
 
 use agent_hooks_abi::ffi::PanicStrategy;
 
 pub use error::LoadError;
 pub(crate) use resolve::resolve_path;
 
+pub(crate) use sealed::SealedCopy;
+
 use crate::{
     file::{read_checked, CheckedFile, Limit, StrictModes},
     hook::{Hook, HookOrigin},
-    host::{Outbox, PluginApi},
+    host::{Forward, Outbox, PluginApi},
+    isolation::{plugin_host_program, Isolation, LoadOptions, PluginProcess},
 };
 use identity::SeenPaths;
 use sniff::FileKind;
@@ -54,7 +60,7 @@ pub struct DuplicatePath {
     pub same_as: String,
 }
 
-/// Loads the plugin libraries at `paths`, in order.
+/// Loads the plugin libraries at `paths`, in order, in the agent's process.
 ///
 /// Each path may be absolute, relative to `cwd`, start with `~` or `~/`, or contain `$VAR` /
 /// `${VAR}`. Paths that name a library already given (the same absolute or canonical path,
@@ -67,16 +73,32 @@ pub struct DuplicatePath {
 /// bytes that were checked, so that changing the file on disk cannot crash the agent.
 ///
 /// Libraries are never unloaded. Loading one library twice in a process (through two calls)
-/// runs its factory again over the same statics.
+/// runs its factory again over the same statics. To run plugins in processes of their own,
+/// use [`load_hooks_with`].
 pub fn load_hooks<I, P>(paths: I, cwd: impl AsRef<Path>) -> LoadHooksResult
 where
     I: IntoIterator<Item = P>,
     P: AsRef<str>,
 {
+    load_hooks_with(paths, cwd, &LoadOptions::in_process())
+}
+
+/// [`load_hooks`], with each plugin run where `options` says: by default in a plugin process
+/// of its own (see [`crate::isolation`]). Plugin processes start in parallel. Either way the
+/// code that runs is a sealed copy of the bytes that were checked.
+pub fn load_hooks_with<I, P>(
+    paths: I,
+    cwd: impl AsRef<Path>,
+    options: &LoadOptions,
+) -> LoadHooksResult
+where
+    I: IntoIterator<Item = P>,
+    P: AsRef<str>,
+{
     let cwd = cwd.as_ref();
-    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let home = std::env::var_os("HOME").map(PathBuf::from);
     let mut modes = StrictModes::new(home.as_deref());
-    let mut loader = PluginLoader::new(cwd);
+    let mut loader = PluginLoader::new(cwd, options);
     for given in paths {
         let given = given.as_ref();
         match resolve_path(given, cwd) {
@@ -89,22 +111,43 @@ where
     loader.finish()
 }
 
-/// Loads plugins one by one into a [`LoadHooksResult`], skipping duplicates before reading.
+/// One path's load, in the order given.
+enum Slot {
+    Loaded(Box<Hook>),
+    Failed(LoadFailure),
+    Duplicate(DuplicatePath),
+    Starting(Box<Starting>),
+}
+
+/// A plugin process started, its answer not yet read.
+struct Starting {
+    given: String,
+    resolved: PathBuf,
+    process: Arc<PluginProcess>,
+    api: PluginApi,
+    settings: crate::isolation::PluginSettings,
+    starting: Result<crate::isolation::Starting, LoadError>,
+}
+
+/// Loads plugins one by one into a [`LoadHooksResult`], skipping duplicates before reading;
+/// plugin processes are started at once and their answers read in [`finish`](Self::finish).
 pub(crate) struct PluginLoader<'a> {
     cwd: &'a Path,
+    options: &'a LoadOptions,
     outbox: Arc<Outbox>,
     seen: SeenPaths,
-    result: LoadHooksResult,
+    slots: Vec<Slot>,
 }
 
 impl<'a> PluginLoader<'a> {
-    /// A loader whose plugins run with `cwd` as their working folder.
-    pub(crate) fn new(cwd: &'a Path) -> Self {
+    /// A loader whose plugins run with `cwd` as their working folder, where `options` says.
+    pub(crate) fn new(cwd: &'a Path, options: &'a LoadOptions) -> Self {
         Self {
             cwd,
+            options,
             outbox: Arc::new(Outbox::default()),
             seen: SeenPaths::default(),
-            result: LoadHooksResult::default(),
+            slots: Vec::new(),
         }
     }
 
@@ -117,47 +160,182 @@ impl<'a> PluginLoader<'a> {
         read: impl FnOnce() -> Result<CheckedFile, LoadError>,
     ) {
         if let Some(same_as) = self.seen.first_seen_as(given, resolved) {
-            self.result.duplicates.push(DuplicatePath {
+            self.slots.push(Slot::Duplicate(DuplicatePath {
                 path: given.to_owned(),
                 same_as,
-            });
+            }));
             return;
         }
-        match read().and_then(|file| load_plugin(given, resolved, &file, self.cwd, &self.outbox)) {
-            Ok(hook) => self.result.hooks.push(hook),
-            Err(error) => self.fail(given, error),
+        let file = match read().and_then(|file| check_image(resolved, &file.bytes).map(|()| file)) {
+            Ok(file) => file,
+            Err(error) => return self.fail(given, error),
+        };
+        let settings = self.options.settings_for(given, resolved);
+        if settings.isolation == Isolation::InProcess {
+            match load_plugin(given, resolved, &file.bytes, self.cwd, &self.outbox) {
+                Ok(hook) => self.slots.push(Slot::Loaded(Box::new(hook))),
+                Err(error) => self.fail(given, error),
+            }
+            return;
         }
+        let program = match plugin_host_program(self.options.plugin_host.as_deref()) {
+            Ok(program) => program,
+            Err(detail) => return self.fail(given, LoadError::PluginHost { detail }),
+        };
+        // The plugin process loads this copy, through the agent's descriptor: the bytes
+        // checked here, also when it is started again.
+        let image = match SealedCopy::new(&file.bytes) {
+            Ok(image) => Arc::new(image),
+            Err(e) => {
+                return self.fail(
+                    given,
+                    LoadError::Open {
+                        resolved: resolved.to_path_buf(),
+                        detail: format!("cannot make a private copy of it to load: {e}"),
+                    },
+                )
+            }
+        };
+        let api = PluginApi::new(self.outbox.clone(), self.cwd.to_path_buf(), given);
+        let process = Arc::new(PluginProcess::new(
+            given,
+            resolved,
+            image,
+            self.cwd,
+            program,
+            settings,
+            api.clone(),
+        ));
+        let starting = process.begin();
+        self.slots.push(Slot::Starting(Box::new(Starting {
+            given: given.to_owned(),
+            resolved: resolved.to_path_buf(),
+            process,
+            api,
+            settings,
+            starting,
+        })));
     }
 
     /// Records that `given` failed.
     pub(crate) fn fail(&mut self, given: &str, error: LoadError) {
-        self.result.errors.push(LoadFailure {
+        self.slots.push(Slot::Failed(LoadFailure {
             path: given.to_owned(),
             error,
-        });
+        }));
     }
 
-    /// What was loaded, failed and skipped.
+    /// What was loaded, failed and skipped, in the order given (waiting for the plugin
+    /// processes' answers).
     pub(crate) fn finish(self) -> LoadHooksResult {
-        self.result
+        let mut result = LoadHooksResult::default();
+        for slot in self.slots {
+            let loaded = match slot {
+                Slot::Loaded(hook) => Ok(*hook),
+                Slot::Failed(failure) => Err(failure),
+                Slot::Duplicate(duplicate) => {
+                    result.duplicates.push(duplicate);
+                    continue;
+                }
+                Slot::Starting(started) => {
+                    let Starting {
+                        given,
+                        resolved,
+                        process,
+                        api,
+                        settings,
+                        starting,
+                    } = *started;
+                    starting
+                        .and_then(|starting| process.finish(starting))
+                        .map(|registered| {
+                            Hook::remote(
+                                given.clone(),
+                                resolved,
+                                process,
+                                registered,
+                                api,
+                                self.outbox.clone(),
+                                settings,
+                            )
+                        })
+                        .map_err(|error| LoadFailure { path: given, error })
+                }
+            };
+            match loaded {
+                Ok(hook) => result.hooks.push(hook),
+                Err(failure) => result.errors.push(failure),
+            }
+        }
+        result
     }
 }
 
 fn load_plugin(
     given: &str,
     resolved: &Path,
-    file: &CheckedFile,
+    bytes: &[u8],
     cwd: &Path,
     outbox: &Arc<Outbox>,
 ) -> Result<Hook, LoadError> {
-    check_image(resolved, &file.bytes)?;
-    let module = library::open_plugin(resolved, &file.bytes)?;
+    let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given);
+    let origin = run_factory(resolved, bytes, &api)?;
+    Ok(Hook::new(
+        given.to_owned(),
+        resolved.to_path_buf(),
+        origin,
+        api,
+        outbox.clone(),
+    ))
+}
+
+/// Loads a plugin in a plugin process: as in the agent, but what the plugin sends or runs
+/// goes to the agent through `forward`. The bytes are read from `image`, the agent's sealed
+/// copy of what it checked (messages name `resolved`); without one, from `resolved` with
+/// every check.
+pub(crate) fn load_plugin_forwarding(
+    given: &str,
+    resolved: &Path,
+    image: Option<&Path>,
+    cwd: &Path,
+    forward: Arc<dyn Forward>,
+) -> Result<Hook, LoadError> {
+    let bytes = match image {
+        Some(image) => read_image(resolved, image)?,
+        None => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let mut modes = StrictModes::new(home.as_deref());
+            read_checked(resolved, Limit::Library, &mut modes)?.bytes
+        }
+    };
+    check_image(resolved, &bytes)?;
+    let api = PluginApi::forwarding(cwd.to_path_buf(), given, forward);
+    let origin = run_factory(resolved, &bytes, &api)?;
+    Ok(Hook::new(
+        given.to_owned(),
+        resolved.to_path_buf(),
+        origin,
+        api,
+        Arc::default(),
+    ))
+}
+
+/// The bytes of the agent's sealed copy of `resolved`, at `image`.
+fn read_image(resolved: &Path, image: &Path) -> Result<Vec<u8>, LoadError> {
+    std::fs::read(image).map_err(|e| LoadError::Open {
+        resolved: resolved.to_path_buf(),
+        detail: format!("the plugin process cannot read the agent's checked copy of it ({e})"),
+    })
+}
+
+/// Opens the library from a sealed copy of `bytes`, and runs its factory with `api`.
+fn run_factory(resolved: &Path, bytes: &[u8], api: &PluginApi) -> Result<HookOrigin, LoadError> {
+    let module = library::open_plugin(resolved, bytes)?;
     if module.panic_strategy() != PanicStrategy::Unwind {
         return Err(LoadError::PanicAbort {
             resolved: resolved.to_path_buf(),
         });
     }
-    let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given);
     let outcome = (module.factory())(api.to_object()).into_result();
     if let Err(error) = outcome {
         // Whatever it registered before failing is dropped with `api`.
@@ -172,17 +350,10 @@ fn load_plugin(
             }
         });
     }
-    let origin = HookOrigin::Plugin {
+    Ok(HookOrigin::Plugin {
         name: module.plugin_name().to_string(),
         version: module.plugin_version().to_string(),
-    };
-    Ok(Hook::new(
-        given.to_owned(),
-        resolved.to_path_buf(),
-        origin,
-        api,
-        outbox.clone(),
-    ))
+    })
 }
 
 /// Refuses what is not a shared library before the dynamic loader sees it, with advice.

@@ -83,6 +83,25 @@ impl SealedCopy {
         std::mem::forget(self);
     }
 
+    /// The path under which this process's children can open the copy
+    /// (`/proc/<this process>/fd/<n>`): a plugin process loads the agent's copy, so that it
+    /// runs the bytes the agent checked. Elsewhere, the copy's own path.
+    pub(crate) fn path_for_children(&self) -> PathBuf {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            PathBuf::from(format!(
+                "/proc/{}/fd/{}",
+                std::process::id(),
+                self._fd.as_raw_fd()
+            ))
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            self.path.clone()
+        }
+    }
+
     /// The path to give the dynamic loader; never shown to a user.
     pub(crate) fn path(&self) -> &std::path::Path {
         &self.path

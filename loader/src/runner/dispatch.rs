@@ -7,14 +7,10 @@ use std::{
     sync::atomic::{AtomicU64, Ordering},
 };
 
-use abi_stable::{sabi_trait::TD_Opaque, std_types::RString};
-use agent_hooks_abi::{
-    events::{Event, EventKind, StopEvent},
-    ffi::HostContext_TO,
-};
+use agent_hooks_abi::events::{Event, EventKind, StopEvent};
 
 use super::{Combine, Fold, HandlerTiming, HookError, HookErrorKind, HookRunner, StopOutcome};
-use crate::{hook::Hook, host::CallContext};
+use crate::{hook::Hook, host::CallContext, isolation::CallFailure};
 
 impl HookRunner {
     /// Emits `event`: native handlers first (hooks in load order), then the matching
@@ -191,14 +187,17 @@ impl HookRunner {
         let context = CallContext::event(agent.as_ref(), &self.cwd);
         let timed = self.timing.load(Ordering::Relaxed);
         for hook in &self.hooks {
+            let timeout = hook.settings().handler_timeout;
             for handler in hook.handlers(E::KIND) {
-                let ctx = HostContext_TO::from_ptr(&context, TD_Opaque);
                 let started = timed.then(std::time::Instant::now);
-                let result = handler
-                    .handle(payload.as_str().into(), serial, ctx)
-                    .into_result()
-                    .map_err(|error| HookError::from_call(hook.path(), E::KIND.name(), error))
-                    .and_then(|output| parse_output::<E>(hook, output.into_option()));
+                let result = match handler.call(&payload, serial, &context, timeout) {
+                    Ok(output) => parse_output::<E>(hook, output),
+                    // A disabled plugin was reported when it was disabled; it is skipped.
+                    Err(CallFailure::Disabled) => Ok(None),
+                    Err(CallFailure::Failed(kind, message)) => {
+                        Err(HookError::new(kind, hook.path(), E::KIND.name(), message))
+                    }
+                };
                 if let Some(started) = started {
                     self.timings.report(&HandlerTiming {
                         hook_path: hook.path().to_owned(),
@@ -234,7 +233,7 @@ fn multi_threaded() -> bool {
 
 fn parse_output<E: Event>(
     hook: &Hook,
-    output: Option<RString>,
+    output: Option<String>,
 ) -> Result<Option<E::Output>, HookError> {
     output
         .map(|json| {

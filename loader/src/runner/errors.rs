@@ -9,8 +9,6 @@ use std::{
     time::Duration,
 };
 
-use agent_hooks_abi::ffi::CallError;
-
 /// A hook failed while handling an event, running a command or rendering a message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("hook {hook_path} {verb} on {event}: {message}", verb = kind.verb())]
@@ -115,15 +113,6 @@ impl HookError {
     /// Whether the hook panicked.
     pub fn panicked(&self) -> bool {
         self.kind == HookErrorKind::Panicked
-    }
-
-    pub(crate) fn from_call(hook_path: &str, event: impl Into<String>, error: CallError) -> Self {
-        let kind = if error.panicked {
-            HookErrorKind::Panicked
-        } else {
-            HookErrorKind::Failed
-        };
-        Self::new(kind, hook_path, event, error.message.into_string())
     }
 }
 

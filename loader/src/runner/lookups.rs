@@ -1,13 +1,26 @@
 //! Commands and message renderers: the first hook that registered one wins.
 
-use abi_stable::{sabi_trait::TD_Opaque, std_types::RString};
-use agent_hooks_abi::{events::CustomMessage, ffi::HostContext_TO, RenderOptions};
+use agent_hooks_abi::{events::CustomMessage, RenderOptions};
 
 use super::{HookError, HookErrorKind, HookRunner};
 use crate::{
-    hook::{Command, Renderer},
+    hook::{Command, Hook, Renderer},
     host::CallContext,
+    isolation::CallFailure,
 };
+
+/// A failed call as the error it is for the hook at `hook_path` on `what`.
+fn failure(hook_path: &str, what: String, failure: CallFailure) -> HookError {
+    match failure {
+        CallFailure::Failed(kind, message) => HookError::new(kind, hook_path, what, message),
+        CallFailure::Disabled => HookError::new(
+            HookErrorKind::Crashed(super::Termination::Exit(0)),
+            hook_path,
+            what,
+            "the plugin was disabled after crashing too often",
+        ),
+    }
+}
 
 impl HookRunner {
     /// The command `name` (without `/`) of the first hook that registered it.
@@ -33,14 +46,18 @@ impl HookRunner {
     /// command context, passing `args` (the text after the name). `None` when no hook
     /// registered it. An error or panic is returned and reported to the error listeners.
     pub fn run_command(&self, name: &str, args: &str) -> Option<Result<(), HookError>> {
-        let command = self.get_command(name)?;
+        let name = name.trim_start_matches('/');
+        let (hook, command) = self
+            .hooks
+            .iter()
+            .flat_map(|hook| hook.commands().iter().map(move |c| (hook, c)))
+            .find(|(_, c)| c.name == name)?;
         let agent = self.agent();
         let context = CallContext::command(agent.as_ref(), &self.cwd);
-        let ctx = HostContext_TO::from_ptr(&context, TD_Opaque);
-        let result = command.handler.run(args.into(), ctx).into_result();
+        let timeout = hook.settings().command_timeout;
+        let result = command.handler.call(args, &context, timeout, &command.name);
         Some(result.map_err(|error| {
-            let error =
-                HookError::from_call(&command.hook_path, format!("/{}", command.name), error);
+            let error = failure(&command.hook_path, format!("/{}", command.name), error);
             self.listeners.report(&error);
             error
         }))
@@ -55,7 +72,11 @@ impl HookRunner {
         message: &CustomMessage,
         options: &RenderOptions,
     ) -> Option<String> {
-        let renderer = self.get_message_renderer(&message.custom_type)?;
+        let (hook, renderer): (&Hook, &Renderer) = self
+            .hooks
+            .iter()
+            .flat_map(|hook| hook.renderers().iter().map(move |r| (hook, r)))
+            .find(|(_, r)| r.custom_type == message.custom_type)?;
         let failed = |message: String| {
             self.listeners.report(&HookError::new(
                 HookErrorKind::Runner,
@@ -73,15 +94,14 @@ impl HookRunner {
         };
         let agent = self.agent();
         let context = CallContext::event(agent.as_ref(), &self.cwd);
-        let ctx = HostContext_TO::from_ptr(&context, TD_Opaque);
+        let timeout = hook.settings().renderer_timeout;
         match renderer
             .renderer
-            .render(json.as_str().into(), options.as_str().into(), ctx)
-            .into_result()
+            .call(&json, &options, &context, timeout, &renderer.custom_type)
         {
-            Ok(rendered) => rendered.into_option().map(RString::into_string),
+            Ok(rendered) => rendered,
             Err(error) => {
-                let error = HookError::from_call(
+                let error = failure(
                     &renderer.hook_path,
                     format!("renderer:{}", renderer.custom_type),
                     error,

@@ -17,6 +17,7 @@
 mod blocking;
 mod capture;
 mod group;
+pub(crate) mod reap;
 
 use std::{
     ffi::OsString,

@@ -44,6 +44,8 @@ pub fn report(session: &Session) -> Value {
                 "events": hook.events().map(|e| e.name()).collect::<Vec<_>>(),
                 "commands": hook.commands().iter().map(|c| format!("/{}", c.name)).collect::<Vec<_>>(),
                 "warnings": hook.warnings(),
+                "isolation": hook.isolation(),
+                "process": process_json(hook.process_state()),
             })
         })
         .collect();
@@ -215,4 +217,16 @@ pub fn run(common: &Common) -> Outcome {
             ExitCode::FAILURE
         },
     )
+}
+
+/// A plugin process's state as JSON: `{"state": "running", "pid"}`, `{"state": "stopped" |
+/// "disabled", "cause"}`, or `null` for a plugin loaded in process.
+fn process_json(state: Option<agent_hooks::isolation::ProcessState>) -> serde_json::Value {
+    use agent_hooks::isolation::ProcessState;
+    match state {
+        None => serde_json::Value::Null,
+        Some(ProcessState::Running(pid)) => json!({"state": "running", "pid": pid}),
+        Some(ProcessState::Stopped(cause)) => json!({"state": "stopped", "cause": cause}),
+        Some(ProcessState::Disabled(cause)) => json!({"state": "disabled", "cause": cause}),
+    }
 }

@@ -62,6 +62,9 @@ impl Session {
         options.builtin_providers = !common.no_discover;
         options.trust_project = common.trust_project;
         options.required = common.required.clone();
+        if common.in_process {
+            options.load = agent_hooks::LoadOptions::in_process();
+        }
         adjust(&mut options);
         let mut findings = discover_and_load_hooks_with(&common.hooks, options);
         let mut runner = findings.take_runner(&cwd);

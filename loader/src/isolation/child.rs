@@ -1,0 +1,487 @@
+//! The plugin process: loads one library with the agent's own loader and serves it over the
+//! protocol on private file descriptors.
+
+use std::{
+    collections::HashMap,
+    fs::File,
+    io::{BufReader, BufWriter},
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        mpsc, Arc, Mutex,
+    },
+    thread,
+};
+
+use abi_stable::{
+    sabi_trait::TD_Opaque,
+    std_types::{RErr, RNone, ROk, ROption, RResult, RSlice, RSome, RStr, RString},
+};
+use agent_hooks_abi::ffi::{CallError, HostContext, HostContext_TO};
+use serde_json::Value;
+
+use super::protocol::{
+    read_frame, write_frame, Answer, CallOutcome, FromPlugin, HostRequest, Limits, Registered,
+    Target, ToPlugin, PROTOCOL_VERSION,
+};
+use crate::{hook::Hook, host::Forward};
+
+/// The connection to the agent, shared by every thread of the plugin process.
+pub(super) struct Link {
+    out: Mutex<BufWriter<File>>,
+    pending: Mutex<HashMap<u64, mpsc::Sender<Answer>>>,
+    next_id: AtomicU64,
+}
+
+impl Link {
+    fn send(&self, message: &FromPlugin) -> bool {
+        let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        write_frame(&mut *out, message).is_ok()
+    }
+
+    /// Asks the agent and waits for its answer.
+    fn ask(&self, call: Option<u64>, request: HostRequest) -> Answer {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (sender, receiver) = mpsc::channel();
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, sender);
+        let sent = self.send(&FromPlugin::Request { id, call, request });
+        let answer = if sent { receiver.recv().ok() } else { None };
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        answer.unwrap_or_else(|| Answer::Err {
+            message: "the agent closed the connection".into(),
+        })
+    }
+
+    fn answered(&self, id: u64, answer: Answer) {
+        let waiting = self
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        if let Some(waiting) = waiting {
+            let _ = waiting.send(answer);
+        }
+    }
+
+    /// Ends every wait: the agent is gone.
+    fn close(&self) {
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+    }
+}
+
+impl Forward for Link {
+    fn forward(&self, request: HostRequest) -> Answer {
+        self.ask(None, request)
+    }
+}
+
+/// Runs the plugin process on `input`/`output` (the protocol's descriptors) until the agent
+/// says goodbye or goes away.
+pub(super) fn serve(input: File, output: File) {
+    let link = Arc::new(Link {
+        out: Mutex::new(BufWriter::new(output)),
+        pending: Mutex::default(),
+        next_id: AtomicU64::new(1),
+    });
+    if !link.send(&FromPlugin::Hello {
+        protocol: PROTOCOL_VERSION,
+        interface_version: agent_hooks_abi::INTERFACE_VERSION.to_owned(),
+    }) {
+        return;
+    }
+    // The reader routes replies at once, so that a factory or a handler waiting for one
+    // never blocks the reading of it; work goes to this thread.
+    let (work, jobs) = mpsc::channel::<ToPlugin>();
+    let reader_link = link.clone();
+    thread::spawn(move || {
+        let mut input = BufReader::new(input);
+        while let Ok(message) = read_frame::<ToPlugin>(&mut input) {
+            match message {
+                ToPlugin::Reply { id, result } => reader_link.answered(id, result),
+                other => {
+                    if work.send(other).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        reader_link.close();
+        // The agent is gone: nothing more to do for anyone.
+        std::process::exit(0);
+    });
+
+    let mut hook: Option<Arc<Hook>> = None;
+    let mut cwd = String::new();
+    let workers = Workers::default();
+    for job in jobs {
+        match job {
+            ToPlugin::Load {
+                library,
+                image,
+                given,
+                cwd: cwd_path,
+                limits,
+            } => {
+                apply_limits(&limits);
+                cwd = cwd_path.to_string_lossy().into_owned();
+                let forward: Arc<dyn Forward> = link.clone();
+                let answer = match crate::load::load_plugin_forwarding(
+                    &given,
+                    &library,
+                    image.as_deref(),
+                    &cwd_path,
+                    forward,
+                ) {
+                    Ok(loaded) => {
+                        let registered = registered_of(&loaded);
+                        hook = Some(Arc::new(loaded));
+                        FromPlugin::Loaded(registered)
+                    }
+                    Err(error) => FromPlugin::LoadFailed { error },
+                };
+                link.send(&answer);
+            }
+            ToPlugin::Call {
+                id,
+                target,
+                payload,
+            } => {
+                let Some(hook) = hook.clone() else {
+                    link.send(&FromPlugin::Done {
+                        id,
+                        result: CallOutcome::Failed {
+                            message: "no plugin is loaded".into(),
+                            panicked: false,
+                        },
+                    });
+                    continue;
+                };
+                let link = link.clone();
+                let cwd = cwd.clone();
+                workers.run(move || {
+                    let result = call(&hook, &link, &cwd, id, target, &payload);
+                    link.send(&FromPlugin::Done { id, result });
+                });
+            }
+            ToPlugin::Goodbye => break,
+            ToPlugin::Reply { .. } => {}
+        }
+    }
+}
+
+fn registered_of(hook: &Hook) -> Registered {
+    let (name, version) = match hook.origin() {
+        crate::HookOrigin::Plugin { name, version } => (name.clone(), version.clone()),
+        _ => Default::default(),
+    };
+    Registered {
+        name,
+        version,
+        handlers: hook
+            .events()
+            .flat_map(|kind| std::iter::repeat_n(kind.name().to_owned(), hook.handler_count(kind)))
+            .collect(),
+        commands: hook
+            .commands()
+            .iter()
+            .map(|c| (c.name.clone(), c.description.clone()))
+            .collect(),
+        renderers: hook
+            .renderers()
+            .iter()
+            .map(|r| r.custom_type.clone())
+            .collect(),
+        warnings: hook.warnings().to_vec(),
+    }
+}
+
+/// Calls the plugin's code named by `target`, with a context that asks the agent.
+fn call(
+    hook: &Hook,
+    link: &Arc<Link>,
+    cwd: &str,
+    id: u64,
+    target: Target,
+    payload: &str,
+) -> CallOutcome {
+    let context = RemoteContext {
+        link: link.clone(),
+        call: id,
+        cwd: cwd.to_owned(),
+    };
+    let ctx = HostContext_TO::from_ptr(&context, TD_Opaque);
+    let result: RResult<Option<String>, CallError> = match target {
+        Target::Handler {
+            event,
+            index,
+            serial,
+        } => match event
+            .parse()
+            .ok()
+            .and_then(|kind| hook.native_handler(kind, index))
+        {
+            Some(handler) => handler
+                .handle(payload.into(), serial, ctx)
+                .map(|output| output.into_option().map(RString::into_string)),
+            None => RErr(CallError::error(format!(
+                "the plugin has no handler {index} for {event}"
+            ))),
+        },
+        Target::Command { index } => {
+            match hook.commands().get(index).and_then(|c| c.handler.native()) {
+                Some(handler) => handler.run(payload.into(), ctx).map(|()| None),
+                None => RErr(CallError::error(format!(
+                    "the plugin has no command {index}"
+                ))),
+            }
+        }
+        Target::Renderer { index, options } => match hook
+            .renderers()
+            .get(index)
+            .and_then(|r| r.renderer.native())
+        {
+            Some(renderer) => renderer
+                .render(payload.into(), options.as_str().into(), ctx)
+                .map(|output| output.into_option().map(RString::into_string)),
+            None => RErr(CallError::error(format!(
+                "the plugin has no renderer {index}"
+            ))),
+        },
+    };
+    match result {
+        ROk(output) => CallOutcome::Ok { output },
+        RErr(error) => CallOutcome::Failed {
+            message: error.message.into_string(),
+            panicked: error.panicked,
+        },
+    }
+}
+
+/// A call for a worker thread to run.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Threads that run calls, so that the thread reading the agent's messages never waits for
+/// plugin code; idle ones are reused.
+#[derive(Default)]
+struct Workers {
+    idle: Arc<Mutex<Vec<mpsc::Sender<Job>>>>,
+}
+
+impl Workers {
+    fn run(&self, job: impl FnOnce() + Send + 'static) {
+        let job: Box<dyn FnOnce() + Send> = Box::new(job);
+        let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let job = match idle {
+            Some(worker) => match worker.send(job) {
+                Ok(()) => return,
+                Err(mpsc::SendError(job)) => job,
+            },
+            None => job,
+        };
+        let (sender, receiver) = mpsc::channel::<Box<dyn FnOnce() + Send>>();
+        let idle = self.idle.clone();
+        let me = sender.clone();
+        let _ = sender.send(job);
+        thread::spawn(move || {
+            for job in receiver {
+                job();
+                idle.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(me.clone());
+            }
+        });
+    }
+}
+
+/// Applies resource limits before the library is loaded.
+fn apply_limits(limits: &Limits) {
+    use nix::sys::resource::{setrlimit, Resource};
+    if let Some(bytes) = limits.address_space {
+        let _ = setrlimit(Resource::RLIMIT_AS, bytes, bytes);
+    }
+    if let Some(files) = limits.open_files {
+        let _ = setrlimit(Resource::RLIMIT_NOFILE, files, files);
+    }
+}
+
+/// The context of one call, in the plugin process: each method asks the agent, which
+/// answers with the context of the call it is waiting for.
+struct RemoteContext {
+    link: Arc<Link>,
+    call: u64,
+    cwd: String,
+}
+
+impl RemoteContext {
+    fn ask(&self, request: HostRequest) -> Result<Value, String> {
+        match self.link.ask(Some(self.call), request) {
+            Answer::Ok { value } => Ok(value),
+            Answer::Err { message } => Err(message),
+        }
+    }
+
+    fn bool(&self, request: HostRequest, fallback: bool) -> bool {
+        self.ask(request)
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(fallback)
+    }
+
+    fn text(&self, request: HostRequest) -> RString {
+        self.ask(request)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+            .into()
+    }
+
+    fn maybe_text(&self, request: HostRequest) -> ROption<RString> {
+        match self
+            .ask(request)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+        {
+            Some(text) => RSome(text.into()),
+            None => RNone,
+        }
+    }
+
+    fn action(&self, request: HostRequest) -> RResult<RString, RString> {
+        match self.ask(request) {
+            Ok(value) => ROk(value.as_str().unwrap_or_default().into()),
+            Err(message) => RErr(message.into()),
+        }
+    }
+}
+
+fn s(text: RStr<'_>) -> String {
+    text.as_str().to_owned()
+}
+
+impl HostContext for RemoteContext {
+    fn has_ui(&self) -> bool {
+        self.bool(HostRequest::HasUi, false)
+    }
+
+    fn cwd(&self) -> RString {
+        self.cwd.as_str().into()
+    }
+
+    fn session(&self) -> RString {
+        self.text(HostRequest::Session)
+    }
+
+    fn model(&self) -> RString {
+        self.text(HostRequest::Model)
+    }
+
+    fn is_idle(&self) -> bool {
+        self.bool(HostRequest::IsIdle, true)
+    }
+
+    fn abort(&self) {
+        let _ = self.ask(HostRequest::Abort);
+    }
+
+    fn has_queued_messages(&self) -> bool {
+        self.bool(HostRequest::HasQueuedMessages, false)
+    }
+
+    fn ui_select(&self, title: RStr<'_>, options: RSlice<'_, RString>) -> ROption<RString> {
+        self.maybe_text(HostRequest::UiSelect {
+            title: s(title),
+            options: options.iter().map(|o| o.to_string()).collect(),
+        })
+    }
+
+    fn ui_confirm(&self, title: RStr<'_>, message: RStr<'_>) -> bool {
+        self.bool(
+            HostRequest::UiConfirm {
+                title: s(title),
+                message: s(message),
+            },
+            false,
+        )
+    }
+
+    fn ui_input(&self, title: RStr<'_>, placeholder: RStr<'_>) -> ROption<RString> {
+        self.maybe_text(HostRequest::UiInput {
+            title: s(title),
+            placeholder: s(placeholder),
+        })
+    }
+
+    fn ui_editor(&self, title: RStr<'_>, prefill: RStr<'_>) -> ROption<RString> {
+        self.maybe_text(HostRequest::UiEditor {
+            title: s(title),
+            prefill: s(prefill),
+        })
+    }
+
+    fn ui_notify(&self, message: RStr<'_>, level: RStr<'_>) {
+        let _ = self.ask(HostRequest::UiNotify {
+            message: s(message),
+            level: s(level),
+        });
+    }
+
+    fn ui_set_status(&self, key: RStr<'_>, text: ROption<RStr<'_>>) {
+        let _ = self.ask(HostRequest::UiSetStatus {
+            key: s(key),
+            text: text.into_option().map(s),
+        });
+    }
+
+    fn ui_custom(&self, kind: RStr<'_>, data: RStr<'_>) -> ROption<RString> {
+        self.maybe_text(HostRequest::UiCustom {
+            kind: s(kind),
+            data: s(data),
+        })
+    }
+
+    fn ui_set_editor_text(&self, text: RStr<'_>) {
+        let _ = self.ask(HostRequest::UiSetEditorText { text: s(text) });
+    }
+
+    fn ui_get_editor_text(&self) -> RString {
+        self.text(HostRequest::UiGetEditorText)
+    }
+
+    fn ui_theme(&self) -> RString {
+        self.text(HostRequest::UiTheme)
+    }
+
+    fn wait_for_idle(&self) -> RResult<(), RString> {
+        match self.ask(HostRequest::WaitForIdle) {
+            Ok(_) => ROk(()),
+            Err(message) => RErr(message.into()),
+        }
+    }
+
+    fn new_session(&self, options: RStr<'_>) -> RResult<RString, RString> {
+        self.action(HostRequest::NewSession {
+            options: s(options),
+        })
+    }
+
+    fn branch(&self, entry_id: RStr<'_>) -> RResult<RString, RString> {
+        self.action(HostRequest::Branch {
+            entry_id: s(entry_id),
+        })
+    }
+
+    fn navigate_tree(&self, target_id: RStr<'_>, options: RStr<'_>) -> RResult<RString, RString> {
+        self.action(HostRequest::NavigateTree {
+            target_id: s(target_id),
+            options: s(options),
+        })
+    }
+}

@@ -1,0 +1,388 @@
+//! The plugin-process protocol: the messages the agent and a plugin process exchange, and
+//! how they are framed. Types and framing only; no processes, no threads.
+//!
+//! # Framing
+//!
+//! Each message is a frame: its length as 4 bytes, little-endian, then that many bytes of
+//! JSON. A length over [`MAX_FRAME`] is refused before anything is allocated; a frame that
+//! is not a known message is a protocol fault that ends the connection (the process is
+//! then restarted like one that crashed).
+//!
+//! # Conversation
+//!
+//! 1. The plugin process starts and sends [`FromPlugin::Hello`] (protocol and interface
+//!    versions). The agent checks the protocol's major version.
+//! 2. The agent sends [`ToPlugin::Load`]; the plugin process loads the library with the
+//!    agent's own checks, applies its resource limits, runs the factory and answers
+//!    [`FromPlugin::Loaded`] (name, version, handlers, commands, renderers) or
+//!    [`FromPlugin::LoadFailed`] (the same `LoadError` an in-process load gives).
+//! 3. For each call into the plugin, the agent sends [`ToPlugin::Call`] with an id; the
+//!    plugin answers [`FromPlugin::Done`] with that id. Meanwhile the plugin may send
+//!    [`FromPlugin::Request`]s naming that call (UI, session, model: what the call's
+//!    context offers), each answered by [`ToPlugin::Reply`]. Requests that belong to no call
+//!    (`send_message`, `append_entry`, `exec`, which a plugin may make at any time) carry no
+//!    call id. Calls may overlap: ids route answers.
+//! 4. [`ToPlugin::Goodbye`], or the end of its input, ends the plugin process.
+//!
+//! Event payloads cross as the JSON text the runner serialised once for the emit. A request
+//! this side does not know is answered with an error ("unsupported"), never a broken
+//! connection: fields and methods are added, not changed, within one protocol major.
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::load::LoadError;
+
+/// The protocol's version: a plugin process of another major is refused.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The largest frame either side accepts: 64 MiB.
+pub const MAX_FRAME: usize = 64 * 1024 * 1024;
+
+/// What the agent sends a plugin process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToPlugin {
+    /// Load the library and run its factory.
+    Load {
+        /// The library, resolved (for messages).
+        library: PathBuf,
+        /// Where to read the library's bytes: the agent's sealed copy of what it checked
+        /// (`/proc/<agent>/fd/<n>`). Absent: read and check `library` itself.
+        #[serde(default)]
+        image: Option<PathBuf>,
+        /// The path as the user gave it, for messages.
+        given: String,
+        /// The agent's working folder.
+        cwd: PathBuf,
+        /// Resource limits to apply before loading.
+        #[serde(default)]
+        limits: Limits,
+    },
+    /// Call the plugin.
+    Call {
+        /// Names this call in the answer and in the plugin's requests.
+        id: u64,
+        /// What to call.
+        target: Target,
+        /// The event's JSON (a handler), the text after the command's name (a command), or
+        /// the message's JSON (a renderer).
+        payload: String,
+    },
+    /// The answer to a [`FromPlugin::Request`].
+    Reply {
+        /// The request's id.
+        id: u64,
+        /// Its result.
+        result: Answer,
+    },
+    /// Exit now.
+    Goodbye,
+}
+
+/// Resource limits of a plugin process (`setrlimit`); `None` leaves the inherited limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Limits {
+    /// Address space, in bytes (`RLIMIT_AS`).
+    pub address_space: Option<u64>,
+    /// Open files (`RLIMIT_NOFILE`).
+    pub open_files: Option<u64>,
+}
+
+/// What a [`ToPlugin::Call`] calls.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Target {
+    /// The `index`-th handler the plugin registered for `event`.
+    Handler {
+        /// The event's name.
+        event: String,
+        /// Its position among the plugin's handlers of that event.
+        index: usize,
+        /// The payload's serial (see `EventHandler::handle`).
+        serial: u64,
+    },
+    /// The `index`-th command the plugin registered.
+    Command {
+        /// Its position.
+        index: usize,
+    },
+    /// The `index`-th renderer the plugin registered.
+    Renderer {
+        /// Its position.
+        index: usize,
+        /// The render options, as JSON.
+        options: String,
+    },
+}
+
+/// What a plugin process sends the agent.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromPlugin {
+    /// The first message.
+    Hello {
+        /// [`PROTOCOL_VERSION`] of the plugin process.
+        protocol: u32,
+        /// The interface version it was built with.
+        interface_version: String,
+    },
+    /// The library loaded and its factory ran.
+    Loaded(Registered),
+    /// The library did not load.
+    LoadFailed {
+        /// Why, as an in-process load would say it.
+        error: LoadError,
+    },
+    /// The answer to a [`ToPlugin::Call`].
+    Done {
+        /// The call's id.
+        id: u64,
+        /// What the plugin's code returned.
+        result: CallOutcome,
+    },
+    /// The plugin asks the agent for something.
+    Request {
+        /// Names this request in the reply.
+        id: u64,
+        /// The call it belongs to, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call: Option<u64>,
+        /// What it asks.
+        request: HostRequest,
+    },
+}
+
+/// What a plugin registered from its factory.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Registered {
+    /// Its crate's name.
+    pub name: String,
+    /// Its crate's version.
+    pub version: String,
+    /// The event of each handler, in registration order.
+    pub handlers: Vec<String>,
+    /// Its commands: name and description.
+    pub commands: Vec<(String, String)>,
+    /// The custom types of its renderers.
+    pub renderers: Vec<String>,
+    /// What the host noticed while loading it.
+    pub warnings: Vec<String>,
+}
+
+/// What one call into plugin code returned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum CallOutcome {
+    /// A result (JSON), or none.
+    Ok {
+        /// The result's JSON; for a command, nothing.
+        #[serde(default)]
+        output: Option<String>,
+    },
+    /// An error, or a panic the SDK caught.
+    Failed {
+        /// What went wrong.
+        message: String,
+        /// Whether it was a panic.
+        #[serde(default)]
+        panicked: bool,
+    },
+}
+
+/// The result of a [`FromPlugin::Request`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Answer {
+    /// The value (for a method that returns nothing, `null`).
+    Ok {
+        /// The value.
+        #[serde(default)]
+        value: Value,
+    },
+    /// The host refused or failed.
+    Err {
+        /// Why.
+        message: String,
+    },
+}
+
+/// What a plugin may ask of the agent: one variant per method of the call context and of the
+/// host API. Arguments that are JSON on the ABI are JSON text here too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum HostRequest {
+    /// `has_ui` → bool.
+    HasUi,
+    /// `cwd` → string.
+    Cwd,
+    /// `session` → JSON text.
+    Session,
+    /// `model` → JSON text.
+    Model,
+    /// `is_idle` → bool.
+    IsIdle,
+    /// `abort`.
+    Abort,
+    /// `has_queued_messages` → bool.
+    HasQueuedMessages,
+    /// `ui.select` → string or null.
+    UiSelect {
+        /// The title.
+        title: String,
+        /// The options.
+        options: Vec<String>,
+    },
+    /// `ui.confirm` → bool.
+    UiConfirm {
+        /// The title.
+        title: String,
+        /// The question.
+        message: String,
+    },
+    /// `ui.input` → string or null.
+    UiInput {
+        /// The title.
+        title: String,
+        /// The placeholder.
+        placeholder: String,
+    },
+    /// `ui.editor` → string or null.
+    UiEditor {
+        /// The title.
+        title: String,
+        /// The text to start from.
+        prefill: String,
+    },
+    /// `ui.notify`.
+    UiNotify {
+        /// The text.
+        message: String,
+        /// `info`, `warning` or `error`.
+        level: String,
+    },
+    /// `ui.set_status`.
+    UiSetStatus {
+        /// The key.
+        key: String,
+        /// The text; null clears the key.
+        text: Option<String>,
+    },
+    /// `ui.custom` → JSON text or null.
+    UiCustom {
+        /// The component.
+        kind: String,
+        /// Its data, JSON text.
+        data: String,
+    },
+    /// `ui.set_editor_text`.
+    UiSetEditorText {
+        /// The text.
+        text: String,
+    },
+    /// `ui.get_editor_text` → string.
+    UiGetEditorText,
+    /// `ui.theme` → JSON text.
+    UiTheme,
+    /// `wait_for_idle` (commands).
+    WaitForIdle,
+    /// `new_session` (commands) → JSON text.
+    NewSession {
+        /// JSON `NewSessionOptions`.
+        options: String,
+    },
+    /// `branch` (commands) → JSON text.
+    Branch {
+        /// The entry.
+        entry_id: String,
+    },
+    /// `navigate_tree` (commands) → JSON text.
+    NavigateTree {
+        /// The target.
+        target_id: String,
+        /// JSON `NavigateTreeOptions`.
+        options: String,
+    },
+    /// `send_message`.
+    SendMessage {
+        /// JSON `CustomMessage`.
+        message: String,
+        /// JSON `SendMessageOptions`.
+        options: String,
+    },
+    /// `append_entry`.
+    AppendEntry {
+        /// The entry's type.
+        custom_type: String,
+        /// JSON data.
+        data: String,
+    },
+    /// `exec` → JSON `ExecOutput`.
+    Exec {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// JSON `ExecOptions`.
+        options: String,
+    },
+    /// A method this side does not know (the other side is newer); answered "unsupported".
+    #[serde(other)]
+    Unsupported,
+}
+
+/// Why a frame could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// The other side closed the connection.
+    #[error("the connection closed")]
+    Closed,
+    /// Reading failed.
+    #[error("cannot read a frame: {0}")]
+    Io(#[from] io::Error),
+    /// The frame is larger than [`MAX_FRAME`].
+    #[error("a frame of {0} bytes is larger than the limit of {MAX_FRAME} bytes")]
+    TooLarge(usize),
+    /// The frame is not a message this side knows.
+    #[error("a frame is not a valid message: {0}")]
+    Invalid(#[from] serde_json::Error),
+}
+
+/// Writes `message` as one frame and flushes.
+pub fn write_frame(out: &mut impl Write, message: &impl Serialize) -> io::Result<()> {
+    let json = serde_json::to_vec(message).map_err(io::Error::other)?;
+    let len = u32::try_from(json.len())
+        .ok()
+        .filter(|n| (*n as usize) <= MAX_FRAME)
+        .ok_or_else(|| io::Error::other(FrameError::TooLarge(json.len())))?;
+    let mut frame = Vec::with_capacity(4 + json.len());
+    frame.extend_from_slice(&len.to_le_bytes());
+    frame.extend_from_slice(&json);
+    out.write_all(&frame)?;
+    out.flush()
+}
+
+/// Reads one frame and decodes it.
+pub fn read_frame<T: for<'de> Deserialize<'de>>(input: &mut impl Read) -> Result<T, FrameError> {
+    let mut len = [0u8; 4];
+    match input.read_exact(&mut len) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Err(FrameError::Closed),
+        Err(e) => return Err(e.into()),
+    }
+    let len = u32::from_le_bytes(len) as usize;
+    if len > MAX_FRAME {
+        return Err(FrameError::TooLarge(len));
+    }
+    let mut json = vec![0u8; len];
+    input.read_exact(&mut json).map_err(|e| match e.kind() {
+        io::ErrorKind::UnexpectedEof => FrameError::Closed,
+        _ => FrameError::Io(e),
+    })?;
+    Ok(serde_json::from_slice(&json)?)
+}

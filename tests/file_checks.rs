@@ -10,12 +10,12 @@ use std::{
         atomic::{AtomicBool, AtomicU64, Ordering},
         Arc,
     },
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use agent_hooks::{
-    abi::prelude::*, discover::TrustStore, discover_and_load_hooks_with, load_hooks,
-    DiscoveryOptions, HookRunner,
+    abi::prelude::*, discover::TrustStore, discover_and_load_hooks_with, isolation::ProcessState,
+    load_hooks, load_hooks_with, DiscoveryOptions, HookRunner, LoadOptions,
 };
 use agent_hooks_tests::{
     cli::{run_within, stdout},
@@ -98,6 +98,51 @@ fn a_loaded_plugin_overwritten_with_cp_then_truncated_keeps_running() {
         messages[0].1
     );
     assert!(blocked(&runner), "and the running host still works");
+}
+
+/// The same in a plugin process (the default in discovery): the process loads the agent's
+/// sealed copy of the checked bytes, so overwriting and truncating the file changes nothing,
+/// also when the process is started again after it died.
+#[test]
+fn an_isolated_plugin_runs_the_checked_copy_also_after_a_restart() {
+    let dir = temp_dir();
+    let path = copy_to(&plugin("block-dangerous"), dir.path(), "libguard.so");
+    let mut options = LoadOptions::isolated();
+    options.plugin_host = Some(agent_hooks_tests::agent_hooks_bin());
+    let result = load_hooks_with([s(&path)], dir.path(), &options);
+    assert!(result.errors.is_empty(), "{:?}", result.errors);
+    let runner = HookRunner::new(result.hooks, dir.path());
+    let blocked = |runner: &HookRunner| runner.emit_blocking(&rm_rf()).map(|o| o.block);
+    assert_eq!(blocked(&runner), Ok(true));
+
+    std::fs::copy(plugin("redact-secrets"), &path).unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(4096).unwrap();
+    drop(file);
+    assert_eq!(blocked(&runner), Ok(true), "after cp and truncation");
+
+    let Some(ProcessState::Running(pid)) = runner.hooks()[0].process_state() else {
+        panic!("the plugin process runs");
+    };
+    let killed = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    assert!(killed.unwrap().success());
+    let gone = Instant::now();
+    while runner.hooks()[0].process_state() == Some(ProcessState::Running(pid)) {
+        assert!(
+            gone.elapsed() < Duration::from_secs(10),
+            "the death is noticed"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        blocked(&runner),
+        Ok(true),
+        "a new process runs the checked copy, not the file now on disk"
+    );
+    assert_ne!(
+        runner.hooks()[0].process_state(),
+        Some(ProcessState::Running(pid))
+    );
 }
 
 const GOOD: &str = r#"{"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command", "command": "echo trusted"}]}]}"#;

@@ -27,7 +27,11 @@ fn target_dir() -> PathBuf {
 }
 
 /// A plugin (sample or fixture) of the main workspace, built once per test binary.
+///
+/// Also builds the `agent-hooks` program, which runs plugin processes: discovery loads
+/// plugins in processes of their own, and finds the program next to the test binaries.
 pub fn plugin(package: &str) -> PathBuf {
+    agent_hooks_bin();
     cached(package, || {
         build(
             &["build", "-p", package],

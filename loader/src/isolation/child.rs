@@ -265,9 +265,6 @@ fn call(
     }
 }
 
-/// A call for a worker thread to run.
-type Job = Box<dyn FnOnce() + Send>;
-
 /// Threads that run calls, so that the thread reading the agent's messages never waits for
 /// plugin code; idle ones are reused.
 #[derive(Default)]
@@ -275,9 +272,11 @@ struct Workers {
     idle: Arc<Mutex<Vec<mpsc::Sender<Job>>>>,
 }
 
+type Job = Box<dyn FnOnce() + Send>;
+
 impl Workers {
     fn run(&self, job: impl FnOnce() + Send + 'static) {
-        let job: Box<dyn FnOnce() + Send> = Box::new(job);
+        let job: Job = Box::new(job);
         let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
         let job = match idle {
             Some(worker) => match worker.send(job) {
@@ -286,7 +285,7 @@ impl Workers {
             },
             None => job,
         };
-        let (sender, receiver) = mpsc::channel::<Box<dyn FnOnce() + Send>>();
+        let (sender, receiver) = mpsc::channel::<Job>();
         let idle = self.idle.clone();
         let me = sender.clone();
         let _ = sender.send(job);

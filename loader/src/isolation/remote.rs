@@ -362,8 +362,18 @@ impl PluginProcess {
             return Err(CallFailure::Disabled);
         }
         if let Some(connection) = &state.connection {
-            if connection.death.get().is_none() {
+            let killed = connection
+                .killed_for
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_some();
+            if connection.death.get().is_none() && !killed {
                 return Ok(connection.clone());
+            }
+            // Killed (after a deadline) but not reaped yet: wait for its end, so that the
+            // next call goes to a new process, not to one that is dying.
+            if connection.death.get().is_none() {
+                self.wait_death(connection);
             }
             let connection = connection.clone();
             let reported = connection.counted.load(Ordering::Acquire);

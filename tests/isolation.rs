@@ -1,0 +1,379 @@
+//! Plugins in processes of their own: every fault a plugin can commit, in its factory and in
+//! a handler, leaves the agent (this test process) alive with an error that names the plugin,
+//! the event and the cause; `tool_call` is blocked; the next event restarts the process; and
+//! no process is left behind (checked by pid).
+
+use std::{
+    path::Path,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use agent_hooks::{
+    abi::prelude::*,
+    isolation::{Limits, ProcessState},
+    load_hooks_with, HookError, HookErrorKind, HookRunner, LoadError, LoadOptions, PluginSettings,
+    Termination,
+};
+use agent_hooks_tests::{
+    agent_hooks_bin,
+    commands::{CommandRig, Project},
+    pid_alive, plugin, s, survivors, temp_dir, RecordingAgent,
+};
+use serde_json::json;
+
+struct Rig {
+    runner: HookRunner,
+    errors: Arc<Mutex<Vec<HookError>>>,
+}
+
+fn options(adjust: impl FnOnce(&mut PluginSettings)) -> LoadOptions {
+    let mut options = LoadOptions::isolated();
+    options.plugin_host = Some(agent_hooks_bin());
+    adjust(&mut options.defaults);
+    options
+}
+
+fn hostile(dir: &Path, adjust: impl FnOnce(&mut PluginSettings)) -> Rig {
+    let library = plugin("hostile");
+    let loaded = load_hooks_with([s(&library)], dir, &options(adjust));
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let runner = HookRunner::new(loaded.hooks, dir);
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let sink = errors.clone();
+    runner.on_error(move |e| sink.lock().unwrap().push(e.clone()));
+    Rig { runner, errors }
+}
+
+fn tool_call(fault: &str) -> ToolCallEvent {
+    ToolCallEvent {
+        tool_name: "exec".into(),
+        tool_call_id: "call-1".into(),
+        input: json!({"command": "ls", "fault": fault}),
+    }
+}
+
+impl Rig {
+    fn pid(&self) -> u32 {
+        match self.runner.hooks()[0].process_state() {
+            Some(ProcessState::Running(pid)) => pid,
+            other => panic!("the plugin process is not running: {other:?}"),
+        }
+    }
+
+    /// An ordinary call: allowed, and answered by the process with this pid.
+    fn works(&self) -> u64 {
+        let outcome = self
+            .runner
+            .emit_blocking(&tool_call(""))
+            .expect("an ordinary call works");
+        assert!(!outcome.block);
+        outcome.input.expect("the plugin answered")["pid"]
+            .as_u64()
+            .expect("with its pid")
+    }
+}
+
+/// Each fault in a handler: the emit fails (so the tool wrapper blocks the call) with an
+/// error naming the plugin, the event and the cause; the process is gone; the next event
+/// starts a new one.
+#[test]
+fn every_crash_in_a_handler_is_contained_reported_and_followed_by_a_restart() {
+    let cases: &[(&str, HookErrorKind, &str)] = &[
+        (
+            "segfault",
+            HookErrorKind::Crashed(Termination::Signal(11)),
+            "died with signal 11 (SIGSEGV",
+        ),
+        (
+            "abort",
+            HookErrorKind::Crashed(Termination::Signal(6)),
+            "died with signal 6 (SIGABRT",
+        ),
+        (
+            "stack_overflow",
+            HookErrorKind::Crashed(Termination::Signal(6)),
+            "died with signal 6 (SIGABRT",
+        ),
+        (
+            "panic_in_drop",
+            HookErrorKind::Crashed(Termination::Signal(6)),
+            "died with signal 6 (SIGABRT",
+        ),
+        (
+            "alloc_30g",
+            HookErrorKind::Crashed(Termination::Signal(6)),
+            "died with signal 6 (SIGABRT",
+        ),
+        (
+            "exit0",
+            HookErrorKind::Crashed(Termination::Exit(0)),
+            "exited with status 0",
+        ),
+    ];
+    for (fault, kind, cause) in cases {
+        let dir = temp_dir();
+        let rig = hostile(dir.path(), |_| {});
+        let first = rig.pid();
+        assert_eq!(rig.works(), u64::from(first));
+        let error = rig
+            .runner
+            .emit_blocking(&tool_call(fault))
+            .expect_err("a crashed tool_call is an error: the call is blocked");
+        assert_eq!(&error.kind, kind, "{fault}: {error}");
+        assert_eq!(error.event, "tool_call");
+        assert!(
+            error.message.starts_with(&format!("libhostile.so {cause}")),
+            "{fault}: {}",
+            error.message
+        );
+        assert!(
+            error.message.contains("while handling tool_call"),
+            "{}",
+            error.message
+        );
+        assert_eq!(
+            *rig.errors.lock().unwrap(),
+            std::slice::from_ref(&error),
+            "{fault}: reported once"
+        );
+        assert_eq!(
+            survivors([first.to_string().as_str()]),
+            Vec::<String>::new()
+        );
+        let second = rig.works();
+        assert_ne!(second, u64::from(first), "{fault}: a new process answered");
+        drop(rig);
+        assert_eq!(
+            survivors([second.to_string().as_str()]),
+            Vec::<String>::new(),
+            "{fault}: the runner's drop ends the plugin process"
+        );
+    }
+}
+
+#[test]
+fn a_handler_that_loops_or_sleeps_past_its_deadline_is_killed_and_restarted() {
+    for fault in ["loop", "sleep"] {
+        let dir = temp_dir();
+        let rig = hostile(dir.path(), |s| {
+            s.handler_timeout = Duration::from_millis(300)
+        });
+        let first = rig.pid();
+        let started = Instant::now();
+        let error = rig.runner.emit_blocking(&tool_call(fault)).unwrap_err();
+        let took = started.elapsed();
+        assert!(
+            took >= Duration::from_millis(300) && took < Duration::from_secs(3),
+            "{took:?}"
+        );
+        assert_eq!(
+            error.kind,
+            HookErrorKind::TimedOut(Duration::from_millis(300))
+        );
+        assert_eq!(
+            error.message,
+            "libhostile.so did not answer tool_call within 300ms; its process was killed and starts again on the next event"
+        );
+        assert_eq!(
+            survivors([first.to_string().as_str()]),
+            Vec::<String>::new()
+        );
+        assert_ne!(rig.works(), u64::from(first));
+    }
+}
+
+#[test]
+fn every_fault_in_the_factory_is_a_load_error_and_leaves_no_process() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "segfault",
+            "the plugin process died with signal 11 (SIGSEGV",
+        ),
+        ("abort", "the plugin process died with signal 6 (SIGABRT"),
+        (
+            "stack_overflow",
+            "the plugin process died with signal 6 (SIGABRT",
+        ),
+        ("exit0", "the plugin process exited with status 0"),
+        (
+            "alloc_30g",
+            "the plugin process died with signal 6 (SIGABRT",
+        ),
+    ];
+    let library = plugin("hostile");
+    for (fault, start) in cases {
+        let dir = temp_dir();
+        std::fs::write(dir.path().join("hostile-factory"), fault).unwrap();
+        let loaded = load_hooks_with([s(&library)], dir.path(), &options(|_| {}));
+        assert!(loaded.hooks.is_empty());
+        let error = &loaded.errors[0].error;
+        assert!(
+            matches!(error, LoadError::DiedWhileLoading { .. }),
+            "{fault}: {error}"
+        );
+        assert!(error.to_string().starts_with(start), "{fault}: {error}");
+        assert!(error.to_string().contains(
+            "while loading the plugin (in its library's constructors or its factory), so it is not loaded"
+        ));
+    }
+    for fault in ["loop", "sleep"] {
+        let dir = temp_dir();
+        std::fs::write(dir.path().join("hostile-factory"), fault).unwrap();
+        let started = Instant::now();
+        let loaded = load_hooks_with(
+            [s(&library)],
+            dir.path(),
+            &options(|s| s.factory_timeout = Duration::from_millis(400)),
+        );
+        assert!(started.elapsed() < Duration::from_secs(3));
+        assert_eq!(
+            loaded.errors[0].error.to_string(),
+            "the plugin's factory did not finish within 400ms; its process was killed and the plugin is not loaded (raise factory_timeout if it needs longer)"
+        );
+    }
+}
+
+#[test]
+fn a_plugin_that_crashes_three_times_in_a_minute_is_disabled_and_reported_once() {
+    let dir = temp_dir();
+    let rig = hostile(dir.path(), |_| {});
+    for _ in 0..3 {
+        assert!(rig.runner.emit_blocking(&tool_call("abort")).is_err());
+    }
+    match rig.runner.hooks()[0].process_state() {
+        Some(ProcessState::Disabled(cause)) => {
+            assert!(cause.starts_with("died with signal 6 (SIGABRT"), "{cause}")
+        }
+        other => panic!("not disabled: {other:?}"),
+    }
+    let outcome = rig.runner.emit_blocking(&tool_call("abort")).unwrap();
+    assert!(
+        !outcome.block && outcome.input.is_none(),
+        "a disabled plugin is skipped"
+    );
+    let errors = rig.errors.lock().unwrap();
+    let disabled: Vec<&HookError> = errors
+        .iter()
+        .filter(|e| {
+            e.message
+                .contains("is disabled for the rest of the session")
+        })
+        .collect();
+    assert_eq!(disabled.len(), 1, "{errors:?}");
+    assert!(disabled[0].message.starts_with(
+        "libhostile.so is disabled for the rest of the session: its process ended 3 times within 60s (last: died with signal 6 (SIGABRT"
+    ));
+}
+
+#[test]
+fn a_leak_ends_the_plugin_process_at_its_memory_limit_not_the_agent() {
+    let dir = temp_dir();
+    let rig = hostile(dir.path(), |s| {
+        s.limits = Limits {
+            address_space: Some(1 << 30),
+            open_files: Some(256),
+        }
+    });
+    let mut event = tool_call("");
+    event.input["leak_mb"] = 64.into();
+    let mut crashed = None;
+    for _ in 0..40 {
+        if let Err(error) = rig.runner.emit_blocking(&event) {
+            crashed = Some(error);
+            break;
+        }
+    }
+    let error = crashed.expect("the leak reached the limit");
+    assert_eq!(error.kind, HookErrorKind::Crashed(Termination::Signal(6)));
+    assert!(error.message.contains("peak memory"), "{}", error.message);
+    rig.works();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn environment_and_signal_changes_stay_in_the_plugin_process() {
+    for fault in ["set_var", "sigpipe_default", "sigchld_ignore"] {
+        let project = Project::new("p");
+        std::fs::write(project.root.join("hostile-factory"), fault).unwrap();
+        let loaded = load_hooks_with([s(&plugin("hostile"))], &project.root, &options(|_| {}));
+        assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+        // A hook that exits without reading its (large) stdin: the agent writes into a
+        // closed pipe, which kills a process whose SIGPIPE is at its default.
+        let file = project.write(
+            "hooks.json",
+            &json!({"PreToolUse": [{"hooks": [{"type": "command", "command": "echo ok"}]}]})
+                .to_string(),
+        );
+        let mut hooks = agent_hooks::command::CommandHooks::new();
+        hooks.load_file(&file);
+        let rig = CommandRig::with_hooks(
+            &project.root,
+            hooks,
+            HookRunner::new(loaded.hooks, &project.root),
+        );
+        for _ in 0..20 {
+            let mut event = tool_call("");
+            event.input["padding"] = "x".repeat(1 << 20).into();
+            let outcome = rig.runner.emit(&event).await.unwrap();
+            assert!(!outcome.block);
+        }
+        assert!(
+            rig.errors.lock().unwrap().is_empty(),
+            "{fault}: {:?}",
+            rig.errors.lock().unwrap()
+        );
+    }
+}
+
+#[test]
+fn a_handler_asks_the_user_through_the_agent_and_gets_the_answer() {
+    for (answer, blocked) in [(true, false), (false, true)] {
+        let dir = temp_dir();
+        let loaded = load_hooks_with(
+            [s(&plugin("block-dangerous"))],
+            dir.path(),
+            &options(|_| {}),
+        );
+        let runner = HookRunner::new(loaded.hooks, dir.path());
+        let agent = Arc::new(RecordingAgent::with_ui(answer));
+        runner.attach(agent.clone());
+        let outcome = runner
+            .emit_blocking(&ToolCallEvent {
+                tool_name: "exec".into(),
+                input: json!({"command": "rm -rf build"}),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(outcome.block, blocked);
+        let asked = agent.ui.as_ref().unwrap().calls.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert!(asked[0].starts_with("confirm "), "{asked:?}");
+    }
+}
+
+#[test]
+fn a_library_overwritten_while_its_process_runs_is_reported_or_reloaded() {
+    let dir = temp_dir();
+    let library = dir.path().join("libhostile.so");
+    std::fs::copy(plugin("hostile"), &library).unwrap();
+    let loaded = load_hooks_with([s(&library)], dir.path(), &options(|_| {}));
+    let runner = HookRunner::new(loaded.hooks, dir.path());
+    let first = match runner.hooks()[0].process_state() {
+        Some(ProcessState::Running(pid)) => pid,
+        other => panic!("{other:?}"),
+    };
+    // `cp` over the file: the running process's pages change under it.
+    std::fs::copy(plugin("noop-1"), &library).unwrap();
+    let mut outcomes = Vec::new();
+    for _ in 0..3 {
+        outcomes.push(runner.emit_blocking(&tool_call("")).map(|o| o.block));
+    }
+    // The agent lives; each call either worked or says why not.
+    for outcome in &outcomes {
+        if let Err(error) = outcome {
+            assert!(error.message.starts_with("libhostile.so "), "{error}");
+        }
+    }
+    drop(runner);
+    assert!(!pid_alive(&first.to_string()) || survivors([first.to_string().as_str()]).is_empty());
+}

@@ -145,3 +145,58 @@ async fn a_cancelled_emit_kills_the_command_hooks_whole_process_group() {
     assert_eq!(pids.len(), 3, "{written}");
     assert_eq!(survivors(pids), Vec::<String>::new());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn six_hundred_matching_hooks_queue_at_32_at_once_and_every_answer_counts() {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    // As on a machine whose open-files limit is 1024: 600 hooks at once would need more.
+    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).unwrap();
+    setrlimit(Resource::RLIMIT_NOFILE, soft.min(1024), hard).unwrap();
+
+    let project = Project::new("p");
+    let active = project.root.join("active");
+    std::fs::create_dir(&active).unwrap();
+    let counts = project.root.join("counts");
+    let hooks: Vec<serde_json::Value> = (0..600)
+        .map(|n| {
+            let command = if n == 599 {
+                "echo 'the last hook blocks' >&2; exit 2".to_owned()
+            } else {
+                format!(
+                    "touch '{a}/{n}'; ls '{a}' | wc -l >> '{c}'; sleep 0.01; rm '{a}/{n}'",
+                    a = active.display(),
+                    c = counts.display()
+                )
+            };
+            json!({"type": "command", "command": command})
+        })
+        .collect();
+    let file = project.write(
+        "hooks.json",
+        &json!({"PreToolUse": [{"hooks": hooks}]}).to_string(),
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let outcome = rig
+        .runner
+        .emit(&ToolCallEvent {
+            tool_name: "exec".into(),
+            input: json!({"command": "ls"}),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert!(outcome.block, "the guard's block is not lost");
+    assert_eq!(outcome.reason.as_deref(), Some("the last hook blocks"));
+    assert_eq!(rig.reports.lock().unwrap().len(), 600);
+    assert_eq!(rig.error_messages(), Vec::<String>::new());
+    let most = std::fs::read_to_string(&counts)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.trim().parse::<usize>().ok())
+        .max()
+        .unwrap();
+    assert!(
+        most <= agent_hooks::DEFAULT_MAX_CONCURRENT_COMMAND_HOOKS,
+        "{most} hooks ran at once"
+    );
+}

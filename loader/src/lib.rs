@@ -123,7 +123,7 @@ pub use runner::{
     default_rendering, Combine, CommandInput, ContextOutcome, ErrorSubscription, Fold,
     HandlerTiming, HookError, HookErrorKind, HookRunner, PermissionOutcome, PromptOutcome,
     SessionStartOutcome, StopOutcome, Subscription, Termination, ToolCallOutcome,
-    ToolResultOutcome, DEFAULT_MAX_STOP_BLOCKS,
+    ToolResultOutcome, DEFAULT_MAX_CONCURRENT_COMMAND_HOOKS, DEFAULT_MAX_STOP_BLOCKS,
 };
 pub use status_line::StatusLine;
 pub use tool_wrapper::{

@@ -386,3 +386,219 @@ pub fn read_frame<T: for<'de> Deserialize<'de>>(input: &mut impl Read) -> Result
     })?;
     Ok(serde_json::from_slice(&json)?)
 }
+
+#[cfg(test)]
+mod tests {
+    //! Golden JSON of every message: a renamed field or variant changes the protocol, and
+    //! must fail here (a round trip alone would not notice).
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn golden(message: &impl Serialize, expected: Value) {
+        assert_eq!(serde_json::to_value(message).unwrap(), expected);
+    }
+
+    #[test]
+    fn messages_to_the_plugin() {
+        golden(
+            &ToPlugin::Load {
+                library: "/p/libguard.so".into(),
+                image: Some("/proc/41/fd/9".into()),
+                given: "libguard.so".into(),
+                cwd: "/p".into(),
+                limits: Limits {
+                    address_space: Some(1 << 30),
+                    open_files: None,
+                },
+            },
+            json!({"type": "load", "library": "/p/libguard.so", "image": "/proc/41/fd/9", "given": "libguard.so", "cwd": "/p",
+                   "limits": {"address_space": 1073741824, "open_files": null}}),
+        );
+        golden(
+            &ToPlugin::Call {
+                id: 7,
+                target: Target::Handler {
+                    event: "tool_call".into(),
+                    index: 1,
+                    serial: 42,
+                },
+                payload: "{}".into(),
+            },
+            json!({"type": "call", "id": 7, "target": {"kind": "handler", "event": "tool_call", "index": 1, "serial": 42}, "payload": "{}"}),
+        );
+        golden(
+            &Target::Command { index: 0 },
+            json!({"kind": "command", "index": 0}),
+        );
+        golden(
+            &Target::Renderer {
+                index: 2,
+                options: "{\"expanded\":true}".into(),
+            },
+            json!({"kind": "renderer", "index": 2, "options": "{\"expanded\":true}"}),
+        );
+        golden(
+            &ToPlugin::Reply {
+                id: 3,
+                result: Answer::Ok { value: json!(true) },
+            },
+            json!({"type": "reply", "id": 3, "result": {"status": "ok", "value": true}}),
+        );
+        golden(
+            &Answer::Err {
+                message: "no".into(),
+            },
+            json!({"status": "err", "message": "no"}),
+        );
+        golden(&ToPlugin::Goodbye, json!({"type": "goodbye"}));
+    }
+
+    #[test]
+    fn messages_from_the_plugin() {
+        golden(
+            &FromPlugin::Hello {
+                protocol: 1,
+                interface_version: "0.1.0".into(),
+            },
+            json!({"type": "hello", "protocol": 1, "interface_version": "0.1.0"}),
+        );
+        golden(
+            &FromPlugin::Loaded(Registered {
+                name: "guard".into(),
+                version: "1.0.0".into(),
+                handlers: vec!["tool_call".into()],
+                commands: vec![("audit".into(), "Show the audit".into())],
+                renderers: vec!["todo".into()],
+                warnings: vec![],
+            }),
+            json!({"type": "loaded", "name": "guard", "version": "1.0.0", "handlers": ["tool_call"],
+                   "commands": [["audit", "Show the audit"]], "renderers": ["todo"], "warnings": []}),
+        );
+        golden(
+            &FromPlugin::LoadFailed {
+                error: LoadError::FactoryFailed {
+                    message: "no config".into(),
+                },
+            },
+            json!({"type": "load_failed", "error": {"kind": "factory_failed", "message": "no config"}}),
+        );
+        golden(
+            &FromPlugin::Done {
+                id: 7,
+                result: CallOutcome::Ok {
+                    output: Some("{\"block\":true}".into()),
+                },
+            },
+            json!({"type": "done", "id": 7, "result": {"status": "ok", "output": "{\"block\":true}"}}),
+        );
+        golden(
+            &CallOutcome::Failed {
+                message: "boom".into(),
+                panicked: true,
+            },
+            json!({"status": "failed", "message": "boom", "panicked": true}),
+        );
+        golden(
+            &FromPlugin::Request {
+                id: 9,
+                call: Some(7),
+                request: HostRequest::UiConfirm {
+                    title: "Run it?".into(),
+                    message: "rm -rf build".into(),
+                },
+            },
+            json!({"type": "request", "id": 9, "call": 7, "request": {"method": "ui_confirm", "title": "Run it?", "message": "rm -rf build"}}),
+        );
+        golden(
+            &FromPlugin::Request {
+                id: 10,
+                call: None,
+                request: HostRequest::Exec {
+                    command: "git".into(),
+                    args: vec!["status".into()],
+                    options: "{}".into(),
+                },
+            },
+            json!({"type": "request", "id": 10, "request": {"method": "exec", "command": "git", "args": ["status"], "options": "{}"}}),
+        );
+    }
+
+    #[test]
+    fn every_host_request_has_its_wire_name() {
+        let names: Vec<String> = [
+            HostRequest::HasUi,
+            HostRequest::Cwd,
+            HostRequest::Session,
+            HostRequest::Model,
+            HostRequest::IsIdle,
+            HostRequest::Abort,
+            HostRequest::HasQueuedMessages,
+            HostRequest::UiGetEditorText,
+            HostRequest::UiTheme,
+            HostRequest::WaitForIdle,
+        ]
+        .iter()
+        .map(|r| {
+            serde_json::to_value(r).unwrap()["method"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+        assert_eq!(
+            names,
+            [
+                "has_ui",
+                "cwd",
+                "session",
+                "model",
+                "is_idle",
+                "abort",
+                "has_queued_messages",
+                "ui_get_editor_text",
+                "ui_theme",
+                "wait_for_idle"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_request_from_a_newer_side_is_unsupported_not_a_broken_connection() {
+        let request: FromPlugin = serde_json::from_value(
+            json!({"type": "request", "id": 1, "call": 2, "request": {"method": "ui_play_sound", "name": "ding"}}),
+        )
+        .unwrap();
+        match request {
+            FromPlugin::Request { request, .. } => assert_eq!(request, HostRequest::Unsupported),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn frames_are_length_prefixed_and_bounded() {
+        let mut bytes = Vec::new();
+        write_frame(&mut bytes, &ToPlugin::Goodbye).unwrap();
+        assert_eq!(&bytes[..4], &(18u32).to_le_bytes());
+        assert_eq!(&bytes[4..], br#"{"type":"goodbye"}"#);
+        let back: ToPlugin = read_frame(&mut bytes.as_slice()).unwrap();
+        assert_eq!(back, ToPlugin::Goodbye);
+
+        let huge = ((MAX_FRAME + 1) as u32).to_le_bytes();
+        assert!(matches!(
+            read_frame::<ToPlugin>(&mut huge.as_slice()),
+            Err(FrameError::TooLarge(n)) if n == MAX_FRAME + 1
+        ));
+        assert!(matches!(
+            read_frame::<ToPlugin>(&mut [].as_slice()),
+            Err(FrameError::Closed)
+        ));
+        let mut garbage = 5u32.to_le_bytes().to_vec();
+        garbage.extend_from_slice(b"hello");
+        assert!(matches!(
+            read_frame::<ToPlugin>(&mut garbage.as_slice()),
+            Err(FrameError::Invalid(_))
+        ));
+    }
+}

@@ -55,7 +55,10 @@ impl HookRunner {
             let hook = hook.clone();
             let payload = payload.clone();
             let cwd = self.cwd.clone();
+            let slots = self.command_slots.clone();
             running.spawn(async move {
+                // Closed only when the runner is gone: then the hook runs unbounded.
+                let _slot = slots.acquire_owned().await.ok();
                 let project = cwd.to_string_lossy().into_owned();
                 let env = [
                     ("AGENT_HOOKS_PROJECT_DIR", project.clone()),

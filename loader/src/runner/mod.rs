@@ -38,6 +38,9 @@ const _: fn() = || {
     shareable::<HookRunner>();
 };
 
+/// How many command hooks run at once, across every emit, unless set otherwise.
+pub const DEFAULT_MAX_CONCURRENT_COMMAND_HOOKS: usize = 32;
+
 /// How many times in a row stop hooks may keep the agent going before the runner lets it
 /// stop (and reports it).
 pub const DEFAULT_MAX_STOP_BLOCKS: u32 = 8;
@@ -78,6 +81,8 @@ pub struct HookRunner {
     prompt_id: RwLock<Option<String>>,
     stop_streak: AtomicU32,
     max_stop_blocks: u32,
+    /// Bounds how many command hooks run at once, across every emit.
+    command_slots: Arc<tokio::sync::Semaphore>,
     timings: Arc<Listeners<HandlerTiming>>,
     timing: std::sync::atomic::AtomicBool,
 }
@@ -111,6 +116,9 @@ impl HookRunner {
             prompt_id: RwLock::new(None),
             stop_streak: AtomicU32::new(0),
             max_stop_blocks: DEFAULT_MAX_STOP_BLOCKS,
+            command_slots: Arc::new(tokio::sync::Semaphore::new(
+                DEFAULT_MAX_CONCURRENT_COMMAND_HOOKS,
+            )),
             timings: Arc::default(),
             timing: std::sync::atomic::AtomicBool::new(false),
         };
@@ -178,6 +186,14 @@ impl HookRunner {
     /// (default [`DEFAULT_MAX_STOP_BLOCKS`]); past it the runner lets the agent stop.
     pub fn set_max_stop_blocks(&mut self, max: u32) {
         self.max_stop_blocks = max;
+    }
+
+    /// Sets how many command hooks may run at once, across every emit (default
+    /// [`DEFAULT_MAX_CONCURRENT_COMMAND_HOOKS`]; at least 1). The others wait their turn, so
+    /// that hundreds of matching hooks queue instead of exhausting file descriptors; every
+    /// answer is still combined in configuration order.
+    pub fn set_max_concurrent_command_hooks(&mut self, max: usize) {
+        self.command_slots = Arc::new(tokio::sync::Semaphore::new(max.max(1)));
     }
 
     /// Subscribes `listener` to the report of every command hook run: exit, duration,

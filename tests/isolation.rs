@@ -377,3 +377,55 @@ fn a_library_overwritten_while_its_process_runs_is_reported_or_reloaded() {
     drop(runner);
     assert!(!pid_alive(&first.to_string()) || survivors([first.to_string().as_str()]).is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_stalled_handlers_do_not_stall_the_runtime_or_other_hooks() {
+    let project = Project::new("p");
+    let loaded = load_hooks_with(
+        [s(&plugin("hostile"))],
+        &project.root,
+        &options(|s| s.handler_timeout = Duration::from_secs(3)),
+    );
+    let stalled = Arc::new(HookRunner::new(loaded.hooks, &project.root));
+    let sleepers: Vec<_> = (0..4)
+        .map(|_| {
+            let runner = stalled.clone();
+            tokio::spawn(async move { runner.emit(&tool_call("sleep")).await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "timers stalled: {:?}",
+        started.elapsed()
+    );
+
+    let file = project.write(
+        "hooks.json",
+        &json!({"PreToolUse": [{"hooks": [{"type": "command", "command": "echo '{}'"}]}]})
+            .to_string(),
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let started = Instant::now();
+    rig.runner.emit(&tool_call("")).await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "an unrelated command-hook emit took {:?}",
+        started.elapsed()
+    );
+    // The first call past its deadline has the process killed; the calls in flight with it
+    // end with that cause.
+    for sleeper in sleepers {
+        let error = sleeper.await.unwrap().unwrap_err();
+        assert!(
+            error.kind == HookErrorKind::TimedOut(Duration::from_secs(3))
+                || error.message.starts_with(
+                    "libhostile.so was killed after 3s without an answer while handling tool_call"
+                ),
+            "{error}"
+        );
+    }
+}

@@ -38,6 +38,9 @@ use crate::{
     supervisor::reap,
 };
 
+/// How long a call waits for an answer before it lets its tokio worker go.
+const QUICK_ANSWER: Duration = Duration::from_millis(1);
+
 /// How much of a plugin process's stderr is kept for reports.
 const STDERR_TAIL: usize = 2048;
 
@@ -496,7 +499,17 @@ impl PluginProcess {
         let mut budget = timeout;
         loop {
             let waiting = Instant::now();
-            let incoming = match receiver.recv_timeout(budget) {
+            // Most answers come within microseconds; a slower one must not hold a tokio
+            // worker (other tasks, timers and command hooks would stall), so after a short
+            // wait the worker hands its tasks on while this thread waits.
+            let quick = budget.min(QUICK_ANSWER);
+            let answer = match receiver.recv_timeout(quick) {
+                Err(mpsc::RecvTimeoutError::Timeout) if budget > quick => {
+                    crate::host::may_block(|| receiver.recv_timeout(budget - quick))
+                }
+                other => other,
+            };
+            let incoming = match answer {
                 Ok(incoming) => incoming,
                 Err(_) => {
                     connection.kill(&format!("was killed after {timeout:?} without an answer"));

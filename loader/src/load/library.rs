@@ -10,21 +10,43 @@ use agent_hooks_abi::ffi::PluginModuleRef;
 
 use super::{sealed::SealedCopy, LoadError};
 
-/// Opens the library whose checked bytes are `bytes` (read from `path`) from a sealed copy
+/// Where the checked bytes of a library are.
+pub(crate) enum Image<'a> {
+    /// In memory: they are copied into a sealed copy, which is loaded.
+    Bytes(&'a [u8]),
+    /// In a sealed copy already (the agent's, seen from a plugin process), loaded as is.
+    Sealed(&'a Path),
+}
+
+/// Opens the library whose checked bytes are `image` (read from `path`) from a sealed copy
 /// of them, checks its interface version and layout, and returns its root module. Messages
 /// name `path`. The library is never unloaded: Rust thread-locals make unloading a cdylib
 /// unsound on Linux (and it is a no-op on macOS), so its handle is leaked on purpose, also
 /// when a check fails after the library was opened.
-pub(crate) fn open_plugin(path: &Path, bytes: &[u8]) -> Result<PluginModuleRef, LoadError> {
-    let copy = SealedCopy::new(bytes).map_err(|e| LoadError::Open {
-        resolved: path.to_path_buf(),
-        detail: format!("cannot make a private copy of it to load: {e}"),
-    })?;
-    let library = open_library(path, copy.path())?;
-    // The copy stays open for the life of the process, as the library stays loaded: glibc
-    // knows a loaded library by its path first, so a later copy given the same descriptor
-    // number (the same `/proc/self/fd/N`) would be taken for this one.
-    copy.keep();
+pub(crate) fn open_plugin(path: &Path, image: Image<'_>) -> Result<PluginModuleRef, LoadError> {
+    let library = match image {
+        Image::Bytes(bytes) => {
+            let copy = SealedCopy::new(bytes).map_err(|e| LoadError::Open {
+                resolved: path.to_path_buf(),
+                detail: format!("cannot make a private copy of it to load: {e}"),
+            })?;
+            let library = open_library(path, copy.path())?;
+            // The copy stays open for the life of the process, as the library stays loaded:
+            // glibc knows a loaded library by its path first, so a later copy given the same
+            // descriptor number (the same `/proc/self/fd/N`) would be taken for this one.
+            copy.keep();
+            library
+        }
+        Image::Sealed(sealed) => {
+            std::fs::File::open(sealed).map_err(|e| LoadError::Open {
+                resolved: path.to_path_buf(),
+                detail: format!(
+                    "the plugin process cannot open the agent's checked copy of it ({e})"
+                ),
+            })?;
+            open_library(path, sealed)?
+        }
+    };
     // SAFETY: the symbol is abi_stable's root-module loader static, whose address abi_stable
     // reads as an `AbiHeaderRef` (a pointer to the header at the start of a `LibHeader`).
     // A library that exports the name with another type is caught by `upgrade`, which checks

@@ -29,6 +29,7 @@ use crate::{
     isolation::{plugin_host_program, Isolation, LoadOptions, PluginProcess},
 };
 use identity::SeenPaths;
+use library::Image;
 use sniff::FileKind;
 
 /// What [`load_hooks`] loaded, what failed, and what was skipped as a duplicate.
@@ -279,7 +280,7 @@ fn load_plugin(
     outbox: &Arc<Outbox>,
 ) -> Result<Hook, LoadError> {
     let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given);
-    let origin = run_factory(resolved, bytes, &api)?;
+    let origin = run_factory(resolved, Image::Bytes(bytes), &api)?;
     Ok(Hook::new(
         given.to_owned(),
         resolved.to_path_buf(),
@@ -290,9 +291,9 @@ fn load_plugin(
 }
 
 /// Loads a plugin in a plugin process: as in the agent, but what the plugin sends or runs
-/// goes to the agent through `forward`. The bytes are read from `image`, the agent's sealed
-/// copy of what it checked (messages name `resolved`); without one, from `resolved` with
-/// every check.
+/// goes to the agent through `forward`. The library is `image`, the agent's sealed copy of
+/// what it checked (messages name `resolved`); without one, `resolved` is read with every
+/// check.
 pub(crate) fn load_plugin_forwarding(
     given: &str,
     resolved: &Path,
@@ -300,17 +301,18 @@ pub(crate) fn load_plugin_forwarding(
     cwd: &Path,
     forward: Arc<dyn Forward>,
 ) -> Result<Hook, LoadError> {
-    let bytes = match image {
-        Some(image) => read_image(resolved, image)?,
+    let api = PluginApi::forwarding(cwd.to_path_buf(), given, forward);
+    let origin = match image {
+        // The agent checked these bytes and sealed them: load them as they are.
+        Some(image) => run_factory(resolved, Image::Sealed(image), &api)?,
         None => {
             let home = std::env::var_os("HOME").map(PathBuf::from);
             let mut modes = StrictModes::new(home.as_deref());
-            read_checked(resolved, Limit::Library, &mut modes)?.bytes
+            let bytes = read_checked(resolved, Limit::Library, &mut modes)?.bytes;
+            check_image(resolved, &bytes)?;
+            run_factory(resolved, Image::Bytes(&bytes), &api)?
         }
     };
-    check_image(resolved, &bytes)?;
-    let api = PluginApi::forwarding(cwd.to_path_buf(), given, forward);
-    let origin = run_factory(resolved, &bytes, &api)?;
     Ok(Hook::new(
         given.to_owned(),
         resolved.to_path_buf(),
@@ -320,17 +322,14 @@ pub(crate) fn load_plugin_forwarding(
     ))
 }
 
-/// The bytes of the agent's sealed copy of `resolved`, at `image`.
-fn read_image(resolved: &Path, image: &Path) -> Result<Vec<u8>, LoadError> {
-    std::fs::read(image).map_err(|e| LoadError::Open {
-        resolved: resolved.to_path_buf(),
-        detail: format!("the plugin process cannot read the agent's checked copy of it ({e})"),
-    })
-}
-
-/// Opens the library from a sealed copy of `bytes`, and runs its factory with `api`.
-fn run_factory(resolved: &Path, bytes: &[u8], api: &PluginApi) -> Result<HookOrigin, LoadError> {
-    let module = library::open_plugin(resolved, bytes)?;
+/// Opens the library from a sealed copy of its checked bytes, and runs its factory with
+/// `api`.
+fn run_factory(
+    resolved: &Path,
+    image: Image<'_>,
+    api: &PluginApi,
+) -> Result<HookOrigin, LoadError> {
+    let module = library::open_plugin(resolved, image)?;
     if module.panic_strategy() != PanicStrategy::Unwind {
         return Err(LoadError::PanicAbort {
             resolved: resolved.to_path_buf(),

@@ -429,3 +429,55 @@ async fn four_stalled_handlers_do_not_stall_the_runtime_or_other_hooks() {
         );
     }
 }
+
+/// In process there is no process to kill: at the deadline the runner stops waiting,
+/// reports it and fails safe; the stalled handler's thread is abandoned. Handlers never run
+/// on the runtime's workers, so four stalled ones do not stall an unrelated emit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_process_the_runner_stops_waiting_at_the_deadline_and_the_runtime_goes_on() {
+    let project = Project::new("p");
+    let mut options = LoadOptions::in_process();
+    options.defaults.handler_timeout = Duration::from_millis(500);
+    let loaded = load_hooks_with([s(&plugin("hostile"))], &project.root, &options);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let stalled = Arc::new(HookRunner::new(loaded.hooks, &project.root));
+    let sleepers: Vec<_> = (0..4)
+        .map(|_| {
+            let runner = stalled.clone();
+            tokio::spawn(async move {
+                let started = Instant::now();
+                (runner.emit(&tool_call("sleep")).await, started.elapsed())
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let file = project.write(
+        "hooks.json",
+        &json!({"PreToolUse": [{"hooks": [{"type": "command", "command": "echo '{}'"}]}]})
+            .to_string(),
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let started = Instant::now();
+    rig.runner.emit(&tool_call("")).await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_millis(400),
+        "an unrelated command-hook emit took {:?}",
+        started.elapsed()
+    );
+    for sleeper in sleepers {
+        let (result, took) = sleeper.await.unwrap();
+        let error = result.unwrap_err();
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        assert_eq!(
+            error.kind,
+            HookErrorKind::TimedOut(Duration::from_millis(500))
+        );
+        assert_eq!(
+            error.message,
+            "the handler did not return within 500ms; the agent stopped waiting for it (in process, its thread cannot be stopped and is abandoned)"
+        );
+    }
+    // The plugin still answers the next event (on another thread).
+    let outcome = stalled.emit(&tool_call("")).await.unwrap();
+    assert!(!outcome.block);
+}

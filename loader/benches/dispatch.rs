@@ -31,14 +31,18 @@ fn main() {
     report();
 }
 
-/// A runner over the plugin that registers `count` `tool_call` handlers.
-fn native_runner(count: usize, cwd: &std::path::Path) -> HookRunner {
+/// A runner over the plugin that registers `count` `tool_call` handlers, loaded in process;
+/// `deadline`: each call on a thread of its own with a deadline (the default), otherwise on
+/// the emitting thread.
+fn native_runner(count: usize, cwd: &std::path::Path, deadline: bool) -> HookRunner {
     let package = match count {
         1 => "noop-1",
         10 => "noop-handlers",
         _ => unreachable!("no plugin registers {count} tool_call handlers"),
     };
-    let loaded = agent_hooks::load_hooks([common::s(&common::plugin(package))], cwd);
+    let mut options = agent_hooks::LoadOptions::in_process();
+    options.defaults.in_process_deadline = deadline;
+    let loaded = agent_hooks::load_hooks_with([common::s(&common::plugin(package))], cwd, &options);
     assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
     let runner = HookRunner::new(loaded.hooks, cwd);
     assert_eq!(runner.hooks()[0].handler_count(EventKind::ToolCall), count);
@@ -87,14 +91,16 @@ fn bench(c: &mut Criterion) {
             })
         });
 
-        let runner = native_runner(count, dir.path());
-        group.bench_with_input(BenchmarkId::new("native", count), &event, |b, event| {
-            b.iter(|| {
-                runner
-                    .emit_blocking(black_box(event))
-                    .expect("no handler fails")
-            })
-        });
+        for (name, deadline) in [("native", false), ("native_deadline", true)] {
+            let runner = native_runner(count, dir.path(), deadline);
+            group.bench_with_input(BenchmarkId::new(name, count), &event, |b, event| {
+                b.iter(|| {
+                    runner
+                        .emit_blocking(black_box(event))
+                        .expect("no handler fails")
+                })
+            });
+        }
     }
     group.finish();
 }
@@ -119,8 +125,12 @@ fn report() {
             &format!("dispatch/in_process/{count}"),
         );
         let native = common::line(
-            &format!("{count} handler(s): native plugin"),
+            &format!("{count} handler(s): native plugin, inline"),
             &format!("dispatch/native/{count}"),
+        );
+        common::line(
+            &format!("{count} handler(s): native plugin, with deadline"),
+            &format!("dispatch/native_deadline/{count}"),
         );
         per_count.push((count, closure, in_process, native));
     }

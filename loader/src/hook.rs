@@ -71,6 +71,8 @@ impl Hook {
         origin: HookOrigin,
         api: PluginApi,
         outbox: Arc<Outbox>,
+        settings: PluginSettings,
+        guarded: bool,
     ) -> Self {
         let Registry {
             handlers: registered,
@@ -80,7 +82,11 @@ impl Hook {
         } = api.take_registry();
         let mut handlers = empty_handlers();
         for (kind, handler) in registered {
-            handlers[kind.index()].push(HandlerSlot::Native(handler));
+            handlers[kind.index()].push(if guarded {
+                HandlerSlot::Guarded(Arc::new(handler))
+            } else {
+                HandlerSlot::Native(handler)
+            });
         }
         let commands = commands
             .into_iter()
@@ -101,7 +107,7 @@ impl Hook {
             .collect();
         let settings = PluginSettings {
             isolation: Isolation::InProcess,
-            ..PluginSettings::default()
+            ..settings
         };
         Self {
             path,
@@ -261,6 +267,7 @@ impl Hook {
     ) -> Option<&agent_hooks_abi::ffi::EventHandlerBox> {
         match self.handlers[kind.index()].get(index)? {
             HandlerSlot::Native(handler) => Some(handler),
+            HandlerSlot::Guarded(handler) => Some(handler),
             HandlerSlot::Remote { .. } => None,
         }
     }

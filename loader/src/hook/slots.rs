@@ -13,12 +13,15 @@ use crate::{
     host::CallContext,
     isolation::{protocol::Target, CallFailure, PluginProcess},
     runner::HookErrorKind,
+    supervisor::workers::{call_with_deadline, CallClock},
 };
 
 /// An event handler.
 pub(crate) enum HandlerSlot {
-    /// In this process.
+    /// In this process, called on the emitting thread.
     Native(EventHandlerBox),
+    /// In this process, called on a thread of its own with a deadline.
+    Guarded(Arc<EventHandlerBox>),
     /// The `index`-th handler of `event` in a plugin process.
     Remote {
         process: Arc<PluginProcess>,
@@ -73,6 +76,30 @@ impl HandlerSlot {
                 .into_result()
                 .map(|output| output.into_option().map(RString::into_string))
                 .map_err(native_failure),
+            HandlerSlot::Guarded(handler) => {
+                let handler = handler.clone();
+                let payload = payload.to_owned();
+                let clock = Arc::new(CallClock::default());
+                let detached = context.detach(clock.clone());
+                call_with_deadline(timeout, clock, move || {
+                    let context = detached.context();
+                    handler
+                        .handle(
+                            payload.as_str().into(),
+                            serial,
+                            HostContext_TO::from_ptr(&context, TD_Opaque),
+                        )
+                        .into_result()
+                        .map(|output| output.into_option().map(RString::into_string))
+                        .map_err(native_failure)
+                })
+                .unwrap_or_else(|| {
+                    Err(CallFailure::Failed(
+                        HookErrorKind::TimedOut(timeout),
+                        format!("the handler did not return within {timeout:?}; the agent stopped waiting for it (in process, its thread cannot be stopped and is abandoned)"),
+                    ))
+                })
+            }
             HandlerSlot::Remote {
                 process,
                 event,

@@ -1,33 +1,61 @@
-use std::path::Path;
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
 
 use abi_stable::std_types::{RErr, RNone, ROk, ROption, RResult, RSlice, RSome, RStr, RString};
 use agent_hooks_abi::{ffi::HostContext, NotifyLevel, SessionActionOutcome};
 
 use super::{may_block, shielded, AgentHost, HostUi};
+use crate::supervisor::workers::CallClock;
 
 /// The context of one call into a hook: what the agent offers, borrowed for the call.
 pub(crate) struct CallContext<'a> {
-    agent: &'a dyn AgentHost,
+    agent: Arc<dyn AgentHost>,
     cwd: &'a Path,
     is_command: bool,
+    /// Paused while the call waits for the user or the agent (its deadline stands still).
+    clock: Option<Arc<CallClock>>,
 }
 
 impl<'a> CallContext<'a> {
     /// The context of an event handler or renderer.
-    pub(crate) fn event(agent: &'a dyn AgentHost, cwd: &'a Path) -> Self {
+    pub(crate) fn event(agent: &Arc<dyn AgentHost>, cwd: &'a Path) -> Self {
         Self {
-            agent,
+            agent: agent.clone(),
             cwd,
             is_command: false,
+            clock: None,
         }
     }
 
     /// The context of a command handler, which may also control the session.
-    pub(crate) fn command(agent: &'a dyn AgentHost, cwd: &'a Path) -> Self {
+    pub(crate) fn command(agent: &Arc<dyn AgentHost>, cwd: &'a Path) -> Self {
         Self {
-            agent,
+            agent: agent.clone(),
             cwd,
             is_command: true,
+            clock: None,
+        }
+    }
+
+    /// The same context, owned, to hand to another thread, with a clock that its waits
+    /// for the user pause.
+    pub(crate) fn detach(&self, clock: Arc<CallClock>) -> DetachedContext {
+        DetachedContext {
+            agent: self.agent.clone(),
+            cwd: self.cwd.to_path_buf(),
+            is_command: self.is_command,
+            clock,
+        }
+    }
+
+    /// Runs `f`, which may wait, on a thread that may be a tokio worker, with the call's
+    /// clock paused.
+    fn waiting<T>(&self, f: impl FnOnce() -> T) -> T {
+        match &self.clock {
+            Some(clock) => clock.paused(|| may_block(f)),
+            None => may_block(f),
         }
     }
 
@@ -37,7 +65,7 @@ impl<'a> CallContext<'a> {
 
     /// A UI call that waits for the user.
     fn ask<T>(&self, fallback: T, f: impl FnOnce(&dyn HostUi) -> T) -> T {
-        may_block(|| self.ui(fallback, f))
+        self.waiting(|| self.ui(fallback, f))
     }
 
     fn session_action(
@@ -48,11 +76,32 @@ impl<'a> CallContext<'a> {
         if !self.is_command {
             return RErr(format!("{name} is only available to command handlers").into());
         }
-        let outcome = may_block(|| shielded(Err(format!("{name} failed in the host")), action))
+        let outcome = self
+            .waiting(|| shielded(Err(format!("{name} failed in the host")), action))
             .and_then(|o| serde_json::to_string(&o).map_err(|e| e.to_string()));
         match outcome {
             Ok(json) => ROk(json.into()),
             Err(e) => RErr(e.into()),
+        }
+    }
+}
+
+/// A [`CallContext`] that owns what it borrows, for a call run on another thread.
+pub(crate) struct DetachedContext {
+    agent: Arc<dyn AgentHost>,
+    cwd: PathBuf,
+    is_command: bool,
+    clock: Arc<CallClock>,
+}
+
+impl DetachedContext {
+    /// The call context it carries.
+    pub(crate) fn context(&self) -> CallContext<'_> {
+        CallContext {
+            agent: self.agent.clone(),
+            cwd: &self.cwd,
+            is_command: self.is_command,
+            clock: Some(self.clock.clone()),
         }
     }
 }
@@ -164,7 +213,7 @@ impl HostContext for CallContext<'_> {
         if !self.is_command {
             return RErr("wait_for_idle is only available to command handlers".into());
         }
-        match may_block(|| {
+        match self.waiting(|| {
             shielded(Err("wait_for_idle failed in the host".into()), || {
                 self.agent.wait_for_idle()
             })

@@ -23,7 +23,7 @@ use super::protocol::{
     read_frame, write_frame, Answer, CallOutcome, FromPlugin, HostRequest, Limits, Registered,
     Target, ToPlugin, PROTOCOL_VERSION,
 };
-use crate::{hook::Hook, host::Forward};
+use crate::{hook::Hook, host::Forward, supervisor::workers::Workers};
 
 /// The connection to the agent, shared by every thread of the plugin process.
 pub(super) struct Link {
@@ -262,41 +262,6 @@ fn call(
             message: error.message.into_string(),
             panicked: error.panicked,
         },
-    }
-}
-
-/// Threads that run calls, so that the thread reading the agent's messages never waits for
-/// plugin code; idle ones are reused.
-#[derive(Default)]
-struct Workers {
-    idle: Arc<Mutex<Vec<mpsc::Sender<Job>>>>,
-}
-
-type Job = Box<dyn FnOnce() + Send>;
-
-impl Workers {
-    fn run(&self, job: impl FnOnce() + Send + 'static) {
-        let job: Job = Box::new(job);
-        let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let job = match idle {
-            Some(worker) => match worker.send(job) {
-                Ok(()) => return,
-                Err(mpsc::SendError(job)) => job,
-            },
-            None => job,
-        };
-        let (sender, receiver) = mpsc::channel::<Job>();
-        let idle = self.idle.clone();
-        let me = sender.clone();
-        let _ = sender.send(job);
-        thread::spawn(move || {
-            for job in receiver {
-                job();
-                idle.lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(me.clone());
-            }
-        });
     }
 }
 

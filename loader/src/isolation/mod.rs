@@ -52,6 +52,11 @@ pub struct PluginSettings {
     pub renderer_timeout: Duration,
     /// Resource limits of its process.
     pub limits: Limits,
+    /// In process: call each event handler on a thread of its own, so that the runner can
+    /// stop waiting at `handler_timeout` and a stalled handler never holds a tokio worker
+    /// (true, the default; some microseconds per call). False calls handlers on the
+    /// emitting thread: nanoseconds, but no deadline.
+    pub in_process_deadline: bool,
 }
 
 /// The default address-space limit of a plugin process: 8 GiB.
@@ -72,6 +77,7 @@ impl Default for PluginSettings {
                 address_space: Some(DEFAULT_ADDRESS_SPACE),
                 open_files: Some(DEFAULT_OPEN_FILES),
             },
+            in_process_deadline: true,
         }
     }
 }

@@ -26,7 +26,7 @@ use crate::{
     file::{read_checked, CheckedFile, Limit, StrictModes},
     hook::{Hook, HookOrigin},
     host::{Forward, Outbox, PluginApi},
-    isolation::{plugin_host_program, Isolation, LoadOptions, PluginProcess},
+    isolation::{plugin_host_program, Isolation, LoadOptions, PluginProcess, PluginSettings},
 };
 use identity::SeenPaths;
 use library::Image;
@@ -173,7 +173,14 @@ impl<'a> PluginLoader<'a> {
         };
         let settings = self.options.settings_for(given, resolved);
         if settings.isolation == Isolation::InProcess {
-            match load_plugin(given, resolved, &file.bytes, self.cwd, &self.outbox) {
+            match load_plugin(
+                given,
+                resolved,
+                &file.bytes,
+                self.cwd,
+                &self.outbox,
+                settings,
+            ) {
                 Ok(hook) => self.slots.push(Slot::Loaded(Box::new(hook))),
                 Err(error) => self.fail(given, error),
             }
@@ -278,6 +285,7 @@ fn load_plugin(
     bytes: &[u8],
     cwd: &Path,
     outbox: &Arc<Outbox>,
+    settings: PluginSettings,
 ) -> Result<Hook, LoadError> {
     let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given);
     let origin = run_factory(resolved, Image::Bytes(bytes), &api)?;
@@ -287,6 +295,8 @@ fn load_plugin(
         origin,
         api,
         outbox.clone(),
+        settings,
+        settings.in_process_deadline,
     ))
 }
 
@@ -313,12 +323,15 @@ pub(crate) fn load_plugin_forwarding(
             run_factory(resolved, Image::Bytes(&bytes), &api)?
         }
     };
+    // The agent holds the deadline of each call: handlers run as they come.
     Ok(Hook::new(
         given.to_owned(),
         resolved.to_path_buf(),
         origin,
         api,
         Arc::default(),
+        PluginSettings::default(),
+        false,
     ))
 }
 

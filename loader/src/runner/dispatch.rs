@@ -184,7 +184,7 @@ impl HookRunner {
         let mut payload = serde_json::to_string(current.as_ref())?;
         let mut serial = next_serial();
         let agent = self.agent();
-        let context = CallContext::event(agent.as_ref(), &self.cwd);
+        let context = CallContext::event(&agent, &self.cwd);
         let timed = self.timing.load(Ordering::Relaxed);
         for hook in &self.hooks {
             let timeout = hook.settings().handler_timeout;

@@ -53,7 +53,7 @@ impl HookRunner {
             .flat_map(|hook| hook.commands().iter().map(move |c| (hook, c)))
             .find(|(_, c)| c.name == name)?;
         let agent = self.agent();
-        let context = CallContext::command(agent.as_ref(), &self.cwd);
+        let context = CallContext::command(&agent, &self.cwd);
         let timeout = hook.settings().command_timeout;
         let result = command.handler.call(args, &context, timeout, &command.name);
         Some(result.map_err(|error| {
@@ -93,7 +93,7 @@ impl HookRunner {
             return failed("the message cannot be serialised".into());
         };
         let agent = self.agent();
-        let context = CallContext::event(agent.as_ref(), &self.cwd);
+        let context = CallContext::event(&agent, &self.cwd);
         let timeout = hook.settings().renderer_timeout;
         match renderer
             .renderer

@@ -162,6 +162,9 @@ impl HookRunner {
             HookOrigin::InProcess,
             api,
             outbox,
+            crate::isolation::PluginSettings::default(),
+            // The host's own code: called on the emitting thread.
+            false,
         );
         self.push(hook);
         Ok(())

@@ -18,6 +18,7 @@ mod blocking;
 mod capture;
 mod group;
 pub(crate) mod reap;
+pub(crate) mod workers;
 
 use std::{
     ffi::OsString,

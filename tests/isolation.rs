@@ -481,3 +481,48 @@ async fn in_process_the_runner_stops_waiting_at_the_deadline_and_the_runtime_goe
     let outcome = stalled.emit(&tool_call("")).await.unwrap();
     assert!(!outcome.block);
 }
+
+#[test]
+fn the_users_settings_file_chooses_in_process_loading_and_deadlines_per_plugin() {
+    use agent_hooks::{discover_and_load_hooks_with, DiscoveryOptions, Isolation};
+    let project = temp_dir();
+    let config = temp_dir();
+    let library = s(&plugin("hostile"));
+    let discover = || {
+        let mut options = DiscoveryOptions::new(project.path());
+        options.builtin_providers = false;
+        options.config_dir = Some(config.path().to_path_buf());
+        discover_and_load_hooks_with(std::slice::from_ref(&library), options)
+    };
+    let found = discover();
+    assert_eq!(found.loaded.hooks[0].isolation(), Isolation::Process);
+
+    std::fs::write(
+        config.path().join("settings.json"),
+        r#"{"plugins": {"libhostile.so": {"isolation": "in_process", "handler_timeout": 0.25}}}"#,
+    )
+    .unwrap();
+    let found = discover();
+    assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+    let hook = &found.loaded.hooks[0];
+    assert_eq!(hook.isolation(), Isolation::InProcess);
+    assert_eq!(hook.settings().handler_timeout, Duration::from_millis(250));
+    assert_eq!(hook.process_state(), None);
+
+    std::fs::write(
+        config.path().join("settings.json"),
+        r#"{"plugins": {"libhostile.so": {"isolation": "sideways"}}}"#,
+    )
+    .unwrap();
+    let found = discover();
+    assert_eq!(found.loaded.hooks[0].isolation(), Isolation::Process);
+    assert_eq!(found.warnings.len(), 1, "{:?}", found.warnings);
+    assert!(
+        found.warnings[0].starts_with(&format!(
+            "{}: unknown variant `sideways`, expected `process` or `in_process`",
+            config.path().join("settings.json").display()
+        )),
+        "{}",
+        found.warnings[0]
+    );
+}

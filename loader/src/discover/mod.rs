@@ -15,6 +15,7 @@
 //! repository cannot shadow a user's hook with one of its own.
 
 mod entry;
+mod plugin_settings;
 mod providers;
 mod required;
 mod scan;
@@ -209,6 +210,16 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     }
     let mut keys: HashSet<String> = HashSet::new();
     let project = std::fs::canonicalize(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
+    let mut load_options = options.load.clone();
+    let (settings, problems) = plugin_settings::read(
+        &ctx.config_dir.join("settings.json"),
+        load_options.defaults,
+        ctx.home.as_deref(),
+    );
+    discovery.discovered.warnings.extend(problems);
+    for (name, settings) in settings {
+        load_options.per_plugin.entry(name).or_insert(settings);
+    }
     for provider in &providers {
         let found = match provider.discover(&ctx) {
             Ok(found) => found,
@@ -241,7 +252,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     for given in configured_paths {
         discovery.configured(given.as_ref(), &ctx);
     }
-    let mut discovered = discovery.load(&ctx.cwd, &options.load);
+    let mut discovered = discovery.load(&ctx.cwd, &load_options);
     discovered.required_failures = required::failures(&discovered, &options.required);
     discovered
 }

@@ -117,7 +117,13 @@ pub fn print(session: &Session, report: &Value, style: Style) {
                     .unwrap_or_default();
                 format!("{}{matcher}: {}", listens.join(", "), text(&h["command"]))
             } else {
-                listens.join(", ")
+                let runs = match h["process"]["state"].as_str() {
+                    Some("running") => format!("isolated, pid {}", h["process"]["pid"]),
+                    Some("disabled") => format!("DISABLED: {}", text(&h["process"]["cause"])),
+                    Some(_) => "isolated, stopped".into(),
+                    None => "in process".into(),
+                };
+                format!("{} ({runs})", listens.join(", "))
             };
             vec![
                 style.ok(&text(&h["kind"])),

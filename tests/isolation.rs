@@ -311,9 +311,11 @@ async fn environment_and_signal_changes_stay_in_the_plugin_process() {
             hooks,
             HookRunner::new(loaded.hooks, &project.root),
         );
-        for _ in 0..20 {
+        // The same change made from a handler, once the factory made it.
+        rig.runner.emit(&tool_call(fault)).await.unwrap();
+        for _ in 0..10 {
             let mut event = tool_call("");
-            event.input["padding"] = "x".repeat(1 << 20).into();
+            event.input["padding"] = "x".repeat(256 << 10).into();
             let outcome = rig.runner.emit(&event).await.unwrap();
             assert!(!outcome.block);
         }

@@ -12,7 +12,8 @@
 //!
 //! use agent_hooks::abi::prelude::*;
 //! use agent_hooks::{
-//!     load_hooks, AgentHost, HookRunner, HookToolWrapper, Tool, ToolError, ToolOutput,
+//!     load_hooks_with, AgentHost, HookRunner, HookToolWrapper, LoadOptions, Tool, ToolError,
+//!     ToolOutput,
 //! };
 //!
 //! /// The agent: every method of `AgentHost` has a default, override what you have.
@@ -39,12 +40,20 @@
 //!     }
 //! }
 //!
-//! #[tokio::main]
-//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     // 0. This program also runs the plugin processes: when started as one, this serves
+//!     //    the plugin and exits.
+//!     agent_hooks::isolation::serve_if_plugin_process();
+//!     tokio::runtime::Runtime::new()?.block_on(agent())
+//! }
+//!
+//! async fn agent() -> Result<(), Box<dyn std::error::Error>> {
 //!     let cwd = std::env::current_dir()?;
 //!
-//!     // 1. Load plugins; a bad path is an error entry, never a crash.
-//!     let loaded = load_hooks(["~/.agent/hooks/libguard.so", "hooks/libredact.so"], &cwd);
+//!     // 1. Load plugins, each in a process of its own: a bad path is an error entry, and a
+//!     //    plugin that crashes or hangs is an error of its event, never a crash of the agent.
+//!     let paths = ["~/.agent/hooks/libguard.so", "hooks/libredact.so"];
+//!     let loaded = load_hooks_with(paths, &cwd, &LoadOptions::isolated());
 //!     for failure in &loaded.errors {
 //!         eprintln!("hook {} did not load: {}", failure.path, failure.error);
 //!     }
@@ -91,6 +100,14 @@
 //! `session.compacting` last wins; `permission_request` deny over ask over approve; `stop`
 //! any block; the rest are notifications. Errors of non-strict events go to the
 //! [`HookRunner::on_error`] listeners and the next handler runs.
+//!
+//! ## Faults
+//!
+//! Plugins loaded with [`load_hooks_with`] (and by discovery) run in plugin processes by
+//! default ([`isolation`]): a crash, a hang past the deadline, a leak or a change of
+//! process-wide state stays in the plugin's process, which is restarted on the next event.
+//! [`load_hooks`] loads into the agent's process: there a panic is caught inside the plugin
+//! and a handler past its deadline is abandoned, but a crash is the agent's.
 
 #![warn(missing_docs)]
 

@@ -24,7 +24,9 @@
 //!    call id. Calls may overlap: ids route answers.
 //! 4. [`ToPlugin::Goodbye`], or the end of its input, ends the plugin process.
 //!
-//! Event payloads cross as the JSON text the runner serialised once for the emit. A request
+//! Event payloads cross as the JSON text the runner serialised once for the emit, carried in
+//! a JSON string: escaping and unescaping it is a linear copy, while embedding it raw would
+//! make the reader validate (parse) it once more before the plugin parses it. A request
 //! this side does not know is answered with an error ("unsupported"), never a broken
 //! connection: fields and methods are added, not changed, within one protocol major.
 

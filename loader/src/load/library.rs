@@ -1,5 +1,6 @@
 //! Opening a plugin library and checking it through abi_stable. The loader's `unsafe` lives
-//! here, and only here.
+//! here, and in one other place: reaping a plugin process with `wait4` for its peak memory
+//! (`loader/src/supervisor/reap.rs`).
 
 use std::path::Path;
 

@@ -528,3 +528,21 @@ fn the_users_settings_file_chooses_in_process_loading_and_deadlines_per_plugin()
         found.warnings[0]
     );
 }
+
+#[test]
+fn calls_that_arrive_together_after_a_crash_share_one_new_process() {
+    let dir = temp_dir();
+    let rig = Arc::new(hostile(dir.path(), |_| {}));
+    assert!(rig.runner.emit_blocking(&tool_call("abort")).is_err());
+    let pids: Vec<u64> = (0..8)
+        .map(|_| {
+            let rig = rig.clone();
+            std::thread::spawn(move || rig.works())
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|t| t.join().unwrap())
+        .collect();
+    assert!(pids.iter().all(|p| *p == pids[0]), "{pids:?}");
+    assert_eq!(u64::from(rig.pid()), pids[0]);
+}

@@ -148,6 +148,8 @@ pub(crate) struct PluginProcess {
     /// The hook's host API in the agent: what the plugin sends outside calls goes through it.
     api: PluginApi,
     state: Mutex<State>,
+    /// Held while the process is being restarted.
+    restart: Mutex<()>,
     next_call: AtomicU64,
 }
 
@@ -181,6 +183,7 @@ impl PluginProcess {
                 last_cause: None,
                 crashes: VecDeque::new(),
             }),
+            restart: Mutex::new(()),
             next_call: AtomicU64::new(1),
         }
     }
@@ -358,53 +361,67 @@ impl PluginProcess {
         state.disabled.is_some()
     }
 
-    /// The running connection, restarting the process if it died.
-    fn running(&self) -> Result<Arc<Connection>, CallFailure> {
+    /// The connection if the process runs; a dead one is counted (and reported, if no call
+    /// reported it) and let go.
+    fn live(&self) -> Result<Option<Arc<Connection>>, CallFailure> {
         let mut state = self.lock();
         if state.disabled.is_some() {
             return Err(CallFailure::Disabled);
         }
-        if let Some(connection) = &state.connection {
-            let killed = connection
-                .killed_for
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .is_some();
-            if connection.death.get().is_none() && !killed {
-                return Ok(connection.clone());
-            }
-            // Killed (after a deadline) but not reaped yet: wait for its end, so that the
-            // next call goes to a new process, not to one that is dying.
-            if connection.death.get().is_none() {
-                self.wait_death(connection);
-            }
-            let connection = connection.clone();
-            let reported = connection.counted.load(Ordering::Acquire);
-            if self.count_death(&mut state, &connection) {
-                return Err(CallFailure::Disabled);
-            }
-            if !reported {
-                self.api.report(HookError::new(
-                    HookErrorKind::Crashed(death_termination(&connection)),
-                    &self.given,
-                    "plugin process",
-                    format!(
-                        "{} {} between calls; restarting it",
-                        self.name(),
-                        connection.death.get().cloned().unwrap_or_default()
-                    ),
-                ));
-            }
+        let Some(connection) = state.connection.clone() else {
+            return Ok(None);
+        };
+        let killed = connection
+            .killed_for
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some();
+        if connection.death.get().is_none() && !killed {
+            return Ok(Some(connection));
         }
+        // Killed (after a deadline) but not reaped yet: wait for its end, so that the next
+        // call goes to a new process, not to one that is dying.
+        if connection.death.get().is_none() {
+            self.wait_death(&connection);
+        }
+        let reported = connection.counted.load(Ordering::Acquire);
         state.connection = None;
-        drop(state);
+        if self.count_death(&mut state, &connection) {
+            return Err(CallFailure::Disabled);
+        }
+        if !reported {
+            self.api.report(HookError::new(
+                HookErrorKind::Crashed(death_termination(&connection)),
+                &self.given,
+                "plugin process",
+                format!(
+                    "{} {} between calls; restarting it",
+                    self.name(),
+                    connection.death.get().cloned().unwrap_or_default()
+                ),
+            ));
+        }
+        Ok(None)
+    }
+
+    /// The running connection, restarting the process if it died. One thread restarts;
+    /// calls that arrive meanwhile wait for it and use the new process.
+    fn running(&self) -> Result<Arc<Connection>, CallFailure> {
+        if let Some(connection) = self.live()? {
+            return Ok(connection);
+        }
+        let _restarting = self.restart.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(connection) = self.live()? {
+            return Ok(connection);
+        }
         let started = self.begin().and_then(|starting| self.finish(starting));
         match started {
-            Ok(_) => self
-                .lock()
-                .connection
-                .clone()
-                .ok_or_else(|| CallFailure::Failed(HookErrorKind::Runner, "lost".into())),
+            Ok(_) => self.live()?.ok_or_else(|| {
+                CallFailure::Failed(
+                    HookErrorKind::Crashed(Termination::Exit(0)),
+                    format!("{} ended as soon as it was restarted", self.name()),
+                )
+            }),
             Err(error) => {
                 let mut state = self.lock();
                 let message = format!("{} could not be restarted: {error}", self.name());

@@ -11,6 +11,7 @@ use super::{
     event::CommandEvent,
     matcher::{Dialect, Matcher},
 };
+use crate::file::{read_checked, Limit, StrictModes};
 
 /// The timeout of a hook whose file gives none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -33,6 +34,9 @@ pub struct CommandHook {
     pub timeout: Duration,
     /// The file (or script) it came from.
     pub source: PathBuf,
+    /// Marked `"required": true`: when it cannot start or does not answer in time, every
+    /// `PreToolUse` it would have seen is blocked instead of going on.
+    pub required: bool,
 }
 
 /// How serious a configuration problem is.
@@ -58,16 +62,20 @@ pub struct ConfigIssue {
     pub severity: Severity,
 }
 
-/// Parses the hooks file at `path`: its hooks in file order, and its problems.
+/// Parses the hooks file at `path`: its hooks in file order, and its problems. The file is
+/// read once, checked first (a regular file of at most 4 MiB that other users cannot change;
+/// a FIFO or a device is refused without being read).
 pub fn load_hooks_file(path: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
-    match std::fs::read_to_string(path) {
-        Ok(text) => parse_hooks(&text, path),
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut modes = StrictModes::new(home.as_deref());
+    match read_checked(path, Limit::HooksFile, &mut modes) {
+        Ok(file) => parse_hooks_bytes(&file.bytes, path),
         Err(e) => (
             Vec::new(),
             vec![ConfigIssue {
                 file: path.to_path_buf(),
                 location: None,
-                message: format!("cannot read the hooks file: {e}"),
+                message: format!("the hooks file is not loaded: {e}"),
                 severity: Severity::Error,
             }],
         ),
@@ -76,12 +84,17 @@ pub fn load_hooks_file(path: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
 
 /// Parses hooks JSON read from `source`.
 pub fn parse_hooks(text: &str, source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+    parse_hooks_bytes(text.as_bytes(), source)
+}
+
+/// Parses hooks JSON bytes read from `source` (invalid UTF-8 is reported like invalid JSON).
+pub fn parse_hooks_bytes(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     let mut reader = Reader {
         source,
         hooks: Vec::new(),
         issues: Vec::new(),
     };
-    match serde_json::from_str::<Value>(text) {
+    match serde_json::from_slice::<Value>(bytes) {
         Err(e) => reader.issue(
             Some(format!("line {}, column {}", e.line(), e.column())),
             format!("invalid JSON: {e}; no hook of this file is loaded"),
@@ -233,6 +246,18 @@ impl Reader<'_> {
             }
         };
         let timeout = self.timeout(entry.get("timeout"), at);
+        let required = match entry.get("required") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(required)) => *required,
+            Some(other) => {
+                self.issue(
+                    Some(format!("{at}.required")),
+                    format!("`required` must be true or false, not {other}; the hook is taken as required"),
+                    Severity::Warning,
+                );
+                true
+            }
+        };
         Some(CommandHook {
             event,
             matcher_text: matcher_text.clone(),
@@ -240,6 +265,7 @@ impl Reader<'_> {
             command,
             timeout,
             source: self.source.to_path_buf(),
+            required,
         })
     }
 
@@ -250,7 +276,11 @@ impl Reader<'_> {
         let default = DEFAULT_TIMEOUT.as_secs();
         let problem = match value.as_f64() {
             None => format!("timeout {value} is not a number of seconds"),
+            Some(s) if !s.is_finite() => format!("timeout {value} is not a finite number of seconds"),
             Some(s) if s <= 0.0 => format!("timeout {value} must be a positive number of seconds"),
+            Some(s) if s < 0.001 => format!(
+                "timeout {value} is below 1 ms, too short for any hook to start (it is in seconds: 0.5 is half a second)"
+            ),
             Some(s) if s > MAX_TIMEOUT.as_secs_f64() => format!(
                 "timeout {value} is in seconds ({:.0} minutes), more than the {} allowed; milliseconds are not accepted",
                 s / 60.0,
@@ -306,6 +336,7 @@ mod tests {
               {"type": "command"},
               {"type": "command", "command": "slow", "timeout": 5000},
               {"type": "command", "command": "negative", "timeout": -1},
+              {"type": "command", "command": "tiny", "timeout": 0.0001},
               {"type": "command", "command": "ok", "timeout": 2}
             ]}
           ],
@@ -313,7 +344,7 @@ mod tests {
         }"#;
         let (hooks, issues) = parse(text);
         let commands: Vec<&str> = hooks.iter().map(|h| h.command.as_str()).collect();
-        assert_eq!(commands, ["slow", "negative", "ok"]);
+        assert_eq!(commands, ["slow", "negative", "tiny", "ok"]);
         assert_eq!(hooks[0].timeout, DEFAULT_TIMEOUT);
         assert_eq!(
             issues,
@@ -323,6 +354,7 @@ mod tests {
                 "hooks.json (PreToolUse[1].hooks[1]): missing `command`; skipped",
                 "hooks.json (PreToolUse[1].hooks[2].timeout): timeout 5000 is in seconds (83 minutes), more than the 3600 allowed; milliseconds are not accepted; the default of 60 s is used",
                 "hooks.json (PreToolUse[1].hooks[3].timeout): timeout -1 must be a positive number of seconds; the default of 60 s is used",
+                "hooks.json (PreToolUse[1].hooks[4].timeout): timeout 0.0001 is below 1 ms, too short for any hook to start (it is in seconds: 0.5 is half a second); the default of 60 s is used",
                 "hooks.json (BeforeEverything): unknown event `BeforeEverything`, ignored (known: PreToolUse, PostToolUse, PermissionRequest, UserPromptSubmit, Stop, PostCompaction, SessionStart, SessionEnd)",
             ]
         );

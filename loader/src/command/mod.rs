@@ -13,9 +13,10 @@ use std::{
     time::Duration,
 };
 
-pub use answer::{interpret, Answer};
+pub use answer::{did_not_answer, interpret, Answer};
 pub use config::{
-    load_hooks_file, parse_hooks, CommandHook, ConfigIssue, Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT,
+    load_hooks_file, parse_hooks, parse_hooks_bytes, CommandHook, ConfigIssue, Severity,
+    DEFAULT_TIMEOUT, MAX_TIMEOUT,
 };
 pub use event::CommandEvent;
 pub use matcher::{Dialect, Matcher};
@@ -39,6 +40,12 @@ impl CommandHooks {
     /// already there; its problems are added to [`issues`](Self::issues).
     pub fn load_file(&mut self, path: &Path) -> &mut Self {
         let (hooks, issues) = load_hooks_file(path);
+        self.extend(hooks, issues)
+    }
+
+    /// Adds the hooks of hooks JSON `bytes`, read (and checked) from `source`.
+    pub fn load_bytes(&mut self, bytes: &[u8], source: &Path) -> &mut Self {
+        let (hooks, issues) = parse_hooks_bytes(bytes, source);
         self.extend(hooks, issues)
     }
 
@@ -74,6 +81,7 @@ impl CommandHooks {
             command: shell_quote(&script.to_string_lossy()),
             timeout: DEFAULT_TIMEOUT,
             source: script.to_path_buf(),
+            required: false,
         }));
         self
     }

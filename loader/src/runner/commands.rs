@@ -15,7 +15,10 @@ use serde_json::Value;
 use tokio::task::JoinSet;
 
 use super::{Combine, HookError, HookErrorKind, HookRunner, Termination};
-use crate::command::{interpret, run, CommandHook, CommandHookReport, Exit, Run, RunSpec};
+use crate::command::{
+    did_not_answer, interpret, run, Answer, CommandEvent, CommandHook, CommandHookReport, Exit,
+    Run, RunSpec,
+};
 use crate::host::AgentHost;
 
 /// A fresh id such as `prompt-1732912345123-7`: unique within the process, ordered.
@@ -79,7 +82,10 @@ impl HookRunner {
         }
         for (hook, run) in hooks.iter().zip(runs) {
             let run = run.unwrap_or_else(|| lost_run(hook));
-            let answer = interpret(command_event, &run);
+            let mut answer = interpret(command_event, &run);
+            if hook.required && command_event == CommandEvent::PreToolUse {
+                fail_closed(hook, &run, &mut answer);
+            }
             E::fold_command(event, outcome, &answer);
             if let Some(reason) = &answer.stop_agent {
                 crate::host::shielded((), || agent.stop_requested(reason));
@@ -141,6 +147,19 @@ impl HookRunner {
         );
         payload.extend(input.fields);
         serde_json::to_vec(&payload).unwrap_or_default()
+    }
+}
+
+/// A required hook that did not answer (or whose answer was taken after its timeout only
+/// when complete) blocks the call, naming itself and the failure.
+fn fail_closed(hook: &CommandHook, run: &Run, answer: &mut Answer) {
+    if answer.block.is_none() && answer.failed && did_not_answer(&run.exit) {
+        answer.block = Some(format!(
+            "required hook `{}` ({}) {}, so the call is blocked",
+            hook.command,
+            hook.source.display(),
+            answer.problems.first().map_or("failed", String::as_str)
+        ));
     }
 }
 

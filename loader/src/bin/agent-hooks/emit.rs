@@ -1,13 +1,13 @@
 //! `agent-hooks emit EVENT --input JSON`: one event through the loaded hooks.
 
-use std::{io::Read, process::ExitCode, time::Duration};
+use std::{io::Read, time::Duration};
 
 use serde_json::{json, Value};
 
 use crate::{
     events,
     output::{relative_text, table, Style},
-    session::Session,
+    session::{strict_code, Session},
     Common, Outcome,
 };
 
@@ -47,6 +47,7 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
     let kind = events::parse_event(event)?;
     let payload = read_input(input)?;
     let session = Session::open(common)?;
+    let load_failures = session.report_load_failures(common.json);
     let runtime = runtime()?;
     let started = std::time::Instant::now();
     let result = runtime.block_on(events::emit(&session.runner, kind, payload))?;
@@ -64,23 +65,25 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
         outcome = json!({});
     }
     outcome["event"] = json!(kind.name());
-    outcome["errors"] = json!(errors.iter().map(events::error_json).collect::<Vec<_>>());
+    let mut all_errors = load_failures.clone();
+    all_errors.extend(errors.iter().map(events::error_json));
+    outcome["errors"] = json!(all_errors);
     outcome["hooks"] = json!(timings
         .iter()
         .map(|(path, d)| json!({"path": path, "duration_ms": millis(*d)}))
         .collect::<Vec<_>>());
     outcome["duration_ms"] = json!(millis(elapsed));
     if common.json {
-        println!("{}", serde_json::to_string_pretty(&outcome)?);
+        outln!("{}", serde_json::to_string_pretty(&outcome)?);
     } else {
         let style = Style::for_stdout();
-        println!(
+        outln!(
             "{} {}",
             style.bold(kind.name()),
             events::summary(kind, &outcome)
         );
         if blocked_by_error {
-            println!(
+            outln!(
                 "  {}",
                 style.bad("a hook failed, which blocks the call (hooks fail safe)")
             );
@@ -96,7 +99,7 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
             .collect();
         table("  ", &rows);
         for error in &errors {
-            println!(
+            outln!(
                 "  {}",
                 style.bad(&relative_text(&error.to_string(), &session.cwd))
             );
@@ -104,11 +107,11 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
         if session.runner.hooks().is_empty()
             && session.runner.command_hooks().hooks().next().is_none()
         {
-            println!(
+            outln!(
                 "  {}",
                 style.dim("no hook is loaded (see `agent-hooks list`)")
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(strict_code(common, &load_failures))
 }

@@ -1,65 +1,11 @@
 //! The `agent-hooks` program, run as a real process, in human and `--json` form.
 
-use std::{
-    path::Path,
-    process::{Command, Output},
+use agent_hooks_tests::{
+    cli::{json_of, run, stdout},
+    commands::Project,
+    copy_to, plugin, s, temp_dir,
 };
-
-use agent_hooks_tests::{agent_hooks_bin, commands::Project, copy_to, plugin, s, temp_dir};
 use serde_json::{json, Value};
-
-/// Runs the program in `cwd` with a private HOME (so the user's own hooks stay out).
-fn run(cwd: &Path, home: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut command = Command::new(agent_hooks_bin());
-    command
-        .args(args)
-        .current_dir(cwd)
-        .env("HOME", home)
-        .env_remove("XDG_CONFIG_HOME")
-        .env("NO_COLOR", "1");
-    let output = match stdin {
-        None => command.output().expect("the program runs"),
-        Some(text) => {
-            use std::io::Write;
-            let mut child = command
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .expect("the program runs");
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(text.as_bytes())
-                .unwrap();
-            child.wait_with_output().unwrap()
-        }
-    };
-    let all = format!(
-        "{}{}",
-        stdout(&output),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        !all.contains("panicked at") || all.contains("reported"),
-        "a Rust panic reached the user:\n{all}"
-    );
-    assert!(
-        !all.contains("RUST_BACKTRACE") && !all.contains("stack backtrace"),
-        "{all}"
-    );
-    output
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn json_of(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", stdout(output)))
-}
 
 /// A project with a hooks folder holding a good plugin, a bad one and a hooks file.
 fn project() -> Project {
@@ -200,7 +146,17 @@ fn emit_pre_tool_use_blocked_by_an_exit_2_script() {
     assert_eq!(outcome["block"], true);
     assert_eq!(outcome["reason"], "rm -rf is not allowed here");
     assert_eq!(outcome["input"], json!({"command": "rm -rf /"}));
-    assert_eq!(outcome["errors"], json!([]));
+    // The project's broken plugin is reported with the outcome (issue 11: no silent guard).
+    assert_eq!(
+        outcome["errors"],
+        json!([{
+            "hook_path": s(&project.root.join(".agent-hooks/hooks/libbroken.so")),
+            "event": "load",
+            "kind": "failed",
+            "panicked": false,
+            "error": "the plugin's factory failed: missing configuration file ~/.example.toml",
+        }])
+    );
     let hooks = outcome["hooks"].as_array().unwrap();
     assert_eq!(hooks.len(), 1);
     assert!(hooks[0]["path"]
@@ -457,6 +413,79 @@ fn list_fails_on_a_broken_hooks_file_and_says_where() {
     assert!(
         text.contains(".agent-hooks/hooks/broken.json (line 3, column 16): invalid JSON: "),
         "{text}"
+    );
+}
+
+/// `agent-hooks list --json | head -c 1`: the reader has gone before the first line, and
+/// the program ends quietly with the status of a program ended by SIGPIPE (no panic, no 101).
+#[test]
+fn a_closed_pipe_ends_the_program_quietly() {
+    let project = project();
+    let home = temp_dir();
+    let mut child = std::process::Command::new(agent_hooks_tests::agent_hooks_bin())
+        .args(["list", "--json", "--trust-project"])
+        .current_dir(&project.root)
+        .env("HOME", home.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert_eq!(output.status.code(), Some(141));
+}
+
+/// `--hook` on a folder that holds no hooks says so.
+#[test]
+fn hook_on_a_folder_without_hooks_says_so() {
+    let dir = temp_dir();
+    let home = temp_dir();
+    std::fs::create_dir_all(dir.path().join("empty")).unwrap();
+    let output = run(
+        dir.path(),
+        home.path(),
+        &["list", "--no-discover", "--hook", "empty"],
+        None,
+    );
+    assert_eq!(
+        stdout(&output),
+        format!("Hooks (0)\n  none: put plugins or hooks files in .agent-hooks/hooks/, or pass --hook PATH\nWarnings (1)\n  empty (given with --hook) is a folder that holds no hooks: nothing loaded from it. A hooks folder holds plugin libraries (.so) and hooks files (.json) at the top, and scripts in pre/ and post/ named <tool>.<ext>\n")
+    );
+}
+
+/// A context message's type sent as `customType` (as hosts written in TypeScript send it)
+/// is the same as `custom_type`: the sample filter drops both.
+#[test]
+fn a_custom_type_sent_as_custom_type_in_camel_case_is_understood() {
+    let dir = temp_dir();
+    let home = temp_dir();
+    let input = json!({"messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "custom", "customType": "debug-only", "content": "a"},
+        {"role": "custom", "custom_type": "debug-only", "content": "b"},
+    ]})
+    .to_string();
+    let filter = s(&plugin("filter-context"));
+    let output = run(
+        dir.path(),
+        home.path(),
+        &[
+            "emit",
+            "context",
+            "--input",
+            &input,
+            "--hook",
+            &filter,
+            "--no-discover",
+            "--json",
+        ],
+        None,
+    );
+    let outcome = json_of(&output);
+    assert_eq!(
+        outcome["messages"],
+        json!([{"role": "user", "content": "hi"}])
     );
 }
 

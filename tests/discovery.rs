@@ -278,9 +278,14 @@ fn project_hooks_run_only_once_trusted_and_again_untrusted_when_changed() {
         "not trusted yet: run `agent-hooks trust` in the project to allow it"
     );
 
-    let mut store = TrustStore::open(&layout.home.join(".config/agent-hooks"));
+    let mut store = TrustStore::open(&layout.home.join(".config/agent-hooks")).unwrap();
     store
-        .trust(found.untrusted.iter().map(|u| u.entry.path.as_path()))
+        .trust(
+            found
+                .untrusted
+                .iter()
+                .map(|u| (u.entry.path.as_path(), u.hash.as_str())),
+        )
         .unwrap();
     let found = discover_and_load_hooks_with(&[] as &[&str], options(&layout));
     assert!(found.untrusted.is_empty(), "{:?}", found.untrusted);
@@ -332,10 +337,51 @@ fn files_other_users_can_write_are_refused() {
     set_mode(&user.join("libguard.so"), 0o644);
     set_mode(&user, 0o777);
     let found = discover_and_load_hooks_with(&[] as &[&str], options(&layout));
-    // The plugin and the hooks file at the top of the folder; pre/ is a folder of its own.
-    assert_eq!(found.loaded.errors.len(), 2);
-    assert!(found.loaded.errors[0]
-        .error
-        .to_string()
-        .contains("which other users can write to (mode 777)"));
+    // Everything in the folder or under it: the plugin, the hooks file, and pre/exec.sh,
+    // whose folder's parent others can write to.
+    let errors: Vec<(String, String)> = found
+        .loaded
+        .errors
+        .iter()
+        .map(|e| (relative(&layout, Path::new(&e.path)), e.error.to_string()))
+        .collect();
+    let folder = s(&user);
+    let fix = format!("fix it with `chmod o-w {folder}`");
+    assert_eq!(
+        errors,
+        [
+            ("$HOME/.config/agent-hooks/hooks/libguard.so".to_owned(), format!("refused: {folder}/libguard.so lies in {folder}, which other users can write to (mode 777), so anyone on this machine could replace it; {fix}")),
+            ("$HOME/.config/agent-hooks/hooks/pre/exec.sh".to_owned(), format!("refused: {folder}/pre/exec.sh lies under {folder}, which other users can write to (mode 777), so anyone on this machine could replace it; {fix}")),
+            ("$HOME/.config/agent-hooks/hooks/user.json".to_owned(), format!("refused: {folder}/user.json lies in {folder}, which other users can write to (mode 777), so anyone on this machine could replace it; {fix}")),
+        ]
+    );
+}
+
+/// 20,000 hooks files in one folder: every one is found, checked and loaded, in name order.
+/// (How long it takes is measured by `cargo bench -p agent-hooks --bench discovery`.)
+#[test]
+fn twenty_thousand_hooks_files_are_all_loaded_in_order() {
+    let home = temp_dir();
+    let project = temp_dir();
+    let hooks = project.path().join(".agent-hooks/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    for i in 0..20_000 {
+        std::fs::write(
+            hooks.join(format!("h{i:05}.json")),
+            HOOKS.replace("\"true\"", &format!("\"echo {i}\"")),
+        )
+        .unwrap();
+    }
+    let mut options = DiscoveryOptions::new(project.path());
+    options.home = Some(home.path().to_path_buf());
+    options.trust_project = true;
+    let found = discover_and_load_hooks_with(&[] as &[&str], options);
+    assert!(
+        found.loaded.errors.is_empty(),
+        "{:?}",
+        &found.loaded.errors[..1]
+    );
+    let commands: Vec<String> = found.commands.hooks().map(|h| h.command.clone()).collect();
+    let expected: Vec<String> = (0..20_000).map(|i| format!("echo {i}")).collect();
+    assert_eq!(commands, expected);
 }

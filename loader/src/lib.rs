@@ -113,6 +113,7 @@
 
 pub mod command;
 pub mod discover;
+mod file;
 mod hook;
 mod host;
 pub mod isolation;
@@ -128,6 +129,7 @@ pub use agent_hooks_abi as abi;
 pub use discover::{
     discover_and_load_hooks, discover_and_load_hooks_with, Discovered, DiscoveryOptions,
 };
+pub use file::FileError;
 pub use hook::{Command, Hook, HookOrigin, Renderer};
 pub use host::{exec, AgentHost, DetachedAgent, HostUi, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};
 pub use isolation::{Isolation, LoadOptions, PluginSettings};

@@ -238,6 +238,7 @@ pub fn outcomes<E: agent_hooks::abi::Event>(
 mod recording;
 pub use recording::{RecordingAgent, ScriptedUi};
 
+pub mod cli;
 pub mod commands;
 pub mod scripted;
 pub use recording::ScriptedAgent;

@@ -89,8 +89,9 @@ impl From<String> for Content {
 pub struct AgentMessage {
     /// `user`, `assistant`, `toolResult`, `custom`, ...
     pub role: String,
-    /// For custom messages: the plugin-defined type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// For custom messages: the plugin-defined type (read from `custom_type` or, as hosts
+    /// written in TypeScript send it, `customType`).
+    #[serde(default, alias = "customType", skip_serializing_if = "Option::is_none")]
     pub custom_type: Option<String>,
     /// The message's content.
     #[serde(default)]
@@ -104,7 +105,9 @@ pub struct AgentMessage {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CustomMessage {
-    /// The plugin-defined type; renderers are registered per type.
+    /// The plugin-defined type; renderers are registered per type (read from `custom_type`
+    /// or `customType`).
+    #[serde(alias = "customType")]
     pub custom_type: String,
     /// What the model reads.
     pub content: Content,
@@ -163,4 +166,28 @@ pub struct ImageContent {
     pub data: String,
     /// e.g. `image/png`.
     pub mime_type: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_custom_type_is_read_in_either_spelling_and_written_as_custom_type() {
+        for key in ["custom_type", "customType"] {
+            let message: AgentMessage = serde_json::from_value(
+                serde_json::json!({"role": "custom", key: "debug-only", "content": "x"}),
+            )
+            .unwrap();
+            assert_eq!(message.custom_type.as_deref(), Some("debug-only"));
+            assert!(message.extra.is_empty(), "{:?}", message.extra);
+            let custom: CustomMessage =
+                serde_json::from_value(serde_json::json!({key: "todo", "content": "y"})).unwrap();
+            assert_eq!(custom.custom_type, "todo");
+            assert_eq!(
+                serde_json::to_value(&custom).unwrap()["custom_type"],
+                "todo"
+            );
+        }
+    }
 }

@@ -60,6 +60,14 @@ pub fn interpret(event: CommandEvent, run: &Run) -> Answer {
     let stderr = String::from_utf8_lossy(&run.stderr).trim().to_owned();
     match &run.exit {
         Exit::Code(0) => read_stdout(event, &run.stdout, &mut answer),
+        // It wrote its whole answer, then hung: the answer stands.
+        Exit::TimedOut if complete_json(&run.stdout) => {
+            read_stdout(event, &run.stdout, &mut answer);
+            answer.problems.push(
+                "timed out after writing a complete JSON answer; the answer was taken and its process group killed"
+                    .to_owned(),
+            );
+        }
         Exit::Code(2) => {
             let said = if stderr.is_empty() {
                 "blocked by a hook (exit code 2)".to_owned()
@@ -89,6 +97,20 @@ pub fn interpret(event: CommandEvent, run: &Run) -> Answer {
         }
     }
     answer
+}
+
+/// Whether `stdout` holds one complete JSON object.
+fn complete_json(stdout: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(stdout).is_ok_and(|v| v.is_object())
+}
+
+/// Whether a hook that ended so never gave an answer: it did not start, was not found, was
+/// killed, or ran out of time (a `required` hook then blocks).
+pub fn did_not_answer(exit: &Exit) -> bool {
+    matches!(
+        exit,
+        Exit::SpawnFailed(_) | Exit::TimedOut | Exit::Signal(_) | Exit::Code(126 | 127)
+    )
 }
 
 fn failure(exit: &Exit, stderr: &str) -> String {

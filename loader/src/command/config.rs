@@ -14,6 +14,7 @@ use super::{
     http::HttpTarget,
     matcher::Matcher,
 };
+use crate::file::{read_checked, Limit, StrictModes};
 
 /// The timeout of a hook whose file gives none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -53,6 +54,9 @@ pub struct CommandHook {
     pub plugin_root: Option<PathBuf>,
     /// The file (or script) it came from.
     pub source: PathBuf,
+    /// Marked `"required": true`: when it cannot start or does not answer in time, every
+    /// `PreToolUse` it would have seen is blocked instead of going on.
+    pub required: bool,
 }
 
 /// How serious a configuration problem is.
@@ -78,16 +82,20 @@ pub struct ConfigIssue {
     pub severity: Severity,
 }
 
-/// Parses the hooks file at `path`: its hooks in file order, and its problems.
+/// Parses the hooks file at `path`: its hooks in file order, and its problems. The file is
+/// read once, checked first (a regular file of at most 4 MiB that other users cannot change;
+/// a FIFO or a device is refused without being read).
 pub fn load_hooks_file(path: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
-    match std::fs::read_to_string(path) {
-        Ok(text) => parse_hooks(&text, path),
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut modes = StrictModes::new(home.as_deref());
+    match read_checked(path, Limit::HooksFile, &mut modes) {
+        Ok(file) => parse_hooks_bytes(&file.bytes, path),
         Err(e) => (
             Vec::new(),
             vec![ConfigIssue {
                 file: path.to_path_buf(),
                 location: None,
-                message: format!("cannot read the hooks file: {e}"),
+                message: format!("the hooks file is not loaded: {e}"),
                 severity: Severity::Error,
             }],
         ),
@@ -97,12 +105,18 @@ pub fn load_hooks_file(path: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
 /// Parses hooks JSON read from `source`, in the dialect its place says (see
 /// [`Dialect::of_file`]).
 pub fn parse_hooks(text: &str, source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
-    parse_hooks_as(text, source, Dialect::of_file(source))
+    parse_hooks_bytes(text.as_bytes(), source)
 }
 
-/// Parses hooks JSON read from `source`, written for `dialect`.
+/// Parses hooks JSON bytes read from `source` (invalid UTF-8 is reported like invalid JSON),
+/// in the dialect its place says.
+pub fn parse_hooks_bytes(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+    parse_hooks_as(bytes, source, Dialect::of_file(source))
+}
+
+/// Parses hooks JSON bytes read from `source`, written for `dialect`.
 pub fn parse_hooks_as(
-    text: &str,
+    bytes: &[u8],
     source: &Path,
     dialect: Dialect,
 ) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
@@ -115,7 +129,7 @@ pub fn parse_hooks_as(
         hooks: Vec::new(),
         issues: Vec::new(),
     };
-    match serde_json::from_str::<Value>(text) {
+    match serde_json::from_slice::<Value>(bytes) {
         Err(e) => reader.issue(
             Some(format!("line {}, column {}", e.line(), e.column())),
             format!("invalid JSON: {e}; no hook of this file is loaded"),
@@ -363,6 +377,18 @@ impl Reader<'_> {
             .and_then(Value::as_str)
             .map(str::to_owned);
         let timeout = self.timeout(entry.get("timeout"), at);
+        let required = match entry.get("required") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(required)) => *required,
+            Some(other) => {
+                self.issue(
+                    Some(format!("{at}.required")),
+                    format!("`required` must be true or false, not {other}; the hook is taken as required"),
+                    Severity::Warning,
+                );
+                true
+            }
+        };
         Some(CommandHook {
             event,
             event_name: event_name.to_owned(),
@@ -378,6 +404,7 @@ impl Reader<'_> {
             status_message,
             plugin_root: self.plugin_root.clone(),
             source: self.source.to_path_buf(),
+            required,
         })
     }
 
@@ -447,7 +474,18 @@ impl Reader<'_> {
         };
         let problem = match value.as_f64().map(|v| v * unit) {
             None => format!("timeout {value} is not a number of {unit_name}"),
+            Some(s) if !s.is_finite() => {
+                format!("timeout {value} is not a finite number of {unit_name}")
+            }
             Some(s) if s <= 0.0 => format!("timeout {value} must be a positive number of {unit_name}"),
+            Some(s) if s < 0.001 => format!(
+                "timeout {value} is below 1 ms, too short for any hook to start (it is in {})",
+                if unit < 1.0 {
+                    "milliseconds"
+                } else {
+                    "seconds: 0.5 is half a second"
+                }
+            ),
             Some(s) if s > MAX_TIMEOUT.as_secs_f64() && unit < 1.0 => format!(
                 "timeout {value} ms is more than the {} s allowed",
                 MAX_TIMEOUT.as_secs()
@@ -507,6 +545,7 @@ mod tests {
               {"type": "command"},
               {"type": "command", "command": "slow", "timeout": 5000},
               {"type": "command", "command": "negative", "timeout": -1},
+              {"type": "command", "command": "tiny", "timeout": 0.0001},
               {"type": "command", "command": "ok", "timeout": 2}
             ]}
           ],
@@ -514,7 +553,7 @@ mod tests {
         }"#;
         let (hooks, issues) = parse(text);
         let commands: Vec<&str> = hooks.iter().map(|h| h.command.as_str()).collect();
-        assert_eq!(commands, ["slow", "negative", "ok"]);
+        assert_eq!(commands, ["slow", "negative", "tiny", "ok"]);
         assert_eq!(hooks[0].timeout, DEFAULT_TIMEOUT);
         assert_eq!(
             issues,
@@ -524,6 +563,7 @@ mod tests {
                 "hooks.json (PreToolUse[1].hooks[1]): missing `command`; skipped",
                 "hooks.json (PreToolUse[1].hooks[2].timeout): timeout 5000 is in seconds (83 minutes), more than the 3600 allowed; milliseconds are not accepted; the default of 60 s is used",
                 "hooks.json (PreToolUse[1].hooks[3].timeout): timeout -1 must be a positive number of seconds; the default of 60 s is used",
+                "hooks.json (PreToolUse[1].hooks[4].timeout): timeout 0.0001 is below 1 ms, too short for any hook to start (it is in seconds: 0.5 is half a second); the default of 60 s is used",
                 "hooks.json (BeforeEverything): unknown event `BeforeEverything`, ignored (known: SessionStart, Setup, InstructionsLoaded, UserPromptSubmit, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure, Notification, SubagentStart, SubagentStop, Stop, StopFailure, TeammateIdle, TaskCreated, TaskCompleted, ConfigChange, CwdChanged, FileChanged, WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, Elicitation, ElicitationResult, SessionEnd; and the other agents' names PostCompaction, BeforeTool, AfterTool, BeforeAgent, AfterAgent, PreCompress)",
             ]
         );
@@ -552,7 +592,8 @@ mod tests {
           ]}],
           "SessionStart": [{"matcher": "startup|clear|compact", "hooks": [{"type": "command", "command": "ctx", "if": "Bash"}]}]
         }}"#;
-        let (hooks, issues) = parse_hooks_as(text, Path::new("s.json"), Dialect::ClaudeCode);
+        let (hooks, issues) =
+            parse_hooks_as(text.as_bytes(), Path::new("s.json"), Dialect::ClaudeCode);
         let issues: Vec<String> = issues.iter().map(|i| i.to_string()).collect();
         let commands: Vec<&str> = hooks.iter().map(|h| h.command.as_str()).collect();
         assert_eq!(commands, ["guard", "log", "ctx"]);
@@ -589,7 +630,8 @@ mod tests {
           ]}],
           "BeforeModel": [{"hooks": [{"type": "command", "command": "m"}]}]
         }}"#;
-        let (hooks, issues) = parse_hooks_as(text, Path::new("settings.json"), Dialect::Gemini);
+        let (hooks, issues) =
+            parse_hooks_as(text.as_bytes(), Path::new("settings.json"), Dialect::Gemini);
         let issues: Vec<String> = issues.iter().map(|i| i.to_string()).collect();
         assert_eq!(hooks.len(), 1);
         assert_eq!(hooks[0].event, CommandEvent::PreToolUse);

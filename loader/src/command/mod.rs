@@ -20,11 +20,11 @@ use std::{
 
 use serde_json::{Map, Value};
 
-pub use answer::{interpret, Answer};
+pub use answer::{did_not_answer, interpret, Answer};
 pub use condition::Condition;
 pub use config::{
-    load_hooks_file, parse_hooks, parse_hooks_as, CommandHook, ConfigIssue, Severity,
-    DEFAULT_TIMEOUT, MAX_TIMEOUT,
+    load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes, CommandHook, ConfigIssue,
+    Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT,
 };
 pub use dialect::{plugin_root, Dialect, MatcherRule};
 pub use event::{Alias, CommandEvent, EventSpec, Exit2, ALIASES, EVENTS, UNSUPPORTED};
@@ -53,6 +53,12 @@ impl CommandHooks {
     /// already there; its problems are added to [`issues`](Self::issues).
     pub fn load_file(&mut self, path: &Path) -> &mut Self {
         let (hooks, issues) = load_hooks_file(path);
+        self.extend(hooks, issues)
+    }
+
+    /// Adds the hooks of hooks JSON `bytes`, read (and checked) from `source`.
+    pub fn load_bytes(&mut self, bytes: &[u8], source: &Path) -> &mut Self {
+        let (hooks, issues) = parse_hooks_bytes(bytes, source);
         self.extend(hooks, issues)
     }
 
@@ -96,6 +102,7 @@ impl CommandHooks {
             status_message: None,
             plugin_root: None,
             source: script.to_path_buf(),
+            required: false,
         }));
         self
     }

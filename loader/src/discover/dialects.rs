@@ -93,7 +93,7 @@ impl DiscoveryProvider for AgentFiles {
         for (relative, settings) in self.files {
             let path = base.join(relative);
             let present = if *settings {
-                super::providers::has_hooks_key(&path)
+                super::providers::has_hooks_key(&path, ctx.home.as_deref())
             } else {
                 path.exists()
             };

@@ -22,11 +22,15 @@ mod dialects;
 mod entry;
 mod plugin_settings;
 mod providers;
-mod safety;
+mod required;
 mod scan;
+mod scripts;
 mod trust;
 
-use std::path::{Path, PathBuf};
+use std::{
+    collections::HashSet,
+    path::{Path, PathBuf},
+};
 
 pub use dialects::{plugin_folder_hooks, AgentFiles, ClaudePluginHooks};
 pub use entry::{EntryKind, HookEntry, Level};
@@ -34,13 +38,15 @@ pub use providers::{
     builtin_providers, AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks,
     DiscoveryContext, DiscoveryProvider,
 };
+pub use required::RequiredFailure;
 pub use scan::{scan_hooks_folder, Found};
-pub use trust::{TrustStore, Untrust};
+pub use trust::{TrustError, TrustStore, Untrust, TRUST_STORE_FILE};
 
 use crate::{
     command::CommandHooks,
+    file::{read_checked, CheckedFile, Limit, StrictModes},
     isolation::LoadOptions,
-    load::{load_hooks_with, resolve_path, LoadError, LoadFailure, LoadHooksResult},
+    load::{resolve_path, LoadError, LoadFailure, LoadHooksResult, PluginLoader},
     HookRunner,
 };
 
@@ -63,6 +69,9 @@ pub struct DiscoveryOptions {
     pub builtin_providers: bool,
     /// Trust every project hook (a CI run, or `--trust-project`).
     pub trust_project: bool,
+    /// Hooks that must run (ids as for `disabled`, or paths): when one is not running, the
+    /// runner blocks every tool call, naming it (see [`Discovered::required_failures`]).
+    pub required: Vec<String>,
     /// How plugins load: by default each in a process of its own.
     pub load: LoadOptions,
 }
@@ -79,6 +88,7 @@ impl DiscoveryOptions {
             extra_providers: Vec::new(),
             builtin_providers: true,
             trust_project: false,
+            required: Vec::new(),
             load: LoadOptions::isolated(),
         }
     }
@@ -104,6 +114,22 @@ pub struct UntrustedHook {
     pub entry: HookEntry,
     /// Why it does not run.
     pub reason: Untrust,
+    /// The SHA-256 of the content that was read and listed: what `trust` records.
+    pub hash: String,
+    /// For a hooks file: the scripts inside the project its commands run, with the SHA-256
+    /// of each as read; `trust` records them too.
+    pub scripts: Vec<(PathBuf, String)>,
+}
+
+/// A command of a project hooks file that runs code trust does not cover.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UncoveredCode {
+    /// The hooks file.
+    pub file: PathBuf,
+    /// The command.
+    pub command: String,
+    /// What trust cannot see.
+    pub reason: String,
 }
 
 /// Everything discovery found, loaded, and left out.
@@ -124,6 +150,10 @@ pub struct Discovered {
     pub untrusted: Vec<UntrustedHook>,
     /// Providers that failed, and files in hooks folders that are not hooks.
     pub warnings: Vec<String>,
+    /// Required hooks that are not running: the runner blocks every tool call for each.
+    pub required_failures: Vec<RequiredFailure>,
+    /// Commands of project hooks files that run code trust does not cover.
+    pub uncovered: Vec<UncoveredCode>,
 }
 
 impl Discovered {
@@ -137,6 +167,9 @@ impl Discovered {
     pub fn take_runner(&mut self, cwd: impl Into<PathBuf>) -> HookRunner {
         let mut runner = HookRunner::new(std::mem::take(&mut self.loaded.hooks), cwd);
         runner.add_command_hooks(std::mem::take(&mut self.commands));
+        for failure in &self.required_failures {
+            required::add_blocker(&mut runner, failure);
+        }
         runner
     }
 }
@@ -173,155 +206,256 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     providers.sort_by_key(|p| std::cmp::Reverse(p.priority()));
 
     let trust = TrustStore::open(&ctx.config_dir);
-    let mut discovered = Discovered::default();
+    let mut discovery = Discovery {
+        modes: StrictModes::new(ctx.home.as_deref()),
+        discovered: Discovered::default(),
+        accepted: Vec::new(),
+    };
+    if let Err(error) = &trust {
+        discovery.discovered.warnings.push(error.to_string());
+    }
+    let mut keys: HashSet<String> = HashSet::new();
+    let project = std::fs::canonicalize(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
     let mut load_options = options.load.clone();
-    let (settings, problems) =
-        plugin_settings::read(&ctx.config_dir.join("settings.json"), load_options.defaults);
-    discovered.warnings.extend(problems);
+    let (settings, problems) = plugin_settings::read(
+        &ctx.config_dir.join("settings.json"),
+        load_options.defaults,
+        ctx.home.as_deref(),
+    );
+    discovery.discovered.warnings.extend(problems);
     for (name, settings) in settings {
         load_options.per_plugin.entry(name).or_insert(settings);
     }
-    let mut keys: Vec<String> = Vec::new();
-    let mut accepted: Vec<(String, HookEntry)> = Vec::new();
     for provider in &providers {
         let found = match provider.discover(&ctx) {
             Ok(found) => found,
             Err(error) => {
-                discovered.warnings.push(format!(
+                discovery.discovered.warnings.push(format!(
                     "hook provider `{}` failed: {error}",
                     provider.name()
                 ));
                 continue;
             }
         };
-        discovered.warnings.extend(found.warnings);
+        discovery.discovered.warnings.extend(found.warnings);
         for entry in found.entries {
             let key = entry.key();
-            if keys.contains(&key) {
-                discovered.shadowed.push(entry);
+            if !keys.insert(key.clone()) {
+                discovery.discovered.shadowed.push(entry);
                 continue;
             }
-            keys.push(key.clone());
             if options
                 .disabled
                 .iter()
                 .any(|d| *d == key || *d == entry.name)
             {
-                discovered.disabled.push(entry);
+                discovery.discovered.disabled.push(entry);
                 continue;
             }
-            if let Some(reason) = safety::writable_by_others(&entry.path) {
-                discovered.loaded.errors.push(LoadFailure {
-                    path: entry.path.to_string_lossy().into_owned(),
-                    error: LoadError::UnsafePermissions { reason },
-                });
-                continue;
-            }
-            if entry.level == Level::Project && !options.trust_project {
-                if let Err(reason) = trust.check(&entry.path) {
-                    discovered.untrusted.push(UntrustedHook { entry, reason });
-                    continue;
-                }
-            }
-            accepted.push((entry.path.to_string_lossy().into_owned(), entry));
+            discovery.admit(entry, &trust, &project, options.trust_project);
         }
     }
     for given in configured_paths {
-        configured(given.as_ref(), &ctx, &mut accepted, &mut discovered);
+        discovery.configured(given.as_ref(), &ctx);
     }
-    load(accepted, &ctx.cwd, &load_options, &mut discovered);
+    let mut discovered = discovery.load(&ctx.cwd, &load_options);
+    discovered.required_failures = required::failures(&discovered, &options.required);
     discovered
 }
 
-/// Adds a configured path: a folder of hooks, a hooks file, or a plugin.
-fn configured(
-    given: &str,
-    ctx: &DiscoveryContext,
-    accepted: &mut Vec<(String, HookEntry)>,
-    discovered: &mut Discovered,
-) {
-    let resolved = match resolve_path(given, &ctx.cwd) {
-        Ok(resolved) => resolved,
-        Err(error) => {
-            discovered.loaded.errors.push(LoadFailure {
-                path: given.to_owned(),
-                error,
-            });
-            return;
-        }
-    };
-    let level = if resolved.starts_with(&ctx.cwd) {
-        Level::Project
-    } else {
-        Level::User
-    };
-    let plugin_hooks = resolved
-        .is_dir()
-        .then(|| plugin_folder_hooks(&resolved))
-        .flatten();
-    let resolved = plugin_hooks.unwrap_or(resolved);
-    if resolved.is_dir() {
-        let found = scan_hooks_folder(&resolved, level, "configured");
-        discovered.warnings.extend(found.warnings);
-        accepted.extend(
-            found
-                .entries
-                .into_iter()
-                .map(|e| (e.path.to_string_lossy().into_owned(), e)),
-        );
-        return;
-    }
-    let is_json = resolved.extension().is_some_and(|e| e == "json");
-    let entry = HookEntry {
-        name: resolved
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        path: resolved,
-        kind: if is_json {
-            EntryKind::HooksFile
-        } else {
-            EntryKind::Plugin
-        },
-        tool: None,
-        level,
-        source: "configured".into(),
-    };
-    accepted.push((given.to_owned(), entry));
+/// Discovery under way: what was read and accepted so far.
+struct Discovery {
+    modes: StrictModes,
+    discovered: Discovered,
+    accepted: Vec<(String, HookEntry, CheckedFile)>,
 }
 
-/// Loads the accepted entries, in order: plugins through `load_hooks_with` (which skips two
-/// paths to one file), hooks files and scripts into the command hooks.
-fn load(
-    accepted: Vec<(String, HookEntry)>,
-    cwd: &Path,
-    load_options: &LoadOptions,
-    discovered: &mut Discovered,
-) {
-    let mut seen_files: Vec<PathBuf> = Vec::new();
-    let mut plugins: Vec<String> = Vec::new();
-    for (given, entry) in accepted {
-        if entry.kind != EntryKind::Plugin {
-            let canonical =
-                std::fs::canonicalize(&entry.path).unwrap_or_else(|_| entry.path.clone());
-            if seen_files.contains(&canonical) {
+impl Discovery {
+    /// Reads a discovered `entry` once, checked, and accepts it unless it is refused, or
+    /// comes from the project and trust does not cover it (the file as read, and the scripts
+    /// its commands run): then it is listed as untrusted.
+    fn admit(
+        &mut self,
+        entry: HookEntry,
+        trust: &Result<TrustStore, TrustError>,
+        project: &Path,
+        trust_project: bool,
+    ) {
+        let given = entry.path.to_string_lossy().into_owned();
+        let Some(file) = self.read(&given, &entry) else {
+            return;
+        };
+        if entry.level == Level::Project && !trust_project {
+            let hash = file.hash();
+            let scripts = match entry.kind {
+                EntryKind::HooksFile => self.scripts_of(&entry.path, &file, project),
+                _ => Vec::new(),
+            };
+            let verdict = match trust {
+                Ok(store) => store
+                    .check(&entry.path, &hash)
+                    .and_then(|()| store.check_scripts(&scripts)),
+                Err(error) => Err(Untrust::StoreUnreadable(error.to_string())),
+            };
+            if let Err(reason) = verdict {
+                self.discovered.untrusted.push(UntrustedHook {
+                    entry,
+                    reason,
+                    hash,
+                    scripts,
+                });
+                return;
+            }
+        }
+        self.accepted.push((given, entry, file));
+    }
+
+    /// Reads `entry` once, checked; a refusal is an error entry for `given`.
+    fn read(&mut self, given: &str, entry: &HookEntry) -> Option<CheckedFile> {
+        let limit = match entry.kind {
+            EntryKind::HooksFile => Limit::HooksFile,
+            EntryKind::Plugin | EntryKind::Script(_) => Limit::Library,
+        };
+        match read_checked(&entry.path, limit, &mut self.modes) {
+            Ok(file) => Some(file),
+            Err(error) => {
+                self.discovered.loaded.errors.push(LoadFailure {
+                    path: given.to_owned(),
+                    error: LoadError::from(error),
+                });
+                None
+            }
+        }
+    }
+
+    /// The scripts inside `project` that the commands of the hooks file `path` (read as
+    /// `file`) run, each read once with the checks of every hook file and hashed; what
+    /// cannot be covered is recorded in `uncovered`.
+    fn scripts_of(
+        &mut self,
+        path: &Path,
+        file: &CheckedFile,
+        project: &Path,
+    ) -> Vec<(PathBuf, String)> {
+        let (hooks, _) = crate::command::parse_hooks_bytes(&file.bytes, path);
+        let mut scripts: Vec<(PathBuf, String)> = Vec::new();
+        for hook in hooks {
+            let code = scripts::locate(&hook.command, project);
+            let mut uncovered = code.uncovered;
+            for script in code.scripts {
+                if scripts.iter().any(|(known, _)| *known == script) {
+                    continue;
+                }
+                match read_checked(&script, Limit::Library, &mut self.modes) {
+                    Ok(read) => scripts.push((script, read.hash())),
+                    Err(error) => {
+                        uncovered.get_or_insert_with(|| {
+                            format!("it runs a script that cannot be hashed: {error}")
+                        });
+                    }
+                }
+            }
+            if let Some(reason) = uncovered {
+                self.discovered.uncovered.push(UncoveredCode {
+                    file: path.to_path_buf(),
+                    command: hook.command,
+                    reason,
+                });
+            }
+        }
+        scripts
+    }
+
+    /// Adds a configured path: a folder of hooks, a hooks file, or a plugin. Its files get
+    /// the same checks as discovered ones; trust is not asked (the user named them).
+    fn configured(&mut self, given: &str, ctx: &DiscoveryContext) {
+        let resolved = match resolve_path(given, &ctx.cwd) {
+            Ok(resolved) => resolved,
+            Err(error) => {
+                self.discovered.loaded.errors.push(LoadFailure {
+                    path: given.to_owned(),
+                    error,
+                });
+                return;
+            }
+        };
+        let level = if resolved.starts_with(&ctx.cwd) {
+            Level::Project
+        } else {
+            Level::User
+        };
+        // A Claude Code plugin folder: its hooks file.
+        let plugin_hooks = resolved
+            .is_dir()
+            .then(|| plugin_folder_hooks(&resolved))
+            .flatten();
+        let resolved = plugin_hooks.unwrap_or(resolved);
+        if resolved.is_dir() {
+            let found = scan_hooks_folder(&resolved, level, "configured");
+            self.discovered.warnings.extend(found.warnings);
+            if found.entries.is_empty() {
+                self.discovered.warnings.push(format!(
+                    "{} (given with --hook) is a folder that holds no hooks: nothing loaded from it. A hooks folder holds plugin libraries (.{}) and hooks files (.json) at the top, and scripts in pre/ and post/ named <tool>.<ext>",
+                    resolved.display(),
+                    std::env::consts::DLL_EXTENSION
+                ));
+            }
+            for entry in found.entries {
+                let given = entry.path.to_string_lossy().into_owned();
+                if let Some(file) = self.read(&given, &entry) {
+                    self.accepted.push((given, entry, file));
+                }
+            }
+            return;
+        }
+        let is_json = resolved.extension().is_some_and(|e| e == "json");
+        let entry = HookEntry {
+            name: resolved
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            path: resolved,
+            kind: if is_json {
+                EntryKind::HooksFile
+            } else {
+                EntryKind::Plugin
+            },
+            tool: None,
+            level,
+            source: "configured".into(),
+        };
+        if let Some(file) = self.read(given, &entry) {
+            self.accepted.push((given.to_owned(), entry, file));
+        }
+    }
+
+    /// Loads the accepted entries, in order, from the bytes that were checked: plugins
+    /// through the plugin loader (which skips two paths to one file), hooks files and
+    /// scripts into the command hooks.
+    fn load(mut self, cwd: &Path, options: &LoadOptions) -> Discovered {
+        let mut seen_files: HashSet<(u64, u64)> = HashSet::new();
+        let mut plugins = PluginLoader::new(cwd, options);
+        for (given, entry, file) in self.accepted {
+            if entry.kind != EntryKind::Plugin && !seen_files.insert((file.device, file.inode)) {
                 continue;
             }
-            seen_files.push(canonical);
-        }
-        match entry.kind {
-            EntryKind::Plugin => plugins.push(given),
-            EntryKind::HooksFile => {
-                discovered.commands.load_file(&entry.path);
+            match entry.kind {
+                EntryKind::Plugin => plugins.add(&given, &entry.path, || Ok(file)),
+                EntryKind::HooksFile => {
+                    self.discovered
+                        .commands
+                        .load_bytes(&file.bytes, &entry.path);
+                }
+                EntryKind::Script(event) => {
+                    self.discovered.commands.add_script(&entry.path, event);
+                }
             }
-            EntryKind::Script(event) => {
-                discovered.commands.add_script(&entry.path, event);
-            }
+            self.discovered.entries.push(entry);
         }
-        discovered.entries.push(entry);
+        let loaded = plugins.finish();
+        self.discovered.loaded.hooks = loaded.hooks;
+        self.discovered.loaded.errors.extend(loaded.errors);
+        self.discovered.loaded.duplicates = loaded.duplicates;
+        self.discovered
     }
-    let loaded = load_hooks_with(&plugins, cwd, load_options);
-    discovered.loaded.hooks = loaded.hooks;
-    discovered.loaded.errors.extend(loaded.errors);
-    discovered.loaded.duplicates = loaded.duplicates;
 }

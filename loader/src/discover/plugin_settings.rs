@@ -7,7 +7,10 @@ use std::{collections::BTreeMap, path::Path, time::Duration};
 
 use serde::Deserialize;
 
-use crate::isolation::{Isolation, PluginSettings};
+use crate::{
+    file::{read_checked, FileError, Limit, StrictModes},
+    isolation::{Isolation, PluginSettings},
+};
 
 /// One plugin's entry; what it leaves out keeps its default.
 #[derive(Debug, Default, Deserialize)]
@@ -32,24 +35,24 @@ struct File {
 }
 
 /// Reads `path` (absent: no settings). Problems come back as warnings that name the file.
+/// The file is read once with the checks of every hook file (a regular file others cannot
+/// change: a writable settings file could move a plugin into the agent's process).
 pub(crate) fn read(
     path: &Path,
     defaults: PluginSettings,
+    home: Option<&Path>,
 ) -> (BTreeMap<String, PluginSettings>, Vec<String>) {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Default::default(),
+    let bytes = match read_checked(path, Limit::HooksFile, &mut StrictModes::new(home)) {
+        Ok(file) => file.bytes,
+        Err(FileError::NotFound { .. }) => return Default::default(),
         Err(e) => {
             return (
                 BTreeMap::new(),
-                vec![format!(
-                    "{}: cannot read it ({e}); plugin settings are ignored",
-                    path.display()
-                )],
+                vec![format!("{e}; plugin settings are ignored")],
             )
         }
     };
-    let file: File = match serde_json::from_str(&text) {
+    let file: File = match serde_json::from_slice(&bytes) {
         Ok(file) => file,
         Err(e) => {
             return (

@@ -7,7 +7,10 @@ use super::{
     scan::{scan_hooks_folder, scan_scripts, Found},
     EntryKind, HookEntry, Level,
 };
-use crate::command::CommandEvent;
+use crate::{
+    command::CommandEvent,
+    file::{read_checked, FileError, Limit, StrictModes},
+};
 
 /// What providers know of the agent and the user.
 #[derive(Debug, Clone)]
@@ -97,6 +100,7 @@ impl DiscoveryProvider for ClaudeUserHooks {
             &["settings.json"],
             Level::User,
             self.name(),
+            Some(home),
         ))
     }
 }
@@ -116,15 +120,22 @@ impl DiscoveryProvider for ClaudeProjectHooks {
             &["settings.json", "settings.local.json"],
             Level::Project,
             self.name(),
+            ctx.home.as_deref(),
         ))
     }
 }
 
-fn claude_folder(dir: &Path, settings: &[&str], level: Level, source: &str) -> Found {
+fn claude_folder(
+    dir: &Path,
+    settings: &[&str],
+    level: Level,
+    source: &str,
+    home: Option<&Path>,
+) -> Found {
     let mut found = Found::default();
     for name in settings {
         let path = dir.join(name);
-        if has_hooks_key(&path) {
+        if has_hooks_key(&path, home) {
             found.entries.push(HookEntry {
                 name: (*name).to_owned(),
                 path,
@@ -151,13 +162,14 @@ fn claude_folder(dir: &Path, settings: &[&str], level: Level, source: &str) -> F
 }
 
 /// Whether a settings file exists and has a `hooks` key (or cannot be read, so that its
-/// problem is reported when it is loaded).
-pub(super) fn has_hooks_key(path: &Path) -> bool {
-    match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str::<serde_json::Value>(&text)
+/// problem is reported when it is loaded). Read with the checks of every hook file: a FIFO
+/// or a device is not read.
+pub(super) fn has_hooks_key(path: &Path, home: Option<&Path>) -> bool {
+    match read_checked(path, Limit::HooksFile, &mut StrictModes::new(home)) {
+        Ok(file) => serde_json::from_slice::<serde_json::Value>(&file.bytes)
             .map(|v| v.get("hooks").is_some())
             .unwrap_or(true),
-        Err(e) => e.kind() != std::io::ErrorKind::NotFound,
+        Err(e) => !matches!(e, FileError::NotFound { .. }),
     }
 }
 

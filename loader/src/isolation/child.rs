@@ -125,6 +125,7 @@ pub(super) fn serve(input: File, output: File) {
         match job {
             ToPlugin::Load {
                 library,
+                image,
                 given,
                 cwd: cwd_path,
                 limits,
@@ -132,16 +133,20 @@ pub(super) fn serve(input: File, output: File) {
                 apply_limits(&limits);
                 cwd = cwd_path.to_string_lossy().into_owned();
                 let forward: Arc<dyn Forward> = link.clone();
-                let answer =
-                    match crate::load::load_plugin_forwarding(&given, &library, &cwd_path, forward)
-                    {
-                        Ok(loaded) => {
-                            let registered = registered_of(&loaded);
-                            hook = Some(Arc::new(loaded));
-                            FromPlugin::Loaded(registered)
-                        }
-                        Err(error) => FromPlugin::LoadFailed { error },
-                    };
+                let answer = match crate::load::load_plugin_forwarding(
+                    &given,
+                    &library,
+                    image.as_deref(),
+                    &cwd_path,
+                    forward,
+                ) {
+                    Ok(loaded) => {
+                        let registered = registered_of(&loaded);
+                        hook = Some(Arc::new(loaded));
+                        FromPlugin::Loaded(registered)
+                    }
+                    Err(error) => FromPlugin::LoadFailed { error },
+                };
                 link.send(&answer);
             }
             ToPlugin::Call {

@@ -50,8 +50,12 @@ pub const MAX_FRAME: usize = 64 * 1024 * 1024;
 pub enum ToPlugin {
     /// Load the library and run its factory.
     Load {
-        /// The library, resolved.
+        /// The library, resolved (for messages).
         library: PathBuf,
+        /// Where to read the library's bytes: the agent's sealed copy of what it checked
+        /// (`/proc/<agent>/fd/<n>`). Absent: read and check `library` itself.
+        #[serde(default)]
+        image: Option<PathBuf>,
         /// The path as the user gave it, for messages.
         given: String,
         /// The agent's working folder.
@@ -403,6 +407,7 @@ mod tests {
         golden(
             &ToPlugin::Load {
                 library: "/p/libguard.so".into(),
+                image: Some("/proc/41/fd/9".into()),
                 given: "libguard.so".into(),
                 cwd: "/p".into(),
                 limits: Limits {
@@ -410,7 +415,7 @@ mod tests {
                     open_files: None,
                 },
             },
-            json!({"type": "load", "library": "/p/libguard.so", "given": "libguard.so", "cwd": "/p",
+            json!({"type": "load", "library": "/p/libguard.so", "image": "/proc/41/fd/9", "given": "libguard.so", "cwd": "/p",
                    "limits": {"address_space": 1073741824, "open_files": null}}),
         );
         golden(

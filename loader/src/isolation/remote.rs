@@ -33,7 +33,7 @@ use super::{
 };
 use crate::{
     host::{CallContext, PluginApi},
-    load::LoadError,
+    load::{LoadError, SealedCopy},
     runner::{HookError, HookErrorKind, Termination},
     supervisor::reap,
 };
@@ -140,6 +140,8 @@ struct State {
 pub(crate) struct PluginProcess {
     given: String,
     library: std::path::PathBuf,
+    /// The sealed copy of the library's checked bytes that every start of the process loads.
+    image: Arc<SealedCopy>,
     cwd: std::path::PathBuf,
     program: std::path::PathBuf,
     settings: PluginSettings,
@@ -161,6 +163,7 @@ impl PluginProcess {
     pub(crate) fn new(
         given: &str,
         library: &std::path::Path,
+        image: Arc<SealedCopy>,
         cwd: &std::path::Path,
         program: std::path::PathBuf,
         settings: PluginSettings,
@@ -169,6 +172,7 @@ impl PluginProcess {
         Self {
             given: given.to_owned(),
             library: library.to_path_buf(),
+            image,
             cwd: cwd.to_path_buf(),
             program,
             settings,
@@ -227,6 +231,7 @@ impl PluginProcess {
         thread::spawn(move || read_messages(reader, BufReader::new(stdout), api));
         connection.send(&ToPlugin::Load {
             library: self.library.clone(),
+            image: Some(self.image.path_for_children()),
             given: self.given.clone(),
             cwd: self.cwd.clone(),
             limits: self.settings.limits,
@@ -366,8 +371,18 @@ impl PluginProcess {
         let Some(connection) = state.connection.clone() else {
             return Ok(None);
         };
-        if connection.death.get().is_none() {
+        let killed = connection
+            .killed_for
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some();
+        if connection.death.get().is_none() && !killed {
             return Ok(Some(connection));
+        }
+        // Killed (after a deadline) but not reaped yet: wait for its end, so that the next
+        // call goes to a new process, not to one that is dying.
+        if connection.death.get().is_none() {
+            self.wait_death(&connection);
         }
         let reported = connection.counted.load(Ordering::Acquire);
         state.connection = None;

@@ -1,59 +1,43 @@
 //! A check the dynamic loader does not make: that every loadable segment of an ELF file is
 //! inside the file. glibc maps segments without checking, so a truncated library would load
-//! and then crash the process with SIGBUS when a page past the end is touched.
-
-use std::{
-    fs::File,
-    io::{Read, Seek, SeekFrom},
-};
+//! and then crash the process with SIGBUS when a page past the end is touched. The check
+//! runs on the bytes that are then loaded (a sealed copy), so it holds for what runs.
 
 const PT_LOAD: u32 = 1;
 const PT_DYNAMIC: u32 = 2;
 
-/// Why an ELF file cannot be whole, or `Ok` when its segments fit in it. `head` is the
-/// start of `file` (already read), `len` its length; the rest is read only when the program
-/// headers lie beyond `head`.
-pub(crate) fn check_segments(
-    file: &mut File,
-    head: &[u8],
-    len: u64,
-) -> std::io::Result<Result<(), String>> {
-    let Some(layout) = Layout::from_ident(head) else {
-        return Ok(Err(format!("its ELF header is cut short ({len} bytes)")));
+/// Why an ELF image cannot be whole, or `Ok` when every loadable segment lies inside it.
+pub(crate) fn check_segments(bytes: &[u8]) -> Result<(), String> {
+    let len = bytes.len() as u64;
+    let Some(layout) = Layout::from_ident(bytes) else {
+        return Err(format!("its ELF header is cut short ({len} bytes)"));
     };
-    let table = layout.program_headers(head);
-    let table_end = table.offset + u64::from(table.count) * u64::from(table.entry_size);
-    if table_end > len || u64::from(table.entry_size) < layout.min_entry_size() {
-        return Ok(Err(format!(
-            "its program headers end at byte {table_end}, past the end of the file ({len} bytes)"
-        )));
-    }
-    let in_head = usize::try_from(table_end)
+    let table = layout.program_headers(bytes);
+    let table_end = table
+        .offset
+        .saturating_add(u64::from(table.count) * u64::from(table.entry_size));
+    let headers = usize::try_from(table.offset)
         .ok()
-        .and_then(|end| head.get(table.offset as usize..end));
-    let read;
-    let headers = match in_head {
-        Some(headers) => headers,
-        None => {
-            let mut buffer = vec![0u8; (table_end - table.offset) as usize];
-            file.seek(SeekFrom::Start(table.offset))?;
-            file.read_exact(&mut buffer)?;
-            read = buffer;
-            &read
-        }
+        .zip(usize::try_from(table_end).ok())
+        .and_then(|(start, end)| bytes.get(start..end));
+    let Some(headers) = headers.filter(|_| u64::from(table.entry_size) >= layout.min_entry_size())
+    else {
+        return Err(format!(
+            "its program headers end at byte {table_end}, past the end of the file ({len} bytes)"
+        ));
     };
     for entry in headers.chunks(usize::from(table.entry_size)) {
         let segment = layout.segment(entry);
         if matches!(segment.kind, PT_LOAD | PT_DYNAMIC) {
             let end = segment.offset.saturating_add(segment.file_size);
             if end > len {
-                return Ok(Err(format!(
+                return Err(format!(
                     "a segment ends at byte {end}, past the end of the file ({len} bytes)"
-                )));
+                ));
             }
         }
     }
-    Ok(Ok(()))
+    Ok(())
 }
 
 struct Layout {

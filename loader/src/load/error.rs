@@ -133,6 +133,12 @@ pub enum LoadError {
         /// What is wrong and how to fix it.
         reason: String,
     },
+    /// The file is not a regular file, or is too large, or could not be read.
+    #[error("{error}")]
+    File {
+        /// What is wrong with the file.
+        error: crate::file::FileError,
+    },
     /// The plugin's factory returned an error.
     #[error("the plugin's factory failed: {message}")]
     FactoryFailed {
@@ -175,5 +181,19 @@ impl std::fmt::Debug for LoadError {
             write!(f, "\n\nfull layout report:\n{full}")?;
         }
         Ok(())
+    }
+}
+
+impl From<crate::file::FileError> for LoadError {
+    /// The plugin-specific message where there is one (a folder: give the library inside).
+    fn from(error: crate::file::FileError) -> Self {
+        use crate::file::FileError;
+        match error {
+            FileError::NotFound { path } => LoadError::NotFound { resolved: path },
+            FileError::IsDirectory { path } => LoadError::IsDirectory { resolved: path },
+            FileError::PermissionDenied { path } => LoadError::PermissionDenied { resolved: path },
+            FileError::UnsafePermissions { reason } => LoadError::UnsafePermissions { reason },
+            error => LoadError::File { error },
+        }
     }
 }

@@ -9,14 +9,45 @@ use abi_stable::library::{
 };
 use agent_hooks_abi::ffi::PluginModuleRef;
 
-use super::LoadError;
+use super::{sealed::SealedCopy, LoadError};
 
-/// Opens the library at `path`, checks its interface version and layout, and returns its
-/// root module. The library is never unloaded: Rust thread-locals make unloading a cdylib
+/// Where the checked bytes of a library are.
+pub(crate) enum Image<'a> {
+    /// In memory: they are copied into a sealed copy, which is loaded.
+    Bytes(&'a [u8]),
+    /// In a sealed copy already (the agent's, seen from a plugin process), loaded as is.
+    Sealed(&'a Path),
+}
+
+/// Opens the library whose checked bytes are `image` (read from `path`) from a sealed copy
+/// of them, checks its interface version and layout, and returns its root module. Messages
+/// name `path`. The library is never unloaded: Rust thread-locals make unloading a cdylib
 /// unsound on Linux (and it is a no-op on macOS), so its handle is leaked on purpose, also
 /// when a check fails after the library was opened.
-pub(crate) fn open_plugin(path: &Path) -> Result<PluginModuleRef, LoadError> {
-    let library = open_library(path)?;
+pub(crate) fn open_plugin(path: &Path, image: Image<'_>) -> Result<PluginModuleRef, LoadError> {
+    let library = match image {
+        Image::Bytes(bytes) => {
+            let copy = SealedCopy::new(bytes).map_err(|e| LoadError::Open {
+                resolved: path.to_path_buf(),
+                detail: format!("cannot make a private copy of it to load: {e}"),
+            })?;
+            let library = open_library(path, copy.path())?;
+            // The copy stays open for the life of the process, as the library stays loaded:
+            // glibc knows a loaded library by its path first, so a later copy given the same
+            // descriptor number (the same `/proc/self/fd/N`) would be taken for this one.
+            copy.keep();
+            library
+        }
+        Image::Sealed(sealed) => {
+            std::fs::File::open(sealed).map_err(|e| LoadError::Open {
+                resolved: path.to_path_buf(),
+                detail: format!(
+                    "the plugin process cannot open the agent's checked copy of it ({e})"
+                ),
+            })?;
+            open_library(path, sealed)?
+        }
+    };
     // SAFETY: the symbol is abi_stable's root-module loader static, whose address abi_stable
     // reads as an `AbiHeaderRef` (a pointer to the header at the start of a `LibHeader`).
     // A library that exports the name with another type is caught by `upgrade`, which checks
@@ -38,31 +69,36 @@ pub(crate) fn open_plugin(path: &Path) -> Result<PluginModuleRef, LoadError> {
 }
 
 #[cfg(unix)]
-fn open_library(path: &Path) -> Result<libloading::Library, LoadError> {
+fn open_library(path: &Path, copy: &Path) -> Result<libloading::Library, LoadError> {
     use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
     // SAFETY: opening a library runs its initialisers. We only open files the user named as
     // hook plugins, after checking they are shared objects; `RTLD_NOW` resolves every symbol
     // up front (a missing one fails here, not mid-call) and `RTLD_LOCAL` keeps one plugin's
     // symbols from satisfying another's. Thread-safe: glibc serialises dlopen internally.
-    unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
+    unsafe { Library::open(Some(copy), RTLD_NOW | RTLD_LOCAL) }
         .map(libloading::Library::from)
-        .map_err(|e| open_error(path, e))
+        .map_err(|e| open_error(path, copy, e))
 }
 
 #[cfg(not(unix))]
-fn open_library(path: &Path) -> Result<libloading::Library, LoadError> {
+fn open_library(path: &Path, copy: &Path) -> Result<libloading::Library, LoadError> {
     // SAFETY: as above; the platform loader's defaults are used.
-    unsafe { libloading::Library::new(path) }.map_err(|e| open_error(path, e))
+    unsafe { libloading::Library::new(copy) }.map_err(|e| open_error(path, copy, e))
 }
 
-fn open_error(path: &Path, error: libloading::Error) -> LoadError {
-    // libloading says "dlopen failed"; dlerror()'s text is its source.
+fn open_error(path: &Path, copy: &Path, error: libloading::Error) -> LoadError {
+    // libloading says "dlopen failed"; dlerror()'s text is its source. It names the copy,
+    // which the user never gave: name their file instead.
     let mut detail = error.to_string();
     let mut source = std::error::Error::source(&error);
     while let Some(cause) = source {
         detail = format!("{detail}: {cause}");
         source = cause.source();
     }
+    let detail = detail.replace(
+        copy.to_string_lossy().as_ref(),
+        path.to_string_lossy().as_ref(),
+    );
     let resolved = path.to_path_buf();
     if detail.contains("position-independent executable") {
         LoadError::Executable { resolved }

@@ -7,11 +7,11 @@ mod identity;
 mod layout_report;
 mod library;
 mod resolve;
+mod sealed;
 mod sniff;
 
 use std::{
-    io::{ErrorKind, Read},
-    path::Path,
+    path::{Path, PathBuf},
     sync::Arc,
 };
 
@@ -20,12 +20,16 @@ use agent_hooks_abi::ffi::PanicStrategy;
 pub use error::LoadError;
 pub(crate) use resolve::resolve_path;
 
+pub(crate) use sealed::SealedCopy;
+
 use crate::{
+    file::{read_checked, CheckedFile, Limit, StrictModes},
     hook::{Hook, HookOrigin},
     host::{Forward, Outbox, PluginApi},
     isolation::{plugin_host_program, Isolation, LoadOptions, PluginProcess, PluginSettings},
 };
 use identity::SeenPaths;
+use library::Image;
 use sniff::FileKind;
 
 /// What [`load_hooks`] loaded, what failed, and what was skipped as a duplicate.
@@ -64,6 +68,11 @@ pub struct DuplicatePath {
 /// or the same file through a hard link) are skipped and listed in `duplicates`. Every path
 /// that fails becomes an entry in `errors`, and loading goes on with the next.
 ///
+/// Each file is opened once without blocking and checked on the open descriptor (a regular
+/// file, at most 512 MiB, not changeable by other users: see the README's permission
+/// section) before it is read; the library is then loaded from a sealed private copy of the
+/// bytes that were checked, so that changing the file on disk cannot crash the agent.
+///
 /// Libraries are never unloaded. Loading one library twice in a process (through two calls)
 /// runs its factory again over the same statics. To run plugins in processes of their own,
 /// use [`load_hooks_with`].
@@ -76,7 +85,8 @@ where
 }
 
 /// [`load_hooks`], with each plugin run where `options` says: by default in a plugin process
-/// of its own (see [`crate::isolation`]). Plugin processes start in parallel.
+/// of its own (see [`crate::isolation`]). Plugin processes start in parallel. Either way the
+/// code that runs is a sealed copy of the bytes that were checked.
 pub fn load_hooks_with<I, P>(
     paths: I,
     cwd: impl AsRef<Path>,
@@ -86,120 +96,199 @@ where
     I: IntoIterator<Item = P>,
     P: AsRef<str>,
 {
-    enum Slot {
-        Done(Result<Hook, LoadFailure>),
-        Duplicate(DuplicatePath),
-        Starting(
-            String,
-            std::path::PathBuf,
-            Arc<PluginProcess>,
-            PluginApi,
-            crate::isolation::PluginSettings,
-            Result<crate::isolation::Starting, LoadError>,
-        ),
-    }
     let cwd = cwd.as_ref();
-    let outbox = Arc::new(Outbox::default());
-    let mut seen = SeenPaths::default();
-    let mut slots = Vec::new();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut modes = StrictModes::new(home.as_deref());
+    let mut loader = PluginLoader::new(cwd, options);
     for given in paths {
         let given = given.as_ref();
-        let failed = |error| {
-            Slot::Done(Err(LoadFailure {
-                path: given.to_owned(),
-                error,
-            }))
-        };
-        let resolved = match resolve_path(given, cwd) {
-            Ok(resolved) => resolved,
-            Err(error) => {
-                slots.push(failed(error));
-                continue;
-            }
-        };
-        if let Some(same_as) = seen.first_seen_as(given, &resolved) {
-            slots.push(Slot::Duplicate(DuplicatePath {
+        match resolve_path(given, cwd) {
+            Ok(resolved) => loader.add(given, &resolved, || {
+                read_checked(&resolved, Limit::Library, &mut modes).map_err(LoadError::from)
+            }),
+            Err(error) => loader.fail(given, error),
+        }
+    }
+    loader.finish()
+}
+
+/// One path's load, in the order given.
+enum Slot {
+    Loaded(Box<Hook>),
+    Failed(LoadFailure),
+    Duplicate(DuplicatePath),
+    Starting(Box<Starting>),
+}
+
+/// A plugin process started, its answer not yet read.
+struct Starting {
+    given: String,
+    resolved: PathBuf,
+    process: Arc<PluginProcess>,
+    api: PluginApi,
+    settings: crate::isolation::PluginSettings,
+    starting: Result<crate::isolation::Starting, LoadError>,
+}
+
+/// Loads plugins one by one into a [`LoadHooksResult`], skipping duplicates before reading;
+/// plugin processes are started at once and their answers read in [`finish`](Self::finish).
+pub(crate) struct PluginLoader<'a> {
+    cwd: &'a Path,
+    options: &'a LoadOptions,
+    outbox: Arc<Outbox>,
+    seen: SeenPaths,
+    slots: Vec<Slot>,
+}
+
+impl<'a> PluginLoader<'a> {
+    /// A loader whose plugins run with `cwd` as their working folder, where `options` says.
+    pub(crate) fn new(cwd: &'a Path, options: &'a LoadOptions) -> Self {
+        Self {
+            cwd,
+            options,
+            outbox: Arc::new(Outbox::default()),
+            seen: SeenPaths::default(),
+            slots: Vec::new(),
+        }
+    }
+
+    /// Loads the library `given` (resolved to `resolved`), whose checked bytes `read` gives,
+    /// unless an earlier path named the same file.
+    pub(crate) fn add(
+        &mut self,
+        given: &str,
+        resolved: &Path,
+        read: impl FnOnce() -> Result<CheckedFile, LoadError>,
+    ) {
+        if let Some(same_as) = self.seen.first_seen_as(given, resolved) {
+            self.slots.push(Slot::Duplicate(DuplicatePath {
                 path: given.to_owned(),
                 same_as,
             }));
-            continue;
+            return;
         }
-        let settings = options.settings_for(given, &resolved);
+        let file = match read().and_then(|file| check_image(resolved, &file.bytes).map(|()| file)) {
+            Ok(file) => file,
+            Err(error) => return self.fail(given, error),
+        };
+        let settings = self.options.settings_for(given, resolved);
         if settings.isolation == Isolation::InProcess {
-            slots.push(
-                match load_plugin(given, &resolved, cwd, &outbox, settings) {
-                    Ok(hook) => Slot::Done(Ok(hook)),
-                    Err(error) => failed(error),
-                },
-            );
-            continue;
+            match load_plugin(
+                given,
+                resolved,
+                &file.bytes,
+                self.cwd,
+                &self.outbox,
+                settings,
+            ) {
+                Ok(hook) => self.slots.push(Slot::Loaded(Box::new(hook))),
+                Err(error) => self.fail(given, error),
+            }
+            return;
         }
-        let program = match plugin_host_program(options.plugin_host.as_deref()) {
+        let program = match plugin_host_program(self.options.plugin_host.as_deref()) {
             Ok(program) => program,
-            Err(detail) => {
-                slots.push(failed(LoadError::PluginHost { detail }));
-                continue;
+            Err(detail) => return self.fail(given, LoadError::PluginHost { detail }),
+        };
+        // The plugin process loads this copy, through the agent's descriptor: the bytes
+        // checked here, also when it is started again.
+        let image = match SealedCopy::new(&file.bytes) {
+            Ok(image) => Arc::new(image),
+            Err(e) => {
+                return self.fail(
+                    given,
+                    LoadError::Open {
+                        resolved: resolved.to_path_buf(),
+                        detail: format!("cannot make a private copy of it to load: {e}"),
+                    },
+                )
             }
         };
-        let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given);
+        let api = PluginApi::new(self.outbox.clone(), self.cwd.to_path_buf(), given);
         let process = Arc::new(PluginProcess::new(
             given,
-            &resolved,
-            cwd,
+            resolved,
+            image,
+            self.cwd,
             program,
             settings,
             api.clone(),
         ));
         let starting = process.begin();
-        slots.push(Slot::Starting(
-            given.to_owned(),
-            resolved,
+        self.slots.push(Slot::Starting(Box::new(Starting {
+            given: given.to_owned(),
+            resolved: resolved.to_path_buf(),
             process,
             api,
             settings,
             starting,
-        ));
+        })));
     }
-    let mut result = LoadHooksResult::default();
-    for slot in slots {
-        let loaded = match slot {
-            Slot::Done(loaded) => loaded,
-            Slot::Duplicate(duplicate) => {
-                result.duplicates.push(duplicate);
-                continue;
-            }
-            Slot::Starting(given, resolved, process, api, settings, starting) => starting
-                .and_then(|starting| process.finish(starting))
-                .map(|registered| {
-                    Hook::remote(
-                        given.clone(),
+
+    /// Records that `given` failed.
+    pub(crate) fn fail(&mut self, given: &str, error: LoadError) {
+        self.slots.push(Slot::Failed(LoadFailure {
+            path: given.to_owned(),
+            error,
+        }));
+    }
+
+    /// What was loaded, failed and skipped, in the order given (waiting for the plugin
+    /// processes' answers).
+    pub(crate) fn finish(self) -> LoadHooksResult {
+        let mut result = LoadHooksResult::default();
+        for slot in self.slots {
+            let loaded = match slot {
+                Slot::Loaded(hook) => Ok(*hook),
+                Slot::Failed(failure) => Err(failure),
+                Slot::Duplicate(duplicate) => {
+                    result.duplicates.push(duplicate);
+                    continue;
+                }
+                Slot::Starting(started) => {
+                    let Starting {
+                        given,
                         resolved,
                         process,
-                        registered,
                         api,
-                        outbox.clone(),
                         settings,
-                    )
-                })
-                .map_err(|error| LoadFailure { path: given, error }),
-        };
-        match loaded {
-            Ok(hook) => result.hooks.push(hook),
-            Err(failure) => result.errors.push(failure),
+                        starting,
+                    } = *started;
+                    starting
+                        .and_then(|starting| process.finish(starting))
+                        .map(|registered| {
+                            Hook::remote(
+                                given.clone(),
+                                resolved,
+                                process,
+                                registered,
+                                api,
+                                self.outbox.clone(),
+                                settings,
+                            )
+                        })
+                        .map_err(|error| LoadFailure { path: given, error })
+                }
+            };
+            match loaded {
+                Ok(hook) => result.hooks.push(hook),
+                Err(failure) => result.errors.push(failure),
+            }
         }
+        result
     }
-    result
 }
 
 fn load_plugin(
     given: &str,
     resolved: &Path,
+    bytes: &[u8],
     cwd: &Path,
     outbox: &Arc<Outbox>,
     settings: PluginSettings,
 ) -> Result<Hook, LoadError> {
     let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given);
-    let origin = run_factory(resolved, &api)?;
+    let origin = run_factory(resolved, Image::Bytes(bytes), &api)?;
     Ok(Hook::new(
         given.to_owned(),
         resolved.to_path_buf(),
@@ -212,15 +301,28 @@ fn load_plugin(
 }
 
 /// Loads a plugin in a plugin process: as in the agent, but what the plugin sends or runs
-/// goes to the agent through `forward`.
+/// goes to the agent through `forward`. The library is `image`, the agent's sealed copy of
+/// what it checked (messages name `resolved`); without one, `resolved` is read with every
+/// check.
 pub(crate) fn load_plugin_forwarding(
     given: &str,
     resolved: &Path,
+    image: Option<&Path>,
     cwd: &Path,
     forward: Arc<dyn Forward>,
 ) -> Result<Hook, LoadError> {
     let api = PluginApi::forwarding(cwd.to_path_buf(), given, forward);
-    let origin = run_factory(resolved, &api)?;
+    let origin = match image {
+        // The agent checked these bytes and sealed them: load them as they are.
+        Some(image) => run_factory(resolved, Image::Sealed(image), &api)?,
+        None => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let mut modes = StrictModes::new(home.as_deref());
+            let bytes = read_checked(resolved, Limit::Library, &mut modes)?.bytes;
+            check_image(resolved, &bytes)?;
+            run_factory(resolved, Image::Bytes(&bytes), &api)?
+        }
+    };
     // The agent holds the deadline of each call: handlers run as they come.
     Ok(Hook::new(
         given.to_owned(),
@@ -233,10 +335,14 @@ pub(crate) fn load_plugin_forwarding(
     ))
 }
 
-/// Checks and opens the library, and runs its factory with `api`.
-fn run_factory(resolved: &Path, api: &PluginApi) -> Result<HookOrigin, LoadError> {
-    check_file(resolved)?;
-    let module = library::open_plugin(resolved)?;
+/// Opens the library from a sealed copy of its checked bytes, and runs its factory with
+/// `api`.
+fn run_factory(
+    resolved: &Path,
+    image: Image<'_>,
+    api: &PluginApi,
+) -> Result<HookOrigin, LoadError> {
+    let module = library::open_plugin(resolved, image)?;
     if module.panic_strategy() != PanicStrategy::Unwind {
         return Err(LoadError::PanicAbort {
             resolved: resolved.to_path_buf(),
@@ -263,46 +369,14 @@ fn run_factory(resolved: &Path, api: &PluginApi) -> Result<HookOrigin, LoadError
 }
 
 /// Refuses what is not a shared library before the dynamic loader sees it, with advice.
-fn check_file(resolved: &Path) -> Result<(), LoadError> {
+fn check_image(resolved: &Path, bytes: &[u8]) -> Result<(), LoadError> {
     let resolved_buf = || resolved.to_path_buf();
-    let io_error = |e: std::io::Error| match e.kind() {
-        ErrorKind::NotFound => LoadError::NotFound {
+    let head = &bytes[..bytes.len().min(sniff::HEAD_LEN as usize)];
+    match sniff::classify(head) {
+        FileKind::ElfShared => elf::check_segments(bytes).map_err(|detail| LoadError::Truncated {
             resolved: resolved_buf(),
-        },
-        ErrorKind::PermissionDenied => LoadError::PermissionDenied {
-            resolved: resolved_buf(),
-        },
-        ErrorKind::IsADirectory => LoadError::IsDirectory {
-            resolved: resolved_buf(),
-        },
-        _ => LoadError::Open {
-            resolved: resolved_buf(),
-            detail: e.to_string(),
-        },
-    };
-    // One open, one read of the head: the kind of file and, for ELF, its headers.
-    let mut file = std::fs::File::open(resolved).map_err(io_error)?;
-    let metadata = file.metadata().map_err(io_error)?;
-    if metadata.is_dir() {
-        return Err(LoadError::IsDirectory {
-            resolved: resolved_buf(),
-        });
-    }
-    let mut head = Vec::new();
-    (&mut file)
-        .take(sniff::HEAD_LEN)
-        .read_to_end(&mut head)
-        .map_err(io_error)?;
-    match sniff::classify(&head) {
-        FileKind::ElfShared => {
-            match elf::check_segments(&mut file, &head, metadata.len()).map_err(io_error)? {
-                Ok(()) => Ok(()),
-                Err(detail) => Err(LoadError::Truncated {
-                    resolved: resolved_buf(),
-                    detail,
-                }),
-            }
-        }
+            detail,
+        }),
         FileKind::OtherBinaryFormat => Ok(()),
         FileKind::ElfExecutable => Err(LoadError::Executable {
             resolved: resolved_buf(),

@@ -19,8 +19,8 @@ use serde_json::{Map, Value};
 
 use super::{errors::Listeners, Combine, HookError, HookErrorKind, HookRunner, Termination};
 use crate::command::{
-    interpret, run, Answer, CommandEvent, CommandHook, CommandHookReport, CommandOutcome, Dialect,
-    Exit, Run, RunSpec, ToolNames,
+    did_not_answer, interpret, run, Answer, CommandEvent, CommandHook, CommandHookReport,
+    CommandOutcome, Dialect, Exit, Run, RunSpec, ToolNames,
 };
 use crate::host::AgentHost;
 
@@ -129,6 +129,9 @@ impl HookRunner {
         for (hook, finished) in waited.iter().zip(runs) {
             let mut answer = finished.answer(event);
             hook.dialect.adapt(event, &mut answer);
+            if hook.required && event == CommandEvent::PreToolUse {
+                fail_closed(hook, &finished.run, &mut answer);
+            }
             let run = finished.run;
             if let (Some(updated), Some(tool)) = (
                 &answer.updated_input,
@@ -460,6 +463,19 @@ fn timestamp() -> String {
         rest % 3600 / 60,
         rest % 60
     )
+}
+
+/// A required hook that did not answer (or whose answer was taken after its timeout only
+/// when complete) blocks the call, naming itself and the failure.
+fn fail_closed(hook: &CommandHook, run: &Run, answer: &mut Answer) {
+    if answer.block.is_none() && answer.failed && did_not_answer(&run.exit) {
+        answer.block = Some(format!(
+            "required hook `{}` ({}) {}, so the call is blocked",
+            hook.command,
+            hook.source.display(),
+            answer.problems.first().map_or("failed", String::as_str)
+        ));
+    }
 }
 
 /// What kind of failure a command hook's problems are, by how its process ended: exit 0

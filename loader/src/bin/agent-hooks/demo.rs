@@ -111,18 +111,18 @@ pub fn run(common: &Common) -> Outcome {
     let session = Session::build(&demo, |_| {}, |runner| runner.set_max_stop_blocks(2))?;
 
     if !common.json {
-        println!(
+        outln!(
             "{}",
             style.bold("agent-hooks demo: native plugins and command hooks, one runner")
         );
-        println!(
+        outln!(
             "Loaded {} plugins and {} command hooks:",
             session.runner.hooks().len(),
             session.runner.command_hooks().hooks().count()
         );
         for hook in session.runner.hooks() {
             let events: Vec<&str> = hook.events().map(|e| e.name()).collect();
-            println!(
+            outln!(
                 "  {} {}  {}",
                 style.ok("ok"),
                 short_path(hook.resolved_path(), &folder),
@@ -130,23 +130,23 @@ pub fn run(common: &Common) -> Outcome {
             );
         }
         for hook in session.runner.command_hooks().hooks() {
-            println!(
+            outln!(
                 "  {} {} hook  {}",
                 style.ok("ok"),
                 hook.event,
                 style.dim(&hook.command)
             );
         }
-        println!("A plugin that fails to load is reported with its reason, and the rest load:");
+        outln!("A plugin that fails to load is reported with its reason, and the rest load:");
         for failure in &session.findings.loaded.errors {
-            println!(
+            outln!(
                 "  {} {}: {}",
                 style.bad("FAIL"),
                 short_path(std::path::Path::new(&failure.path), &folder),
                 failure.error
             );
         }
-        println!();
+        outln!();
     }
 
     let runtime = runtime()?;
@@ -157,17 +157,17 @@ pub fn run(common: &Common) -> Outcome {
         if common.json {
             let mut record = record;
             record["note"] = json!(note);
-            println!("{record}");
+            outln!("{record}");
             continue;
         }
-        println!("{} {note}", style.bold("▸"));
-        println!("    {} → {}", replayed.name, replayed.summary);
+        outln!("{} {note}", style.bold("▸"));
+        outln!("    {} → {}", replayed.name, replayed.summary);
         for error in record["errors"].as_array().into_iter().flatten() {
             let path = match error["hook_path"].as_str().unwrap_or_default() {
                 "" => "runner".to_owned(),
                 path => short_path(std::path::Path::new(path), &folder),
             };
-            println!(
+            outln!(
                 "    {} {}: {}",
                 style.warn("reported:"),
                 path,
@@ -181,7 +181,7 @@ pub fn run(common: &Common) -> Outcome {
         }
     }
     if !common.json {
-        println!();
+        outln!();
     }
     print_summary(common, &summary, started.elapsed(), style, project.path())?;
     Ok(ExitCode::SUCCESS)

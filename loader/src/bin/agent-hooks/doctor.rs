@@ -215,23 +215,31 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
         .untrusted
         .iter()
         .map(|u| format!("{}: {}", u.entry.path.display(), u.reason))
+        .chain(session.findings.uncovered.iter().map(|u| {
+            format!(
+                "{}: `{}` runs code that trust does not cover ({})",
+                u.file.display(),
+                u.command,
+                u.reason
+            )
+        }))
         .collect();
 
     let mut report = list::report(&session);
     if common.json {
         report["problems"] = json!(problems);
         report["notes"] = json!(notes);
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         let style = Style::for_stdout();
         list::print(&session, &report, style);
-        println!();
+        outln!();
         if problems.is_empty() {
-            println!("{}", style.ok("No problems found."));
+            outln!("{}", style.ok("No problems found."));
         } else {
-            println!("{}", style.bold(&format!("Problems ({})", problems.len())));
+            outln!("{}", style.bold(&format!("Problems ({})", problems.len())));
             for problem in &problems {
-                println!(
+                outln!(
                     "  {} {}",
                     style.bad("✗"),
                     relative_text(problem, &session.cwd)
@@ -239,7 +247,7 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
             }
         }
         for note in &notes {
-            println!(
+            outln!(
                 "  {} {}",
                 style.warn("!"),
                 relative_text(note, &session.cwd)

@@ -1,6 +1,6 @@
 //! `agent-hooks emit EVENT --input JSON`: one event through the loaded hooks.
 
-use std::{io::Read, process::ExitCode, time::Duration};
+use std::{io::Read, time::Duration};
 
 use agent_hooks::command::CommandOutcome;
 use serde_json::{json, Value};
@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use crate::{
     events,
     output::{relative_text, table, Style},
-    session::Session,
+    session::{strict_code, Session},
     Common, Outcome,
 };
 
@@ -48,6 +48,7 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
     let emitted = events::parse_event(event)?;
     let payload = read_input(input)?;
     let session = Session::open(common)?;
+    let load_failures = session.report_load_failures(common.json);
     let runtime = runtime()?;
     let started = std::time::Instant::now();
     let result = runtime.block_on(events::emit(&session.runner, emitted, payload))?;
@@ -69,26 +70,28 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
     if let (Some(said), Some(_)) = (&records.commands, emitted.kind()) {
         outcome["command_hooks"] = json!(said);
     }
-    outcome["errors"] = json!(errors.iter().map(events::error_json).collect::<Vec<_>>());
+    let mut all_errors = load_failures.clone();
+    all_errors.extend(errors.iter().map(events::error_json));
+    outcome["errors"] = json!(all_errors);
     outcome["hooks"] = json!(timings
         .iter()
         .map(|(path, d)| json!({"path": path, "duration_ms": millis(*d)}))
         .collect::<Vec<_>>());
     outcome["duration_ms"] = json!(millis(elapsed));
     if common.json {
-        println!("{}", serde_json::to_string_pretty(&outcome)?);
+        outln!("{}", serde_json::to_string_pretty(&outcome)?);
     } else {
         let style = Style::for_stdout();
-        println!(
+        outln!(
             "{} {}",
             style.bold(emitted.name()),
             events::summary(emitted, &outcome)
         );
         for line in said_lines(records.commands.as_ref()) {
-            println!("  {}", style.warn(&line));
+            outln!("  {}", style.warn(&line));
         }
         if blocked_by_error {
-            println!(
+            outln!(
                 "  {}",
                 style.bad("a hook failed, which blocks the call (hooks fail safe)")
             );
@@ -104,7 +107,7 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
             .collect();
         table("  ", &rows);
         for error in errors {
-            println!(
+            outln!(
                 "  {}",
                 style.bad(&relative_text(&error.to_string(), &session.cwd))
             );
@@ -112,13 +115,13 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
         if session.runner.hooks().is_empty()
             && session.runner.command_hooks().hooks().next().is_none()
         {
-            println!(
+            outln!(
                 "  {}",
                 style.dim("no hook is loaded (see `agent-hooks list`)")
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(strict_code(common, &load_failures))
 }
 
 /// What command hooks said beyond the outcome, for people: messages for the user, a request

@@ -15,7 +15,14 @@ use crate::{
 /// The `list` report as JSON.
 pub fn report(session: &Session) -> Value {
     let findings = &session.findings;
-    let entry_of = |path: &std::path::Path| findings.entries.iter().find(|e| e.path == path);
+    // By path, so that the report is linear in the number of hooks.
+    let by_path: std::collections::HashMap<&std::path::Path, &HookEntry> = findings
+        .entries
+        .iter()
+        .rev()
+        .map(|e| (e.path.as_path(), e))
+        .collect();
+    let entry_of = |path: &std::path::Path| by_path.get(path).copied();
     let mut hooks: Vec<Value> = session
         .runner
         .hooks()
@@ -73,6 +80,9 @@ pub fn report(session: &Session) -> Value {
         }).collect::<Vec<_>>(),
         "duplicates": findings.loaded.duplicates.iter().map(|d| json!({"path": d.path, "same_as": d.same_as})).collect::<Vec<_>>(),
         "warnings": findings.warnings,
+        "uncovered": findings.uncovered.iter().map(|u| json!({
+            "file": u.file, "command": u.command, "reason": u.reason,
+        })).collect::<Vec<_>>(),
         "config_issues": session.runner.command_hooks().issues().iter().map(|i| json!({
             "file": i.file, "location": i.location, "message": i.message,
             "severity": format!("{:?}", i.severity).to_lowercase(),
@@ -86,9 +96,9 @@ pub fn print(session: &Session, report: &Value, style: Style) {
     let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     let path = |v: &Value| short_path(std::path::Path::new(v.as_str().unwrap_or_default()), base);
     let hooks = report["hooks"].as_array().cloned().unwrap_or_default();
-    println!("{}", style.bold(&format!("Hooks ({})", hooks.len())));
+    outln!("{}", style.bold(&format!("Hooks ({})", hooks.len())));
     if hooks.is_empty() {
-        println!(
+        outln!(
             "  {}",
             style.dim(
                 "none: put plugins or hooks files in .agent-hooks/hooks/, or pass --hook PATH"
@@ -145,9 +155,9 @@ pub fn print(session: &Session, report: &Value, style: Style) {
     table("  ", &rows);
     let section = |title: &str, items: &[Value], line: &dyn Fn(&Value) -> String| {
         if !items.is_empty() {
-            println!("{}", style.bold(&format!("{title} ({})", items.len())));
+            outln!("{}", style.bold(&format!("{title} ({})", items.len())));
             for item in items {
-                println!("  {}", line(item));
+                outln!("  {}", line(item));
             }
         }
     };
@@ -169,6 +179,18 @@ pub fn print(session: &Session, report: &Value, style: Style) {
     section("Untrusted project hooks", &list("untrusted"), &|e| {
         format!("{}  {}", path(&e["path"]), style.warn(&text(&e["reason"])))
     });
+    section(
+        "Runs code that trust does not cover",
+        &list("uncovered"),
+        &|u| {
+            format!(
+                "{}: `{}` {}",
+                path(&u["file"]),
+                text(&u["command"]),
+                style.warn(&format!("({})", text(&u["reason"])))
+            )
+        },
+    );
     section("Duplicates", &list("duplicates"), &|d| {
         format!(
             "{} {}",
@@ -202,7 +224,7 @@ pub fn run(common: &Common) -> Outcome {
     let session = Session::open(common)?;
     let report = report(&session);
     if common.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print(&session, &report, Style::for_stdout());
     }

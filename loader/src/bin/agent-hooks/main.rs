@@ -1,6 +1,17 @@
 //! `agent-hooks`: see what loads and why, fire events, replay a session, and a demo that
 //! shows it all. Run without a subcommand, it runs the demo.
 
+/// `println!` for the program's output: a closed pipe ends the program quietly (see
+/// [`output::write_line`]).
+macro_rules! outln {
+    () => {
+        $crate::output::write_line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::output::write_line(format_args!($($arg)*))
+    };
+}
+
 mod demo;
 mod doctor;
 mod emit;
@@ -44,6 +55,13 @@ pub struct Common {
     /// Machine-readable output on stdout (JSON; JSON Lines for replay).
     #[arg(long, global = true)]
     pub json: bool,
+    /// Fail closed: exit with code 1 when any hook failed to load (emit, replay).
+    #[arg(long, global = true)]
+    pub strict: bool,
+    /// A hook that must run (a `type:tool:name` key, a file name or a path): when it is not
+    /// running, every tool call is blocked. Repeatable.
+    #[arg(long = "require", global = true, value_name = "ID")]
+    pub required: Vec<String>,
     /// Load plugins in this process instead of each in a plugin process of its own: faster
     /// calls, but a plugin that crashes takes the command down with it.
     #[arg(long, global = true)]

@@ -1,7 +1,7 @@
 //! Human output: aligned columns, coloured when stdout is a terminal (and `NO_COLOR` is not
 //! set), plain otherwise.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 use unicode_width::UnicodeWidthStr;
 
@@ -74,7 +74,7 @@ pub fn table(indent: &str, rows: &[Vec<String>]) {
                 line.push_str(&" ".repeat(pad));
             }
         }
-        println!("{}", line.trim_end());
+        outln!("{}", line.trim_end());
     }
 }
 
@@ -93,4 +93,21 @@ pub fn short_path(path: &std::path::Path, base: &std::path::Path) -> String {
 pub fn relative_text(text: &str, base: &std::path::Path) -> String {
     let prefix = format!("{}/", base.display());
     text.replace(&prefix, "").replace("/./", "/")
+}
+
+/// The exit status of a program ended by SIGPIPE, as a shell reports it (128 + 13).
+const BROKEN_PIPE_STATUS: i32 = 141;
+
+/// Writes a line to stdout. When the reader has gone (`agent-hooks list | head -1`), the
+/// program ends at once and quietly, with the status other Unix tools end with there; any
+/// other write error is reported on stderr and ends the program with status 2.
+pub fn write_line(line: std::fmt::Arguments<'_>) {
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = writeln!(stdout, "{line}") {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(BROKEN_PIPE_STATUS);
+        }
+        eprintln!("agent-hooks: cannot write the output: {error}");
+        std::process::exit(2);
+    }
 }

@@ -6,7 +6,6 @@
 use std::{
     collections::BTreeMap,
     io::{BufRead, IsTerminal, Write},
-    process::ExitCode,
     sync::Mutex,
     time::{Duration, Instant},
 };
@@ -21,7 +20,7 @@ use crate::{
     emit::{millis, runtime},
     events,
     output::{relative_text, Style},
-    session::Session,
+    session::{strict_code, Session},
     Common, Outcome,
 };
 
@@ -65,6 +64,8 @@ pub struct Summary {
     pub bad_lines: usize,
     /// Time per hook.
     pub per_hook: BTreeMap<String, Duration>,
+    /// The hooks that did not load (entries of an `errors` list, event `load`).
+    pub load_errors: Vec<Value>,
 }
 
 /// One replayed event: its outcome, as shown.
@@ -198,6 +199,7 @@ pub fn run(common: &Common, file: &str) -> Outcome {
             .collect()
     };
     let session = Session::open(common)?;
+    let load_failures = session.report_load_failures(common.json);
     let runtime = runtime()?;
     let style = Style::for_stdout();
     let progress = !common.json && std::io::stderr().is_terminal() && lines.len() > 100;
@@ -212,18 +214,19 @@ pub fn run(common: &Common, file: &str) -> Outcome {
             Ok((replayed, mut record)) => {
                 if common.json {
                     record["line"] = json!(number);
-                    println!("{record}");
+                    outln!("{record}");
                 } else {
                     let time = style.dim(&format!(
                         "({:.2} ms)",
                         record["duration_ms"].as_f64().unwrap_or(0.0)
                     ));
-                    println!(
+                    outln!(
                         "{number:>5}  {:<20} {} {time}",
-                        replayed.name, replayed.summary
+                        replayed.name,
+                        replayed.summary
                     );
                     for error in record["errors"].as_array().into_iter().flatten() {
-                        println!(
+                        outln!(
                             "       {}",
                             style.bad(&format!(
                                 "{}: {}",
@@ -237,9 +240,9 @@ pub fn run(common: &Common, file: &str) -> Outcome {
             Err(error) => {
                 summary.bad_lines += 1;
                 if common.json {
-                    println!("{}", json!({"line": number, "error": error}));
+                    outln!("{}", json!({"line": number, "error": error}));
                 } else {
-                    println!("{number:>5}  {}", style.bad(&format!("skipped: {error}")));
+                    outln!("{number:>5}  {}", style.bad(&format!("skipped: {error}")));
                 }
             }
         }
@@ -250,8 +253,9 @@ pub fn run(common: &Common, file: &str) -> Outcome {
     if progress {
         eprint!("\r{}\r", " ".repeat(60));
     }
+    summary.load_errors = load_failures;
     print_summary(common, &summary, started.elapsed(), style, &session.cwd)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(strict_code(common, &summary.load_errors))
 }
 
 fn draw_progress(done: usize, total: usize) {
@@ -283,14 +287,15 @@ pub fn print_summary(
             "rewrites": summary.rewrites,
             "errors": summary.errors,
             "bad_lines": summary.bad_lines,
+            "load_errors": summary.load_errors,
             "duration_ms": millis(elapsed),
             "slowest_hooks": slowest.iter().map(|(p, d)| json!({"path": p, "total_ms": millis(**d)})).collect::<Vec<_>>(),
         }});
-        println!("{summary}");
+        outln!("{summary}");
         return Ok(());
     }
-    println!(
-        "{} {} events, {} blocked, {} rewritten, {} hook errors{} in {:.1} ms",
+    outln!(
+        "{} {} events, {} blocked, {} rewritten, {} hook errors{}{} in {:.1} ms",
         style.bold("Summary:"),
         summary.events,
         summary.blocks,
@@ -301,12 +306,17 @@ pub fn print_summary(
         } else {
             String::new()
         },
+        if summary.load_errors.is_empty() {
+            String::new()
+        } else {
+            format!(", {} hooks not loaded", summary.load_errors.len())
+        },
         millis(elapsed)
     );
     if !slowest.is_empty() {
-        println!("Slowest hooks:");
+        outln!("Slowest hooks:");
         for (path, total) in slowest {
-            println!(
+            outln!(
                 "  {:>9.3} ms  {}",
                 millis(*total),
                 relative_text(path, base)

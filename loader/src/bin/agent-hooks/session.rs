@@ -8,9 +8,10 @@ use std::{
 };
 
 use agent_hooks::{
-    command::{CommandHookReport, CommandOutcome},
+    command::{CommandHookReport, CommandOutcome, Severity},
     discover_and_load_hooks_with, Discovered, DiscoveryOptions, HookError, HookRunner,
 };
+use serde_json::{json, Value};
 
 use crate::Common;
 
@@ -60,6 +61,7 @@ impl Session {
         let mut options = DiscoveryOptions::new(&cwd);
         options.builtin_providers = !common.no_discover;
         options.trust_project = common.trust_project;
+        options.required = common.required.clone();
         if common.in_process {
             options.load = agent_hooks::LoadOptions::in_process();
         }
@@ -124,6 +126,53 @@ pub struct Records {
     pub timings: Vec<(String, Duration)>,
     /// The command hooks' combined answer.
     pub commands: Option<CommandOutcome>,
+}
+
+impl Session {
+    /// Every hook that did not load, as `(path, why)`: plugins and files that failed or were
+    /// refused, and the errors of hooks files (a hook or a whole file skipped).
+    pub fn load_failures(&self) -> Vec<(String, String)> {
+        let mut failures: Vec<(String, String)> = self
+            .findings
+            .loaded
+            .errors
+            .iter()
+            .map(|f| (f.path.clone(), f.error.to_string()))
+            .collect();
+        failures.extend(
+            self.runner
+                .command_hooks()
+                .issues()
+                .iter()
+                .filter(|i| i.severity == Severity::Error)
+                .map(|i| (i.file.to_string_lossy().into_owned(), i.to_string())),
+        );
+        failures
+    }
+
+    /// The load failures as entries of an `errors` list (event `load`), and, for people, on
+    /// stderr.
+    pub fn report_load_failures(&self, json: bool) -> Vec<Value> {
+        let failures = self.load_failures();
+        if !json {
+            for (path, error) in &failures {
+                eprintln!("agent-hooks: not loaded: {path}: {error}");
+            }
+        }
+        failures
+            .into_iter()
+            .map(|(path, error)| json!({"hook_path": path, "event": "load", "kind": "failed", "panicked": false, "error": error}))
+            .collect()
+    }
+}
+
+/// The exit code when `--strict` is given and a hook failed to load.
+pub fn strict_code(common: &crate::Common, failures: &[Value]) -> std::process::ExitCode {
+    if common.strict && !failures.is_empty() {
+        std::process::ExitCode::FAILURE
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
 }
 
 /// Locks a mutex, also after a panic elsewhere.

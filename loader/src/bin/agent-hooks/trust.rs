@@ -16,11 +16,27 @@ pub fn run(common: &Common) -> Outcome {
     let session = Session::open_with(common, |options| options.trust_project = false)?;
     let untrusted = &session.findings.untrusted;
     let config_dir = DiscoveryOptions::new(&session.cwd).config_dir();
-    let mut store = TrustStore::open(&config_dir);
-    store.trust(untrusted.iter().map(|u| u.entry.path.as_path()))?;
+    let mut store = TrustStore::open(&config_dir)?;
+    store.trust(untrusted.iter().flat_map(|u| {
+        std::iter::once((u.entry.path.as_path(), u.hash.as_str())).chain(
+            u.scripts
+                .iter()
+                .map(|(script, hash)| (script.as_path(), hash.as_str())),
+        )
+    }))?;
     if common.json {
-        let trusted: Vec<_> = untrusted.iter().map(|u| json!({"key": u.entry.key(), "path": u.entry.path, "was": u.reason.to_string()})).collect();
-        println!(
+        let trusted: Vec<_> = untrusted
+            .iter()
+            .map(|u| {
+                json!({
+                    "key": u.entry.key(),
+                    "path": u.entry.path,
+                    "was": u.reason.to_string(),
+                    "scripts": u.scripts.iter().map(|(script, _)| script).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        outln!(
             "{}",
             serde_json::to_string_pretty(&json!({"trusted": trusted}))?
         );
@@ -28,10 +44,10 @@ pub fn run(common: &Common) -> Outcome {
     }
     let style = Style::for_stdout();
     if untrusted.is_empty() {
-        println!("Nothing to trust: this project has no untrusted hooks.");
+        outln!("Nothing to trust: this project has no untrusted hooks.");
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "{}",
         style.bold(&format!(
             "Trusting {} project hook(s) of {}:",
@@ -40,15 +56,18 @@ pub fn run(common: &Common) -> Outcome {
         ))
     );
     for hook in untrusted {
-        println!(
+        outln!(
             "  {}  {}",
             short_path(&hook.entry.path, &session.cwd),
             style.dim(&format!("({})", hook.entry.key()))
         );
+        for (script, _) in &hook.scripts {
+            outln!("    runs {}", short_path(script, &session.cwd));
+        }
     }
-    println!(
-        "Recorded with their SHA-256 in {}; a file that changes is untrusted again.",
-        config_dir.join("trusted-hooks.json").display()
+    outln!(
+        "Recorded with their SHA-256 (and that of the scripts they run) in {}; a file or script that changes is untrusted again.",
+        store.path().display()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,11 @@
+//! Reading a hook file safely: opened once without blocking, checked on the open descriptor
+//! (what it is, how big, who could change it) before a byte is read, and then only the bytes
+//! that were checked are used (hashed for trust, parsed, loaded).
+
+mod error;
+mod read_once;
+mod strict_modes;
+
+pub use error::FileError;
+pub(crate) use read_once::{read_checked, CheckedFile, Limit};
+pub(crate) use strict_modes::StrictModes;

@@ -1,0 +1,195 @@
+//! Who could change a hook file, checked as OpenSSH's StrictModes checks a key: the file and
+//! every folder above it, up to the user's home or the filesystem root, must be owned by the
+//! user or root and not writable by group or others. A folder with the sticky bit owned by
+//! root (`/tmp`) is fine: others cannot replace what is in it. Group-write is fine when the
+//! group is the owner's private group (user private groups, umask 002), as spec 03 notes.
+
+use std::{
+    collections::HashMap,
+    fs::Metadata,
+    os::unix::fs::{MetadataExt, PermissionsExt},
+    path::{Path, PathBuf},
+};
+
+use nix::unistd::{Gid, Group, Uid, User};
+
+use super::FileError;
+
+const GROUP_WRITE: u32 = 0o020;
+const OTHERS_WRITE: u32 = 0o002;
+const STICKY: u32 = 0o1000;
+
+/// The checker, with what it learnt about folders and groups (many hooks share folders).
+#[derive(Debug)]
+pub(crate) struct StrictModes {
+    user: u32,
+    home: Option<PathBuf>,
+    folders: HashMap<PathBuf, Option<String>>,
+    names: HashMap<u32, String>,
+}
+
+impl StrictModes {
+    /// Checks for the user running the agent, whose home (if any) ends the walk up.
+    pub(crate) fn new(home: Option<&Path>) -> Self {
+        Self {
+            user: Uid::effective().as_raw(),
+            home: home.and_then(|h| std::fs::canonicalize(h).ok()),
+            folders: HashMap::new(),
+            names: HashMap::new(),
+        }
+    }
+
+    /// Checks the file at `path` (its `metadata` taken from the open descriptor) and the
+    /// folders above it: those of the path as given (a symbolic link could be swapped) and
+    /// those of the file it leads to.
+    pub(crate) fn check(&mut self, path: &Path, metadata: &Metadata) -> Result<(), FileError> {
+        if let Some(problem) = self.problem(metadata, false) {
+            return Err(refused(format!(
+                "{} {problem} change what it runs; fix it with `{}`",
+                path.display(),
+                self.fix(metadata, path)
+            )));
+        }
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let given_folder = absolute
+            .parent()
+            .and_then(|p| std::fs::canonicalize(p).ok());
+        let target_folder = std::fs::canonicalize(&absolute)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf));
+        for folder in [given_folder, target_folder].into_iter().flatten() {
+            for (depth, above) in folder.ancestors().enumerate() {
+                if let Some(problem) = self.folder_problem(above) {
+                    let place = if depth == 0 { "lies in" } else { "lies under" };
+                    return Err(refused(format!(
+                        "{} {place} {}, {problem}",
+                        path.display(),
+                        above.display()
+                    )));
+                }
+                if self.home.as_deref() == Some(above) {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What is wrong with a folder, cached.
+    fn folder_problem(&mut self, folder: &Path) -> Option<String> {
+        if let Some(known) = self.folders.get(folder) {
+            return known.clone();
+        }
+        let problem = match std::fs::metadata(folder) {
+            Ok(metadata) => self.problem(&metadata, true).map(|problem| {
+                format!(
+                    "which {problem} replace it; fix it with `{}`",
+                    self.fix(&metadata, folder)
+                )
+            }),
+            Err(_) => None,
+        };
+        self.folders.insert(folder.to_path_buf(), problem.clone());
+        problem
+    }
+
+    /// "is writable by ..., so ... could" for a file, "... can write to, so ... could" for
+    /// a folder; `None` when only the user and root can change it.
+    fn problem(&mut self, metadata: &Metadata, folder: bool) -> Option<String> {
+        let mode = metadata.permissions().mode();
+        let owner = metadata.uid();
+        if owner != self.user && owner != 0 {
+            let name = self.user_name(owner);
+            let me = self.user_name(self.user);
+            let allowed = if self.user == 0 {
+                format!("you ({me})")
+            } else {
+                format!("you ({me}) or root")
+            };
+            return Some(format!(
+                "is owned by {name}, not by {allowed}, so {name} could"
+            ));
+        }
+        if folder && mode & STICKY != 0 && owner == 0 {
+            return None;
+        }
+        if mode & OTHERS_WRITE != 0 {
+            return Some(if folder {
+                format!(
+                    "other users can write to (mode {:o}), so anyone on this machine could",
+                    mode & 0o7777
+                )
+            } else {
+                format!(
+                    "is writable by other users (mode {:o}), so anyone on this machine could",
+                    mode & 0o7777
+                )
+            });
+        }
+        if mode & GROUP_WRITE != 0 {
+            if let Some(group) = self.shared_group(owner, metadata.gid()) {
+                return Some(if folder {
+                    format!(
+                        "{group} can write to (mode {:o}), so its members could",
+                        mode & 0o7777
+                    )
+                } else {
+                    format!(
+                        "is writable by {group} (mode {:o}), so its members could",
+                        mode & 0o7777
+                    )
+                });
+            }
+        }
+        None
+    }
+
+    /// The command that makes `path` safe.
+    fn fix(&mut self, metadata: &Metadata, path: &Path) -> String {
+        let owner = metadata.uid();
+        if owner != self.user && owner != 0 {
+            return format!("chown {} {}", self.user_name(self.user), path.display());
+        }
+        let mode = metadata.permissions().mode();
+        let who = if mode & OTHERS_WRITE != 0 { "o" } else { "" };
+        let who = if mode & GROUP_WRITE != 0 && self.shared_group(owner, metadata.gid()).is_some() {
+            format!("g{who}")
+        } else {
+            who.to_owned()
+        };
+        format!("chmod {who}-w {}", path.display())
+    }
+
+    /// `None` when group `gid` is `owner`'s private group (named after the owner, no other
+    /// member); otherwise how to name it in a message.
+    fn shared_group(&mut self, owner: u32, gid: u32) -> Option<String> {
+        let owner_name = self.user_name(owner);
+        let Ok(Some(group)) = Group::from_gid(Gid::from_raw(gid)) else {
+            return Some(format!("group {gid}"));
+        };
+        let others: Vec<&String> = group.mem.iter().filter(|m| **m != owner_name).collect();
+        if group.name == owner_name && others.is_empty() {
+            return None;
+        }
+        Some(if others.is_empty() {
+            format!("group `{}`", group.name)
+        } else {
+            let names: Vec<&str> = others.iter().map(|m| m.as_str()).collect();
+            format!("group `{}` (members: {})", group.name, names.join(", "))
+        })
+    }
+
+    fn user_name(&mut self, uid: u32) -> String {
+        self.names
+            .entry(uid)
+            .or_insert_with(|| match User::from_uid(Uid::from_raw(uid)) {
+                Ok(Some(user)) => user.name,
+                _ => format!("uid {uid}"),
+            })
+            .clone()
+    }
+}
+
+fn refused(reason: String) -> FileError {
+    FileError::UnsafePermissions { reason }
+}

@@ -81,20 +81,29 @@
 //!
 //! ## Versioning policy
 //!
-//! The interface version is this crate's version, [`INTERFACE_VERSION`]. A host checks it,
-//! and the layout of every type that crosses the boundary, when it loads a plugin, and
-//! refuses a plugin that does not match with a message that names both versions and says what
-//! to rebuild:
+//! The interface version is this crate's version, [`INTERFACE_VERSION`]. Within one major
+//! version, plugins never need a rebuild: a plugin built against any `1.y` loads and runs in
+//! a host built against any other `1.y`, older or newer.
 //!
-//! - a patch release (`0.y.z` to `0.y.z+1`) never changes a type that crosses the boundary:
-//!   plugins built with any `0.y.*` load in a host built with any other `0.y.*`;
-//! - anything added to the boundary (a field of the root module, a method of a trait) comes
-//!   with a new minor version (`0.y` to `0.y+1`, and from `1.0`, a new major for anything
-//!   removed or changed). While `0.y`, a host refuses plugins built against another minor
-//!   (abi_stable's check): when the host's minor version changes, rebuild your plugin against
-//!   the new `agent-hooks-abi`;
-//! - events and results cross as JSON, and unknown fields are ignored: a host may add fields to
-//!   events in any release, without a rebuild of your plugin.
+//! | | |
+//! |---|---|
+//! | a minor (`1.y` → `1.y+1`) may add | host services (reached through `call`, see [`services`]); events; fields of events, results, messages and options (they cross as JSON); values of enums that have an `Unknown` fallback |
+//! | only a major (`1.x` → `2.0`) may change | anything in [`ffi`] (the checked types: the root module, the host traits, the handler traits); removing or changing a service, an event or a field |
+//! | a newer host, older plugin | loads; every event and service the plugin knows works; events it does not know are not delivered to it |
+//! | an older host, newer plugin | loads; a service the host lacks answers [`ServiceError::Unsupported`] (never a panic); a handler for an event the host does not emit is listed as a warning; a service the plugin declared with [`HookApi::require`] refuses the load: "upgrade the agent" |
+//! | another major | refused at load, saying which side to upgrade or rebuild |
+//! | a plugin author rebuilds | for a new major only |
+//!
+//! Why a generic service call rather than appending methods: abi_stable's layout check lets a
+//! host know *fewer* trailing fields or methods of a checked type than the plugin, never
+//! more. Appending a method to `HostApi` in a minor would therefore lock every older plugin
+//! out of every newer host. So the checked graph ([`ffi`]) is frozen for the whole major
+//! version, and growth goes through one method that was there from `1.0`:
+//! `call(service, json) -> json` on both [`ffi::HostApi`] and [`ffi::HostContext`], with
+//! the SDK's typed methods ([`Host::call`], [`Host::interface_version`],
+//! [`HookContext::call`]) on top. JSON costs microseconds, which a host service (UI, I/O)
+//! dwarfs. The host applies this policy itself when it loads a plugin (the major must
+//! match) instead of abi_stable's default rule, so that each refusal says what to do.
 
 #![warn(missing_docs)]
 
@@ -102,9 +111,11 @@ pub mod events;
 pub mod ffi;
 pub mod host;
 mod sdk;
+pub mod services;
 
 pub use events::{Event, EventKind};
 pub use sdk::*;
+pub use services::ServiceError;
 
 /// Re-exported so that a plugin needs no other dependency to read and write JSON.
 pub use serde;
@@ -121,6 +132,7 @@ pub mod prelude {
         CommandContext, Error, ExecOptions, ExecOutput, HandlerResult, HookApi, HookContext, Host,
         NavigateTreeOptions, NewSessionOptions, NotifyLevel, RenderOptions, Ui,
     };
+    pub use crate::services::ServiceError;
     pub use serde_json::{json, Value};
 }
 

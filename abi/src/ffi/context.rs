@@ -57,8 +57,13 @@ pub trait HostContext {
     fn branch(&self, entry_id: RStr<'_>) -> RResult<RString, RString>;
     /// Moves to `target_id` in the session tree (options: JSON `NavigateTreeOptions`);
     /// returns JSON `SessionActionOutcome`. Command handlers only.
-    #[sabi(last_prefix_field)]
     fn navigate_tree(&self, target_id: RStr<'_>, options: RStr<'_>) -> RResult<RString, RString>;
+
+    /// Calls the host service `service` with a JSON `request` in the context of this call;
+    /// returns its JSON answer, or a JSON [`ServiceError`](crate::services::ServiceError).
+    /// See [`crate::services`].
+    #[sabi(last_prefix_field)]
+    fn call(&self, service: RStr<'_>, request: RStr<'_>) -> RResult<RString, RString>;
 }
 
 /// A borrowed host context, as passed to each call.

@@ -39,13 +39,18 @@ pub trait HostApi: Send + Sync + Clone {
 
     /// Runs a program without a shell. `options` is JSON `ExecOptions`; the result is JSON
     /// `ExecOutput`.
-    #[sabi(last_prefix_field)]
     fn exec(
         &self,
         command: RStr<'_>,
         args: RSlice<'_, RString>,
         options: RStr<'_>,
     ) -> RResult<RString, RString>;
+
+    /// Calls the host service `service` with a JSON `request`; returns its JSON answer, or a
+    /// JSON [`ServiceError`](crate::services::ServiceError). Everything a later minor version
+    /// offers comes through here: see [`crate::services`].
+    #[sabi(last_prefix_field)]
+    fn call(&self, service: RStr<'_>, request: RStr<'_>) -> RResult<RString, RString>;
 }
 
 /// The shared, clonable host API object a plugin receives.

@@ -8,6 +8,11 @@
 //! (see [`crate::INTERFACE_VERSION`]) and the layout of every type reachable from
 //! [`PluginModule`]. Data that is expected to grow (events, results, messages, options)
 //! crosses as JSON text, so that either side may add fields without breaking the other.
+//!
+//! These types are frozen for a whole major version (see the crate's versioning policy):
+//! nothing is appended to them in a minor release, because a host that knows more trailing
+//! fields or methods than a plugin refuses it. What grows goes through `call` and
+//! [`crate::services`].
 
 mod context;
 mod handlers;

@@ -33,7 +33,7 @@ pub enum PanicStrategy {
 #[repr(C)]
 #[derive(StableAbi)]
 #[sabi(kind(Prefix(prefix_ref = PluginModuleRef)))]
-#[sabi(missing_field(panic))]
+#[sabi(missing_field(option))]
 pub struct PluginModule {
     /// The panic strategy of the crate that exported this module (the plugin crate).
     pub panic_strategy: PanicStrategy,

@@ -9,7 +9,8 @@ use std::{
 };
 
 use abi_stable::{sabi_trait::TD_Opaque, std_types::RString};
-use serde::{Deserialize, Serialize};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use serde_json::Value;
 
 use super::{
     adapters::{CommandAdapter, EventAdapter, RendererAdapter},
@@ -18,6 +19,7 @@ use super::{
 use crate::{
     events::{CustomMessage, Event, EventKind, SendMessageOptions},
     ffi::{CommandHandler_TO, EventHandler_TO, HostApiBox, MessageRenderer_TO},
+    services::{self, ServiceError},
 };
 
 /// What a handler returns: its result, or an error that the host reports.
@@ -121,6 +123,30 @@ impl Host {
             .map_err(|e| -> Error { e.into_string().into() })?;
         Ok(serde_json::from_str(&output)?)
     }
+
+    /// Calls the host service `service` with `request` and reads its answer as `T`.
+    ///
+    /// This is how services added in later minor versions of the interface are reached (the
+    /// SDK's typed methods use it). A host older than the service answers
+    /// [`ServiceError::Unsupported`], naming its interface version and the one this plugin
+    /// was built against.
+    pub fn call<T: DeserializeOwned>(
+        &self,
+        service: &str,
+        request: &impl Serialize,
+    ) -> Result<T, ServiceError> {
+        super::service::call(&self.raw, service, request)
+    }
+
+    /// The interface version of the host (`major.minor.patch`).
+    pub fn interface_version(&self) -> Result<String, ServiceError> {
+        #[derive(Deserialize)]
+        struct Answer {
+            version: String,
+        }
+        let answer: Answer = self.call(services::INTERFACE, &serde_json::json!({}))?;
+        Ok(answer.version)
+    }
 }
 
 /// What a plugin's factory receives: register handlers, commands and renderers, and reach the
@@ -203,6 +229,18 @@ impl HookApi {
             .raw
             .register_message_renderer(custom_type.into(), renderer);
         self
+    }
+
+    /// Declares that this plugin cannot work without the host service `service`: a host that
+    /// does not offer it refuses to load the plugin, telling the user to upgrade the agent.
+    /// Call it from the factory, and return its error with `?`.
+    pub fn require(&self, service: &str) -> Result<(), ServiceError> {
+        let request = serde_json::json!({
+            "service": service,
+            "needs": super::service::built_against(),
+        });
+        self.host.call::<Value>(services::REQUIRE, &request)?;
+        Ok(())
     }
 
     /// The host's services, to keep in handlers.

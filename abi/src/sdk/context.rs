@@ -5,7 +5,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::Error;
-use crate::{events::AgentMessage, ffi::HostContextRef};
+use crate::{events::AgentMessage, ffi::HostContextRef, services::ServiceError};
 
 /// The session a handler runs in.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -134,6 +134,16 @@ impl<'a> HookContext<'a> {
     /// Whether messages are queued for the agent.
     pub fn has_queued_messages(&self) -> bool {
         self.raw.has_queued_messages()
+    }
+
+    /// Calls the host service `service` with `request`, in the context of this call, and
+    /// reads its answer as `T`. See [`Host::call`](crate::Host::call).
+    pub fn call<T: DeserializeOwned>(
+        &self,
+        service: &str,
+        request: &impl Serialize,
+    ) -> Result<T, ServiceError> {
+        super::service::call(&self.raw, service, request)
     }
 }
 

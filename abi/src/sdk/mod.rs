@@ -6,6 +6,7 @@ mod api;
 mod context;
 pub(crate) mod export;
 pub(crate) mod guard;
+mod service;
 
 pub use api::{ExecOptions, ExecOutput, HandlerResult, HookApi, Host, RenderOptions};
 pub use context::{

@@ -238,4 +238,12 @@ impl HostContext for CallContext<'_> {
             self.agent.navigate_tree(target_id.as_str(), options)
         })
     }
+
+    fn call(&self, service: RStr<'_>, request: RStr<'_>) -> RResult<RString, RString> {
+        super::services::to_abi(super::services::serve(
+            service.as_str(),
+            request.as_str(),
+            super::services::CONTEXT_SERVICES,
+        ))
+    }
 }

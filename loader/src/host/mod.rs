@@ -6,6 +6,7 @@ mod context;
 mod exec;
 mod outbox;
 mod plugin_api;
+mod services;
 
 pub use agent::{AgentHost, DetachedAgent, HostUi};
 pub(crate) use context::CallContext;

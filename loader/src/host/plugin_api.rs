@@ -12,6 +12,7 @@ use agent_hooks_abi::{
     ffi::{
         CommandHandlerBox, EventHandlerBox, HostApi, HostApiBox, HostApi_TO, MessageRendererBox,
     },
+    services::REQUIRE,
     ExecOptions,
 };
 
@@ -23,6 +24,7 @@ use crate::{
 use super::{
     exec, may_block,
     outbox::{Outbox, Pending},
+    services::{self, Requirement},
     shielded,
 };
 
@@ -64,6 +66,8 @@ struct Shared {
     label: String,
     /// In a plugin process: the agent, which handles messages, entries and programs.
     forward: Option<Arc<dyn Forward>>,
+    /// A service the hook declared as required and this agent does not offer.
+    unmet: Mutex<Option<Requirement>>,
 }
 
 impl PluginApi {
@@ -75,6 +79,7 @@ impl PluginApi {
                 cwd,
                 label: label.to_owned(),
                 forward: None,
+                unmet: Mutex::new(None),
             }),
         }
     }
@@ -89,6 +94,7 @@ impl PluginApi {
                 cwd,
                 label: label.to_owned(),
                 forward: Some(forward),
+                unmet: Mutex::new(None),
             }),
         }
     }
@@ -111,6 +117,16 @@ impl PluginApi {
     /// The boundary object handed to the hook's factory; it shares this API's state.
     pub(crate) fn to_object(&self) -> HostApiBox {
         HostApi_TO::from_ptr(RArc::new(self.clone()), TD_Opaque)
+    }
+
+    /// The first service the hook declared as required (from its factory) that this agent
+    /// does not offer.
+    pub(crate) fn unmet_requirement(&self) -> Option<Requirement> {
+        self.shared
+            .unmet
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
     }
 
     /// Ends registration and returns what was registered.
@@ -245,6 +261,31 @@ impl HostApi for PluginApi {
             Ok(json) => ROk(json.into()),
             Err(e) => RErr(e.into()),
         }
+    }
+
+    fn call(&self, service: RStr<'_>, request: RStr<'_>) -> RResult<RString, RString> {
+        let answer = match &self.shared.forward {
+            Some(forward) => forwarded(forward.forward(HostRequest::Service {
+                service: service.to_string(),
+                request: request.to_string(),
+            })),
+            None => services::to_abi(services::serve(
+                service.as_str(),
+                request.as_str(),
+                services::API_SERVICES,
+            )),
+        };
+        if service.as_str() == REQUIRE && answer.is_err() {
+            if let Ok(requirement) = serde_json::from_str::<Requirement>(request.as_str()) {
+                let mut unmet = self
+                    .shared
+                    .unmet
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                unmet.get_or_insert(requirement);
+            }
+        }
+        answer
     }
 }
 

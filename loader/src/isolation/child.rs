@@ -448,4 +448,11 @@ impl HostContext for RemoteContext {
             options: s(options),
         })
     }
+
+    fn call(&self, service: RStr<'_>, request: RStr<'_>) -> RResult<RString, RString> {
+        self.action(HostRequest::Service {
+            service: s(service),
+            request: s(request),
+        })
+    }
 }

@@ -26,9 +26,19 @@
 //!
 //! Event payloads cross as the JSON text the runner serialised once for the emit, carried in
 //! a JSON string: escaping and unescaping it is a linear copy, while embedding it raw would
-//! make the reader validate (parse) it once more before the plugin parses it. A request
-//! this side does not know is answered with an error ("unsupported"), never a broken
-//! connection: fields and methods are added, not changed, within one protocol major.
+//! make the reader validate (parse) it once more before the plugin parses it.
+//!
+//! # Growth
+//!
+//! The protocol follows the interface's policy (the `agent_hooks_abi` crate docs): within
+//! one major version it is frozen like the checked boundary, with one [`HostRequest`]
+//! variant per method of `HostApi` and `HostContext`. What a minor version of the interface
+//! adds is a host service, which crosses as [`HostRequest::Service`] (a name and JSON), so a
+//! new service needs no new message. Messages may gain optional fields (`#[serde(default)]`),
+//! never lose or change one. A request this side does not know is answered with an error
+//! ("unsupported"), never a broken connection; an unknown service is answered with the
+//! interface's typed `ServiceError::Unsupported`. Both ends are the agent's own binary, so
+//! a plugin built against an older or newer interface minor speaks this same protocol.
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
@@ -333,6 +343,16 @@ pub enum HostRequest {
         /// JSON `ExecOptions`.
         options: String,
     },
+    /// `call`: a host service (of the call's context when the request names a call, of the
+    /// hook's API otherwise) → its JSON answer as text; an error is a JSON `ServiceError`.
+    /// Services are how the interface grows within a major version, so this variant never
+    /// changes: a new service is a new name, not a new variant.
+    Service {
+        /// The service's name.
+        service: String,
+        /// Its JSON request.
+        request: String,
+    },
     /// A method this side does not know (the other side is newer); answered "unsupported".
     #[serde(other)]
     Unsupported,
@@ -524,6 +544,17 @@ mod tests {
                 },
             },
             json!({"type": "request", "id": 10, "request": {"method": "exec", "command": "git", "args": ["status"], "options": "{}"}}),
+        );
+        golden(
+            &FromPlugin::Request {
+                id: 11,
+                call: Some(7),
+                request: HostRequest::Service {
+                    service: "log".into(),
+                    request: "{\"line\":\"hi\"}".into(),
+                },
+            },
+            json!({"type": "request", "id": 11, "call": 7, "request": {"method": "service", "service": "log", "request": "{\"line\":\"hi\"}"}}),
         );
     }
 

@@ -771,6 +771,11 @@ fn serve_outside_calls(
                 reply(&connection, id, result);
             });
         }
+        HostRequest::Service { service, request } => reply(
+            connection,
+            id,
+            api.call(service.as_str().into(), request.as_str().into()),
+        ),
         other => reply(
             connection,
             id,
@@ -870,6 +875,9 @@ fn serve(request: HostRequest, ctx: &CallContext<'_>) -> Answer {
         HostRequest::Branch { entry_id } => action(ctx.branch(entry_id.as_str().into())),
         HostRequest::NavigateTree { target_id, options } => {
             action(ctx.navigate_tree(target_id.as_str().into(), options.as_str().into()))
+        }
+        HostRequest::Service { service, request } => {
+            action(ctx.call(service.as_str().into(), request.as_str().into()))
         }
         HostRequest::SendMessage { .. }
         | HostRequest::AppendEntry { .. }

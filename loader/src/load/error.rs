@@ -113,6 +113,16 @@ pub enum LoadError {
         /// Everything the layout check said (long).
         full: String,
     },
+    /// The plugin declared a host service as required, and this agent does not offer it.
+    #[error("{resolved} requires the host service `{service}` (agent-hooks-abi {needs}), which this agent does not offer (it implements agent-hooks-abi {host}): upgrade the agent", host = agent_hooks_abi::INTERFACE_VERSION)]
+    NeedsNewerHost {
+        /// The path after expansion.
+        resolved: PathBuf,
+        /// The service.
+        service: String,
+        /// The interface version (`major.minor`) the plugin was built against.
+        needs: String,
+    },
     /// Built with `panic = "abort"`.
     #[error("{resolved} was built with panic = \"abort\": its first panic would kill the agent. Rebuild it with panic = \"unwind\" (the default: remove `panic = \"abort\"` from its Cargo profile)")]
     PanicAbort {

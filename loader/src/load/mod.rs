@@ -349,6 +349,15 @@ fn run_factory(
         });
     }
     let outcome = (module.factory())(api.to_object()).into_result();
+    if let Some(unmet) = api.unmet_requirement() {
+        // The factory most likely failed on it (`require(..)?`): this is the cause to report.
+        drop(api.take_registry());
+        return Err(LoadError::NeedsNewerHost {
+            resolved: resolved.to_path_buf(),
+            service: unmet.service,
+            needs: unmet.needs,
+        });
+    }
     if let Err(error) = outcome {
         // Whatever it registered before failing is dropped with `api`.
         drop(api.take_registry());

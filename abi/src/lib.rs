@@ -20,7 +20,7 @@
 //! crate-type = ["cdylib"]
 //!
 //! [dependencies]
-//! agent-hooks-abi = "0.1"
+//! agent-hooks-abi = "1"
 //! serde_json = "1"
 //! ```
 //!

@@ -93,18 +93,28 @@ pub enum LoadError {
         /// abi_stable's description.
         detail: String,
     },
-    /// Built against an interface version this host does not accept.
-    #[error("{resolved} was built against agent-hooks-abi {plugin}, but this host needs {needed}: rebuild the plugin against agent-hooks-abi {host}", host = agent_hooks_abi::INTERFACE_VERSION)]
-    IncompatibleVersion {
+    /// Built against a newer major version of the interface than this host supports.
+    #[error("{resolved} was built against agent-hooks-abi {plugin}; this agent supports {host}: upgrade the agent, or rebuild the plugin against agent-hooks-abi {host}")]
+    NewerInterface {
         /// The path after expansion.
         resolved: PathBuf,
-        /// The interface version the plugin was built against.
+        /// The interface version (`major.minor`) the plugin was built against.
         plugin: String,
-        /// What this host accepts, e.g. `0.1.x`.
-        needed: String,
+        /// What this host supports, e.g. `1.x`.
+        host: String,
+    },
+    /// Built against an older major version of the interface than this host supports.
+    #[error("{resolved} was built against agent-hooks-abi {plugin}; this agent supports {host}: rebuild the plugin against agent-hooks-abi {host}")]
+    OlderInterface {
+        /// The path after expansion.
+        resolved: PathBuf,
+        /// The interface version (`major.minor`) the plugin was built against.
+        plugin: String,
+        /// What this host supports, e.g. `1.x`.
+        host: String,
     },
     /// The interface types differ from this host's.
-    #[error("{resolved} has interface types that differ from this host's, though it claims a compatible version: {summary}. Rebuild the plugin against the same agent-hooks-abi as the host ({host})", host = agent_hooks_abi::INTERFACE_VERSION)]
+    #[error("{resolved} was built against an agent-hooks-abi that claims this agent's major version but differs from it: {summary}. One of the two was changed without a new major version: rebuild the plugin against agent-hooks-abi {host}", host = agent_hooks_abi::INTERFACE_VERSION)]
     LayoutMismatch {
         /// The path after expansion.
         resolved: PathBuf,

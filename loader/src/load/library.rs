@@ -63,6 +63,11 @@ pub(crate) fn open_plugin(path: &Path, image: Image<'_>) -> Result<PluginModuleR
         resolved: path.to_path_buf(),
     })?;
     let header: &'static LibHeader = header.upgrade().map_err(|e| library_error(path, e))?;
+    super::policy::check(
+        path,
+        header.version_strings(),
+        agent_hooks_abi::INTERFACE_VERSION,
+    )?;
     header
         .init_root_module::<PluginModuleRef>()
         .map_err(|e| library_error(path, e))
@@ -134,19 +139,19 @@ fn dlerror_tail(detail: &str) -> String {
 fn library_error(path: &Path, error: LibraryError) -> LoadError {
     let resolved = path.to_path_buf();
     match error {
+        // The policy check comes first; abi_stable's own rule is stricter only in `0.y`.
         LibraryError::IncompatibleVersionNumber {
             expected_version,
             actual_version,
             ..
-        } => LoadError::IncompatibleVersion {
-            resolved,
-            plugin: actual_version.to_string(),
-            needed: if expected_version.major == 0 {
-                format!("0.{}.x", expected_version.minor)
-            } else {
-                format!("{}.x", expected_version.major)
+        } => super::policy::refuse(&resolved, actual_version, expected_version).unwrap_or(
+            LoadError::ModuleInit {
+                resolved,
+                detail: format!(
+                    "abi_stable refused its interface version {actual_version} (this agent has {expected_version})"
+                ),
             },
-        },
+        ),
         LibraryError::AbiInstability(report) => {
             let full = report.to_string();
             LoadError::LayoutMismatch {

@@ -6,6 +6,7 @@ mod error;
 mod identity;
 mod layout_report;
 mod library;
+mod policy;
 mod resolve;
 mod sealed;
 mod sniff;

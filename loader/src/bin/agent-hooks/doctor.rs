@@ -165,7 +165,7 @@ fn script_advice(hook: &CommandHook, cwd: &Path) -> Option<String> {
 fn load_advice(path: &str, error: &LoadError) -> String {
     let abi = agent_hooks::abi::INTERFACE_VERSION;
     let fix = match error {
-        LoadError::IncompatibleVersion { .. } | LoadError::LayoutMismatch { .. } => format!(
+        LoadError::OlderInterface { .. } | LoadError::LayoutMismatch { .. } => format!(
             " To rebuild it: in the plugin's Cargo.toml depend on `agent-hooks-abi = \"{abi}\"`, then run `cargo update -p agent-hooks-abi && cargo build --release`."
         ),
         LoadError::Script { .. } => " For example, in .agent-hooks/hooks/hooks.json: {\"PreToolUse\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"<the script's path>\"}]}]}.".into(),

@@ -93,10 +93,25 @@ pub fn panic_abort_plugin() -> PathBuf {
 
 /// A plugin of the `tests/fixtures/foreign` workspace (built against a stand-in interface).
 pub fn foreign_plugin(package: &str) -> PathBuf {
-    cached(&format!("foreign {package}"), || {
+    separate_workspace_plugin("tests/fixtures/foreign", package)
+}
+
+/// The matrix plugin built against the interface version of `row` of the compatibility
+/// matrix (`tests/fixtures/abi-history/<row>`, package `matrix-<row>` with `-` for `.`).
+pub fn matrix_plugin(row: &str) -> PathBuf {
+    separate_workspace_plugin(
+        &format!("tests/fixtures/abi-history/{row}"),
+        &format!("matrix-{}", row.replace('.', "-")),
+    )
+}
+
+/// `package` of the workspace in `folder` (a workspace of its own, sharing the main target
+/// folder so that abi_stable and the other dependencies build once).
+fn separate_workspace_plugin(folder: &str, package: &str) -> PathBuf {
+    cached(&format!("{folder} {package}"), || {
         build(
             &["build", "-p", package],
-            &workspace_root().join("tests/fixtures/foreign/Cargo.toml"),
+            &workspace_root().join(folder).join("Cargo.toml"),
             package,
         )
     })

@@ -1,0 +1,221 @@
+//! The compatibility matrix: one plugin source (`tests/fixtures/abi-history/plugin/lib.rs`)
+//! built against each released interface version (a frozen copy of `abi/` per version) and
+//! against a simulated next minor, each loaded and driven by today's agent, in process and
+//! in a plugin process: events, results, commands, renderers and every host service the
+//! plugin knows. The plugin built against the next minor calls the service this agent lacks
+//! and gets the typed error.
+//!
+//! A new row: when an interface version is released, copy `abi/` to
+//! `tests/fixtures/abi-history/<version>/abi` (see the README), and add the version to
+//! `RELEASED`.
+
+use std::{path::Path, sync::Arc};
+
+use agent_hooks::{
+    abi::{prelude::*, services::major_minor, INTERFACE_VERSION},
+    load_hooks_with, HookRunner, LoadOptions,
+};
+use agent_hooks_tests::{agent_hooks_bin, matrix_plugin, s, temp_dir, RecordingAgent};
+
+/// Every released interface version of this major, oldest first.
+const RELEASED: &[&str] = &["1.0.0"];
+
+/// The simulated next minor: its version, and the service it adds.
+const NEXT_MINOR: (&str, &str) = ("next-minor", "1.1.0");
+
+fn isolated() -> LoadOptions {
+    let mut options = LoadOptions::isolated();
+    options.plugin_host = Some(agent_hooks_bin());
+    options
+}
+
+struct Loaded {
+    runner: HookRunner,
+    agent: Arc<RecordingAgent>,
+}
+
+fn load(row: &str, dir: &Path, options: &LoadOptions) -> Loaded {
+    let loaded = load_hooks_with([s(&matrix_plugin(row))], dir, options);
+    assert!(loaded.errors.is_empty(), "row {row}: {:?}", loaded.errors);
+    assert!(
+        loaded.hooks[0].warnings().is_empty(),
+        "row {row}: {:?}",
+        loaded.hooks[0].warnings()
+    );
+    let runner = HookRunner::new(loaded.hooks, dir);
+    let agent = Arc::new(RecordingAgent::with_ui(false));
+    runner.attach(agent.clone());
+    Loaded { runner, agent }
+}
+
+fn tool_call(command: &str) -> ToolCallEvent {
+    ToolCallEvent {
+        tool_name: "exec".into(),
+        tool_call_id: "call-1".into(),
+        input: json!({ "command": command }),
+    }
+}
+
+/// Drives every event, command, renderer and service of the plugin built for `row` against
+/// interface `built_against`; `log` is what its call of the `log` service answered, if it
+/// makes one.
+fn drive(row: &str, built_against: &str, log: Option<String>, options: &LoadOptions) {
+    let dir = temp_dir();
+    let Loaded { runner, agent } = load(row, dir.path(), options);
+
+    // What the factory sent, delivered once the agent attached.
+    assert_eq!(
+        agent.messages.lock().unwrap()[0].content,
+        Content::Text(format!("built against {built_against}"))
+    );
+    assert_eq!(
+        agent.entries.lock().unwrap().as_slice(),
+        [(
+            "matrix".to_owned(),
+            json!({ "built_against": built_against })
+        )]
+    );
+
+    // A result that replaces the input, built from every service of the interface.
+    let outcome = runner.emit_blocking(&tool_call("ls")).expect("answered");
+    let mut expected = json!({
+        "command": "ls",
+        "built_against": built_against,
+        "host_interface": INTERFACE_VERSION,
+        "context_interface": INTERFACE_VERSION,
+        "cwd": dir.path(),
+        "session": "session-1",
+        "has_ui": true,
+        "idle": true,
+        "queued": false,
+        "exec": "from exec",
+    });
+    if let Some(log) = log {
+        expected["log"] = json!(log);
+    }
+    assert!(!outcome.block, "row {row}");
+    assert_eq!(outcome.input, Some(expected), "row {row}");
+
+    // A block, after asking the user (who says no).
+    let outcome = runner
+        .emit_blocking(&tool_call("rm -rf build"))
+        .expect("answered");
+    assert!(outcome.block, "row {row}");
+    assert_eq!(outcome.reason.as_deref(), Some("matrix: rm -rf denied"));
+
+    let patch = runner
+        .emit_blocking(&ToolResultEvent {
+            tool_call_id: "call-1".into(),
+            ..Default::default()
+        })
+        .expect("answered");
+    assert_eq!(
+        patch.details,
+        Some(json!({ "seen": "call-1", "by": built_against }))
+    );
+
+    runner
+        .emit_blocking(&SessionStartEvent {
+            source: "startup".into(),
+        })
+        .expect("delivered");
+    runner
+        .run_command("matrix", "go")
+        .expect("the command exists")
+        .expect("it succeeds");
+    assert_eq!(
+        agent.calls(),
+        [
+            "send_message matrix",
+            "append_entry matrix",
+            "wait_for_idle",
+            "new_session"
+        ]
+    );
+    let ui = agent
+        .ui
+        .as_ref()
+        .expect("a UI")
+        .calls
+        .lock()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        ui,
+        [
+            format!("set_status matrix: {built_against}"),
+            "confirm Run it?: rm -rf build".to_owned(),
+            format!("notify info: session startup ({built_against})"),
+            "notify info: matrix go".to_owned(),
+        ]
+    );
+
+    assert_eq!(
+        runner.render_message(
+            &CustomMessage::new("matrix", "hi"),
+            &RenderOptions::default()
+        ),
+        Some(format!("[matrix {built_against}] Text(\"hi\")"))
+    );
+}
+
+#[test]
+fn every_released_interface_version_loads_and_runs_in_process() {
+    for row in RELEASED {
+        drive(row, row, None, &LoadOptions::in_process());
+    }
+}
+
+#[test]
+fn every_released_interface_version_loads_and_runs_in_a_plugin_process() {
+    for row in RELEASED {
+        drive(row, row, None, &isolated());
+    }
+}
+
+fn next_minor_log_answer() -> String {
+    format!(
+        "this host does not offer `log`: interface {}, the plugin needs {}",
+        major_minor(INTERFACE_VERSION),
+        major_minor(NEXT_MINOR.1)
+    )
+}
+
+#[test]
+fn a_plugin_of_the_next_minor_loads_and_its_new_service_is_a_typed_error_in_process() {
+    let (row, version) = NEXT_MINOR;
+    drive(
+        row,
+        version,
+        Some(next_minor_log_answer()),
+        &LoadOptions::in_process(),
+    );
+}
+
+#[test]
+fn a_plugin_of_the_next_minor_loads_and_its_new_service_is_a_typed_error_in_a_plugin_process() {
+    let (row, version) = NEXT_MINOR;
+    drive(row, version, Some(next_minor_log_answer()), &isolated());
+}
+
+/// The checked boundary is frozen for the major version: today's `abi/src/ffi/` must be the
+/// one released as 1.0.0, or plugins of some 1.y would stop loading.
+#[test]
+fn the_checked_boundary_is_the_one_released_as_1_0_0() {
+    let root = agent_hooks_tests::workspace_root();
+    let frozen = root.join("tests/fixtures/abi-history/1.0.0/abi/src/ffi");
+    for file in [
+        "mod.rs",
+        "module.rs",
+        "host_api.rs",
+        "context.rs",
+        "handlers.rs",
+    ] {
+        let today = std::fs::read_to_string(root.join("abi/src/ffi").join(file)).unwrap();
+        let released = std::fs::read_to_string(frozen.join(file)).unwrap();
+        assert!(
+            today == released,
+            "abi/src/ffi/{file} differs from interface 1.0.0's: the checked types are frozen within a major version (add a host service instead, see agent_hooks_abi::services)"
+        );
+    }
+}

@@ -46,7 +46,7 @@ fn the_documented_plugin_builds_outside_the_workspace_loads_and_works() {
     let manifest = manifest
         .replace("edition = \"2021\"", "edition = \"2024\"")
         .replace(
-            "agent-hooks-abi = \"0.1\"",
+            "agent-hooks-abi = \"1\"",
             &format!("agent-hooks-abi = {{ path = {:?} }}", s(&abi)),
         );
     assert!(manifest.contains("crate-type = [\"cdylib\"]"));

@@ -546,3 +546,45 @@ fn calls_that_arrive_together_after_a_crash_share_one_new_process() {
     assert!(pids.iter().all(|p| *p == pids[0]), "{pids:?}");
     assert_eq!(u64::from(rig.pid()), pids[0]);
 }
+
+#[test]
+fn a_plugin_host_program_that_is_missing_or_is_not_one_is_a_load_error_that_says_so() {
+    let dir = temp_dir();
+    let library = s(&plugin("hostile"));
+    let with_host = |program: &Path| {
+        let mut options = options(|s| s.factory_timeout = Duration::from_millis(500));
+        options.plugin_host = Some(program.to_path_buf());
+        let loaded = load_hooks_with([library.as_str()], dir.path(), &options);
+        assert!(loaded.hooks.is_empty());
+        loaded.errors[0].error.to_string()
+    };
+    let missing = dir.path().join("no-such-program");
+    assert_eq!(
+        with_host(&missing),
+        format!(
+            "cannot run the plugin in a process of its own: cannot start {}: No such file or directory (os error 2)",
+            missing.display()
+        )
+    );
+    let silent = dir.path().join("silent.sh");
+    std::fs::write(&silent, "#!/bin/sh\nsleep 30\n").unwrap();
+    agent_hooks_tests::set_mode(&silent, 0o755);
+    let exits = Path::new("/bin/true");
+    for (program, what) in [
+        (
+            silent.as_path(),
+            "it did not answer within 500ms".to_owned(),
+        ),
+        (exits, "it exited with status 0".to_owned()),
+    ] {
+        let message = with_host(program);
+        assert!(
+            message.starts_with(&format!(
+                "cannot run the plugin in a process of its own: {} is not an agent-hooks plugin host of this version ({what}",
+                program.display()
+            )),
+            "{message}"
+        );
+        assert!(message.ends_with("point AGENT_HOOKS_PLUGIN_HOST or LoadOptions::plugin_host at the agent-hooks command of the agent's version"), "{message}");
+    }
+}

@@ -254,11 +254,21 @@ impl PluginProcess {
             let left = deadline.saturating_duration_since(Instant::now());
             let incoming = match control.recv_timeout(left) {
                 Ok(incoming) => incoming,
+                Err(mpsc::RecvTimeoutError::Timeout) if !hello => {
+                    connection.kill("it never said hello");
+                    return Err(self.not_a_plugin_host(&format!(
+                        "it did not answer within {:?}",
+                        self.settings.factory_timeout
+                    )));
+                }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     connection.kill("its factory ran past its deadline");
                     return Err(LoadError::FactoryTimedOut {
                         after: self.settings.factory_timeout,
                     });
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) if !hello => {
+                    return Err(self.not_a_plugin_host("it went away"))
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     return Err(self.died_loading(&connection, "the plugin process went away"))
@@ -285,6 +295,9 @@ impl PluginProcess {
                     connection.kill("its plugin did not load");
                     return Err(error);
                 }
+                Incoming::Died(cause) if !hello => {
+                    return Err(self.not_a_plugin_host(&format!("it {cause} before it said hello")))
+                }
                 Incoming::Died(cause) => return Err(self.died_loading(&connection, &cause)),
                 Incoming::Message(_) => {
                     connection.kill("it broke the protocol");
@@ -293,6 +306,17 @@ impl PluginProcess {
                     });
                 }
             }
+        }
+    }
+
+    /// The program that was started does not speak the protocol.
+    fn not_a_plugin_host(&self, what: &str) -> LoadError {
+        LoadError::PluginHost {
+            detail: format!(
+                "{} is not an agent-hooks plugin host of this version ({what}); point {} or LoadOptions::plugin_host at the agent-hooks command of the agent's version",
+                self.program.display(),
+                super::PLUGIN_HOST_ENV
+            ),
         }
     }
 

@@ -154,26 +154,23 @@ fn every_crash_in_a_handler_is_contained_reported_and_followed_by_a_restart() {
 
 #[test]
 fn a_handler_that_loops_or_sleeps_past_its_deadline_is_killed_and_restarted() {
+    // A deadline long enough that a freshly restarted process answers its first call within
+    // it even on a loaded machine.
     for fault in ["loop", "sleep"] {
         let dir = temp_dir();
-        let rig = hostile(dir.path(), |s| {
-            s.handler_timeout = Duration::from_millis(300)
-        });
+        let rig = hostile(dir.path(), |s| s.handler_timeout = Duration::from_secs(1));
         let first = rig.pid();
         let started = Instant::now();
         let error = rig.runner.emit_blocking(&tool_call(fault)).unwrap_err();
         let took = started.elapsed();
         assert!(
-            took >= Duration::from_millis(300) && took < Duration::from_secs(3),
+            took >= Duration::from_secs(1) && took < Duration::from_secs(4),
             "{took:?}"
         );
-        assert_eq!(
-            error.kind,
-            HookErrorKind::TimedOut(Duration::from_millis(300))
-        );
+        assert_eq!(error.kind, HookErrorKind::TimedOut(Duration::from_secs(1)));
         assert_eq!(
             error.message,
-            "libhostile.so did not answer tool_call within 300ms; its process was killed and starts again on the next event"
+            "libhostile.so did not answer tool_call within 1s; its process was killed and starts again on the next event"
         );
         assert_eq!(
             survivors([first.to_string().as_str()]),

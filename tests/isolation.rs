@@ -459,7 +459,7 @@ async fn in_process_the_runner_stops_waiting_at_the_deadline_and_the_runtime_goe
     let started = Instant::now();
     rig.runner.emit(&tool_call("")).await.unwrap();
     assert!(
-        started.elapsed() < Duration::from_millis(400),
+        started.elapsed() < Duration::from_secs(1),
         "an unrelated command-hook emit took {:?}",
         started.elapsed()
     );

@@ -585,3 +585,17 @@ fn a_plugin_host_program_that_is_missing_or_is_not_one_is_a_load_error_that_says
         assert!(message.ends_with("point AGENT_HOOKS_PLUGIN_HOST or LoadOptions::plugin_host at the agent-hooks command of the agent's version"), "{message}");
     }
 }
+
+#[test]
+fn a_program_a_plugin_process_runs_with_exec_ends_when_that_process_is_killed() {
+    let dir = temp_dir();
+    let rig = hostile(dir.path(), |s| s.handler_timeout = Duration::from_secs(1));
+    let error = rig
+        .runner
+        .emit_blocking(&tool_call("exec_sleep"))
+        .unwrap_err();
+    assert_eq!(error.kind, HookErrorKind::TimedOut(Duration::from_secs(1)));
+    let pid = std::fs::read_to_string(dir.path().join("exec-pid")).unwrap();
+    assert_eq!(survivors([pid.as_str()]), Vec::<String>::new());
+    rig.works();
+}

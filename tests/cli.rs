@@ -358,6 +358,7 @@ fn demo_runs_every_case_and_exits_0() {
         "redact-secrets",
         "filter-context",
         "panicking-handler",
+        "hostile",
         "factory-error",
     ] {
         plugin(package);
@@ -381,7 +382,8 @@ fn demo_runs_every_case_and_exits_0() {
         "handler exploded on purpose",
         "stop → KEPT GOING: Please run the test suite before stopping.",
         "stop → allowed to stop: the stop-hook loop bound was reached",
-        "Summary: 10 events, 4 blocked, 1 rewritten, 2 hook errors",
+        "libhostile.so: libhostile.so died with signal 11 (SIGSEGV; peak memory",
+        "Summary: 12 events, 5 blocked, 2 rewritten, 3 hook errors",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }
@@ -390,8 +392,8 @@ fn demo_runs_every_case_and_exits_0() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(records.len(), 11);
-    assert!(records[..10].iter().all(|r| r["note"].is_string()));
+    assert_eq!(records.len(), 13);
+    assert!(records[..12].iter().all(|r| r["note"].is_string()));
 }
 
 #[test]

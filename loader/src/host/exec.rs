@@ -25,6 +25,18 @@ pub fn exec(
     options: &ExecOptions,
     default_cwd: &Path,
 ) -> std::io::Result<ExecOutput> {
+    exec_until(command, args, options, default_cwd, std::future::pending())
+}
+
+/// [`exec`], which also ends when `cancel` completes: the program's whole group is then
+/// killed and `killed` is true.
+pub(crate) fn exec_until(
+    command: &str,
+    args: &[&str],
+    options: &ExecOptions,
+    default_cwd: &Path,
+    cancel: impl std::future::Future<Output = ()> + Send,
+) -> std::io::Result<ExecOutput> {
     let spec = Spec {
         program: command.into(),
         args: args.iter().map(Into::into).collect(),
@@ -42,7 +54,19 @@ pub fn exec(
         output_cap: EXEC_OUTPUT_CAP,
         kill_leftovers: true,
     };
-    let run = supervisor::block_on(supervisor::run(spec))?;
+    let run = supervisor::block_on(async {
+        tokio::select! {
+            run = supervisor::run(spec) => Some(run),
+            // Dropping the run kills the program's group.
+            () = cancel => None,
+        }
+    })?;
+    let Some(run) = run else {
+        return Ok(ExecOutput {
+            killed: true,
+            ..ExecOutput::default()
+        });
+    };
     let (code, killed) = match run.exit {
         Exit::Code(code) => (Some(code), false),
         Exit::Signal(_) => (None, false),

@@ -10,6 +10,7 @@ mod services;
 
 pub use agent::{AgentHost, DetachedAgent, HostUi};
 pub(crate) use context::CallContext;
+pub(crate) use exec::exec_until;
 pub use exec::{exec, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};
 pub(crate) use outbox::Outbox;
 pub(crate) use plugin_api::{Forward, PluginApi, Registry};

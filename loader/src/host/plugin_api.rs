@@ -99,6 +99,11 @@ impl PluginApi {
         }
     }
 
+    /// The folder programs run in unless they say otherwise.
+    pub(crate) fn cwd(&self) -> &std::path::Path {
+        &self.shared.cwd
+    }
+
     /// Reports a problem of this hook to the runner's error listeners.
     pub(crate) fn report(&self, error: HookError) {
         self.shared.outbox.report(error);

@@ -14,7 +14,10 @@ use std::{
 };
 
 use abi_stable::std_types::{RResult, RSlice, RString};
-use agent_hooks_abi::ffi::{HostApi, HostContext};
+use agent_hooks_abi::{
+    ffi::{HostApi, HostContext},
+    ExecOptions,
+};
 use nix::{
     sys::{
         signal::{killpg, Signal},
@@ -87,6 +90,8 @@ struct Connection {
     death: OnceLock<String>,
     /// How the process ended, once it was reaped.
     termination: OnceLock<Termination>,
+    /// Woken when the process has ended.
+    ended: tokio::sync::Notify,
     /// The death was counted (and reported) once.
     counted: AtomicBool,
     stderr: Arc<Mutex<VecDeque<u8>>>,
@@ -120,6 +125,17 @@ impl Connection {
         if let Some(waiting) = waiting {
             let _ = waiting.send(incoming);
         }
+    }
+
+    /// Completes when the process has ended (at once if it has).
+    async fn ended(&self) {
+        let notified = self.ended.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if self.death.get().is_some() {
+            return;
+        }
+        notified.await;
     }
 
     fn stderr_tail(&self) -> String {
@@ -222,6 +238,7 @@ impl PluginProcess {
             killed_for: Mutex::new(None),
             death: OnceLock::new(),
             termination: OnceLock::new(),
+            ended: tokio::sync::Notify::new(),
             counted: AtomicBool::new(false),
             stderr: Arc::default(),
         });
@@ -254,11 +271,21 @@ impl PluginProcess {
             let left = deadline.saturating_duration_since(Instant::now());
             let incoming = match control.recv_timeout(left) {
                 Ok(incoming) => incoming,
+                Err(mpsc::RecvTimeoutError::Timeout) if !hello => {
+                    connection.kill("it never said hello");
+                    return Err(self.not_a_plugin_host(&format!(
+                        "it did not answer within {:?}",
+                        self.settings.factory_timeout
+                    )));
+                }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     connection.kill("its factory ran past its deadline");
                     return Err(LoadError::FactoryTimedOut {
                         after: self.settings.factory_timeout,
                     });
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) if !hello => {
+                    return Err(self.not_a_plugin_host("it went away"))
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     return Err(self.died_loading(&connection, "the plugin process went away"))
@@ -285,6 +312,9 @@ impl PluginProcess {
                     connection.kill("its plugin did not load");
                     return Err(error);
                 }
+                Incoming::Died(cause) if !hello => {
+                    return Err(self.not_a_plugin_host(&format!("it {cause} before it said hello")))
+                }
                 Incoming::Died(cause) => return Err(self.died_loading(&connection, &cause)),
                 Incoming::Message(_) => {
                     connection.kill("it broke the protocol");
@@ -293,6 +323,17 @@ impl PluginProcess {
                     });
                 }
             }
+        }
+    }
+
+    /// The program that was started does not speak the protocol.
+    fn not_a_plugin_host(&self, what: &str) -> LoadError {
+        LoadError::PluginHost {
+            detail: format!(
+                "{} is not an agent-hooks plugin host of this version ({what}); point {} or LoadOptions::plugin_host at the agent-hooks command of the agent's version",
+                self.program.display(),
+                super::PLUGIN_HOST_ENV
+            ),
         }
     }
 
@@ -661,6 +702,7 @@ fn read_messages(connection: Arc<Connection>, mut input: impl Read, api: PluginA
     }
     let cause = end_of(&connection);
     let _ = connection.death.set(cause.clone());
+    connection.ended.notify_waiters();
     let calls: Vec<mpsc::Sender<Incoming>> = connection
         .calls
         .lock()
@@ -760,14 +802,21 @@ fn serve_outside_calls(
             options,
         } => {
             let connection = connection.clone();
-            let api = api.clone();
+            let cwd = api.cwd().to_path_buf();
             thread::spawn(move || {
-                let args: Vec<RString> = args.into_iter().map(RString::from).collect();
-                let result = api.exec(
-                    command.as_str().into(),
-                    RSlice::from_slice(&args),
-                    options.as_str().into(),
-                );
+                // The program ends with the plugin process that asked for it.
+                let result = serde_json::from_str::<ExecOptions>(&options)
+                    .map_err(|e| format!("invalid exec options: {e}"))
+                    .and_then(|options| {
+                        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                        crate::host::exec_until(&command, &args, &options, &cwd, connection.ended())
+                            .map_err(|e| e.to_string())
+                    })
+                    .and_then(|output| serde_json::to_string(&output).map_err(|e| e.to_string()));
+                let result = match result {
+                    Ok(json) => abi_stable::std_types::ROk(RString::from(json)),
+                    Err(e) => abi_stable::std_types::RErr(RString::from(e)),
+                };
                 reply(&connection, id, result);
             });
         }

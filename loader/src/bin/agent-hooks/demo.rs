@@ -20,6 +20,7 @@ const PLUGINS: &[&str] = &[
     "redact_secrets",
     "filter_context",
     "panicking_handler",
+    "hostile",
     "factory_error",
 ];
 
@@ -61,6 +62,10 @@ fn session_steps() -> Vec<(&'static str, serde_json::Value)> {
          json!({"event": "permission_request", "tool_name": "exec", "input": {"command": "git push origin main"}})),
         ("A plugin panics in tool_call: the panic is caught inside it and reported, the call is blocked (hooks fail safe), and the agent goes on.",
          json!({"event": "tool_call", "tool_name": "explode", "input": {}})),
+        ("A plugin segfaults in tool_call: it runs in a process of its own, so the agent lives, hears which plugin died of what, and blocks the call.",
+         json!({"event": "tool_call", "tool_name": "exec", "input": {"command": "ls", "fault": "segfault"}})),
+        ("The next call starts that plugin's process again, and it works.",
+         json!({"event": "tool_call", "tool_name": "exec", "input": {"command": "ls", "fault": "none"}})),
         ("The agent wants to stop: a Stop hook keeps it going...",
          json!({"event": "stop"})),
         ("...and again...",

@@ -87,9 +87,7 @@ async fn the_ten_examples_of_spec_02() {
     // 9. Set-up script on SessionStart, which also adds context.
     let start = rig
         .runner
-        .emit(&SessionStartEvent {
-            source: "startup".into(),
-        })
+        .emit(&SessionStartEvent::default().source("startup"))
         .await
         .unwrap();
     assert_eq!(start.context, ["Node 22 and pnpm are installed."]);
@@ -98,10 +96,11 @@ async fn the_ten_examples_of_spec_02() {
     // 6. Context injected on every prompt.
     let prompt = rig
         .runner
-        .emit(&BeforeAgentStartEvent {
-            prompt: "deploy it".into(),
-            images: vec![],
-        })
+        .emit(
+            &BeforeAgentStartEvent::default()
+                .prompt("deploy it")
+                .images(vec![]),
+        )
         .await
         .unwrap();
     assert!(!prompt.block);
@@ -139,40 +138,36 @@ async fn the_ten_examples_of_spec_02() {
     // 2. Writes outside src/ need a confirmation: without a UI, that is a no.
     let edit = rig
         .runner
-        .emit(&ToolCallEvent {
-            tool_name: "edit".into(),
-            input: json!({"path": "etc/passwd"}),
-            ..Default::default()
-        })
+        .emit(
+            &ToolCallEvent::default()
+                .tool_name("edit")
+                .input(json!({"path": "etc/passwd"})),
+        )
         .await
         .unwrap();
     assert_eq!(edit.ask.as_deref(), Some("etc/passwd is outside src/"));
     let inside = rig
         .runner
-        .emit(&ToolCallEvent {
-            tool_name: "edit".into(),
-            input: json!({"path": "src/main.rs"}),
-            ..Default::default()
-        })
+        .emit(
+            &ToolCallEvent::default()
+                .tool_name("edit")
+                .input(json!({"path": "src/main.rs"})),
+        )
         .await
         .unwrap();
     assert_eq!(inside.ask, None);
 
     // 5. git commands approved without asking; others left to the user.
-    let git = PermissionRequestEvent {
-        tool_name: "exec".into(),
-        input: json!({"command": "git log"}),
-        ..Default::default()
-    };
+    let git = PermissionRequestEvent::default()
+        .tool_name("exec")
+        .input(json!({"command": "git log"}));
     assert_eq!(
         rig.runner.emit(&git).await.unwrap().decision,
         Some(PermissionDecision::Approve)
     );
-    let other = PermissionRequestEvent {
-        tool_name: "exec".into(),
-        input: json!({"command": "make"}),
-        ..Default::default()
-    };
+    let other = PermissionRequestEvent::default()
+        .tool_name("exec")
+        .input(json!({"command": "make"}));
     assert_eq!(rig.runner.emit(&other).await.unwrap().decision, None);
 
     // 7. A reminder keeps the agent going, and the loop is bounded.
@@ -188,10 +183,11 @@ async fn the_ten_examples_of_spec_02() {
 
     // 8. Compactions logged (under ~).
     rig.runner
-        .emit(&SessionCompactEvent {
-            summary: Some("did things".into()),
-            from_hook: false,
-        })
+        .emit(
+            &SessionCompactEvent::default()
+                .summary("did things")
+                .from_hook(false),
+        )
         .await
         .unwrap();
     let log = std::fs::read_to_string(home.path().join(".agent-hooks-compaction-log")).unwrap();

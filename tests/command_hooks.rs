@@ -33,11 +33,7 @@ fn hooks_file(
 }
 
 fn exec(command: &str) -> ToolCallEvent {
-    ToolCallEvent {
-        tool_name: "exec".into(),
-        tool_call_id: "call-1".into(),
-        input: json!({ "command": command }),
-    }
+    ToolCallEvent::new("exec", "call-1", json!({ "command": command }))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -156,10 +152,7 @@ async fn a_hook_printing_100_mib_is_cut_at_the_cap_and_reported() {
     let started = Instant::now();
     let outcome = rig
         .runner
-        .emit(&BeforeAgentStartEvent {
-            prompt: "hi".into(),
-            images: vec![],
-        })
+        .emit(&BeforeAgentStartEvent::default().prompt("hi").images(vec![]))
         .await
         .unwrap();
     assert!(
@@ -362,10 +355,7 @@ async fn the_same_command_in_two_files_runs_once() {
     let b = hooks_file(&project, "b.json", "PostToolUse", "", &[log]);
     let rig = CommandRig::new(&project.root, &[a, b]);
     rig.runner
-        .emit(&ToolResultEvent {
-            tool_name: "exec".into(),
-            ..Default::default()
-        })
+        .emit(&ToolResultEvent::default().tool_name("exec"))
         .await
         .unwrap();
     assert_eq!(project.read("runs.log"), "ran\n");
@@ -436,20 +426,15 @@ async fn legacy_script_folders_run_with_the_same_protocol() {
 
     let outcome = rig.runner.emit(&exec("rm -rf /")).await.unwrap();
     assert_eq!(outcome.reason.as_deref(), Some("no rm -rf"));
-    let read = ToolCallEvent {
-        tool_name: "read".into(),
-        input: json!({"command": "rm -rf /"}),
-        ..Default::default()
-    };
+    let read = ToolCallEvent::default()
+        .tool_name("read")
+        .input(json!({"command": "rm -rf /"}));
     assert!(
         !rig.runner.emit(&read).await.unwrap().block,
         "pre/exec.sh is for exec only"
     );
     rig.runner
-        .emit(&ToolResultEvent {
-            tool_name: "read".into(),
-            ..Default::default()
-        })
+        .emit(&ToolResultEvent::default().tool_name("read"))
         .await
         .unwrap();
     let logged: Value =
@@ -520,10 +505,7 @@ async fn continue_false_stops_the_agent_and_system_messages_reach_the_user() {
     let agent = std::sync::Arc::new(agent_hooks_tests::RecordingAgent::with_ui(true));
     runner.attach(agent.clone());
     runner
-        .emit(&ToolResultEvent {
-            tool_name: "exec".into(),
-            ..Default::default()
-        })
+        .emit(&ToolResultEvent::default().tool_name("exec"))
         .await
         .unwrap();
     assert_eq!(agent.calls(), ["stop_requested Daily budget reached."]);

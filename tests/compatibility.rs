@@ -44,10 +44,7 @@ async fn a_permission_decision_the_host_does_not_know_is_reported_and_counts_as_
     ]);
     let heard = errors_heard(&runner);
     let outcome = runner
-        .emit(&PermissionRequestEvent {
-            tool_name: "exec".into(),
-            ..Default::default()
-        })
+        .emit(&PermissionRequestEvent::default().tool_name("exec"))
         .await
         .unwrap();
     assert_eq!(outcome.decision, Some(PermissionDecision::Approve));
@@ -89,10 +86,9 @@ fn a_delivery_the_host_does_not_know_is_reported_and_the_message_delivered_the_d
     let heard = errors_heard(&runner);
     runner
         .add_in_process("newer", |api| {
-            let options = SendMessageOptions {
-                trigger_turn: true,
-                deliver_as: Some(DeliverAs::Unknown),
-            };
+            let options = SendMessageOptions::default()
+                .trigger_turn(true)
+                .deliver_as(DeliverAs::Unknown);
             api.send_message(&CustomMessage::new("note", "hi"), &options)
         })
         .unwrap();
@@ -103,10 +99,7 @@ fn a_delivery_the_host_does_not_know_is_reported_and_the_message_delivered_the_d
         received,
         [(
             "note".to_owned(),
-            SendMessageOptions {
-                trigger_turn: true,
-                deliver_as: None
-            }
+            SendMessageOptions::default().trigger_turn(true)
         )]
     );
     let heard = heard.lock().unwrap();

@@ -49,11 +49,7 @@ fn load(row: &str, dir: &Path, options: &LoadOptions) -> Loaded {
 }
 
 fn tool_call(command: &str) -> ToolCallEvent {
-    ToolCallEvent {
-        tool_name: "exec".into(),
-        tool_call_id: "call-1".into(),
-        input: json!({ "command": command }),
-    }
+    ToolCallEvent::new("exec", "call-1", json!({ "command": command }))
 }
 
 /// Drives every event, command, renderer and service of the plugin built for `row` against
@@ -104,10 +100,7 @@ fn drive(row: &str, built_against: &str, log: Option<String>, options: &LoadOpti
     assert_eq!(outcome.reason.as_deref(), Some("matrix: rm -rf denied"));
 
     let patch = runner
-        .emit_blocking(&ToolResultEvent {
-            tool_call_id: "call-1".into(),
-            ..Default::default()
-        })
+        .emit_blocking(&ToolResultEvent::default().tool_call_id("call-1"))
         .expect("answered");
     assert_eq!(
         patch.details,
@@ -115,9 +108,7 @@ fn drive(row: &str, built_against: &str, log: Option<String>, options: &LoadOpti
     );
 
     runner
-        .emit_blocking(&SessionStartEvent {
-            source: "startup".into(),
-        })
+        .emit_blocking(&SessionStartEvent::default().source("startup"))
         .expect("delivered");
     runner
         .run_command("matrix", "go")

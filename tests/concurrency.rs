@@ -16,11 +16,11 @@ async fn eight_tasks_emit_tool_call_with_no_lost_or_duplicated_handler_call() {
             let runner = runner.clone();
             tokio::spawn(async move {
                 for emit in 0..EMITS {
-                    let event = ToolCallEvent {
-                        tool_name: "exec".into(),
-                        tool_call_id: format!("{task}-{emit}"),
-                        input: json!({"command": "true"}),
-                    };
+                    let event = ToolCallEvent::new(
+                        "exec",
+                        format!("{task}-{emit}"),
+                        json!({"command": "true"}),
+                    );
                     let outcome = runner.emit(&event).await.expect("no handler fails");
                     assert!(!outcome.block);
                 }

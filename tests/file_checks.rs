@@ -24,11 +24,7 @@ use agent_hooks_tests::{
 };
 
 fn rm_rf() -> ToolCallEvent {
-    ToolCallEvent {
-        tool_name: "exec".into(),
-        tool_call_id: "call-1".into(),
-        input: json!({ "command": "rm -rf /tmp/build" }),
-    }
+    ToolCallEvent::new("exec", "call-1", json!({ "command": "rm -rf /tmp/build" }))
 }
 
 fn mkfifo(path: &Path) {

@@ -181,11 +181,7 @@ fn group(matcher: &str, commands: &[String]) -> Value {
 }
 
 fn call(tool: &str, input: Value) -> ToolCallEvent {
-    ToolCallEvent {
-        tool_name: tool.into(),
-        tool_call_id: "call-1".into(),
-        input,
-    }
+    ToolCallEvent::new(tool, "call-1", input)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -253,18 +249,14 @@ async fn a_session_start_matcher_limits_the_sources_it_runs_on() {
     );
     let resumed = rig
         .runner
-        .emit(&SessionStartEvent {
-            source: "resume".into(),
-        })
+        .emit(&SessionStartEvent::default().source("resume"))
         .await
         .unwrap();
     assert!(resumed.context.is_empty());
     assert!(lab.seen("ctx").is_empty(), "a resume does not run it");
     let compacted = rig
         .runner
-        .emit(&SessionStartEvent {
-            source: "compact".into(),
-        })
+        .emit(&SessionStartEvent::default().source("compact"))
         .await
         .unwrap();
     assert_eq!(compacted.context, ["branch main"]);
@@ -285,14 +277,10 @@ async fn runner_moments_emit_the_claude_events_at_the_same_time() {
         }),
         false,
     );
-    let failed = ToolResultEvent {
-        tool_name: "exec".into(),
-        tool_call_id: "call-9".into(),
-        input: json!({"command": "npm test"}),
-        content: vec![ContentBlock::text("exit status 1")],
-        details: Value::Null,
-        is_error: true,
-    };
+    let failed = ToolResultEvent::new("exec", "call-9", json!({"command": "npm test"}))
+        .content(vec![ContentBlock::text("exit status 1")])
+        .details(Value::Null)
+        .is_error(true);
     rig.runner.emit(&failed).await.unwrap();
     assert!(lab.seen("post").is_empty());
     let seen = &lab.seen("failure")[0];
@@ -305,11 +293,12 @@ async fn runner_moments_emit_the_claude_events_at_the_same_time() {
     lab.exit("pre-compact", 2, "keep the context for now");
     let before = rig
         .runner
-        .emit(&SessionBeforeCompactEvent {
-            custom_instructions: Some("keep the plan".into()),
-            entries_to_compact: 10,
-            tokens_before: 1000,
-        })
+        .emit(
+            &SessionBeforeCompactEvent::default()
+                .custom_instructions("keep the plan")
+                .entries_to_compact(10)
+                .tokens_before(1000),
+        )
         .await
         .unwrap();
     assert_eq!(before.map(|r| r.cancel), Some(true));
@@ -319,10 +308,11 @@ async fn runner_moments_emit_the_claude_events_at_the_same_time() {
     );
 
     rig.runner
-        .emit(&SessionCompactEvent {
-            summary: Some("we fixed the parser".into()),
-            from_hook: false,
-        })
+        .emit(
+            &SessionCompactEvent::default()
+                .summary("we fixed the parser")
+                .from_hook(false),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -330,9 +320,7 @@ async fn runner_moments_emit_the_claude_events_at_the_same_time() {
         "we fixed the parser"
     );
     rig.runner
-        .emit(&SessionShutdownEvent {
-            reason: "exit".into(),
-        })
+        .emit(&SessionShutdownEvent::default().reason("exit"))
         .await
         .unwrap();
     assert_eq!(lab.seen("end")[0]["reason"], "exit");
@@ -446,11 +434,7 @@ async fn permission_request_reads_the_decision_object() {
         json!({"PermissionRequest": [group("Bash", &[lab.hook("perm")])]}),
         false,
     );
-    let request = PermissionRequestEvent {
-        tool_name: "exec".into(),
-        tool_call_id: "call-1".into(),
-        input: json!({"command": "git status"}),
-    };
+    let request = PermissionRequestEvent::new("exec", "call-1", json!({"command": "git status"}));
     lab.answer(
         "perm",
         json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "git status --short"}}}}),
@@ -480,13 +464,11 @@ async fn post_tool_use_feeds_back_blocks_ignores_a_permission_decision_and_repla
         json!({"PostToolUse": [group(".*", &[lab.hook("post")])]}),
         false,
     );
-    let result = |tool: &str| ToolResultEvent {
-        tool_name: tool.into(),
-        tool_call_id: "call-1".into(),
-        input: json!({"path": "/p/a.rs", "content": "x"}),
-        content: vec![ContentBlock::text("written")],
-        details: json!({"filePath": "/p/a.rs"}),
-        is_error: false,
+    let result = |tool: &str| {
+        ToolResultEvent::new(tool, "call-1", json!({"path": "/p/a.rs", "content": "x"}))
+            .content(vec![ContentBlock::text("written")])
+            .details(json!({"filePath": "/p/a.rs"}))
+            .is_error(false)
     };
     lab.answer(
         "post",
@@ -648,9 +630,7 @@ async fn session_start_hooks_get_claude_env_file_and_the_host_gets_its_lines() {
         false,
     );
     rig.runner
-        .emit(&SessionStartEvent {
-            source: "startup".into(),
-        })
+        .emit(&SessionStartEvent::default().source("startup"))
         .await
         .unwrap();
     rig.runner
@@ -839,10 +819,11 @@ async fn codex_gemini_and_devin_files_are_discovered_and_see_their_own_names() {
     );
 
     rig.runner
-        .emit(&SessionCompactEvent {
-            summary: Some("short".into()),
-            from_hook: false,
-        })
+        .emit(
+            &SessionCompactEvent::default()
+                .summary("short")
+                .from_hook(false),
+        )
         .await
         .unwrap();
     let devin = &lab.seen("devin-compaction")[0];
@@ -1111,14 +1092,10 @@ async fn gemini_after_tool_deny_replaces_the_result_and_before_tool_rewrites_the
         "after",
         json!({"decision": "deny", "reason": "[secret file hidden]"}),
     );
-    let result = ToolResultEvent {
-        tool_name: "read".into(),
-        tool_call_id: "call-1".into(),
-        input: json!({"path": "/p/.env"}),
-        content: vec![ContentBlock::text("API_KEY=1234")],
-        details: Value::Null,
-        is_error: false,
-    };
+    let result = ToolResultEvent::new("read", "call-1", json!({"path": "/p/.env"}))
+        .content(vec![ContentBlock::text("API_KEY=1234")])
+        .details(Value::Null)
+        .is_error(false);
     let outcome = rig.runner.emit(&result).await.unwrap();
     assert_eq!(
         outcome.content,

@@ -46,11 +46,7 @@ fn hostile(dir: &Path, adjust: impl FnOnce(&mut PluginSettings)) -> Rig {
 }
 
 fn tool_call(fault: &str) -> ToolCallEvent {
-    ToolCallEvent {
-        tool_name: "exec".into(),
-        tool_call_id: "call-1".into(),
-        input: json!({"command": "ls", "fault": fault}),
-    }
+    ToolCallEvent::new("exec", "call-1", json!({"command": "ls", "fault": fault}))
 }
 
 impl Rig {
@@ -337,11 +333,11 @@ fn a_handler_asks_the_user_through_the_agent_and_gets_the_answer() {
         let agent = Arc::new(RecordingAgent::with_ui(answer));
         runner.attach(agent.clone());
         let outcome = runner
-            .emit_blocking(&ToolCallEvent {
-                tool_name: "exec".into(),
-                input: json!({"command": "rm -rf build"}),
-                ..Default::default()
-            })
+            .emit_blocking(
+                &ToolCallEvent::default()
+                    .tool_name("exec")
+                    .input(json!({"command": "rm -rf build"})),
+            )
             .unwrap();
         assert_eq!(outcome.block, blocked);
         let asked = agent.ui.as_ref().unwrap().calls.lock().unwrap().clone();

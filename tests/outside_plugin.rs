@@ -73,11 +73,11 @@ fn the_documented_plugin_builds_outside_the_workspace_loads_and_works() {
     let result = load_hooks([s(&library)], dir.path());
     assert!(result.errors.is_empty(), "{:?}", result.errors);
     let runner = HookRunner::new(result.hooks, dir.path());
-    let push = ToolCallEvent {
-        tool_name: "exec".into(),
-        tool_call_id: "1".into(),
-        input: json!({"command": "git push --force origin main"}),
-    };
+    let push = ToolCallEvent::new(
+        "exec",
+        "1",
+        json!({"command": "git push --force origin main"}),
+    );
     let seen = outcomes(&runner, &push);
     assert_eq!(
         seen[0].1,

@@ -22,10 +22,7 @@ fn runner() -> HookRunner {
 #[test]
 fn a_panicking_handler_is_an_error_and_the_next_handler_runs() {
     let runner = runner();
-    let explode = ToolCallEvent {
-        tool_name: "explode".into(),
-        ..Default::default()
-    };
+    let explode = ToolCallEvent::default().tool_name("explode");
     for _ in 0..3 {
         let seen = outcomes(&runner, &explode);
         assert_eq!(seen.len(), 2, "both plugins' handlers ran");
@@ -45,11 +42,9 @@ fn a_panicking_handler_is_an_error_and_the_next_handler_runs() {
         assert_eq!(seen[1].1, Ok(None));
     }
 
-    let rm = ToolCallEvent {
-        tool_name: "exec".into(),
-        input: json!({"command": "rm -rf /"}),
-        ..Default::default()
-    };
+    let rm = ToolCallEvent::default()
+        .tool_name("exec")
+        .input(json!({"command": "rm -rf /"}));
     let seen = outcomes(&runner, &rm);
     assert_eq!(seen[0].1, Ok(None));
     assert!(seen[1].1.as_ref().unwrap().as_ref().unwrap().block);
@@ -60,22 +55,14 @@ fn the_panicking_plugin_keeps_working_after_its_panics() {
     let runner = runner();
     let agent = Arc::new(RecordingAgent::default());
     runner.attach(agent.clone());
-    let explode = ToolResultEvent {
-        tool_name: "explode".into(),
-        ..Default::default()
-    };
+    let explode = ToolResultEvent::default().tool_name("explode");
     let seen = outcomes(&runner, &explode);
     assert_eq!(
         seen[0].1.as_ref().unwrap_err().kind,
         HookErrorKind::Panicked
     );
 
-    let seen = outcomes(
-        &runner,
-        &SessionStartEvent {
-            source: "startup".into(),
-        },
-    );
+    let seen = outcomes(&runner, &SessionStartEvent::default().source("startup"));
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].1, Ok(None));
     assert_eq!(

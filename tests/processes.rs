@@ -16,10 +16,7 @@ fn sh(script: &str, options: &ExecOptions) -> ExecOutput {
 }
 
 fn timeout(ms: u64) -> ExecOptions {
-    ExecOptions {
-        timeout: Some(Duration::from_millis(ms)),
-        ..Default::default()
-    }
+    ExecOptions::default().timeout(Duration::from_millis(ms))
 }
 
 #[test]
@@ -79,10 +76,7 @@ fn exec_returns_when_the_program_ends_and_kills_what_it_left_in_the_background()
 
 #[test]
 fn exec_passes_env_and_reports_a_program_that_cannot_start() {
-    let options = ExecOptions {
-        env: [("AGENT_HOOKS_TEST_VALUE".to_owned(), "forty two".to_owned())].into(),
-        ..Default::default()
-    };
+    let options = ExecOptions::default().env("AGENT_HOOKS_TEST_VALUE", "forty two");
     assert_eq!(
         sh("printf %s \"$AGENT_HOOKS_TEST_VALUE\"", &options).stdout,
         "forty two"
@@ -129,11 +123,9 @@ async fn a_cancelled_emit_kills_the_command_hooks_whole_process_group() {
         &json!({"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]}).to_string(),
     );
     let rig = CommandRig::new(&project.root, &[file]);
-    let event = ToolCallEvent {
-        tool_name: "exec".into(),
-        input: json!({"command": "ls"}),
-        ..Default::default()
-    };
+    let event = ToolCallEvent::default()
+        .tool_name("exec")
+        .input(json!({"command": "ls"}));
     let emit = rig.runner.emit(&event);
     let cancelled = tokio::time::timeout(Duration::from_millis(500), emit).await;
     assert!(
@@ -178,11 +170,11 @@ async fn six_hundred_matching_hooks_queue_at_32_at_once_and_every_answer_counts(
     let rig = CommandRig::new(&project.root, &[file]);
     let outcome = rig
         .runner
-        .emit(&ToolCallEvent {
-            tool_name: "exec".into(),
-            input: json!({"command": "ls"}),
-            ..Default::default()
-        })
+        .emit(
+            &ToolCallEvent::default()
+                .tool_name("exec")
+                .input(json!({"command": "ls"})),
+        )
         .await
         .unwrap();
     assert!(outcome.block, "the guard's block is not lost");

@@ -29,11 +29,7 @@ fn errors_heard(runner: &HookRunner) -> Arc<Mutex<Vec<HookError>>> {
 }
 
 fn exec(command: &str) -> ToolCallEvent {
-    ToolCallEvent {
-        tool_name: "exec".into(),
-        tool_call_id: "call-1".into(),
-        input: json!({ "command": command }),
-    }
+    ToolCallEvent::new("exec", "call-1", json!({ "command": command }))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -121,19 +117,16 @@ async fn tool_result_the_last_replacement_wins_without_short_circuit() {
         ),
         (I1, json!({"return": {"details": {"by": "inproc"}}})),
     ]);
-    let event = ToolResultEvent {
-        tool_name: "read".into(),
-        content: vec![ContentBlock::text("original")],
-        ..Default::default()
-    };
+    let event = ToolResultEvent::default()
+        .tool_name("read")
+        .content(vec![ContentBlock::text("original")]);
     let patch = runner.emit(&event).await.unwrap();
     assert_eq!(
         patch,
-        ToolResultPatch {
-            content: Some(vec![ContentBlock::text("from b")]),
-            details: Some(json!({"by": "inproc"})),
-            is_error: Some(true),
-        }
+        ToolResultPatch::default()
+            .content(vec![ContentBlock::text("from b")])
+            .details(json!({"by": "inproc"}))
+            .is_error(true)
     );
     assert_eq!(agent.ran(), ALL);
     assert_eq!(agent.payload_seen_by(B1)["content"][0]["text"], "from a");
@@ -151,9 +144,7 @@ async fn context_is_chained_through_every_handler() {
         ),
         (I2, json!({"return": {"messages": [msg("i")]}})),
     ]);
-    let event = ContextEvent {
-        messages: vec![serde_json::from_value(msg("one")).unwrap()],
-    };
+    let event = ContextEvent::default().messages(vec![serde_json::from_value(msg("one")).unwrap()]);
     let ContextOutcome { messages } = runner.emit(&event).await.unwrap();
     assert_eq!(
         serde_json::to_value(messages.unwrap()).unwrap(),
@@ -180,10 +171,7 @@ async fn before_agent_start_keeps_the_first_message_and_runs_every_handler() {
         (I2, message("third")),
     ]);
     let outcome = runner
-        .emit(&BeforeAgentStartEvent {
-            prompt: "hi".into(),
-            images: vec![],
-        })
+        .emit(&BeforeAgentStartEvent::default().prompt("hi").images(vec![]))
         .await
         .unwrap();
     assert_eq!(outcome.message.unwrap().custom_type, "first");
@@ -203,10 +191,11 @@ async fn session_before_events_keep_the_last_result_and_cancel_stops_at_once() {
         .unwrap();
     assert_eq!(
         kept,
-        Some(SessionBeforeBranchResult {
-            cancel: false,
-            skip_conversation_restore: false
-        })
+        Some(
+            SessionBeforeBranchResult::default()
+                .cancel(false)
+                .skip_conversation_restore(false)
+        )
     );
     assert_eq!(agent.ran(), ALL);
 
@@ -220,7 +209,10 @@ async fn session_before_events_keep_the_last_result_and_cancel_stops_at_once() {
         .emit(&SessionBeforeSwitchEvent::default())
         .await
         .unwrap();
-    assert_eq!(switch, Some(SessionBeforeSwitchResult { cancel: true }));
+    assert_eq!(
+        switch,
+        Some(SessionBeforeSwitchResult::default().cancel(true))
+    );
     let branch = runner
         .emit(&SessionBeforeBranchEvent::default())
         .await
@@ -254,11 +246,7 @@ async fn session_compacting_the_last_result_wins() {
         .unwrap();
     assert_eq!(
         outcome,
-        Some(SessionCompactingResult {
-            context: vec!["from inproc".into()],
-            prompt: None,
-            preserve_data: None,
-        })
+        Some(SessionCompactingResult::default().context(vec!["from inproc".into()]))
     );
     assert_eq!(agent.ran(), ALL);
 }
@@ -271,16 +259,11 @@ async fn notifications_run_every_handler_and_ignore_results() {
     ]);
     let heard = errors_heard(&runner);
     runner
-        .emit(&TurnStartEvent {
-            turn_index: 3,
-            timestamp: 9,
-        })
+        .emit(&TurnStartEvent::default().turn_index(3).timestamp(9))
         .await
         .unwrap();
     runner
-        .emit(&SessionShutdownEvent {
-            reason: "exit".into(),
-        })
+        .emit(&SessionShutdownEvent::default().reason("exit"))
         .await
         .unwrap();
     assert_eq!(agent.ran(), [ALL, ALL].concat());
@@ -398,13 +381,13 @@ fn a_listener_that_panics_does_not_break_the_emit_and_unsubscribe_works() {
     let count = second.clone();
     let subscription = runner.on_error(move |_| *count.lock().unwrap() += 1);
 
-    runner.emit_blocking(&AgentStartEvent {}).unwrap();
+    runner.emit_blocking(&AgentStartEvent::default()).unwrap();
     assert_eq!(agent.ran(), ALL);
     assert_eq!(heard.lock().unwrap().len(), 1);
     assert_eq!(*second.lock().unwrap(), 1);
 
     subscription.unsubscribe();
-    runner.emit_blocking(&AgentStartEvent {}).unwrap();
+    runner.emit_blocking(&AgentStartEvent::default()).unwrap();
     assert_eq!(heard.lock().unwrap().len(), 2);
     assert_eq!(*second.lock().unwrap(), 1, "unsubscribed");
 }
@@ -568,7 +551,7 @@ fn hooks_run_programs_with_exec_and_a_timeout_kills_them() {
                 let slow = host.exec(
                     "sh",
                     &["-c", "sleep 5"],
-                    &ExecOptions { timeout: Some(std::time::Duration::from_millis(200)), cwd: None, ..Default::default() },
+                    &ExecOptions::default().timeout(std::time::Duration::from_millis(200)),
                 )?;
                 let missing = host.exec("/no/such/program", &[], &ExecOptions::default());
                 let seen = json!({
@@ -636,10 +619,7 @@ impl agent_hooks::HostUi for EveryUi {
         "draft".into()
     }
     fn theme(&self) -> Theme {
-        Theme {
-            name: "dark".into(),
-            ..Default::default()
-        }
+        Theme::default().name("dark")
     }
 }
 
@@ -650,10 +630,7 @@ impl agent_hooks::AgentHost for UiAgent {
         Some(&self.0)
     }
     fn model(&self) -> Option<ModelInfo> {
-        Some(ModelInfo {
-            provider: "acme".into(),
-            id: "m-1".into(),
-        })
+        Some(ModelInfo::default().provider("acme").id("m-1"))
     }
 }
 
@@ -717,7 +694,7 @@ impl agent_hooks::AgentHost for SessionAgent {
             .lock()
             .unwrap()
             .push(format!("branch {entry_id}"));
-        Ok(SessionActionOutcome { cancelled: true })
+        Ok(SessionActionOutcome::default().cancelled(true))
     }
     fn navigate_tree(
         &self,
@@ -741,7 +718,7 @@ fn commands_branch_and_navigate_the_session_tree() {
             api.register_command("fork", "", |args, ctx| {
                 let outcome = ctx.branch(args)?;
                 assert!(outcome.cancelled);
-                ctx.navigate_tree("t2", &NavigateTreeOptions { summarize: true })?;
+                ctx.navigate_tree("t2", &NavigateTreeOptions::default().summarize(true))?;
                 Ok(())
             });
             Ok(())

@@ -13,11 +13,7 @@ fn runner_with(package: &str) -> HookRunner {
 }
 
 fn exec_call(command: &str) -> ToolCallEvent {
-    ToolCallEvent {
-        tool_name: "exec".into(),
-        tool_call_id: "call-1".into(),
-        input: json!({ "command": command }),
-    }
+    ToolCallEvent::new("exec", "call-1", json!({ "command": command }))
 }
 
 fn only_output<E: Event>(runner: &HookRunner, event: &E) -> Option<E::Output> {
@@ -36,11 +32,9 @@ fn block_dangerous_blocks_rm_rf_without_a_ui() {
         ))
     );
     assert_eq!(only_output(&runner, &exec_call("ls -la")), None);
-    let read = ToolCallEvent {
-        tool_name: "read".into(),
-        input: json!({"command": "rm -rf /"}),
-        ..Default::default()
-    };
+    let read = ToolCallEvent::default()
+        .tool_name("read")
+        .input(json!({"command": "rm -rf /"}));
     assert_eq!(only_output(&runner, &read), None);
 }
 
@@ -64,37 +58,23 @@ fn block_dangerous_asks_the_user_when_there_is_a_ui() {
 fn redact_secrets_redacts_read_output_only() {
     let runner = runner_with("redact-secrets");
     let image = ContentBlock::image("aGVsbG8=", "image/png");
-    let result = ToolResultEvent {
-        tool_name: "read".into(),
-        tool_call_id: "call-2".into(),
-        input: json!({"path": ".env"}),
-        content: vec![
+    let result = ToolResultEvent::new("read", "call-2", json!({"path": ".env"}))
+        .content(vec![
             ContentBlock::text("HOST=x\nAPI_KEY=sk-live-123 # prod\n"),
             image.clone(),
-        ],
-        details: json!({"lines": 2}),
-        is_error: false,
-    };
+        ])
+        .details(json!({"lines": 2}))
+        .is_error(false);
     assert_eq!(
         only_output(&runner, &result),
-        Some(ToolResultPatch {
-            content: Some(vec![
-                ContentBlock::text("HOST=x\nAPI_KEY=[REDACTED] # prod\n"),
-                image
-            ]),
-            details: None,
-            is_error: None,
-        })
+        Some(ToolResultPatch::default().content(vec![
+            ContentBlock::text("HOST=x\nAPI_KEY=[REDACTED] # prod\n"),
+            image
+        ]))
     );
-    let failed = ToolResultEvent {
-        is_error: true,
-        ..result.clone()
-    };
+    let failed = ToolResultEvent::default().is_error(true);
     assert_eq!(only_output(&runner, &failed), None);
-    let other_tool = ToolResultEvent {
-        tool_name: "exec".into(),
-        ..result
-    };
+    let other_tool = ToolResultEvent::default().tool_name("exec");
     assert_eq!(only_output(&runner, &other_tool), None);
 }
 
@@ -107,9 +87,7 @@ fn filter_context_drops_debug_only_messages_and_keeps_every_field_of_the_rest() 
         json!({"role": "custom", "custom_type": "note", "content": "keep", "display": true}),
     );
     let debug = message(json!({"role": "custom", "custom_type": "debug-only", "content": "x"}));
-    let event = ContextEvent {
-        messages: vec![user.clone(), debug, kept.clone()],
-    };
+    let event = ContextEvent::default().messages(vec![user.clone(), debug, kept.clone()]);
     let output = only_output(&runner, &event).expect("messages were removed");
     assert_eq!(output.messages, [user, kept]);
     assert_eq!(
@@ -117,9 +95,8 @@ fn filter_context_drops_debug_only_messages_and_keeps_every_field_of_the_rest() 
         json!({"role": "user", "content": "hi", "timestamp": 17})
     );
 
-    let clean = ContextEvent {
-        messages: vec![message(json!({"role": "user", "content": "hi"}))],
-    };
+    let clean =
+        ContextEvent::default().messages(vec![message(json!({"role": "user", "content": "hi"}))]);
     assert_eq!(only_output(&runner, &clean), None);
 }
 
@@ -198,10 +175,7 @@ fn session_status_shows_the_turn_and_tool_calls_in_the_status_line() {
     let agent = Arc::new(StatusAgent(StatusUi(agent_hooks::StatusLine::new())));
     runner.attach(agent.clone());
     runner
-        .emit_blocking(&TurnStartEvent {
-            turn_index: 0,
-            timestamp: 0,
-        })
+        .emit_blocking(&TurnStartEvent::default().turn_index(0).timestamp(0))
         .unwrap();
     runner.emit_blocking(&exec_call("ls")).unwrap();
     runner.emit_blocking(&exec_call("pwd")).unwrap();
@@ -228,10 +202,7 @@ fn todo_renderer_renders_its_messages_and_declines_others() {
             .as_deref(),
         Some("☐ write the docs")
     );
-    let expanded = RenderOptions {
-        expanded: true,
-        width: None,
-    };
+    let expanded = RenderOptions::default().expanded(true);
     assert_eq!(
         runner.render_message(&message, &expanded).as_deref(),
         Some("Todo\n☐ write the docs")

@@ -32,11 +32,7 @@ fn services_answer(options: &LoadOptions) {
     assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
     let runner = HookRunner::new(loaded.hooks, dir.path());
     let outcome = runner
-        .emit_blocking(&ToolCallEvent {
-            tool_name: "exec".into(),
-            tool_call_id: "call-1".into(),
-            input: json!({}),
-        })
+        .emit_blocking(&ToolCallEvent::new("exec", "call-1", json!({})))
         .expect("the call is answered");
     let unsupported = format!(
         "this host does not offer `log`: interface {0}, the plugin needs {0}",

@@ -104,6 +104,30 @@
 //! [`HookContext::call`]) on top. JSON costs microseconds, which a host service (UI, I/O)
 //! dwarfs. The host applies this policy itself when it loads a plugin (the major must
 //! match) instead of abi_stable's default rule, so that each refusal says what to do.
+//!
+//! So that a new field does not break a plugin's *source* either, the structs that may gain
+//! fields are `#[non_exhaustive]`: events, results, messages, options and context data. A
+//! plugin reads their fields and matches them with `..`, but builds them only through
+//! `Default` and builder-style setters named after the fields, or a constructor:
+//!
+//! ```
+//! use agent_hooks_abi::prelude::*;
+//! use std::time::Duration;
+//!
+//! // Events (the host builds them; plugin tests do too).
+//! let call = ToolCallEvent::new("exec", "call-1", json!({"command": "ls"}));
+//! let ran = ToolResultEvent::new("exec", "call-1", json!({})).is_error(true);
+//! // Results a handler returns.
+//! let blocked = ToolCallResult::block("not here");
+//! let patch = ToolResultPatch::default().details(json!({"redacted": true}));
+//! let options = ExecOptions::default().timeout(Duration::from_secs(5)).env("LANG", "C");
+//! # let _ = (call, ran, blocked, patch, options);
+//! ```
+//!
+//! A field set through a setter keeps compiling when later fields are added (they take
+//! their default). `ContentBlock` and `AgentMessage` stay open: they mirror the wire shape of
+//! a message and keep unknown fields in `extra`. Unknown JSON fields of every type are
+//! ignored when read (or kept in `extra`), as before.
 
 #![warn(missing_docs)]
 

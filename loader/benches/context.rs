@@ -39,7 +39,7 @@ fn context_event(count: usize) -> ContextEvent {
             }
         })
         .collect();
-    ContextEvent { messages }
+    ContextEvent::default().messages(messages)
 }
 
 /// The floor: serialise once, parse once per handler.

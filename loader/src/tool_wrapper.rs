@@ -114,11 +114,7 @@ impl<T: Tool> HookToolWrapper<T> {
         if !self.runner.has_handlers(EventKind::ToolCall) {
             return Ok(input);
         }
-        let event = ToolCallEvent {
-            tool_name: self.tool.name().to_owned(),
-            tool_call_id: tool_call_id.to_owned(),
-            input,
-        };
+        let event = ToolCallEvent::new(self.tool.name(), tool_call_id, input);
         match self.runner.emit(&event).await {
             Err(hook_error) => Err(ToolCallError::Blocked {
                 reason: format!("{DEFAULT_BLOCK_REASON} ({hook_error})"),
@@ -160,14 +156,10 @@ impl<T: Tool> HookToolWrapper<T> {
                 Some(error),
             ),
         };
-        let event = ToolResultEvent {
-            tool_name: self.tool.name().to_owned(),
-            tool_call_id: tool_call_id.to_owned(),
-            input,
-            content,
-            details,
-            is_error: error.is_some(),
-        };
+        let event = ToolResultEvent::new(self.tool.name(), tool_call_id, input)
+            .content(content)
+            .details(details)
+            .is_error(error.is_some());
         // Not strict: a handler's error was reported and the others' results still apply.
         let patch = self.runner.emit(&event).await.unwrap_or_default();
         let output = ToolOutput {

@@ -63,10 +63,9 @@ impl AgentHost for RecordingAgent {
     }
 
     fn session(&self) -> SessionInfo {
-        SessionInfo {
-            id: "session-1".into(),
-            file: Some("/sessions/one.jsonl".into()),
-        }
+        SessionInfo::default()
+            .id("session-1")
+            .file("/sessions/one.jsonl")
     }
 
     fn wait_for_idle(&self) -> Result<(), String> {
@@ -77,7 +76,7 @@ impl AgentHost for RecordingAgent {
     fn new_session(&self, options: NewSessionOptions) -> Result<SessionActionOutcome, String> {
         self.record("new_session".into());
         self.sessions.lock().unwrap().push(options);
-        Ok(SessionActionOutcome { cancelled: false })
+        Ok(SessionActionOutcome::default())
     }
 
     fn stop_requested(&self, reason: &str) {

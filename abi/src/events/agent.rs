@@ -1,28 +1,40 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::setters;
 use super::{AgentMessage, CustomMessage, ImageContent};
 
 /// `context`: the messages about to be sent to the model.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ContextEvent {
     /// The messages, oldest first.
     pub messages: Vec<AgentMessage>,
 }
 
+setters!(ContextEvent {
+    messages: val<Vec<AgentMessage>>,
+});
+
 /// What a `context` handler may return: the messages to use instead (the next handler gets
 /// them).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ContextResult {
     /// The replacement messages.
     pub messages: Vec<AgentMessage>,
 }
 
+setters!(ContextResult {
+    messages: val<Vec<AgentMessage>>,
+});
+
 /// `before_agent_start`: a prompt is about to start the agent.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct BeforeAgentStartEvent {
     /// The user's prompt.
     pub prompt: String,
@@ -30,30 +42,47 @@ pub struct BeforeAgentStartEvent {
     pub images: Vec<ImageContent>,
 }
 
+setters!(BeforeAgentStartEvent {
+    prompt: set<String>,
+    images: val<Vec<ImageContent>>,
+});
+
 /// What a `before_agent_start` handler may return (the first message returned is kept).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct BeforeAgentStartResult {
     /// A message to inject before the prompt.
     pub message: Option<CustomMessage>,
 }
 
+setters!(BeforeAgentStartResult {
+    message: some<CustomMessage>,
+});
+
 /// `agent_start`: the agent started working on a prompt.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct AgentStartEvent {}
 
 /// `agent_end`: the agent finished working on a prompt.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct AgentEndEvent {
     /// The messages produced while working.
     pub messages: Vec<AgentMessage>,
 }
 
+setters!(AgentEndEvent {
+    messages: val<Vec<AgentMessage>>,
+});
+
 /// `turn_start`: a turn started.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct TurnStartEvent {
     /// The turn's index within the prompt, from 0.
     pub turn_index: u32,
@@ -61,9 +90,15 @@ pub struct TurnStartEvent {
     pub timestamp: u64,
 }
 
+setters!(TurnStartEvent {
+    turn_index: val<u32>,
+    timestamp: val<u64>,
+});
+
 /// `turn_end`: a turn ended.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct TurnEndEvent {
     /// The turn's index within the prompt, from 0.
     pub turn_index: u32,
@@ -73,17 +108,29 @@ pub struct TurnEndEvent {
     pub tool_results: Vec<AgentMessage>,
 }
 
+setters!(TurnEndEvent {
+    turn_index: val<u32>,
+    message: some<AgentMessage>,
+    tool_results: val<Vec<AgentMessage>>,
+});
+
 /// `auto_compaction_start`: automatic compaction started.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct AutoCompactionStartEvent {
     /// `threshold` or `overflow`.
     pub reason: String,
 }
 
+setters!(AutoCompactionStartEvent {
+    reason: set<String>,
+});
+
 /// `auto_compaction_end`: automatic compaction ended.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct AutoCompactionEndEvent {
     /// Whether it was aborted.
     pub aborted: bool,
@@ -91,9 +138,15 @@ pub struct AutoCompactionEndEvent {
     pub will_retry: bool,
 }
 
+setters!(AutoCompactionEndEvent {
+    aborted: val<bool>,
+    will_retry: val<bool>,
+});
+
 /// `auto_retry_start`: an automatic retry started.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct AutoRetryStartEvent {
     /// This attempt, from 1.
     pub attempt: u32,
@@ -105,9 +158,17 @@ pub struct AutoRetryStartEvent {
     pub error_message: String,
 }
 
+setters!(AutoRetryStartEvent {
+    attempt: val<u32>,
+    max_attempts: val<u32>,
+    delay_ms: val<u64>,
+    error_message: set<String>,
+});
+
 /// `auto_retry_end`: an automatic retry ended.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct AutoRetryEndEvent {
     /// Whether the retry succeeded.
     pub success: bool,
@@ -117,20 +178,37 @@ pub struct AutoRetryEndEvent {
     pub final_error: Option<String>,
 }
 
+setters!(AutoRetryEndEvent {
+    success: val<bool>,
+    attempt: val<u32>,
+    final_error: some<String>,
+});
+
 /// `ttsr_triggered`: a time-sensitive reminder rule triggered.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct TtsrTriggeredEvent {
     /// The rules that triggered.
     pub rules: Vec<Value>,
 }
 
+setters!(TtsrTriggeredEvent {
+    rules: val<Vec<Value>>,
+});
+
 /// `todo_reminder`: the agent is reminded of unfinished todos.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct TodoReminderEvent {
     /// The unfinished todos.
     pub todos: Vec<Value>,
     /// How many reminders were given so far.
     pub attempt: u32,
 }
+
+setters!(TodoReminderEvent {
+    todos: val<Vec<Value>>,
+    attempt: val<u32>,
+});

@@ -1,3 +1,4 @@
+use super::setters;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -104,6 +105,7 @@ pub struct AgentMessage {
 /// A persistent custom message that a plugin adds to the session.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct CustomMessage {
     /// The plugin-defined type; renderers are registered per type (read from `custom_type`
     /// or `customType`).
@@ -116,6 +118,13 @@ pub struct CustomMessage {
     /// Data for renderers, not sent to the model.
     pub details: Value,
 }
+
+setters!(CustomMessage {
+    custom_type: set<String>,
+    content: set<Content>,
+    display: val<bool>,
+    details: set<Value>,
+});
 
 impl CustomMessage {
     /// A displayed message of `custom_type` with text `content`.
@@ -150,6 +159,7 @@ pub enum DeliverAs {
 /// Options of `send_message`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SendMessageOptions {
     /// Start a model turn when the agent is idle.
     pub trigger_turn: bool,
@@ -158,15 +168,26 @@ pub struct SendMessageOptions {
     pub deliver_as: Option<DeliverAs>,
 }
 
+setters!(SendMessageOptions {
+    trigger_turn: val<bool>,
+    deliver_as: some_val<DeliverAs>,
+});
+
 /// An image attached to a prompt.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ImageContent {
     /// Base64 data.
     pub data: String,
     /// e.g. `image/png`.
     pub mime_type: String,
 }
+
+setters!(ImageContent {
+    data: set<String>,
+    mime_type: set<String>,
+});
 
 #[cfg(test)]
 mod tests {

@@ -8,6 +8,7 @@
 //! returns a message it was given does not drop what a newer host put in it.
 
 mod agent;
+mod builder;
 mod kind;
 mod message;
 mod session;
@@ -19,6 +20,7 @@ pub use message::*;
 pub use session::*;
 pub use tool::*;
 
+pub(crate) use builder::setters;
 use serde::{de::DeserializeOwned, Serialize};
 
 /// An event a hook may handle.

@@ -1,17 +1,25 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::setters;
+
 /// `session_start`: a session started.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionStartEvent {
     /// How it started: `startup`, `resume`, `clear`, `compact`, ...
     pub source: String,
 }
 
+setters!(SessionStartEvent {
+    source: set<String>,
+});
+
 /// `session_before_switch`: a switch to another session is about to happen.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionBeforeSwitchEvent {
     /// `new` or `resume`.
     pub reason: String,
@@ -19,17 +27,28 @@ pub struct SessionBeforeSwitchEvent {
     pub target_session_file: Option<String>,
 }
 
+setters!(SessionBeforeSwitchEvent {
+    reason: set<String>,
+    target_session_file: some<String>,
+});
+
 /// What a `session_before_switch` handler may return.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionBeforeSwitchResult {
     /// Cancel the switch (later handlers do not run).
     pub cancel: bool,
 }
 
+setters!(SessionBeforeSwitchResult {
+    cancel: val<bool>,
+});
+
 /// `session_switch`: the agent switched sessions.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionSwitchEvent {
     /// `new` or `resume`.
     pub reason: String,
@@ -37,17 +56,28 @@ pub struct SessionSwitchEvent {
     pub previous_session_file: Option<String>,
 }
 
+setters!(SessionSwitchEvent {
+    reason: set<String>,
+    previous_session_file: some<String>,
+});
+
 /// `session_before_branch`: a branch is about to be made at `entry_id`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionBeforeBranchEvent {
     /// The entry branched from.
     pub entry_id: String,
 }
 
+setters!(SessionBeforeBranchEvent {
+    entry_id: set<String>,
+});
+
 /// What a `session_before_branch` handler may return.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionBeforeBranchResult {
     /// Cancel the branch (later handlers do not run).
     pub cancel: bool,
@@ -55,9 +85,15 @@ pub struct SessionBeforeBranchResult {
     pub skip_conversation_restore: bool,
 }
 
+setters!(SessionBeforeBranchResult {
+    cancel: val<bool>,
+    skip_conversation_restore: val<bool>,
+});
+
 /// `session_branch`: a branch was made.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionBranchEvent {
     /// The entry branched from.
     pub entry_id: String,
@@ -65,9 +101,15 @@ pub struct SessionBranchEvent {
     pub previous_session_file: Option<String>,
 }
 
+setters!(SessionBranchEvent {
+    entry_id: set<String>,
+    previous_session_file: some<String>,
+});
+
 /// `session_before_compact`: a compaction is about to run.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionBeforeCompactEvent {
     /// Instructions the user gave for this compaction.
     pub custom_instructions: Option<String>,
@@ -77,9 +119,16 @@ pub struct SessionBeforeCompactEvent {
     pub tokens_before: u64,
 }
 
+setters!(SessionBeforeCompactEvent {
+    custom_instructions: some<String>,
+    entries_to_compact: val<u64>,
+    tokens_before: val<u64>,
+});
+
 /// A compaction a hook provides instead of the agent's own.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Compaction {
     /// The summary that replaces the compacted entries.
     pub summary: String,
@@ -89,9 +138,16 @@ pub struct Compaction {
     pub details: Value,
 }
 
+setters!(Compaction {
+    summary: set<String>,
+    first_kept_entry_id: some<String>,
+    details: set<Value>,
+});
+
 /// What a `session_before_compact` handler may return.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionBeforeCompactResult {
     /// Cancel the compaction (later handlers do not run).
     pub cancel: bool,
@@ -99,17 +155,28 @@ pub struct SessionBeforeCompactResult {
     pub compaction: Option<Compaction>,
 }
 
+setters!(SessionBeforeCompactResult {
+    cancel: val<bool>,
+    compaction: some<Compaction>,
+});
+
 /// `session.compacting`: a compaction is being prepared.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionCompactingEvent {
     /// Instructions the user gave for this compaction.
     pub custom_instructions: Option<String>,
 }
 
+setters!(SessionCompactingEvent {
+    custom_instructions: some<String>,
+});
+
 /// What a `session.compacting` handler may return (the last one wins).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionCompactingResult {
     /// Extra lines of context for the summariser.
     pub context: Vec<String>,
@@ -119,9 +186,16 @@ pub struct SessionCompactingResult {
     pub preserve_data: Option<Value>,
 }
 
+setters!(SessionCompactingResult {
+    context: val<Vec<String>>,
+    prompt: some<String>,
+    preserve_data: some<Value>,
+});
+
 /// `session_compact`: a compaction finished.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionCompactEvent {
     /// The summary produced, if any.
     pub summary: Option<String>,
@@ -129,9 +203,15 @@ pub struct SessionCompactEvent {
     pub from_hook: bool,
 }
 
+setters!(SessionCompactEvent {
+    summary: some<String>,
+    from_hook: val<bool>,
+});
+
 /// `session_before_tree`: a move in the session tree is about to happen.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionBeforeTreeEvent {
     /// The entry moved to.
     pub target_id: String,
@@ -139,9 +219,15 @@ pub struct SessionBeforeTreeEvent {
     pub old_leaf_id: Option<String>,
 }
 
+setters!(SessionBeforeTreeEvent {
+    target_id: set<String>,
+    old_leaf_id: some<String>,
+});
+
 /// A summary of the branch left behind.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct BranchSummary {
     /// The summary text.
     pub summary: String,
@@ -149,9 +235,15 @@ pub struct BranchSummary {
     pub details: Value,
 }
 
+setters!(BranchSummary {
+    summary: set<String>,
+    details: set<Value>,
+});
+
 /// What a `session_before_tree` handler may return.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionBeforeTreeResult {
     /// Cancel the move (later handlers do not run).
     pub cancel: bool,
@@ -159,9 +251,15 @@ pub struct SessionBeforeTreeResult {
     pub summary: Option<BranchSummary>,
 }
 
+setters!(SessionBeforeTreeResult {
+    cancel: val<bool>,
+    summary: some<BranchSummary>,
+});
+
 /// `session_tree`: a move in the session tree happened.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionTreeEvent {
     /// The new leaf.
     pub new_leaf_id: Option<String>,
@@ -169,10 +267,20 @@ pub struct SessionTreeEvent {
     pub old_leaf_id: Option<String>,
 }
 
+setters!(SessionTreeEvent {
+    new_leaf_id: some<String>,
+    old_leaf_id: some<String>,
+});
+
 /// `session_shutdown`: the session is ending.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionShutdownEvent {
     /// Why: `exit`, `clear`, `logout`, ...
     pub reason: String,
 }
+
+setters!(SessionShutdownEvent {
+    reason: set<String>,
+});

@@ -1,11 +1,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::setters;
 use super::ContentBlock;
 
 /// `tool_call`: a tool is about to run.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ToolCallEvent {
     /// The tool's name, e.g. `exec`.
     pub tool_name: String,
@@ -15,10 +17,33 @@ pub struct ToolCallEvent {
     pub input: Value,
 }
 
+setters!(ToolCallEvent {
+    tool_name: set<String>,
+    tool_call_id: set<String>,
+    input: set<Value>,
+});
+
+impl ToolCallEvent {
+    /// A call of `tool_name` with `input`.
+    pub fn new(
+        tool_name: impl Into<String>,
+        tool_call_id: impl Into<String>,
+        input: Value,
+    ) -> Self {
+        Self {
+            tool_name: tool_name.into(),
+            tool_call_id: tool_call_id.into(),
+            input,
+            ..Self::default()
+        }
+    }
+}
+
 /// What a `tool_call` handler may return. The first block stops the call and later handlers;
 /// otherwise an `input` replaces the tool's input (the next handler sees the new one).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ToolCallResult {
     /// Do not run the tool.
     pub block: bool,
@@ -53,6 +78,7 @@ impl ToolCallResult {
 /// `tool_result`: a tool ran.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ToolResultEvent {
     /// The tool's name.
     pub tool_name: String,
@@ -68,10 +94,36 @@ pub struct ToolResultEvent {
     pub is_error: bool,
 }
 
+setters!(ToolResultEvent {
+    tool_name: set<String>,
+    tool_call_id: set<String>,
+    input: set<Value>,
+    content: val<Vec<ContentBlock>>,
+    details: set<Value>,
+    is_error: val<bool>,
+});
+
+impl ToolResultEvent {
+    /// The result of a call of `tool_name` with `input`; set its output with the setters.
+    pub fn new(
+        tool_name: impl Into<String>,
+        tool_call_id: impl Into<String>,
+        input: Value,
+    ) -> Self {
+        Self {
+            tool_name: tool_name.into(),
+            tool_call_id: tool_call_id.into(),
+            input,
+            ..Self::default()
+        }
+    }
+}
+
 /// What a `tool_result` handler may return: each field given replaces the tool's
 /// (the last replacement wins).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ToolResultPatch {
     /// Replacement output.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -84,9 +136,16 @@ pub struct ToolResultPatch {
     pub is_error: Option<bool>,
 }
 
+setters!(ToolResultPatch {
+    content: some_val<Vec<ContentBlock>>,
+    details: some<Value>,
+    is_error: some_val<bool>,
+});
+
 /// `permission_request`: a tool needs the user's permission.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PermissionRequestEvent {
     /// The tool's name.
     pub tool_name: String,
@@ -94,6 +153,28 @@ pub struct PermissionRequestEvent {
     pub tool_call_id: String,
     /// The tool's input.
     pub input: Value,
+}
+
+setters!(PermissionRequestEvent {
+    tool_name: set<String>,
+    tool_call_id: set<String>,
+    input: set<Value>,
+});
+
+impl PermissionRequestEvent {
+    /// A request to run `tool_name` with `input`.
+    pub fn new(
+        tool_name: impl Into<String>,
+        tool_call_id: impl Into<String>,
+        input: Value,
+    ) -> Self {
+        Self {
+            tool_name: tool_name.into(),
+            tool_call_id: tool_call_id.into(),
+            input,
+            ..Self::default()
+        }
+    }
 }
 
 /// A permission decision.
@@ -119,6 +200,7 @@ pub enum PermissionDecision {
 /// What a `permission_request` handler may return (deny wins over ask, ask over approve).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PermissionResult {
     /// The decision; nothing means "no opinion".
     pub decision: Option<PermissionDecision>,
@@ -127,21 +209,42 @@ pub struct PermissionResult {
     pub reason: Option<String>,
 }
 
+setters!(PermissionResult {
+    decision: some_val<PermissionDecision>,
+    reason: some<String>,
+});
+
 /// `stop`: the agent is about to stop.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct StopEvent {
     /// Whether a stop hook is already keeping the agent going.
     pub stop_hook_active: bool,
 }
 
+setters!(StopEvent {
+    stop_hook_active: val<bool>,
+});
+
 /// What a `stop` handler may return.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct StopResult {
     /// Keep the agent going.
     pub block: bool,
     /// The agent's next instruction when blocking.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+impl StopResult {
+    /// Keeps the agent going with `reason` as its next instruction.
+    pub fn block(reason: impl Into<String>) -> Self {
+        Self {
+            block: true,
+            reason: Some(reason.into()),
+        }
+    }
 }

@@ -16,6 +16,7 @@ use super::{
     adapters::{CommandAdapter, EventAdapter, RendererAdapter},
     CommandContext, Error, HookContext,
 };
+use crate::events::setters;
 use crate::{
     events::{CustomMessage, Event, EventKind, SendMessageOptions},
     ffi::{CommandHandler_TO, EventHandler_TO, HostApiBox, MessageRenderer_TO},
@@ -28,6 +29,7 @@ pub type HandlerResult<T> = Result<T, Error>;
 /// Options of [`Host::exec`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ExecOptions {
     /// Kill the program (and everything it started) after this long, and report `killed`;
     /// hosts apply a default when unset (60 s for `agent-hooks`).
@@ -45,9 +47,24 @@ pub struct ExecOptions {
     pub env: BTreeMap<String, String>,
 }
 
+setters!(ExecOptions {
+    timeout: some_val<Duration>,
+    cwd: some<PathBuf>,
+});
+
+impl ExecOptions {
+    /// Sets the variable `key` to `value` in the program's environment (builder style).
+    #[must_use]
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.insert(key.into(), value.into());
+        self
+    }
+}
+
 /// What a program run by [`Host::exec`] did.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ExecOutput {
     /// Its standard output, as text (invalid UTF-8 replaced).
     pub stdout: String,
@@ -61,15 +78,29 @@ pub struct ExecOutput {
     pub truncated: bool,
 }
 
+setters!(ExecOutput {
+    stdout: set<String>,
+    stderr: set<String>,
+    code: some_val<i32>,
+    killed: val<bool>,
+    truncated: val<bool>,
+});
+
 /// Options given to a message renderer.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct RenderOptions {
     /// Whether the message is shown expanded.
     pub expanded: bool,
     /// The width available, in terminal columns.
     pub width: Option<u16>,
 }
+
+setters!(RenderOptions {
+    expanded: val<bool>,
+    width: some_val<u16>,
+});
 
 /// The host's services that a plugin may keep and use at any time: messages, entries,
 /// programs. Cheap to clone; handlers capture it.

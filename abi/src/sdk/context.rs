@@ -5,11 +5,13 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::Error;
+use crate::events::setters;
 use crate::{events::AgentMessage, ffi::HostContextRef, services::ServiceError};
 
 /// The session a handler runs in.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionInfo {
     /// The session's id.
     pub id: String,
@@ -17,9 +19,15 @@ pub struct SessionInfo {
     pub file: Option<String>,
 }
 
+setters!(SessionInfo {
+    id: set<String>,
+    file: some<String>,
+});
+
 /// The model the agent uses.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ModelInfo {
     /// e.g. `anthropic`.
     pub provider: String,
@@ -27,15 +35,26 @@ pub struct ModelInfo {
     pub id: String,
 }
 
+setters!(ModelInfo {
+    provider: set<String>,
+    id: set<String>,
+});
+
 /// The UI's theme.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Theme {
     /// The theme's name.
     pub name: String,
     /// Colour names to terminal colours.
     pub colors: Map<String, Value>,
 }
+
+setters!(Theme {
+    name: set<String>,
+    colors: val<Map<String, Value>>,
+});
 
 /// How loud a notification is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -63,6 +82,7 @@ impl NotifyLevel {
 /// Options of [`CommandContext::new_session`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct NewSessionOptions {
     /// The session the new one continues from.
     pub parent_session: Option<String>,
@@ -70,21 +90,36 @@ pub struct NewSessionOptions {
     pub messages: Vec<AgentMessage>,
 }
 
+setters!(NewSessionOptions {
+    parent_session: some<String>,
+    messages: val<Vec<AgentMessage>>,
+});
+
 /// Options of [`CommandContext::navigate_tree`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct NavigateTreeOptions {
     /// Summarise the branch left behind.
     pub summarize: bool,
 }
 
+setters!(NavigateTreeOptions {
+    summarize: val<bool>,
+});
+
 /// What a session action did.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionActionOutcome {
     /// A hook (or the user) cancelled it.
     pub cancelled: bool,
 }
+
+setters!(SessionActionOutcome {
+    cancelled: val<bool>,
+});
 
 /// What a handler may ask of the agent while it runs.
 pub struct HookContext<'a> {

@@ -132,16 +132,16 @@ pub fn verdict(what: &str, value: impl fmt::Display, ok: bool, target: &str) {
 
 /// A `tool_call` event whose input is about 200 bytes of JSON.
 pub fn tool_call_event() -> ToolCallEvent {
-    ToolCallEvent {
-        tool_name: "exec".into(),
-        tool_call_id: "toolu_01A09q90qw90lq917835lq9".into(),
-        input: json!({
+    ToolCallEvent::new(
+        "exec",
+        "toolu_01A09q90qw90lq917835lq9",
+        json!({
             "command": "cargo test --workspace --all-targets -- --nocapture --test-threads=2",
             "cwd": "/home/user/projects/agent-hooks",
             "timeout_ms": 120000,
             "description": "Run the test suite",
         }),
-    }
+    )
 }
 
 /// Copies the library at `from` into `dir` as `name`: a separate library for the dynamic

@@ -62,10 +62,7 @@ pub(crate) fn exec_until(
         }
     })?;
     let Some(run) = run else {
-        return Ok(ExecOutput {
-            killed: true,
-            ..ExecOutput::default()
-        });
+        return Ok(ExecOutput::default().killed(true));
     };
     let (code, killed) = match run.exit {
         Exit::Code(code) => (Some(code), false),
@@ -77,11 +74,11 @@ pub(crate) fn exec_until(
             )))
         }
     };
-    Ok(ExecOutput {
-        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&run.stderr).into_owned(),
-        code,
-        killed,
-        truncated: run.stdout_truncated || run.stderr_truncated,
-    })
+    let mut output = ExecOutput::default()
+        .stdout(String::from_utf8_lossy(&run.stdout))
+        .stderr(String::from_utf8_lossy(&run.stderr))
+        .killed(killed)
+        .truncated(run.stdout_truncated || run.stderr_truncated);
+    output.code = code;
+    Ok(output)
 }

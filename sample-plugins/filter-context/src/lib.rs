@@ -14,7 +14,7 @@ fn plugin(api: &mut HookApi) -> HandlerResult<()> {
             .filter(|m| !is_debug(m))
             .cloned()
             .collect();
-        Ok(Some(ContextResult { messages }))
+        Ok(Some(ContextResult::default().messages(messages)))
     });
     Ok(())
 }

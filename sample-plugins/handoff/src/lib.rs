@@ -16,10 +16,9 @@ fn plugin(api: &mut HookApi) -> HandlerResult<()> {
                 )]),
                 ..Default::default()
             };
-            let outcome = ctx.new_session(&NewSessionOptions {
-                parent_session: ctx.session().file,
-                messages: vec![first],
-            })?;
+            let mut options = NewSessionOptions::default().messages(vec![first]);
+            options.parent_session = ctx.session().file;
+            let outcome = ctx.new_session(&options)?;
             if outcome.cancelled {
                 ctx.ui().notify("Handoff cancelled", NotifyLevel::Info);
             }

@@ -40,10 +40,7 @@ fn plugin(api: &mut HookApi) -> HandlerResult<()> {
                 None => block.clone(),
             })
             .collect();
-        Ok(Some(ToolResultPatch {
-            content: Some(content),
-            ..Default::default()
-        }))
+        Ok(Some(ToolResultPatch::default().content(content)))
     });
     Ok(())
 }

@@ -72,9 +72,9 @@ fn redact_secrets_redacts_read_output_only() {
             image
         ]))
     );
-    let failed = ToolResultEvent::default().is_error(true);
+    let failed = result.clone().is_error(true);
     assert_eq!(only_output(&runner, &failed), None);
-    let other_tool = ToolResultEvent::default().tool_name("exec");
+    let other_tool = result.tool_name("exec");
     assert_eq!(only_output(&runner, &other_tool), None);
 }
 

@@ -46,3 +46,35 @@ macro_rules! setters {
 }
 
 pub(crate) use setters;
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::events::{PermissionDecision, PermissionResult, ToolCallEvent, ToolResultPatch};
+
+    #[test]
+    fn constructors_and_setters_build_what_the_wire_reads() {
+        let wire = json!({
+            "tool_name": "exec",
+            "tool_call_id": "call-1",
+            "input": {"command": "ls"},
+            "added_in_a_later_minor": true,
+        });
+        assert_eq!(
+            serde_json::from_value::<ToolCallEvent>(wire).unwrap(),
+            ToolCallEvent::new("exec", "call-1", json!({"command": "ls"}))
+        );
+        assert_eq!(
+            serde_json::to_value(ToolResultPatch::default().is_error(true)).unwrap(),
+            json!({"is_error": true})
+        );
+        let denied = PermissionResult::default()
+            .decision(PermissionDecision::Deny)
+            .reason("no");
+        assert_eq!(
+            (denied.decision, denied.reason.as_deref()),
+            (Some(PermissionDecision::Deny), Some("no"))
+        );
+    }
+}

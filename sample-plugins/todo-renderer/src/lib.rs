@@ -35,8 +35,8 @@ fn plugin(api: &mut HookApi) -> HandlerResult<()> {
         if text.is_empty() {
             return Err("usage: /todo <text>".into());
         }
-        let message =
-            CustomMessage::default().details(json!({"items": [{"text": text, "done": false}]}));
+        let message = CustomMessage::new("todo", format!("Todo: {text}"))
+            .details(json!({"items": [{"text": text, "done": false}]}));
         host.send_message(&message, &SendMessageOptions::default())
     });
     Ok(())

@@ -81,8 +81,8 @@
 //!     }
 //!
 //!     // 5. Emit the other events at each step of the agent's life.
-//!     runner.emit(&SessionStartEvent { source: "startup".into() }).await?;
-//!     let prompt = BeforeAgentStartEvent { prompt: "fix the build".into(), images: vec![] };
+//!     runner.emit(&SessionStartEvent::default().source("startup")).await?;
+//!     let prompt = BeforeAgentStartEvent::default().prompt("fix the build");
 //!     if let Some(message) = runner.emit(&prompt).await?.message {
 //!         println!("a hook adds: {:?}", message.content);
 //!     }

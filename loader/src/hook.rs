@@ -64,7 +64,8 @@ pub struct Hook {
 }
 
 impl Hook {
-    /// A hook whose code runs in this process.
+    /// A hook whose code runs in this process; its handlers run on handler threads with
+    /// their deadline when `settings.in_process_deadline` says so.
     pub(crate) fn new(
         path: String,
         resolved_path: PathBuf,
@@ -72,7 +73,6 @@ impl Hook {
         api: PluginApi,
         outbox: Arc<Outbox>,
         settings: PluginSettings,
-        guarded: bool,
     ) -> Self {
         let Registry {
             handlers: registered,
@@ -82,7 +82,7 @@ impl Hook {
         } = api.take_registry();
         let mut handlers = empty_handlers();
         for (kind, handler) in registered {
-            handlers[kind.index()].push(if guarded {
+            handlers[kind.index()].push(if settings.in_process_deadline {
                 HandlerSlot::Guarded(Arc::new(handler))
             } else {
                 HandlerSlot::Native(handler)

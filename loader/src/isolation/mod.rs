@@ -59,6 +59,16 @@ pub struct PluginSettings {
     pub in_process_deadline: bool,
 }
 
+impl PluginSettings {
+    /// The defaults, with handlers called on the emitting thread (no in-process deadline).
+    pub fn inline() -> Self {
+        Self {
+            in_process_deadline: false,
+            ..Self::default()
+        }
+    }
+}
+
 /// The default address-space limit of a plugin process: 8 GiB.
 pub const DEFAULT_ADDRESS_SPACE: u64 = 8 << 30;
 

@@ -38,11 +38,8 @@ use crate::{
     host::{CallContext, PluginApi},
     load::{LoadError, SealedCopy},
     runner::{HookError, HookErrorKind, Termination},
-    supervisor::reap,
+    supervisor::{reap, workers::recv_letting_worker_go},
 };
-
-/// How long a call waits for an answer before it lets its tokio worker go.
-const QUICK_ANSWER: Duration = Duration::from_millis(1);
 
 /// How much of a plugin process's stderr is kept for reports.
 const STDERR_TAIL: usize = 2048;
@@ -557,17 +554,7 @@ impl PluginProcess {
         let mut budget = timeout;
         loop {
             let waiting = Instant::now();
-            // Most answers come within microseconds; a slower one must not hold a tokio
-            // worker (other tasks, timers and command hooks would stall), so after a short
-            // wait the worker hands its tasks on while this thread waits.
-            let quick = budget.min(QUICK_ANSWER);
-            let answer = match receiver.recv_timeout(quick) {
-                Err(mpsc::RecvTimeoutError::Timeout) if budget > quick => {
-                    crate::host::may_block(|| receiver.recv_timeout(budget - quick))
-                }
-                other => other,
-            };
-            let incoming = match answer {
+            let incoming = match recv_letting_worker_go(receiver, budget) {
                 Ok(incoming) => incoming,
                 Err(_) => {
                     connection.kill(&format!("was killed after {timeout:?} without an answer"));

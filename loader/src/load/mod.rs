@@ -297,7 +297,6 @@ fn load_plugin(
         api,
         outbox.clone(),
         settings,
-        settings.in_process_deadline,
     ))
 }
 
@@ -324,15 +323,14 @@ pub(crate) fn load_plugin_forwarding(
             run_factory(resolved, Image::Bytes(&bytes), &api)?
         }
     };
-    // The agent holds the deadline of each call: handlers run as they come.
     Ok(Hook::new(
         given.to_owned(),
         resolved.to_path_buf(),
         origin,
         api,
         Arc::default(),
-        PluginSettings::default(),
-        false,
+        // The agent holds the deadline of each call: handlers run as they come.
+        PluginSettings::inline(),
     ))
 }
 

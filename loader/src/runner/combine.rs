@@ -440,6 +440,16 @@ impl Combine for BeforeAgentStartEvent {
 }
 
 /// `session_before_*`: the last result is kept; `cancel: true` stops at once.
+/// `session_before_*`: the last result is kept; `cancel` stops at once.
+fn keep_until_cancel<R>(outcome: &mut Option<R>, output: R, cancel: bool) -> Fold {
+    *outcome = Some(output);
+    if cancel {
+        Fold::Stop
+    } else {
+        Fold::Continue
+    }
+}
+
 macro_rules! cancellable {
     ($($event:ty => $result:ty),* $(,)?) => {
         $(impl Combine for $event {
@@ -447,8 +457,7 @@ macro_rules! cancellable {
 
             fn fold(_: &mut Cow<'_, Self>, outcome: &mut Option<$result>, output: $result) -> Fold {
                 let cancel = output.cancel;
-                *outcome = Some(output);
-                if cancel { Fold::Stop } else { Fold::Continue }
+                keep_until_cancel(outcome, output, cancel)
             }
         })*
     };
@@ -471,12 +480,7 @@ impl Combine for SessionBeforeCompactEvent {
         output: SessionBeforeCompactResult,
     ) -> Fold {
         let cancel = output.cancel;
-        *outcome = Some(output);
-        if cancel {
-            Fold::Stop
-        } else {
-            Fold::Continue
-        }
+        keep_until_cancel(outcome, output, cancel)
     }
 
     fn command_input(&self) -> Option<CommandInput> {

@@ -169,9 +169,8 @@ impl HookRunner {
             HookOrigin::InProcess,
             api,
             outbox,
-            crate::isolation::PluginSettings::default(),
             // The host's own code: called on the emitting thread.
-            false,
+            crate::isolation::PluginSettings::inline(),
         );
         self.push(hook);
         Ok(())

@@ -89,6 +89,22 @@ impl CallClock {
 /// How long a caller waits for an answer before it lets its tokio worker go.
 const QUICK_ANSWER: Duration = Duration::from_millis(1);
 
+/// Waits up to `timeout` for `receiver`. Most answers come within microseconds; a slower one
+/// must not hold a tokio worker (other tasks, timers and command hooks would stall), so after
+/// a short wait the worker hands its tasks on while this thread waits.
+pub(crate) fn recv_letting_worker_go<T>(
+    receiver: &mpsc::Receiver<T>,
+    timeout: Duration,
+) -> Result<T, mpsc::RecvTimeoutError> {
+    let quick = timeout.min(QUICK_ANSWER);
+    match receiver.recv_timeout(quick) {
+        Err(mpsc::RecvTimeoutError::Timeout) if timeout > quick => {
+            crate::host::may_block(|| receiver.recv_timeout(timeout - quick))
+        }
+        other => other,
+    }
+}
+
 /// Runs `job` on a pool thread and waits up to `timeout` of the job's own time (what `clock`
 /// says was spent waiting for the user does not count). `None` when the deadline passed:
 /// the thread is abandoned, still running.
@@ -109,6 +125,7 @@ pub(crate) fn call_with_deadline<T: Send + 'static>(
         Err(mpsc::RecvTimeoutError::Disconnected) => return None,
         Err(mpsc::RecvTimeoutError::Timeout) => {}
     }
+    // The clock may have been paused: the loop, not one wait, decides when time is up.
     crate::host::may_block(|| loop {
         let deadline = started + timeout + clock.paused_total();
         let left = deadline.saturating_duration_since(Instant::now());

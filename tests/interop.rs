@@ -1120,3 +1120,34 @@ async fn gemini_after_tool_deny_replaces_the_result_and_before_tool_rewrites_the
     assert_eq!(call.input, Some(json!({"command": "ls -la"})));
     assert_eq!(rig.errors(), Vec::<String>::new());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_env_file_replaced_by_a_fifo_is_reported_not_waited_for() {
+    let lab = Lab::new();
+    let fifo = "rm -f \"$CLAUDE_ENV_FILE\"; mkfifo \"$CLAUDE_ENV_FILE\"";
+    let rig = Rig::claude(
+        &lab,
+        json!({"SessionStart": [group("", &[fifo.to_owned()])]}),
+        false,
+    );
+    let started = std::time::Instant::now();
+    rig.runner
+        .emit(&SessionStartEvent::default().source("startup"))
+        .await
+        .unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert!(
+        rig.errors().iter().any(
+            |e| e.starts_with("hook CLAUDE_ENV_FILE failed on SessionStart: ")
+                && e.contains("is a FIFO (named pipe)")
+                && e.ends_with("; its lines are not applied")
+        ),
+        "{:?}",
+        rig.errors()
+    );
+    assert!(!rig
+        .agent
+        .calls()
+        .iter()
+        .any(|c| c.starts_with("environment_file")));
+}

@@ -595,3 +595,16 @@ fn a_program_a_plugin_process_runs_with_exec_ends_when_that_process_is_killed() 
     assert_eq!(survivors([pid.as_str()]), Vec::<String>::new());
     rig.works();
 }
+
+#[test]
+fn a_plugin_process_may_run_at_most_max_execs_programs_at_once() {
+    let dir = temp_dir();
+    let rig = hostile(dir.path(), |_| {});
+    let outcome = rig.runner.emit_blocking(&tool_call("exec_flood")).unwrap();
+    let refused = outcome.input.expect("the plugin answered")["refused"].as_u64();
+    assert_eq!(
+        refused,
+        Some((16 - agent_hooks::isolation::MAX_EXECS) as u64),
+        "16 programs asked for at once"
+    );
+}

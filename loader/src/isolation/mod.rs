@@ -19,7 +19,7 @@ mod spawn;
 use std::{collections::BTreeMap, path::PathBuf, time::Duration};
 
 pub(crate) use remote::{CallFailure, PluginProcess, Starting};
-pub use remote::{ProcessState, CRASH_LIMIT, CRASH_WINDOW};
+pub use remote::{ProcessState, CRASH_LIMIT, CRASH_WINDOW, MAX_EXECS};
 pub(crate) use spawn::plugin_host_program;
 pub use spawn::PLUGIN_HOST_ENV;
 

@@ -41,6 +41,10 @@ use crate::{
     supervisor::{reap, workers::recv_letting_worker_go},
 };
 
+/// How many programs one plugin process may have running through `exec` at once; more are
+/// refused with an error (each holds a thread and a process group of the agent's).
+pub const MAX_EXECS: usize = 8;
+
 /// How much of a plugin process's stderr is kept for reports.
 const STDERR_TAIL: usize = 2048;
 
@@ -91,6 +95,8 @@ struct Connection {
     ended: tokio::sync::Notify,
     /// The death was counted (and reported) once.
     counted: AtomicBool,
+    /// Programs running for this process through `exec` (bounded by [`MAX_EXECS`]).
+    execs: std::sync::atomic::AtomicUsize,
     stderr: Arc<Mutex<VecDeque<u8>>>,
 }
 
@@ -237,6 +243,7 @@ impl PluginProcess {
             termination: OnceLock::new(),
             ended: tokio::sync::Notify::new(),
             counted: AtomicBool::new(false),
+            execs: std::sync::atomic::AtomicUsize::new(0),
             stderr: Arc::default(),
         });
         keep_stderr(stderr, connection.stderr.clone());
@@ -788,6 +795,13 @@ fn serve_outside_calls(
             args,
             options,
         } => {
+            if connection.execs.fetch_add(1, Ordering::AcqRel) >= MAX_EXECS {
+                connection.execs.fetch_sub(1, Ordering::AcqRel);
+                let refused = format!(
+                    "{MAX_EXECS} programs already run for this plugin; wait for one to end"
+                );
+                return reply(connection, id, abi_stable::std_types::RErr(refused.into()));
+            }
             let connection = connection.clone();
             let cwd = api.cwd().to_path_buf();
             thread::spawn(move || {
@@ -804,6 +818,7 @@ fn serve_outside_calls(
                     Ok(json) => abi_stable::std_types::ROk(RString::from(json)),
                     Err(e) => abi_stable::std_types::RErr(RString::from(e)),
                 };
+                connection.execs.fetch_sub(1, Ordering::AcqRel);
                 reply(&connection, id, result);
             });
         }

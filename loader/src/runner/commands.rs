@@ -22,7 +22,10 @@ use crate::command::{
     did_not_answer, interpret, run, Answer, CommandEvent, CommandHook, CommandHookReport,
     CommandOutcome, Dialect, Exit, Run, RunSpec, ToolNames,
 };
-use crate::host::AgentHost;
+use crate::{
+    file::{read_checked, Limit, StrictModes},
+    host::AgentHost,
+};
 
 /// A fresh id such as `prompt-1732912345123-7`: unique within the process, ordered.
 pub(crate) fn fresh_id(kind: &str) -> String {
@@ -153,10 +156,17 @@ impl HookRunner {
             );
         }
         if let Some(path) = env_file {
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
-            if !lines.is_empty() {
-                crate::host::shielded((), || agent.environment_file(&lines));
+            match read_env_file(&path) {
+                Ok(lines) if !lines.is_empty() => {
+                    crate::host::shielded((), || agent.environment_file(&lines));
+                }
+                Ok(_) => {}
+                Err(error) => self.listeners.report(&HookError::new(
+                    HookErrorKind::Runner,
+                    "CLAUDE_ENV_FILE",
+                    event.name(),
+                    format!("{error}; its lines are not applied"),
+                )),
             }
         }
         Some(combined)
@@ -498,5 +508,20 @@ fn lost_run(hook: &CommandHook) -> Run {
         stdout_truncated: false,
         stderr_truncated: false,
         duration: std::time::Duration::ZERO,
+    }
+}
+
+/// The lines hooks wrote to `CLAUDE_ENV_FILE`, read with the checks of every hook file: a
+/// hook may have put a FIFO, a device or a huge file there (none yet: no lines).
+fn read_env_file(path: &std::path::Path) -> Result<Vec<String>, crate::file::FileError> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut modes = StrictModes::new(home.as_deref());
+    match read_checked(path, Limit::HooksFile, &mut modes) {
+        Ok(file) => Ok(String::from_utf8_lossy(&file.bytes)
+            .lines()
+            .map(str::to_owned)
+            .collect()),
+        Err(crate::file::FileError::NotFound { .. }) => Ok(Vec::new()),
+        Err(error) => Err(error),
     }
 }

@@ -131,7 +131,9 @@ pub use discover::{
 };
 pub use file::FileError;
 pub use hook::{Command, Hook, HookOrigin, Renderer};
-pub use host::{exec, AgentHost, DetachedAgent, HostUi, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};
+pub use host::{
+    exec, AgentHost, DetachedAgent, HostUi, ProgramRun, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP,
+};
 pub use isolation::{Isolation, LoadOptions, PluginSettings};
 pub use load::{
     load_hooks, load_hooks_with, DuplicatePath, LoadError, LoadFailure, LoadHooksResult,

@@ -1,7 +1,7 @@
 use agent_hooks_abi::{
     events::{CustomMessage, SendMessageOptions},
-    ModelInfo, NavigateTreeOptions, NewSessionOptions, NotifyLevel, SessionActionOutcome,
-    SessionInfo, Theme,
+    ExecOutput, ModelInfo, NavigateTreeOptions, NewSessionOptions, NotifyLevel,
+    SessionActionOutcome, SessionInfo, Theme,
 };
 use serde_json::Value;
 
@@ -78,9 +78,24 @@ pub trait AgentHost: Send + Sync {
         let _ = reason;
     }
 
-    /// The interactive UI, if there is one.
+    /// The UI hooks' calls go to, if there is one.
     fn ui(&self) -> Option<&dyn HostUi> {
         None
+    }
+
+    /// Whether a user is there to answer (what hooks' `has_ui` says). Default: whether
+    /// [`ui`](Self::ui) gives one. A host without a user may still give a `ui` that records
+    /// hooks' calls and answers as no UI does (`confirm` false, `select` nothing), and say
+    /// `false` here.
+    fn has_ui(&self) -> bool {
+        self.ui().is_some()
+    }
+
+    /// A hook ran a program with `exec` (in process or in a plugin process): what it ran
+    /// and what came of it (the output, or why it could not run). Told after the program
+    /// ended; the default does nothing.
+    fn program_ran(&self, run: &ProgramRun<'_>) {
+        let _ = run;
     }
 
     /// The session's transcript file, for command hooks' `transcript_path` (none: the
@@ -109,6 +124,17 @@ pub trait AgentHost: Send + Sync {
     fn environment_file(&self, lines: &[String]) {
         let _ = lines;
     }
+}
+
+/// A program a hook ran with `exec`, as [`AgentHost::program_ran`] is told of it.
+#[derive(Debug, Clone, Copy)]
+pub struct ProgramRun<'a> {
+    /// The program, as the hook named it.
+    pub command: &'a str,
+    /// Its arguments.
+    pub args: &'a [&'a str],
+    /// What came of it: its output, or why it could not run.
+    pub result: Result<&'a ExecOutput, &'a str>,
 }
 
 fn unsupported(action: &str) -> String {

@@ -131,7 +131,7 @@ fn level(name: &str) -> NotifyLevel {
 
 impl HostContext for CallContext<'_> {
     fn has_ui(&self) -> bool {
-        shielded(false, || self.agent.ui().is_some())
+        shielded(false, || self.agent.has_ui())
     }
 
     fn cwd(&self) -> RString {

@@ -8,7 +8,7 @@ mod outbox;
 mod plugin_api;
 mod services;
 
-pub use agent::{AgentHost, DetachedAgent, HostUi};
+pub use agent::{AgentHost, DetachedAgent, HostUi, ProgramRun};
 pub(crate) use context::CallContext;
 pub(crate) use exec::exec_until;
 pub use exec::{exec, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};

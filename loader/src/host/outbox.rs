@@ -6,7 +6,7 @@ use std::{
 use agent_hooks_abi::events::{CustomMessage, SendMessageOptions};
 use serde_json::Value;
 
-use super::{shielded, AgentHost};
+use super::{shielded, AgentHost, ProgramRun};
 use crate::runner::{HookError, Listeners};
 
 /// Where hooks' messages and entries go: to the agent once one is attached; until then,
@@ -111,6 +111,15 @@ impl Outbox {
         };
         for error in early {
             listeners.report(&error);
+        }
+    }
+
+    /// Tells the attached agent, if any, of a program a hook ran (a program run from a
+    /// factory, before an agent is attached, is not told).
+    pub(crate) fn program_ran(&self, run: &ProgramRun<'_>) {
+        let agent = self.lock().agent.clone();
+        if let Some(agent) = agent {
+            shielded((), || agent.program_ran(run));
         }
     }
 

@@ -13,7 +13,7 @@ use agent_hooks_abi::{
         CommandHandlerBox, EventHandlerBox, HostApi, HostApiBox, HostApi_TO, MessageRendererBox,
     },
     services::REQUIRE,
-    ExecOptions,
+    ExecOptions, ExecOutput,
 };
 
 use crate::{
@@ -25,7 +25,7 @@ use super::{
     exec, may_block,
     outbox::{Outbox, Pending},
     services::{self, Requirement},
-    shielded,
+    shielded, ProgramRun,
 };
 
 /// Where a plugin process sends what its plugin asks of the host outside calls
@@ -117,6 +117,20 @@ impl PluginApi {
             call,
             format!("sent {what} that this host does not know (the plugin may be built against a newer interface); it is ignored"),
         ));
+    }
+
+    /// Tells the agent of a program the hook ran with `exec`.
+    pub(crate) fn program_ran(
+        &self,
+        command: &str,
+        args: &[&str],
+        result: &Result<ExecOutput, String>,
+    ) {
+        self.shared.outbox.program_ran(&ProgramRun {
+            command,
+            args,
+            result: result.as_ref().map_err(String::as_str),
+        });
     }
 
     /// The boundary object handed to the hook's factory; it shares this API's state.
@@ -255,13 +269,14 @@ impl HostApi for PluginApi {
             Err(e) => return RErr(format!("invalid exec options: {e}").into()),
         };
         let args: Vec<&str> = args.iter().map(RString::as_str).collect();
-        let outcome = may_block(|| {
+        let ran = may_block(|| {
             shielded(Err("exec failed unexpectedly".to_owned()), || {
-                exec(command.as_str(), &args, &options, &self.shared.cwd)
-                    .map_err(|e| e.to_string())
-                    .and_then(|output| serde_json::to_string(&output).map_err(|e| e.to_string()))
+                exec(command.as_str(), &args, &options, &self.shared.cwd).map_err(|e| e.to_string())
             })
         });
+        self.program_ran(command.as_str(), &args, &ran);
+        let outcome =
+            ran.and_then(|output| serde_json::to_string(&output).map_err(|e| e.to_string()));
         match outcome {
             Ok(json) => ROk(json.into()),
             Err(e) => RErr(e.into()),

@@ -803,16 +803,19 @@ fn serve_outside_calls(
                 return reply(connection, id, abi_stable::std_types::RErr(refused.into()));
             }
             let connection = connection.clone();
-            let cwd = api.cwd().to_path_buf();
+            let api = api.clone();
             thread::spawn(move || {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                let cwd = api.cwd();
                 // The program ends with the plugin process that asked for it.
-                let result = serde_json::from_str::<ExecOptions>(&options)
+                let ran = serde_json::from_str::<ExecOptions>(&options)
                     .map_err(|e| format!("invalid exec options: {e}"))
                     .and_then(|options| {
-                        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-                        crate::host::exec_until(&command, &args, &options, &cwd, connection.ended())
+                        crate::host::exec_until(&command, &args, &options, cwd, connection.ended())
                             .map_err(|e| e.to_string())
-                    })
+                    });
+                api.program_ran(&command, &args, &ran);
+                let result = ran
                     .and_then(|output| serde_json::to_string(&output).map_err(|e| e.to_string()));
                 let result = match result {
                     Ok(json) => abi_stable::std_types::ROk(RString::from(json)),

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use crate::{
     events,
     output::{relative_text, table, Style},
+    recorder::activity_lines,
     session::{strict_code, Session},
     Common, Outcome,
 };
@@ -73,6 +74,8 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
     let mut all_errors = load_failures.clone();
     all_errors.extend(errors.iter().map(events::error_json));
     outcome["errors"] = json!(all_errors);
+    outcome["activity"] = json!(records.activity);
+    outcome["warnings"] = json!(records.warnings);
     outcome["hooks"] = json!(timings
         .iter()
         .map(|(path, d)| json!({"path": path, "duration_ms": millis(*d)}))
@@ -90,6 +93,7 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
         for line in said_lines(records.commands.as_ref()) {
             outln!("  {}", style.warn(&line));
         }
+        print_activity("  ", &records, style);
         if blocked_by_error {
             outln!(
                 "  {}",
@@ -122,6 +126,16 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
         }
     }
     Ok(strict_code(common, &load_failures))
+}
+
+/// What hooks did to the agent, then the `--ui` script's problems, one line each.
+pub fn print_activity(indent: &str, records: &crate::session::Records, style: Style) {
+    for line in activity_lines(&records.activity) {
+        outln!("{indent}{line}");
+    }
+    for warning in &records.warnings {
+        outln!("{indent}{}", style.warn(&format!("warning: {warning}")));
+    }
 }
 
 /// What command hooks said beyond the outcome, for people: messages for the user, a request

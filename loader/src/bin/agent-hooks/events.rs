@@ -324,17 +324,39 @@ fn command_summary(outcome: &Value) -> String {
     context_added(outcome, "ran")
 }
 
-/// "context added: ..." for the context an outcome adds, or `otherwise`.
+/// "context added: ..." for the context an outcome adds (a native hook's message, then
+/// command hooks' text), or `otherwise`.
 fn context_added(outcome: &Value, otherwise: &str) -> String {
-    let context: Vec<&str> = outcome["context"]
-        .as_array()
+    let message = outcome.get("message").filter(|m| !m.is_null()).map(|m| {
+        format!(
+            "[{}] {}",
+            m["custom_type"].as_str().unwrap_or_default(),
+            content_text(&m["content"])
+        )
+    });
+    let context: Vec<&str> = message
+        .as_deref()
         .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
+        .chain(
+            outcome["context"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str),
+        )
         .collect();
     if context.is_empty() {
         otherwise.to_owned()
     } else {
         format!("context added: {}", context.join(" / "))
+    }
+}
+
+/// The text of a message's `content` (a string, or blocks whose text parts are joined).
+pub fn content_text(content: &Value) -> String {
+    match serde_json::from_value::<Content>(content.clone()) {
+        Ok(Content::Text(text)) => text,
+        Ok(Content::Blocks(blocks)) => text_of(&blocks),
+        Err(_) => String::new(),
     }
 }

@@ -12,15 +12,18 @@ macro_rules! outln {
     };
 }
 
+mod command;
 mod demo;
 mod doctor;
 mod emit;
 mod events;
 mod list;
 mod output;
+mod recorder;
 mod replay;
 mod session;
 mod trust;
+mod ui_script;
 
 use std::{path::PathBuf, process::ExitCode};
 
@@ -66,6 +69,11 @@ pub struct Common {
     /// calls, but a plugin that crashes takes the command down with it.
     #[arg(long, global = true)]
     pub in_process: bool,
+    /// Who answers hooks' prompts (emit, replay, command): `no` (no UI: confirm says no),
+    /// `yes` (a user who accepts everything), or a JSON file of answers (in order, or keyed
+    /// by the prompt's title).
+    #[arg(long, global = true, value_name = "yes|no|FILE", default_value = "no")]
+    pub ui: String,
 }
 
 #[derive(Subcommand)]
@@ -93,6 +101,15 @@ enum Command {
         /// The session file, or `-` for stdin.
         file: String,
     },
+    /// Run a plugin's slash command (one a plugin registered with `register_command`) and
+    /// print what it did. Exit code 1 when the command fails.
+    Command {
+        /// The command's name (with or without `/`).
+        name: String,
+        /// The text after the name (joined with spaces).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// The built-in demo: the sample plugins and built-in command hooks, on a built-in
     /// session.
     Demo,
@@ -108,6 +125,7 @@ fn main() -> ExitCode {
         Command::Doctor { tools } => doctor::run(&cli.common, &tools),
         Command::Emit { event, input } => emit::run(&cli.common, &event, &input),
         Command::Replay { file } => replay::run(&cli.common, &file),
+        Command::Command { name, args } => command::run(&cli.common, &name, &args),
         Command::Demo => demo::run(&cli.common),
         Command::Trust => trust::run(&cli.common),
     };

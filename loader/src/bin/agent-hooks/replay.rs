@@ -20,6 +20,7 @@ use crate::{
     emit::{millis, runtime},
     events,
     output::{relative_text, Style},
+    recorder::activity_lines,
     session::{strict_code, Session},
     Common, Outcome,
 };
@@ -70,8 +71,8 @@ pub struct Summary {
 
 /// One replayed event: its outcome, as shown.
 pub struct Replayed {
-    /// The event's name.
-    pub name: &'static str,
+    /// The event's name, or the command's (`/audit`).
+    pub name: String,
     /// A one-line summary.
     pub summary: String,
 }
@@ -84,6 +85,14 @@ pub fn replay_line(
     summary: &mut Summary,
 ) -> Result<(Replayed, Value), String> {
     let mut payload: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    if let Some(command) = payload.get("command").and_then(Value::as_str) {
+        let args = match payload.get("args") {
+            None => "",
+            Some(Value::String(args)) => args.as_str(),
+            Some(_) => return Err("\"args\" of a command must be a string".into()),
+        };
+        return replay_command(session, runtime, command, args, summary);
+    }
     let name = payload
         .as_object_mut()
         .and_then(|o| o.remove("event"))
@@ -137,11 +146,48 @@ pub fn replay_line(
         "outcome": outcome,
         "duration_ms": millis(elapsed),
         "errors": errors.iter().map(events::error_json).collect::<Vec<_>>(),
+        "activity": records.activity,
+        "warnings": records.warnings,
         "hooks": timings.iter().map(|(p, d)| json!({"path": p, "duration_ms": millis(*d)})).collect::<Vec<_>>(),
     });
     Ok((
         Replayed {
-            name: emitted.name(),
+            name: emitted.name().to_owned(),
+            summary: text,
+        },
+        record,
+    ))
+}
+
+/// A command line (`{"command": "audit", "args": "..."}`): the plugin's command, run.
+fn replay_command(
+    session: &Session,
+    runtime: &tokio::runtime::Runtime,
+    name: &str,
+    args: &str,
+    summary: &mut Summary,
+) -> Result<(Replayed, Value), String> {
+    let started = Instant::now();
+    let (outcome, text) = runtime.block_on(async {
+        tokio::task::block_in_place(|| crate::command::run_one(session, name, args))
+    })?;
+    let elapsed = started.elapsed();
+    let records = session.take_records();
+    summary.events += 1;
+    summary.errors += records.errors.len();
+    let name = name.trim_start_matches('/');
+    let record = json!({
+        "command": name,
+        "args": args,
+        "outcome": outcome,
+        "duration_ms": millis(elapsed),
+        "errors": records.errors.iter().map(events::error_json).collect::<Vec<_>>(),
+        "activity": records.activity,
+        "warnings": records.warnings,
+    });
+    Ok((
+        Replayed {
+            name: format!("/{name}"),
             summary: text,
         },
         record,
@@ -225,6 +271,20 @@ pub fn run(common: &Common, file: &str) -> Outcome {
                         replayed.name,
                         replayed.summary
                     );
+                    for line in
+                        activity_lines(record["activity"].as_array().map_or(&[], Vec::as_slice))
+                    {
+                        outln!("       {line}");
+                    }
+                    for warning in record["warnings"].as_array().into_iter().flatten() {
+                        outln!(
+                            "       {}",
+                            style.warn(&format!(
+                                "warning: {}",
+                                warning.as_str().unwrap_or_default()
+                            ))
+                        );
+                    }
                     for error in record["errors"].as_array().into_iter().flatten() {
                         outln!(
                             "       {}",

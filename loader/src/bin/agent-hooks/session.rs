@@ -13,7 +13,7 @@ use agent_hooks::{
 };
 use serde_json::{json, Value};
 
-use crate::Common;
+use crate::{recorder::Recorder, ui_script::UiMode, Common};
 
 /// The runner and what it recorded.
 pub struct Session {
@@ -29,6 +29,8 @@ pub struct Session {
     pub timings: Arc<Mutex<Vec<(String, Duration)>>>,
     /// Command-hook runs, as they happen.
     pub reports: Arc<Mutex<Vec<CommandHookReport>>>,
+    /// The agent hooks talk to: what they did to it, as it happens.
+    pub recorder: Arc<Recorder>,
 }
 
 impl Session {
@@ -51,6 +53,7 @@ impl Session {
         adjust: impl FnOnce(&mut DiscoveryOptions),
         tune: impl FnOnce(&mut HookRunner),
     ) -> Result<Self, Box<dyn std::error::Error>> {
+        let ui = UiMode::parse(&common.ui)?;
         let cwd = match &common.cwd {
             Some(dir) => std::path::absolute(dir)?,
             None => std::env::current_dir()?,
@@ -69,10 +72,12 @@ impl Session {
         let mut findings = discover_and_load_hooks_with(&common.hooks, options);
         let mut runner = findings.take_runner(&cwd);
         tune(&mut runner);
-        Ok(Self::around(runner, cwd, findings))
+        Ok(Self::around(runner, cwd, findings, Recorder::new(ui)))
     }
 
-    fn around(runner: HookRunner, cwd: PathBuf, findings: Discovered) -> Self {
+    fn around(runner: HookRunner, cwd: PathBuf, findings: Discovered, recorder: Recorder) -> Self {
+        let recorder = Arc::new(recorder);
+        runner.attach(recorder.clone());
         let errors = Arc::new(Mutex::new(Vec::new()));
         let sink = errors.clone();
         runner.on_error(move |e| lock(&sink).push(e.clone()));
@@ -91,6 +96,7 @@ impl Session {
             errors,
             timings,
             reports,
+            recorder,
         }
     }
 
@@ -110,10 +116,13 @@ impl Session {
                 r.duration,
             )
         }));
+        let recorded = self.recorder.take();
         Records {
             errors,
             timings,
             commands,
+            activity: recorded.activity,
+            warnings: recorded.warnings,
         }
     }
 }
@@ -126,6 +135,10 @@ pub struct Records {
     pub timings: Vec<(String, Duration)>,
     /// The command hooks' combined answer.
     pub commands: Option<CommandOutcome>,
+    /// What hooks did to the agent, in order (see [`Recorder`]).
+    pub activity: Vec<Value>,
+    /// Problems with the `--ui` script.
+    pub warnings: Vec<String>,
 }
 
 impl Session {

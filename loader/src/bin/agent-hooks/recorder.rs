@@ -1,0 +1,293 @@
+//! The agent the CLI attaches to its runner: it records everything hooks do to the agent
+//! (UI calls, status-line changes, entries, messages, programs, session actions), in order,
+//! and answers prompts as `--ui` says.
+
+use std::sync::Mutex;
+
+use agent_hooks::{
+    abi::{
+        events::{CustomMessage, SendMessageOptions},
+        NavigateTreeOptions, NewSessionOptions, NotifyLevel, SessionActionOutcome,
+    },
+    AgentHost, HostUi, ProgramRun, StatusLine,
+};
+use serde_json::{json, Value};
+
+use crate::{
+    session::lock,
+    ui_script::{Prompt, UiMode},
+};
+
+/// How wide the status line is drawn in the record.
+const STATUS_WIDTH: usize = 120;
+
+/// The CLI's agent: records, and answers as `--ui` says.
+pub struct Recorder {
+    mode: Mutex<UiMode>,
+    has_ui: bool,
+    status: StatusLine,
+    editor_text: Mutex<String>,
+    recorded: Mutex<Recorded>,
+}
+
+/// What was recorded since the last take.
+#[derive(Default)]
+pub struct Recorded {
+    /// What hooks did, in order, one JSON object each (`{"call": ..., ...}`).
+    pub activity: Vec<Value>,
+    /// Problems with the `--ui` script.
+    pub warnings: Vec<String>,
+}
+
+impl Recorder {
+    /// A recorder answering as `mode` says.
+    pub fn new(mode: UiMode) -> Self {
+        Self {
+            has_ui: mode.has_ui(),
+            mode: Mutex::new(mode),
+            status: StatusLine::new(),
+            editor_text: Mutex::new(String::new()),
+            recorded: Mutex::new(Recorded::default()),
+        }
+    }
+
+    /// Takes what was recorded since the last call.
+    pub fn take(&self) -> Recorded {
+        std::mem::take(&mut *lock(&self.recorded))
+    }
+
+    fn record(&self, entry: Value) {
+        lock(&self.recorded).activity.push(entry);
+    }
+
+    /// Answers a prompt and records it with its answer.
+    fn prompt(&self, prompt: Prompt<'_>, title: &str, mut entry: Value) -> Value {
+        let answered = lock(&self.mode).answer(prompt, title);
+        entry["answer"] = answered.value.clone();
+        let mut recorded = lock(&self.recorded);
+        recorded.activity.push(entry);
+        recorded.warnings.extend(answered.warning);
+        answered.value
+    }
+
+    fn session_action(&self, entry: Value) -> Result<SessionActionOutcome, String> {
+        self.record(entry);
+        Ok(SessionActionOutcome::default())
+    }
+}
+
+fn level_name(level: NotifyLevel) -> &'static str {
+    match level {
+        NotifyLevel::Warning => "warning",
+        NotifyLevel::Error => "error",
+        _ => "info",
+    }
+}
+
+fn text(value: Value) -> Option<String> {
+    value.as_str().map(str::to_owned)
+}
+
+impl HostUi for Recorder {
+    fn select(&self, title: &str, options: &[String]) -> Option<String> {
+        let entry = json!({"call": "select", "title": title, "options": options});
+        text(self.prompt(Prompt::Select(options), title, entry))
+    }
+
+    fn confirm(&self, title: &str, message: &str) -> bool {
+        let entry = json!({"call": "confirm", "title": title, "message": message});
+        self.prompt(Prompt::Confirm, title, entry) == true
+    }
+
+    fn input(&self, title: &str, placeholder: &str) -> Option<String> {
+        let entry = json!({"call": "input", "title": title, "placeholder": placeholder});
+        text(self.prompt(Prompt::Input, title, entry))
+    }
+
+    fn editor(&self, title: &str, prefill: &str) -> Option<String> {
+        let entry = json!({"call": "editor", "title": title, "prefill": prefill});
+        text(self.prompt(Prompt::Editor(prefill), title, entry))
+    }
+
+    fn notify(&self, message: &str, level: NotifyLevel) {
+        self.record(json!({"call": "notify", "level": level_name(level), "message": message}));
+    }
+
+    fn set_status(&self, key: &str, text: Option<&str>) {
+        self.status.set(key, text);
+        let line = self.status.render(STATUS_WIDTH);
+        self.record(json!({"call": "set_status", "key": key, "text": text, "status_line": line}));
+    }
+
+    fn custom(&self, kind: &str, data: Value) -> Option<Value> {
+        let entry = json!({"call": "custom", "kind": kind, "data": data});
+        Some(self.prompt(Prompt::Custom, kind, entry)).filter(|v| !v.is_null())
+    }
+
+    fn set_editor_text(&self, text: &str) {
+        if self.has_ui {
+            *lock(&self.editor_text) = text.to_owned();
+        }
+        self.record(json!({"call": "set_editor_text", "text": text}));
+    }
+
+    fn get_editor_text(&self) -> String {
+        let text = lock(&self.editor_text).clone();
+        self.record(json!({"call": "get_editor_text", "answer": text}));
+        text
+    }
+}
+
+impl AgentHost for Recorder {
+    fn send_message(&self, message: CustomMessage, options: SendMessageOptions) {
+        self.record(json!({"call": "send_message", "message": message, "options": options}));
+    }
+
+    fn append_entry(&self, custom_type: &str, data: Value) {
+        self.record(json!({"call": "append_entry", "custom_type": custom_type, "data": data}));
+    }
+
+    fn abort(&self) {
+        self.record(json!({"call": "abort"}));
+    }
+
+    fn wait_for_idle(&self) -> Result<(), String> {
+        self.record(json!({"call": "wait_for_idle"}));
+        Ok(())
+    }
+
+    fn new_session(&self, options: NewSessionOptions) -> Result<SessionActionOutcome, String> {
+        self.session_action(json!({"call": "new_session", "options": options}))
+    }
+
+    fn branch(&self, entry_id: &str) -> Result<SessionActionOutcome, String> {
+        self.session_action(json!({"call": "branch", "entry_id": entry_id}))
+    }
+
+    fn navigate_tree(
+        &self,
+        target_id: &str,
+        options: NavigateTreeOptions,
+    ) -> Result<SessionActionOutcome, String> {
+        self.session_action(
+            json!({"call": "navigate_tree", "target_id": target_id, "options": options}),
+        )
+    }
+
+    fn ui(&self) -> Option<&dyn HostUi> {
+        Some(self)
+    }
+
+    fn has_ui(&self) -> bool {
+        self.has_ui
+    }
+
+    fn program_ran(&self, run: &ProgramRun<'_>) {
+        let mut entry = json!({"call": "exec", "command": run.command, "args": run.args});
+        match run.result {
+            Ok(output) => entry["output"] = json!(output),
+            Err(error) => entry["error"] = json!(error),
+        }
+        self.record(entry);
+    }
+}
+
+/// What hooks did, one line each, for people.
+pub fn activity_lines(activity: &[Value]) -> Vec<String> {
+    activity.iter().map(activity_line).collect()
+}
+
+fn activity_line(entry: &Value) -> String {
+    let s = |key: &str| entry[key].as_str().unwrap_or_default().to_owned();
+    let answer = || match &entry["answer"] {
+        Value::Null => "nothing (dismissed)".to_owned(),
+        Value::Bool(true) => "yes".to_owned(),
+        Value::Bool(false) => "no".to_owned(),
+        other => other.to_string(),
+    };
+    match entry["call"].as_str().unwrap_or_default() {
+        "notify" => format!("notify ({}): {}", s("level"), s("message")),
+        "confirm" => format!(
+            "confirm {:?}: {:?} → {}",
+            s("title"),
+            s("message"),
+            answer()
+        ),
+        "select" => format!(
+            "select {:?} {} → {}",
+            s("title"),
+            entry["options"],
+            answer()
+        ),
+        "input" => format!(
+            "input {:?} ({:?}) → {}",
+            s("title"),
+            s("placeholder"),
+            answer()
+        ),
+        "editor" => format!(
+            "editor {:?} ({:?}) → {}",
+            s("title"),
+            s("prefill"),
+            answer()
+        ),
+        "custom" => format!("custom {:?} {} → {}", s("kind"), entry["data"], answer()),
+        "set_status" => {
+            let change = match entry["text"].as_str() {
+                Some(text) => format!("status {} = {text:?}", s("key")),
+                None => format!("status {} cleared", s("key")),
+            };
+            format!("{change}; status line: {:?}", s("status_line"))
+        }
+        "set_editor_text" => format!("editor text set: {:?}", s("text")),
+        "get_editor_text" => format!("editor text read: {:?}", s("answer")),
+        "append_entry" => format!("entry {}: {}", s("custom_type"), entry["data"]),
+        "send_message" => message_line(entry),
+        "exec" => exec_line(entry),
+        "abort" => "abort requested".into(),
+        "wait_for_idle" => "wait_for_idle".into(),
+        "new_session" => format!("new_session {}", entry["options"]),
+        "branch" => format!("branch {:?}", s("entry_id")),
+        "navigate_tree" => format!("navigate_tree {:?}", s("target_id")),
+        other => format!("{other} {entry}"),
+    }
+}
+
+fn message_line(entry: &Value) -> String {
+    let message = &entry["message"];
+    let text = crate::events::content_text(&message["content"]);
+    let trigger = if entry["options"]["trigger_turn"] == true {
+        " (starts a turn)"
+    } else {
+        ""
+    };
+    format!(
+        "message [{}]: {text:?}{trigger}",
+        message["custom_type"].as_str().unwrap_or_default()
+    )
+}
+
+fn exec_line(entry: &Value) -> String {
+    let mut command = vec![entry["command"].as_str().unwrap_or_default().to_owned()];
+    command.extend(
+        entry["args"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|a| a.as_str().unwrap_or_default().to_owned()),
+    );
+    let ran = command.join(" ");
+    if let Some(error) = entry["error"].as_str() {
+        return format!("exec {ran} → could not run: {error}");
+    }
+    let output = &entry["output"];
+    let status = match (output["killed"] == true, output["code"].as_i64()) {
+        (true, _) => "killed".to_owned(),
+        (false, Some(code)) => format!("exit {code}"),
+        (false, None) => "ended by a signal".to_owned(),
+    };
+    format!(
+        "exec {ran} → {status}, stdout {:?}",
+        output["stdout"].as_str().unwrap_or_default()
+    )
+}

@@ -18,6 +18,7 @@
 //! in `pre/` and `post/` named `<tool>.<ext>`. User folders come first, so that a cloned
 //! repository cannot shadow a user's hook with one of its own.
 
+mod crate_folder;
 mod dialects;
 mod entry;
 mod plugin_settings;
@@ -392,6 +393,15 @@ impl Discovery {
         let resolved = plugin_hooks.unwrap_or(resolved);
         if resolved.is_dir() {
             let found = scan_hooks_folder(&resolved, level, "configured");
+            let hint = found
+                .entries
+                .is_empty()
+                .then(|| crate_folder::crate_hint(&resolved))
+                .flatten();
+            if let Some(hint) = hint {
+                self.discovered.warnings.push(hint);
+                return;
+            }
             self.discovered.warnings.extend(found.warnings);
             if found.entries.is_empty() {
                 self.discovered.warnings.push(format!(

@@ -64,6 +64,8 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
             json!({"block": true, "reason": format!("Tool execution was blocked by a hook ({error})")})
         }
     };
+    // Before the fields added for `--json`, which are not the event's outcome.
+    let summary = events::summary(emitted, &outcome);
     if !outcome.is_object() {
         outcome = json!({});
     }
@@ -85,11 +87,7 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
         outln!("{}", serde_json::to_string_pretty(&outcome)?);
     } else {
         let style = Style::for_stdout();
-        outln!(
-            "{} {}",
-            style.bold(emitted.name()),
-            events::summary(emitted, &outcome)
-        );
+        outln!("{} {summary}", style.bold(emitted.name()));
         for line in said_lines(records.commands.as_ref()) {
             outln!("  {}", style.warn(&line));
         }

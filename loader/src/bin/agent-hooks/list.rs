@@ -7,7 +7,7 @@ use agent_hooks::{command::Matcher, discover::HookEntry, HookOrigin};
 use serde_json::{json, Value};
 
 use crate::{
-    output::{relative_text, short_path, table, Style},
+    output::{indent_continuation, relative_text, short_path, table, Style},
     session::Session,
     Common, Outcome,
 };
@@ -198,9 +198,11 @@ pub fn print(session: &Session, report: &Value, style: Style) {
             style.dim(&format!("(the same library as {})", text(&d["same_as"])))
         )
     });
-    section("Warnings", &list("warnings"), &|w| {
-        style.warn(&relative_text(&text(w), base))
-    });
+    let warnings: Vec<Value> = warning_lines(report, base)
+        .into_iter()
+        .map(Value::String)
+        .collect();
+    section("Warnings", &warnings, &|w| style.warn(&text(w)));
     section("Configuration problems", &list("config_issues"), &|i| {
         let place = i["location"]
             .as_str()
@@ -214,8 +216,36 @@ pub fn print(session: &Session, report: &Value, style: Style) {
         }
     });
     section("Errors", &list("errors"), &|e| {
-        format!("{}: {}", path(&e["path"]), style.bad(&text(&e["error"])))
+        let error = indent_continuation(&text(&e["error"]), "    ");
+        format!("{}: {}", path(&e["path"]), style.bad(&error))
     });
+}
+
+/// The warnings of a `list` report, for people: each plugin's own (under its path), then
+/// discovery's; paths under `base` relative to it, later lines of a warning indented.
+pub fn warning_lines(report: &Value, base: &std::path::Path) -> Vec<String> {
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let plugins = report["hooks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|h| {
+            let at = short_path(std::path::Path::new(&text(&h["path"])), base);
+            h["warnings"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(move |w| format!("{at}: {}", text(w)))
+        });
+    let discovery = report["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(text);
+    plugins
+        .chain(discovery)
+        .map(|w| indent_continuation(&relative_text(&w, base), "    "))
+        .collect()
 }
 
 /// `agent-hooks list`. Exit code 1 when a plugin, or a hooks file or one of its hooks, failed
@@ -252,5 +282,30 @@ fn process_json(state: Option<agent_hooks::isolation::ProcessState>) -> serde_js
         Some(ProcessState::Running(pid)) => json!({"state": "running", "pid": pid}),
         Some(ProcessState::Stopped(cause)) => json!({"state": "stopped", "cause": cause}),
         Some(ProcessState::Disabled(cause)) => json!({"state": "disabled", "cause": cause}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::warning_lines;
+
+    #[test]
+    fn plugins_warnings_are_listed_under_their_path_before_discoverys() {
+        let report = json!({
+            "hooks": [
+                {"path": "/p/hooks/libnew.so", "warnings": ["registers a handler for unknown event `future_event`, which this host does not emit (the plugin may be newer than the host); the handler is ignored"]},
+                {"path": "/p/hooks/guard.json"},
+            ],
+            "warnings": ["/p/hooks/notes.txt is neither a plugin library (.so) nor a hooks file (.json)\nsecond line"],
+        });
+        assert_eq!(
+            warning_lines(&report, std::path::Path::new("/p")),
+            [
+                "hooks/libnew.so: registers a handler for unknown event `future_event`, which this host does not emit (the plugin may be newer than the host); the handler is ignored",
+                "hooks/notes.txt is neither a plugin library (.so) nor a hooks file (.json)\n    second line",
+            ]
+        );
     }
 }

@@ -95,6 +95,12 @@ pub fn relative_text(text: &str, base: &std::path::Path) -> String {
     text.replace(&prefix, "").replace("/./", "/")
 }
 
+/// `text` with each line after the first indented by `indent`, so that a message of several
+/// lines (a factory's error) stays under the item it belongs to.
+pub fn indent_continuation(text: &str, indent: &str) -> String {
+    text.replace('\n', &format!("\n{indent}"))
+}
+
 /// The exit status of a program ended by SIGPIPE, as a shell reports it (128 + 13).
 const BROKEN_PIPE_STATUS: i32 = 141;
 

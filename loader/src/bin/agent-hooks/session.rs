@@ -169,6 +169,7 @@ impl Session {
         let failures = self.load_failures();
         if !json {
             for (path, error) in &failures {
+                let error = crate::output::indent_continuation(error, "    ");
                 eprintln!("agent-hooks: not loaded: {path}: {error}");
             }
         }

@@ -78,3 +78,61 @@ fn a_factory_error_of_several_lines_stays_indented_under_its_plugin() {
         "the summary is the event's outcome, not the fields added for --json"
     );
 }
+
+#[test]
+fn emit_names_input_fields_the_event_does_not_have() {
+    let dir = temp_dir();
+    let emit = |event: &str, input: &str, json: bool| {
+        let mut args = vec!["--no-discover", "emit", event, "--input", input];
+        if json {
+            args.push("--json");
+        }
+        run(dir.path(), dir.path(), &args, None)
+    };
+    let output = emit(
+        "tool_call",
+        r#"{"toolName": "exec", "input": {}, "payload": 1}"#,
+        false,
+    );
+    assert_eq!(
+        stderr(&output),
+        "agent-hooks: warning: --input: `toolName` is not a field of tool_call (did you mean `tool_name`?); native hooks do not see it\n\
+         agent-hooks: warning: --input: `payload` is not a field of tool_call (its fields: tool_name, tool_call_id, input); native hooks do not see it\n"
+    );
+    let output = emit("before_agent_start", r#"{"promt": "hi"}"#, true);
+    assert_eq!(
+        agent_hooks_tests::cli::json_of(&output)["warnings"],
+        serde_json::json!(["--input: `promt` is not a field of before_agent_start (did you mean `prompt`?); native hooks do not see it"])
+    );
+
+    // Other agents' names for the same event and its fields are accepted as they are.
+    for (event, input) in [
+        (
+            "PreToolUse",
+            r#"{"session_id": "s", "transcript_path": "/t", "cwd": "/", "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "toolu_1"}"#,
+        ),
+        (
+            "PostToolUse",
+            r#"{"tool_name": "Write", "tool_input": {}, "tool_response": {"success": true}}"#,
+        ),
+        (
+            "PostToolUseFailure",
+            r#"{"tool_name": "Bash", "tool_input": {}, "error": "x", "is_interrupt": false}"#,
+        ),
+        (
+            "PreCompact",
+            r#"{"trigger": "manual", "custom_instructions": ""}"#,
+        ),
+        ("UserPromptSubmit", r#"{"prompt": "hi"}"#),
+        ("Stop", r#"{"stop_hook_active": false}"#),
+        ("SessionEnd", r#"{"reason": "exit"}"#),
+    ] {
+        let output = emit(event, input, false);
+        assert_eq!(stderr(&output), "", "{event}");
+    }
+    let output = emit("PreToolUse", r#"{"toolName": "Bash"}"#, false);
+    assert_eq!(
+        stderr(&output),
+        "agent-hooks: warning: --input: `toolName` is not a field of tool_call (did you mean `tool_name`?); native hooks do not see it\n"
+    );
+}

@@ -48,6 +48,10 @@ pub fn millis(duration: Duration) -> f64 {
 pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
     let emitted = events::parse_event(event)?;
     let payload = read_input(input)?;
+    let input_warnings = crate::input_fields::unknown_fields(emitted, &payload);
+    for warning in &input_warnings {
+        eprintln!("agent-hooks: warning: {warning}");
+    }
     let session = Session::open(common)?;
     let load_failures = session.report_load_failures(common.json);
     let runtime = runtime()?;
@@ -77,7 +81,7 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
     all_errors.extend(errors.iter().map(events::error_json));
     outcome["errors"] = json!(all_errors);
     outcome["activity"] = json!(records.activity);
-    outcome["warnings"] = json!(records.warnings);
+    outcome["warnings"] = json!([input_warnings, records.warnings.clone()].concat());
     outcome["hooks"] = json!(timings
         .iter()
         .map(|(path, d)| json!({"path": path, "duration_ms": millis(*d)}))

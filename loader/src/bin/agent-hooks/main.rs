@@ -17,6 +17,7 @@ mod demo;
 mod doctor;
 mod emit;
 mod events;
+mod input_fields;
 mod list;
 mod output;
 mod recorder;

@@ -99,6 +99,7 @@ pub fn replay_line(
         .and_then(|e| e.as_str().map(str::to_owned))
         .ok_or("no \"event\" field")?;
     let emitted = events::parse_event(&name)?;
+    let input_warnings = crate::input_fields::unknown_fields(emitted, &payload);
     let started = Instant::now();
     let mut outcome = if emitted.kind() == Some(EventKind::ToolCall) {
         runtime.block_on(tool_call(session, payload))
@@ -147,7 +148,7 @@ pub fn replay_line(
         "duration_ms": millis(elapsed),
         "errors": errors.iter().map(events::error_json).collect::<Vec<_>>(),
         "activity": records.activity,
-        "warnings": records.warnings,
+        "warnings": input_warnings.iter().chain(&records.warnings).collect::<Vec<_>>(),
         "hooks": timings.iter().map(|(p, d)| json!({"path": p, "duration_ms": millis(*d)})).collect::<Vec<_>>(),
     });
     Ok((

@@ -1,0 +1,182 @@
+//! `emit --input` fields an event does not have (a misspelt `toolName`): named, with the
+//! closest known field, instead of silently ignored.
+
+use agent_hooks::{abi::EventKind, Combine};
+use serde::{de, Deserialize};
+use serde_json::Value;
+
+use crate::events::Emitted;
+
+/// Fields every command-hook payload has, and the command-hook names of the tool events'
+/// fields that `emit` also reads (`tool_input` for `input`, ...). Accepted with any event.
+const DIALECT_FIELDS: &[&str] = &[
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "permission_mode",
+    "hook_event_name",
+    "prompt_id",
+    "tool_input",
+    "tool_response",
+    "tool_use_id",
+    "error",
+    "is_interrupt",
+];
+
+/// A warning for each field of `input` that `emitted` does not have, in the input's order.
+/// An event named by its command-hook name (`PreCompact`) passes every field to command
+/// hooks as given, whatever that agent documents: only near misses of a known field are
+/// named there. None for a command event the runner has no moment for.
+pub fn unknown_fields(emitted: Emitted, input: &Value) -> Vec<String> {
+    let (Some(kind), Some(given)) = (emitted.kind(), input.as_object()) else {
+        return Vec::new();
+    };
+    let Some(known) = known_fields(kind) else {
+        return Vec::new();
+    };
+    let dialect = matches!(emitted, Emitted::Runner(_, Some(_)));
+    given
+        .keys()
+        .filter(|field| !known.all.contains(field))
+        .filter_map(|field| {
+            let hint = match closest(field, &known.all) {
+                Some(close) => format!("did you mean `{close}`?"),
+                None if dialect => return None,
+                None => format!("its fields: {}", known.native.join(", ")),
+            };
+            Some(format!(
+                "--input: `{field}` is not a field of {kind} ({hint}); native hooks do not see it"
+            ))
+        })
+        .collect()
+}
+
+/// The event's own fields (first), then the command-hook names accepted for it.
+fn known_fields(kind: EventKind) -> Option<Known> {
+    macro_rules! fields {
+        ($($ty:ty => $kind:ident, $out:ty;)*) => {
+            match kind {
+                $(EventKind::$kind => with_dialect::<$ty>(),)*
+                _ => None,
+            }
+        };
+    }
+    agent_hooks::abi::for_each_event!(fields)
+}
+
+fn with_dialect<E: Combine + Default + for<'de> Deserialize<'de>>() -> Option<Known> {
+    let native: Vec<String> = field_names::<E>()?.iter().map(|f| f.to_string()).collect();
+    let mut all = native.clone();
+    all.extend(DIALECT_FIELDS.iter().map(|f| f.to_string()));
+    // The fields the event's command hooks get (`prompt`, `source`, `stop_hook_active`...).
+    if let Some(input) = E::default().command_input() {
+        all.extend(input.fields.keys().cloned());
+    }
+    Some(Known { native, all })
+}
+
+/// An event's field names: its own, and all that are accepted for it.
+struct Known {
+    native: Vec<String>,
+    all: Vec<String>,
+}
+
+/// The known field closest to `field`: the same but for case and `_`/`-` (`toolName` for
+/// `tool_name`), else one at most two edits away.
+fn closest<'a>(field: &str, known: &'a [String]) -> Option<&'a str> {
+    let folded = fold(field);
+    if let Some(same) = known.iter().find(|k| fold(k) == folded) {
+        return Some(same);
+    }
+    known
+        .iter()
+        .map(|k| (edit_distance(&folded, &fold(k)), k.as_str()))
+        .filter(|(distance, _)| *distance <= 2)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, k)| k)
+}
+
+fn fold(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = previous[j] + usize::from(ca != *cb);
+            current.push(substitute.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+/// The names a type's `Deserialize` reads, as they cross (its serde names): a deserializer
+/// that only listens for the field list a derived struct asks for. `None` for a type that
+/// is not a plain struct.
+fn field_names<T: for<'de> Deserialize<'de>>() -> Option<&'static [&'static str]> {
+    let mut listener = FieldListener(None);
+    let _ = T::deserialize(&mut listener);
+    listener.0
+}
+
+struct FieldListener(Option<&'static [&'static str]>);
+
+impl<'de> de::Deserializer<'de> for &mut FieldListener {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0 = Some(fields);
+        Err(de::Error::custom("fields read"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+        ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_hooks::abi::events::{ContentBlock, ToolCallEvent};
+
+    use super::*;
+
+    #[test]
+    fn field_names_are_the_names_that_cross() {
+        assert_eq!(
+            field_names::<ContentBlock>(),
+            None,
+            "an enum is not a struct"
+        );
+        assert_eq!(
+            field_names::<ToolCallEvent>(),
+            Some(&["tool_name", "tool_call_id", "input"][..])
+        );
+    }
+
+    #[test]
+    fn the_closest_field_folds_case_and_underscores_then_allows_two_edits() {
+        let known = ["tool_name", "tool_call_id", "input"].map(String::from);
+        assert_eq!(closest("toolName", &known), Some("tool_name"));
+        assert_eq!(closest("inptu", &known), Some("input"));
+        assert_eq!(closest("payload", &known), None);
+    }
+}

@@ -5,6 +5,29 @@ use super::setters;
 use super::{AgentMessage, CustomMessage, ImageContent};
 
 /// `context`: the messages about to be sent to the model.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "messages": [
+///         {
+///             "role": "user",
+///             "content": "fix the parser"
+///         },
+///         {
+///             "role": "custom",
+///             "custom_type": "debug-only",
+///             "content": [
+///                 {
+///                     "type": "text",
+///                     "text": "parse took 4 ms"
+///                 }
+///             ]
+///         }
+///     ]
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -19,6 +42,19 @@ setters!(ContextEvent {
 
 /// What a `context` handler may return: the messages to use instead (the next handler gets
 /// them).
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "messages": [
+///         {
+///             "role": "user",
+///             "content": "fix the parser"
+///         }
+///     ]
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -32,6 +68,20 @@ setters!(ContextResult {
 });
 
 /// `before_agent_start`: a prompt is about to start the agent.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "prompt": "fix the parser",
+///     "images": [
+///         {
+///             "data": "iVBORw0KGgo=",
+///             "mime_type": "image/png"
+///         }
+///     ]
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -48,6 +98,19 @@ setters!(BeforeAgentStartEvent {
 });
 
 /// What a `before_agent_start` handler may return (the first message returned is kept).
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "message": {
+///         "custom_type": "project-rules",
+///         "content": "Run cargo fmt before committing.",
+///         "display": false,
+///         "details": null
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -61,12 +124,31 @@ setters!(BeforeAgentStartResult {
 });
 
 /// `agent_start`: the agent started working on a prompt.
+///
+/// On the wire:
+///
+/// ```json
+/// {}
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
 pub struct AgentStartEvent {}
 
 /// `agent_end`: the agent finished working on a prompt.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "messages": [
+///         {
+///             "role": "assistant",
+///             "content": "Done: the parser is fixed."
+///         }
+///     ]
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -80,6 +162,15 @@ setters!(AgentEndEvent {
 });
 
 /// `turn_start`: a turn started.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "turn_index": 0,
+///     "timestamp": 1796040000000
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -96,6 +187,29 @@ setters!(TurnStartEvent {
 });
 
 /// `turn_end`: a turn ended.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "turn_index": 0,
+///     "message": {
+///         "role": "assistant",
+///         "content": "Running the tests."
+///     },
+///     "tool_results": [
+///         {
+///             "role": "toolResult",
+///             "content": [
+///                 {
+///                     "type": "text",
+///                     "text": "ok"
+///                 }
+///             ]
+///         }
+///     ]
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -115,6 +229,14 @@ setters!(TurnEndEvent {
 });
 
 /// `auto_compaction_start`: automatic compaction started.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "reason": "threshold"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -128,6 +250,15 @@ setters!(AutoCompactionStartEvent {
 });
 
 /// `auto_compaction_end`: automatic compaction ended.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "aborted": false,
+///     "will_retry": true
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -144,6 +275,17 @@ setters!(AutoCompactionEndEvent {
 });
 
 /// `auto_retry_start`: an automatic retry started.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "attempt": 2,
+///     "max_attempts": 3,
+///     "delay_ms": 4000,
+///     "error_message": "rate limited"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -166,6 +308,16 @@ setters!(AutoRetryStartEvent {
 });
 
 /// `auto_retry_end`: an automatic retry ended.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "success": false,
+///     "attempt": 3,
+///     "final_error": "rate limited"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -185,6 +337,18 @@ setters!(AutoRetryEndEvent {
 });
 
 /// `ttsr_triggered`: a time-sensitive reminder rule triggered.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "rules": [
+///         {
+///             "name": "no-secrets"
+///         }
+///     ]
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -198,6 +362,20 @@ setters!(TtsrTriggeredEvent {
 });
 
 /// `todo_reminder`: the agent is reminded of unfinished todos.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "todos": [
+///         {
+///             "text": "write the changelog",
+///             "done": false
+///         }
+///     ],
+///     "attempt": 1
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]

@@ -4,6 +4,15 @@ use serde_json::{Map, Value};
 
 /// One block of a tool's output or of a message: text, an image, or a kind this version
 /// does not know (kept as is).
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "type": "text",
+///     "text": "API_KEY=[REDACTED]"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContentBlock {
     /// `text`, `image`, or another kind.
@@ -86,6 +95,16 @@ impl From<String> for Content {
 }
 
 /// A message of the conversation as the model will see it (the `context` event).
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "role": "custom",
+///     "custom_type": "debug-only",
+///     "content": "parse took 4 ms"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct AgentMessage {
     /// `user`, `assistant`, `toolResult`, `custom`, ...
@@ -103,6 +122,24 @@ pub struct AgentMessage {
 }
 
 /// A persistent custom message that a plugin adds to the session.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "custom_type": "audit-report",
+///     "content": [
+///         {
+///             "type": "text",
+///             "text": "3 calls audited"
+///         }
+///     ],
+///     "display": true,
+///     "details": {
+///         "calls": 3
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -157,6 +194,15 @@ pub enum DeliverAs {
 }
 
 /// Options of `send_message`.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "trigger_turn": true,
+///     "deliver_as": "follow_up"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -174,6 +220,15 @@ setters!(SendMessageOptions {
 });
 
 /// An image attached to a prompt.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "data": "iVBORw0KGgo=",
+///     "mime_type": "image/png"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]

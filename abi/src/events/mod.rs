@@ -6,15 +6,24 @@
 //! default, so a plugin built against an older version of this crate keeps working when the
 //! host adds a field. Messages keep the fields they do not know in `extra`, so a handler that
 //! returns a message it was given does not drop what a newer host put in it.
+//!
+//! Each event, result and message type's page shows its JSON "on the wire": the field names
+//! as they cross (`ContentBlock.kind` is `"type"`), which is also what `agent-hooks emit
+//! --input` takes. A test reads each example into its type and back, so they stay exact;
+//! [`field_names`] lists a type's names in code.
 
 mod agent;
 mod builder;
+mod fields;
 mod kind;
 mod message;
 mod session;
 mod tool;
+#[cfg(test)]
+mod wire_docs;
 
 pub use agent::*;
+pub use fields::field_names;
 pub use kind::{EventKind, UnknownEvent};
 pub use message::*;
 pub use session::*;

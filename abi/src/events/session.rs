@@ -4,6 +4,14 @@ use serde_json::Value;
 use super::setters;
 
 /// `session_start`: a session started.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "source": "startup"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -17,6 +25,15 @@ setters!(SessionStartEvent {
 });
 
 /// `session_before_switch`: a switch to another session is about to happen.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "reason": "resume",
+///     "target_session_file": "/home/me/.agent/sessions/2026-11-30.jsonl"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -33,6 +50,14 @@ setters!(SessionBeforeSwitchEvent {
 });
 
 /// What a `session_before_switch` handler may return.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "cancel": true
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -46,6 +71,15 @@ setters!(SessionBeforeSwitchResult {
 });
 
 /// `session_switch`: the agent switched sessions.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "reason": "new",
+///     "previous_session_file": "/home/me/.agent/sessions/2026-11-29.jsonl"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -62,6 +96,14 @@ setters!(SessionSwitchEvent {
 });
 
 /// `session_before_branch`: a branch is about to be made at `entry_id`.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "entry_id": "e-42"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -75,6 +117,15 @@ setters!(SessionBeforeBranchEvent {
 });
 
 /// What a `session_before_branch` handler may return.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "cancel": false,
+///     "skip_conversation_restore": true
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -91,6 +142,15 @@ setters!(SessionBeforeBranchResult {
 });
 
 /// `session_branch`: a branch was made.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "entry_id": "e-42",
+///     "previous_session_file": null
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -107,6 +167,16 @@ setters!(SessionBranchEvent {
 });
 
 /// `session_before_compact`: a compaction is about to run.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "custom_instructions": "keep the test plan",
+///     "entries_to_compact": 120,
+///     "tokens_before": 182000
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -126,6 +196,20 @@ setters!(SessionBeforeCompactEvent {
 });
 
 /// A compaction a hook provides instead of the agent's own.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "summary": "We fixed the parser.",
+///     "first_kept_entry_id": "e-97",
+///     "details": {
+///         "files": [
+///             "src/parse.rs"
+///         ]
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -145,6 +229,19 @@ setters!(Compaction {
 });
 
 /// What a `session_before_compact` handler may return.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "cancel": false,
+///     "compaction": {
+///         "summary": "We fixed the parser.",
+///         "first_kept_entry_id": null,
+///         "details": null
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -161,6 +258,14 @@ setters!(SessionBeforeCompactResult {
 });
 
 /// `session.compacting`: a compaction is being prepared.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "custom_instructions": null
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -174,6 +279,20 @@ setters!(SessionCompactingEvent {
 });
 
 /// What a `session.compacting` handler may return (the last one wins).
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "context": [
+///         "The user prefers small commits."
+///     ],
+///     "prompt": null,
+///     "preserve_data": {
+///         "todo": 3
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -193,6 +312,15 @@ setters!(SessionCompactingResult {
 });
 
 /// `session_compact`: a compaction finished.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "summary": "We fixed the parser.",
+///     "from_hook": false
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -209,6 +337,15 @@ setters!(SessionCompactEvent {
 });
 
 /// `session_before_tree`: a move in the session tree is about to happen.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "target_id": "e-12",
+///     "old_leaf_id": "e-40"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -225,6 +362,15 @@ setters!(SessionBeforeTreeEvent {
 });
 
 /// A summary of the branch left behind.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "summary": "Tried a regex parser; too slow.",
+///     "details": null
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -241,6 +387,18 @@ setters!(BranchSummary {
 });
 
 /// What a `session_before_tree` handler may return.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "cancel": false,
+///     "summary": {
+///         "summary": "Tried a regex parser; too slow.",
+///         "details": null
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -257,6 +415,15 @@ setters!(SessionBeforeTreeResult {
 });
 
 /// `session_tree`: a move in the session tree happened.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "new_leaf_id": "e-12",
+///     "old_leaf_id": "e-40"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -273,6 +440,14 @@ setters!(SessionTreeEvent {
 });
 
 /// `session_shutdown`: the session is ending.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "reason": "exit"
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]

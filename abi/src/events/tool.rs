@@ -5,6 +5,18 @@ use super::setters;
 use super::ContentBlock;
 
 /// `tool_call`: a tool is about to run.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "tool_name": "exec",
+///     "tool_call_id": "call-1",
+///     "input": {
+///         "command": "cargo test"
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -41,6 +53,18 @@ impl ToolCallEvent {
 
 /// What a `tool_call` handler may return. The first block stops the call and later handlers;
 /// otherwise an `input` replaces the tool's input (the next handler sees the new one).
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "block": true,
+///     "reason": "Tests must not run on main.",
+///     "input": {
+///         "command": "cargo test --workspace"
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -76,6 +100,28 @@ impl ToolCallResult {
 }
 
 /// `tool_result`: a tool ran.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "tool_name": "read",
+///     "tool_call_id": "call-2",
+///     "input": {
+///         "path": ".env"
+///     },
+///     "content": [
+///         {
+///             "type": "text",
+///             "text": "API_KEY=abc"
+///         }
+///     ],
+///     "details": {
+///         "bytes": 11
+///     },
+///     "is_error": false
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -121,6 +167,23 @@ impl ToolResultEvent {
 
 /// What a `tool_result` handler may return: each field given replaces the tool's
 /// (the last replacement wins).
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "content": [
+///         {
+///             "type": "text",
+///             "text": "API_KEY=[REDACTED]"
+///         }
+///     ],
+///     "details": {
+///         "redacted": 1
+///     },
+///     "is_error": false
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -143,6 +206,18 @@ setters!(ToolResultPatch {
 });
 
 /// `permission_request`: a tool needs the user's permission.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "tool_name": "exec",
+///     "tool_call_id": "call-3",
+///     "input": {
+///         "command": "rm -rf target"
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -198,6 +273,15 @@ pub enum PermissionDecision {
 }
 
 /// What a `permission_request` handler may return (deny wins over ask, ask over approve).
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "decision": "deny",
+///     "reason": "Not in this folder."
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -215,6 +299,14 @@ setters!(PermissionResult {
 });
 
 /// `stop`: the agent is about to stop.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "stop_hook_active": false
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -228,6 +320,15 @@ setters!(StopEvent {
 });
 
 /// What a `stop` handler may return.
+///
+/// On the wire:
+///
+/// ```json
+/// {
+///     "block": true,
+///     "reason": "The tests do not pass yet; run them again."
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]

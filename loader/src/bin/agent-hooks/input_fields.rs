@@ -1,8 +1,9 @@
 //! `emit --input` fields an event does not have (a misspelt `toolName`): named, with the
 //! closest known field, instead of silently ignored.
 
+use agent_hooks::abi::events::field_names;
 use agent_hooks::{abi::EventKind, Combine};
-use serde::{de, Deserialize};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::events::Emitted;
@@ -118,59 +119,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
-/// The names a type's `Deserialize` reads, as they cross (its serde names): a deserializer
-/// that only listens for the field list a derived struct asks for. `None` for a type that
-/// is not a plain struct.
-fn field_names<T: for<'de> Deserialize<'de>>() -> Option<&'static [&'static str]> {
-    let mut listener = FieldListener(None);
-    let _ = T::deserialize(&mut listener);
-    listener.0
-}
-
-struct FieldListener(Option<&'static [&'static str]>);
-
-impl<'de> de::Deserializer<'de> for &mut FieldListener {
-    type Error = de::value::Error;
-
-    fn deserialize_any<V: de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-        Err(de::Error::custom("not a struct"))
-    }
-
-    fn deserialize_struct<V: de::Visitor<'de>>(
-        self,
-        _name: &'static str,
-        fields: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.0 = Some(fields);
-        Err(de::Error::custom("fields read"))
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
-        ignored_any
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use agent_hooks::abi::events::{ContentBlock, ToolCallEvent};
-
     use super::*;
-
-    #[test]
-    fn field_names_are_the_names_that_cross() {
-        assert_eq!(
-            field_names::<ContentBlock>(),
-            None,
-            "an enum is not a struct"
-        );
-        assert_eq!(
-            field_names::<ToolCallEvent>(),
-            Some(&["tool_name", "tool_call_id", "input"][..])
-        );
-    }
 
     #[test]
     fn the_closest_field_folds_case_and_underscores_then_allows_two_edits() {

@@ -136,3 +136,35 @@ fn emit_names_input_fields_the_event_does_not_have() {
         "agent-hooks: warning: --input: `toolName` is not a field of tool_call (did you mean `tool_name`?); native hooks do not see it\n"
     );
 }
+
+#[test]
+fn a_handler_with_its_own_runtime_awaits_in_a_plugin_process_and_in_process() {
+    let dir = temp_dir();
+    std::fs::create_dir(dir.path().join("hooks")).unwrap();
+    copy_to(
+        &plugin("async-handler"),
+        &dir.path().join("hooks"),
+        "libasync.so",
+    );
+    for isolation in [&[][..], &["--in-process"][..]] {
+        for (command, said) in [
+            (
+                "deploy prod",
+                "tool_call BLOCKED: the policy service said no\n",
+            ),
+            ("ls", "tool_call allowed\n"),
+        ] {
+            let input = format!(r#"{{"tool_name": "exec", "input": {{"command": "{command}"}}}}"#);
+            let mut args = vec!["--no-discover", "--hook", "hooks/libasync.so"];
+            args.extend_from_slice(isolation);
+            args.extend(["emit", "tool_call", "--input", &input]);
+            let output = run(dir.path(), dir.path(), &args, None);
+            let text = stdout(&output);
+            assert!(
+                text.starts_with(said),
+                "{isolation:?} {command}: {text}{}",
+                stderr(&output)
+            );
+        }
+    }
+}

@@ -79,6 +79,58 @@
 //! move in the session tree. [`HookApi::host`] gives a clonable [`Host`] to send messages,
 //! append entries and run programs from a handler.
 //!
+//! ## Async work in a handler
+//!
+//! Handlers are plain functions: the host calls one and waits for what it returns. A handler
+//! that needs async code (an HTTP client, `tokio::process`, a database driver) runs it on a
+//! runtime the plugin owns, built once on first use and kept for the plugin's life, and
+//! waits for it with `block_on`:
+//!
+//! ```
+//! use std::{sync::OnceLock, time::Duration};
+//!
+//! use agent_hooks_abi::prelude::*;
+//! use tokio::runtime::{Builder, Runtime};
+//!
+//! /// The plugin's runtime: no thread of its own; `block_on` drives it on the caller's.
+//! fn runtime() -> &'static Runtime {
+//!     static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+//!     RUNTIME.get_or_init(|| {
+//!         Builder::new_current_thread().enable_all().build().expect("a runtime")
+//!     })
+//! }
+//!
+//! async fn allowed(command: &str) -> bool {
+//!     tokio::time::sleep(Duration::from_millis(1)).await; // a policy service, say
+//!     !command.starts_with("deploy")
+//! }
+//!
+//! fn plugin(api: &mut HookApi) -> HandlerResult<()> {
+//!     api.on(|event: &ToolCallEvent, _ctx| {
+//!         let command = event.input["command"].as_str().unwrap_or_default();
+//!         let allowed = runtime().block_on(allowed(command));
+//!         Ok((!allowed).then(|| ToolCallResult::block("the policy service said no")))
+//!     });
+//!     Ok(())
+//! }
+//!
+//! agent_hooks_abi::export_plugin!(plugin);
+//! # fn main() { assert!(!runtime().block_on(allowed("deploy prod"))); }
+//! ```
+//!
+//! This works in a plugin process and in process alike: a plugin library has its own copy
+//! of tokio, so its `block_on` does not meet the host's runtime (the test suite's
+//! `async-handler` fixture checks both). What it costs (`cargo bench -p agent-hooks --bench
+//! async_handler`, see BENCHMARKS.md): `block_on` of a ready future adds tens of
+//! nanoseconds to a call, a future that yields once well under a microsecond — nothing next
+//! to the work worth awaiting. Building a runtime per call costs microseconds and is to be
+//! avoided; so is a multi-threaded runtime unless the work needs it: each of its workers is
+//! a thread in the agent (or the plugin process), and handing work to one and back costs
+//! microseconds per call. A current-thread runtime runs one `block_on` at a time: when the
+//! host calls the handler from several threads at once, the calls take turns; use
+//! `Builder::new_multi_thread().worker_threads(1)` and `runtime().block_on` the same way if
+//! they must overlap. Spawned tasks run only while some call is in `block_on`.
+//!
 //! ## Versioning policy
 //!
 //! The interface version is this crate's version, [`INTERFACE_VERSION`]. Within one major

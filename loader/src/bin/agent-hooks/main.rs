@@ -104,7 +104,8 @@ enum Command {
     },
     /// Run a plugin's slash command (one a plugin registered with `register_command`) and
     /// print what it did. Exit code 1 when the command fails.
-    Command {
+    #[command(name = "command")]
+    Run {
         /// The command's name (with or without `/`).
         name: String,
         /// The text after the name (joined with spaces).
@@ -126,7 +127,7 @@ fn main() -> ExitCode {
         Command::Doctor { tools } => doctor::run(&cli.common, &tools),
         Command::Emit { event, input } => emit::run(&cli.common, &event, &input),
         Command::Replay { file } => replay::run(&cli.common, &file),
-        Command::Command { name, args } => command::run(&cli.common, &name, &args),
+        Command::Run { name, args } => command::run(&cli.common, &name, &args),
         Command::Demo => demo::run(&cli.common),
         Command::Trust => trust::run(&cli.common),
     };

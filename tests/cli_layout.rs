@@ -64,6 +64,20 @@ fn a_factory_error_of_several_lines_stays_indented_under_its_plugin() {
     let output = run(
         dir.path(),
         dir.path(),
+        &[&args[..], &["doctor"]].concat(),
+        None,
+    );
+    assert!(
+        stdout(&output).ends_with(
+            "Problems (1)\n  ✗ hooks/libui_audit.so: the plugin's factory failed: cannot start the audit:\n      \
+             ui-audit-fails exists\n      remove it and try again\n"
+        ),
+        "{}",
+        stdout(&output)
+    );
+    let output = run(
+        dir.path(),
+        dir.path(),
         &[&args[..], &["emit", "turn_end"]].concat(),
         None,
     );

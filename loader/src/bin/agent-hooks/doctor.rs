@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::{
     list,
-    output::{relative_text, Style},
+    output::{indent_continuation, relative_text, Style},
     session::Session,
     Common, Outcome,
 };
@@ -242,7 +242,7 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
                 outln!(
                     "  {} {}",
                     style.bad("✗"),
-                    relative_text(problem, &session.cwd)
+                    indent_continuation(&relative_text(problem, &session.cwd), "    ")
                 );
             }
         }

@@ -136,6 +136,8 @@ pub mod ffi;
 pub mod host;
 mod sdk;
 pub mod services;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use events::{Event, EventKind};
 pub use sdk::*;

@@ -141,7 +141,7 @@ pub mod testing;
 
 pub use events::{Event, EventKind};
 pub use sdk::*;
-pub use services::ServiceError;
+pub use services::{LogLevel, ServiceError};
 
 /// Re-exported so that a plugin needs no other dependency to read and write JSON.
 pub use serde;
@@ -155,10 +155,10 @@ pub const INTERFACE_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub mod prelude {
     pub use crate::events::*;
     pub use crate::sdk::{
-        CommandContext, Error, ExecOptions, ExecOutput, HandlerResult, HookApi, HookContext, Host,
-        NavigateTreeOptions, NewSessionOptions, NotifyLevel, RenderOptions, Ui,
+        CommandContext, ConfigError, Error, ExecOptions, ExecOutput, HandlerResult, HookApi,
+        HookContext, Host, NavigateTreeOptions, NewSessionOptions, NotifyLevel, RenderOptions, Ui,
     };
-    pub use crate::services::ServiceError;
+    pub use crate::services::{LogLevel, PluginInfo, ServiceError};
     pub use serde_json::{json, Value};
 }
 

@@ -584,3 +584,162 @@ fn a_renderer_renders_its_type_and_leaves_the_others() {
         Ok(None)
     );
 }
+
+#[derive(Debug, agent_hooks_abi::serde::Deserialize)]
+#[serde(crate = "agent_hooks_abi::serde")]
+struct GuardConfig {
+    blocked: Vec<String>,
+}
+
+fn configured(api: &mut HookApi) -> HandlerResult<()> {
+    let config: GuardConfig = api.config()?;
+    api.on(move |event: &ToolCallEvent, _| {
+        let command = event.input["command"].as_str().unwrap_or_default();
+        let blocked = config.blocked.iter().any(|b| command.contains(b.as_str()));
+        Ok(blocked.then(|| ToolCallResult::block("blocked by the configuration")))
+    });
+    Ok(())
+}
+
+#[test]
+fn the_configuration_is_set_per_test() {
+    let plugin = TestHost::new()
+        .config(json!({"blocked": ["curl"]}))
+        .load(configured)
+        .unwrap();
+    assert_eq!(
+        plugin.emit(&call("curl example.com")),
+        Ok(Some(ToolCallResult::block("blocked by the configuration")))
+    );
+    assert_eq!(plugin.emit(&call("rm -rf /")), Ok(None));
+}
+
+#[test]
+fn a_configuration_that_does_not_fit_fails_the_load_with_its_place() {
+    let missing = TestHost::new().load(configured);
+    assert_eq!(
+        missing.err(),
+        Some(HandlerError::Failed(
+            "no configuration (set one with TestHost::config): missing field `blocked`".into()
+        ))
+    );
+    let wrong = TestHost::new()
+        .config(json!({"blocked": "curl"}))
+        .load(configured);
+    assert_eq!(
+        wrong.err(),
+        Some(HandlerError::Failed(
+            "the test's configuration: `blocked`: invalid type: string \"curl\", expected a sequence".into()
+        ))
+    );
+    let file = TestHost::new()
+        .config_json("libguard.json", "{\n  \"blocked\": [1]\n}")
+        .load(configured);
+    assert_eq!(
+        file.err(),
+        Some(HandlerError::Failed(
+            "libguard.json, line 2, column 15: `blocked[0]`: invalid type: integer `1`, expected a string".into()
+        ))
+    );
+}
+
+#[test]
+fn the_factory_knows_where_it_runs() {
+    let seen = |host: &TestHost| {
+        let plugin = host
+            .load(|api| {
+                let info = api.plugin_info()?;
+                api.append_entry("info", &json!([info.path, info.project_dir, info.has_ui]))?;
+                Ok(())
+            })
+            .unwrap();
+        plugin.entries().last().unwrap().1.clone()
+    };
+    let here = std::env::current_dir().unwrap();
+    assert_eq!(
+        seen(&TestHost::new()),
+        json!([here.join("libagent_hooks_abi.so"), here, true])
+    );
+    let host = TestHost::new();
+    host.plugin_path("/opt/hooks/libguard.so")
+        .cwd("/home/ada/project")
+        .without_ui();
+    assert_eq!(
+        seen(&host),
+        json!(["/opt/hooks/libguard.so", "/home/ada/project", false])
+    );
+    host.project_dir("/home/ada");
+    assert_eq!(seen(&host)[1], json!("/home/ada"));
+}
+
+#[test]
+fn log_records_are_read_back_in_order() {
+    let plugin = TestHost::new()
+        .load(|api| {
+            let host = api.host();
+            host.log(LogLevel::Info, "loaded");
+            api.on(move |event: &ToolCallEvent, ctx| {
+                host.log(LogLevel::Debug, &format!("checking {}", event.tool_name));
+                ctx.log(LogLevel::Warn, "from the context");
+                Ok(None)
+            });
+            Ok(())
+        })
+        .unwrap();
+    plugin.emit(&call("ls")).unwrap();
+    assert_eq!(
+        plugin.logs(),
+        vec![
+            (LogLevel::Info, "loaded".to_owned()),
+            (LogLevel::Debug, "checking exec".to_owned()),
+            (LogLevel::Warn, "from the context".to_owned()),
+        ]
+    );
+}
+
+#[cfg(feature = "log")]
+#[test]
+fn the_log_bridge_sends_log_macros_to_the_test_host() {
+    let plugin = TestHost::new()
+        .load(|api| {
+            log::info!("factory says hi");
+            api.on(|_: &ToolCallEvent, _| {
+                log::trace!("handler says hi");
+                Ok(None)
+            });
+            Ok(())
+        })
+        .unwrap();
+    plugin.emit(&call("ls")).unwrap();
+    assert_eq!(
+        plugin.logs(),
+        vec![
+            (LogLevel::Info, "factory says hi".to_owned()),
+            (LogLevel::Trace, "handler says hi".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn an_ask_and_a_session_start_context_come_back_as_results() {
+    let plugin = TestHost::new()
+        .load(|api| {
+            api.on(|_: &ToolCallEvent, _| Ok(Some(ToolCallResult::ask("This pushes."))));
+            api.on(|_: &SessionStartEvent, _| {
+                Ok(Some(
+                    SessionStartResult::default().context("Build with make ci."),
+                ))
+            });
+            Ok(())
+        })
+        .unwrap();
+    let asked = plugin.emit(&call("git push")).unwrap().unwrap();
+    assert_eq!(asked, ToolCallResult::ask("This pushes."));
+    assert!(asked.ask && !asked.block);
+    assert_eq!(
+        plugin.emit(&SessionStartEvent::default()),
+        Ok(Some(
+            SessionStartResult::default().context("Build with make ci.")
+        ))
+    );
+}

@@ -18,11 +18,12 @@ use super::{
 };
 use crate::{
     events::{CustomMessage, SendMessageOptions},
-    ffi::HostApi_TO,
+    ffi::{HostApiBox, HostApi_TO},
     sdk::{
         guard, ExecOptions, ExecOutput, HandlerResult, HookApi, ModelInfo, NotifyLevel,
         SessionInfo, Theme,
     },
+    services::{ConfigAnswer, LogLevel},
 };
 
 /// A host for tests: set the world, script the user's answers and stub programs, load a
@@ -59,16 +60,21 @@ impl TestHost {
     {
         // The hook a plugin library installs: a handler's panic is reported with its place.
         guard::install_plugin_panic_hook();
+        crate::sdk::log::install_bridge();
         lock(&self.shared).registry = Some(Registry::default());
-        let api = KitHostApi {
-            shared: self.shared.clone(),
-        };
+        let api: HostApiBox = HostApi_TO::from_ptr(
+            RArc::new(KitHostApi {
+                shared: self.shared.clone(),
+            }),
+            TD_Opaque,
+        );
+        let host = HookApi::new(api.clone()).host();
         let outcome =
-            crate::host::run_factory(HostApi_TO::from_ptr(RArc::new(api), TD_Opaque), factory);
+            crate::sdk::log::with_test_host(&host, || crate::host::run_factory(api, factory));
         let registry = lock(&self.shared).registry.take().unwrap_or_default();
         self.check_problems();
         outcome.map_err(HandlerError::from)?;
-        Ok(TestPlugin::new(self.clone(), registry))
+        Ok(TestPlugin::new(self.clone(), host, registry))
     }
 
     /// Panics with the test's mistakes that the last call into the plugin ran into.
@@ -136,6 +142,41 @@ impl TestHost {
     /// cancelled, as by another hook or the user.
     pub fn cancel_session_actions(&self, cancel: bool) -> &Self {
         self.world(|w| w.cancel_session_actions = cancel)
+    }
+
+    /// Added in 1.1: the plugin's configuration, as if found in the settings (what
+    /// `api.config::<T>()` reads). Without one, `T` is read from an empty object.
+    pub fn config(&self, config: Value) -> &Self {
+        self.world(|w| {
+            w.config = ConfigAnswer::default();
+            w.config.source = Some("the test's configuration".to_owned());
+            w.config.value = config;
+        })
+    }
+
+    /// Added in 1.1: the plugin's configuration as the text of a JSON file named `file`, so
+    /// that errors name the file, line and column as in the agent.
+    pub fn config_json(&self, file: impl Into<String>, text: impl Into<String>) -> &Self {
+        let (file, text) = (file.into(), text.into());
+        self.world(|w| {
+            w.config = ConfigAnswer::default();
+            w.config.source = Some(file);
+            w.config.json_text = Some(text);
+        })
+    }
+
+    /// Added in 1.1: the plugin's own file, as `api.plugin_info()` gives it; by default
+    /// `lib<crate>.so` in the test's folder (the crate's folder under `cargo test`).
+    pub fn plugin_path(&self, path: impl Into<PathBuf>) -> &Self {
+        let path = path.into();
+        self.world(|w| w.plugin_path = path)
+    }
+
+    /// Added in 1.1: the project folder, as `api.plugin_info()` gives it; the working folder
+    /// ([`TestHost::cwd`]) by default.
+    pub fn project_dir(&self, dir: impl Into<PathBuf>) -> &Self {
+        let dir = dir.into();
+        self.world(|w| w.project_dir = Some(dir))
     }
 
     /// Scripts the answer to the next prompt (in the order the plugin asks) that has no
@@ -240,6 +281,15 @@ impl TestHost {
     pub fn entries(&self) -> Vec<(String, Value)> {
         self.collect(|call| match call {
             Call::AppendEntry { custom_type, data } => Some((custom_type.clone(), data.clone())),
+            _ => None,
+        })
+    }
+
+    /// Added in 1.1: the records of the plugin's log: level and text, in order (every
+    /// level is kept).
+    pub fn logs(&self) -> Vec<(LogLevel, String)> {
+        self.collect(|call| match call {
+            Call::Log(record) => Some((record.level, record.message.clone())),
             _ => None,
         })
     }

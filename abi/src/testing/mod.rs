@@ -71,6 +71,13 @@
 //!   test with [`TestHost::stub_exec`] or [`TestHost::exec_with`].
 //! - **Session control** (commands only) is recorded and answers "done", or "cancelled"
 //!   after [`TestHost::cancel_session_actions`].
+//! - **The factory's world** (interface 1.1): [`TestHost::config`] (or
+//!   [`TestHost::config_json`], a file's text) is what `api.config::<T>()` reads;
+//!   [`TestHost::plugin_path`], [`TestHost::project_dir`] and the UI are what
+//!   `api.plugin_info()` says. Set them before [`TestHost::load`].
+//! - **The log** (interface 1.1): [`TestHost::logs`] reads back `Host::log`,
+//!   `HookContext::log` and, with the `log` feature, `log::info!` and friends; every level
+//!   is kept.
 //! - **Host services**: those in [`OFFERED`]; the others answer
 //!   [`ServiceError::Unsupported`](crate::ServiceError::Unsupported), as an older host would.
 //! - **Results combine** in the host: [`TestPlugin::emit_each`] returns each handler's own

@@ -8,7 +8,7 @@ use super::{context::KitContext, host::TestHost, record::HandlerError, state::Re
 use crate::{
     events::{CustomMessage, Event, EventKind},
     ffi::{CallError, EventHandlerBox, HostContext_TO},
-    sdk::RenderOptions,
+    sdk::{log::with_test_host, Host, RenderOptions},
 };
 
 /// A plugin whose factory ran in the test: emit events to its handlers, run its commands,
@@ -16,6 +16,8 @@ use crate::{
 /// it did.
 pub struct TestPlugin {
     host: TestHost,
+    /// The plugin's host object, which its log goes to during the kit's calls.
+    sdk_host: Host,
     registry: Registry,
 }
 
@@ -28,8 +30,12 @@ impl Deref for TestPlugin {
 }
 
 impl TestPlugin {
-    pub(crate) fn new(host: TestHost, registry: Registry) -> Self {
-        Self { host, registry }
+    pub(crate) fn new(host: TestHost, sdk_host: Host, registry: Registry) -> Self {
+        Self {
+            host,
+            sdk_host,
+            registry,
+        }
     }
 
     /// Calls plugin code with a fresh context, then reports the test's mistakes.
@@ -38,7 +44,7 @@ impl TestPlugin {
             shared: self.host.shared.clone(),
             is_command,
         };
-        let outcome = f(&context);
+        let outcome = with_test_host(&self.sdk_host, || f(&context));
         self.host.check_problems();
         outcome
     }

@@ -8,6 +8,7 @@ use crate::{
     events::{CustomMessage, SendMessageOptions},
     ffi::CallError,
     sdk::{ExecOptions, ExecOutput, NavigateTreeOptions, NewSessionOptions, NotifyLevel},
+    services::LogRecord,
 };
 
 /// One thing the plugin asked of the host, in the order it asked.
@@ -107,6 +108,9 @@ pub enum Call {
     Branch(String),
     /// `navigate_tree(target_id, options)` (commands).
     NavigateTree(String, NavigateTreeOptions),
+    /// A record of the plugin's log (`Host::log`, `HookContext::log`, or `log::info!` and
+    /// friends with the `log` feature).
+    Log(LogRecord),
 }
 
 /// A program the plugin ran with `exec`, and what came of it.

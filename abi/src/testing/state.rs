@@ -10,6 +10,7 @@ use crate::{
     events::EventKind,
     ffi::{CommandHandlerBox, EventHandlerBox, MessageRendererBox},
     sdk::{ModelInfo, SessionInfo, Theme},
+    services::ConfigAnswer,
 };
 
 /// The world the plugin runs in, as a test sets it.
@@ -23,13 +24,41 @@ pub(crate) struct World {
     pub(crate) theme: Theme,
     pub(crate) editor_text: String,
     pub(crate) cancel_session_actions: bool,
+    /// The plugin's own file, as the factory sees it.
+    pub(crate) plugin_path: PathBuf,
+    /// The project folder; the working folder when unset.
+    pub(crate) project_dir: Option<PathBuf>,
+    /// The configuration the host found.
+    pub(crate) config: ConfigAnswer,
 }
+
+/// Where a plugin under test "is": `lib<crate>.so` in the test's folder (cargo runs a
+/// crate's tests in its folder and names the crate in `CARGO_PKG_NAME`).
+fn default_plugin_path(cwd: &std::path::Path) -> PathBuf {
+    let name = std::env::var("CARGO_PKG_NAME").unwrap_or_else(|_| "plugin".to_owned());
+    cwd.join(format!(
+        "{}{}{}",
+        std::env::consts::DLL_PREFIX,
+        name.replace('-', "_"),
+        std::env::consts::DLL_SUFFIX
+    ))
+}
+
+/// Where the kit says it looked for a configuration: how a test sets one.
+pub(crate) const CONFIG_HINT: &str = "set one with TestHost::config";
 
 impl Default for World {
     fn default() -> Self {
+        let cwd = std::env::current_dir().unwrap_or_default();
         Self {
             has_ui: true,
-            cwd: std::env::current_dir().unwrap_or_default(),
+            plugin_path: default_plugin_path(&cwd),
+            project_dir: None,
+            config: ConfigAnswer {
+                looked_in: vec![CONFIG_HINT.to_owned()],
+                ..ConfigAnswer::default()
+            },
+            cwd,
             session: SessionInfo::default().id("test-session"),
             model: None,
             idle: true,

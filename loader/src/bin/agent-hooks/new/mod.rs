@@ -104,7 +104,10 @@ pub fn run(args: &NewArgs) -> Outcome {
     for (file, text) in files {
         write(&folder.join(file), &text)?;
     }
-    let library = format!("target/release/lib{lib_name}.so");
+    let library = format!(
+        "target/release/lib{lib_name}{}",
+        std::env::consts::DLL_SUFFIX
+    );
     outln!(
         "Created the plugin `{}` in {} (agent-hooks-abi from {}). Next:",
         args.name,

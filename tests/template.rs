@@ -257,3 +257,27 @@ fn mistakes_are_refused_with_what_to_do_and_nothing_is_written() {
         .collect();
     assert_eq!(entries, vec![std::ffi::OsString::from("taken")]);
 }
+
+#[test]
+fn the_interface_crate_packages_for_publication_without_warnings() {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args([
+            "package",
+            "-p",
+            "agent-hooks-abi",
+            "--allow-dirty",
+            "--no-verify",
+            "--offline",
+        ])
+        .arg("--manifest-path")
+        .arg(workspace_root().join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target_dir())
+        .output()
+        .expect("cargo runs");
+    let text = stderr(&output);
+    assert!(output.status.success(), "{text}");
+    assert!(!text.contains("warning"), "{text}");
+    assert!(text.contains("Packaging agent-hooks-abi v"), "{text}");
+}

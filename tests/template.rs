@@ -87,6 +87,15 @@ fn the_new_crate_tests_builds_and_loads() {
         assert!(crate_dir.join(file).is_file(), "{file}");
     }
 
+    // What it writes is formatted as `cargo fmt` would.
+    let cargo_bin = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let fmt = Command::new(cargo_bin)
+        .args(["fmt", "--check"])
+        .current_dir(&crate_dir)
+        .output()
+        .expect("cargo fmt runs");
+    assert!(fmt.status.success(), "{}", stdout(&fmt));
+
     // The workspace's versions: nothing to resolve or download.
     std::fs::copy(
         workspace_root().join("Cargo.lock"),

@@ -96,6 +96,7 @@ fn every_event_result_and_message_type_documents_its_json_as_it_crosses() {
         ($($ty:ty => $kind:ident, $out:ty;)*) => { $(check::<$ty>(&docs);)* };
     }
     crate::for_each_event!(events);
+    check::<SessionStartResult>(&docs);
     check::<ContextResult>(&docs);
     check::<BeforeAgentStartResult>(&docs);
     check::<SessionBeforeSwitchResult>(&docs);

@@ -19,6 +19,7 @@ mod emit;
 mod events;
 mod input_fields;
 mod list;
+mod new;
 mod output;
 mod recorder;
 mod replay;
@@ -117,6 +118,9 @@ enum Command {
     Demo,
     /// Trust the current project's hooks (lists what it trusts first).
     Trust,
+    /// Write a new plugin crate (Cargo.toml, src/lib.rs with a handler and its test, a
+    /// README) that builds, tests and loads as it is.
+    New(new::NewArgs),
 }
 
 fn main() -> ExitCode {
@@ -130,6 +134,7 @@ fn main() -> ExitCode {
         Command::Run { name, args } => command::run(&cli.common, &name, &args),
         Command::Demo => demo::run(&cli.common),
         Command::Trust => trust::run(&cli.common),
+        Command::New(args) => new::run(&args),
     };
     match outcome {
         Ok(code) => code,

@@ -163,6 +163,30 @@ fn the_new_crate_tests_builds_and_loads() {
         "{}",
         stdout(&emitted)
     );
+    // With a user who says yes: the plugin's confirm, its answer, and the outcome.
+    let emitted = run(
+        dir.path(),
+        dir.path(),
+        &[
+            "--ui",
+            "yes",
+            "emit",
+            "tool_call",
+            "--no-discover",
+            "--hook",
+            &s(&library),
+            "--input",
+            input,
+        ],
+        None,
+    );
+    assert!(
+        stdout(&emitted).starts_with(
+            "tool_call allowed\n  confirm \"Force push\": \"Allow `git push --force`?\" → yes\n"
+        ),
+        "{}",
+        stdout(&emitted)
+    );
     eprintln!("new + test + build + list + emit: {:?}", started.elapsed());
 }
 

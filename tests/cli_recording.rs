@@ -150,7 +150,8 @@ fn a_ui_file_that_runs_out_or_does_not_fit_is_reported_by_position() {
     assert!(
         text.ends_with(
             "  warning: --ui answers.json: answer 2 (3) does not fit input \"Reason\", which takes a string or null; answered as without a UI\n  \
-             warning: --ui answers.json: no answer left for editor \"Notes\" (all 2 were used); answered as without a UI\n"
+             warning: --ui answers.json: no answer left for editor \"Notes\" (all 2 were used); answered as without a UI\n  \
+             warning: --ui answers.json: no answer left for custom \"color-picker\" (all 2 were used); answered as without a UI\n"
         ),
         "{text}"
     );
@@ -163,6 +164,7 @@ fn a_ui_file_that_runs_out_or_does_not_fit_is_reported_by_position() {
         json!([
             "--ui answers.json: answer 2 (3) does not fit input \"Reason\", which takes a string or null; answered as without a UI",
             "--ui answers.json: no answer left for editor \"Notes\" (all 2 were used); answered as without a UI",
+            "--ui answers.json: no answer left for custom \"color-picker\" (all 2 were used); answered as without a UI",
         ])
     );
 
@@ -181,6 +183,7 @@ fn a_ui_file_that_runs_out_or_does_not_fit_is_reported_by_position() {
             "--ui title.json: answer \"Audit scope\" (\"everything\") does not fit select \"Audit scope\", which takes one of the options, or null; answered as without a UI",
             "--ui title.json: no answer for input \"Reason\"; answered as without a UI",
             "--ui title.json: no answer for editor \"Notes\"; answered as without a UI",
+            "--ui title.json: no answer for custom \"color-picker\"; answered as without a UI",
         ])
     );
 }
@@ -229,7 +232,9 @@ fn command_runs_a_plugin_command_and_shows_everything_it_did() {
              message [audit-report]: \"scope=tools, reason=, notes=no notes, echo=audit --since monday\"\n  \
              editor text set: \"/audit --since monday\"\n  \
              editor text read: \"/audit --since monday\"\n  \
-             notify (info): editor: /audit --since monday\n"
+             notify (info): editor: /audit --since monday\n  \
+             custom \"color-picker\" {\"default\":\"red\"} → nothing (dismissed)\n  \
+             status audit cleared; status line: \"\"\n"
         );
     }
     let output = agent_hooks(dir.path(), &["--json", "command", "audit"]);
@@ -287,7 +292,7 @@ fn a_command_that_fails_exits_1_with_its_error() {
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         stdout(&output),
-        "/audit-fail FAILED: the audit log is locked / close the other session first\n"
+        "/audit-fail FAILED: the audit log is locked / close the other session first\n  abort requested\n"
     );
     let output = agent_hooks(dir.path(), &["--json", "command", "audit-fail"]);
     assert_eq!(output.status.code(), Some(1));
@@ -298,6 +303,7 @@ fn a_command_that_fails_exits_1_with_its_error() {
         "the audit log is locked\nclose the other session first"
     );
     assert_eq!(outcome["errors"][0]["event"], "/audit-fail");
+    assert_eq!(outcome["activity"], json!([{"call": "abort"}]));
 }
 
 #[test]
@@ -335,6 +341,7 @@ fn replay_runs_command_lines_and_shows_native_context_as_added() {
         json!({"event": "before_agent_start", "prompt": "hi"}),
         json!({"command": "audit", "args": "now"}),
         json!({"command": "audit", "args": 3}),
+        json!({"event": "turn_start", "turnIndex": 2}),
     ]
     .map(|l| l.to_string())
     .join("\n");
@@ -355,6 +362,10 @@ fn replay_runs_command_lines_and_shows_native_context_as_added() {
     assert_eq!(
         records[2],
         json!({"line": 3, "error": "\"args\" of a command must be a string"})
+    );
+    assert_eq!(
+        records[3]["warnings"],
+        json!(["--input: `turnIndex` is not a field of turn_start (did you mean `turn_index`?); native hooks do not see it"])
     );
 
     let output = agent_hooks(dir.path(), &["replay", "session.jsonl"]);
@@ -387,5 +398,33 @@ fn replay_runs_command_lines_and_shows_native_context_as_added() {
     assert_eq!(
         without_timings(&stdout(&output)),
         "before_agent_start context added: [audit-context] audit is on for this session\n"
+    );
+}
+
+#[test]
+fn a_custom_component_is_answered_by_its_kind() {
+    let dir = project();
+    std::fs::write(
+        dir.path().join("answers.json"),
+        r#"{"Audit scope": "messages", "Reason": "weekly", "Notes": "none", "color-picker": "blue"}"#,
+    )
+    .unwrap();
+    let output = agent_hooks(
+        dir.path(),
+        &["--ui", "answers.json", "--json", "command", "audit"],
+    );
+    let outcome = json_of(&output);
+    assert_eq!(outcome["warnings"], json!([]));
+    let activity = outcome["activity"].as_array().unwrap();
+    assert_eq!(
+        activity[activity.len() - 2..],
+        [
+            json!({"call": "custom", "kind": "color-picker", "data": {"default": "red"}, "answer": "blue"}),
+            json!({"call": "set_status", "key": "audit", "text": "blue", "status_line": "blue"}),
+        ]
+    );
+    assert_eq!(
+        activity[4]["message"]["content"],
+        "scope=messages, reason=weekly, notes=none, echo=audit"
     );
 }

@@ -90,6 +90,7 @@ async fn the_host_hears_of_programs_run_and_decides_what_has_ui_says() {
                 "set_status audit Some(\"1 call(s) audited\")",
                 "exec echo [\"audit\", \"now\"]: code Some(0), stdout \"audit now\\n\"",
                 "notify editor: ",
+                "set_status audit None",
             ]
         );
     }

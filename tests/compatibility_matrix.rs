@@ -15,19 +15,13 @@ use agent_hooks::{
     abi::{prelude::*, services::major_minor, INTERFACE_VERSION},
     load_hooks_with, HookRunner, LoadOptions,
 };
-use agent_hooks_tests::{agent_hooks_bin, matrix_plugin, s, temp_dir, RecordingAgent};
+use agent_hooks_tests::{isolated, matrix_plugin, s, temp_dir, RecordingAgent};
 
 /// Every released interface version of this major, oldest first.
 const RELEASED: &[&str] = &["1.0.0"];
 
-/// The simulated next minor: its version, and the service it adds.
-const NEXT_MINOR: (&str, &str) = ("next-minor", "1.1.0");
-
-fn isolated() -> LoadOptions {
-    let mut options = LoadOptions::isolated();
-    options.plugin_host = Some(agent_hooks_bin());
-    options
-}
+/// The simulated next minor (the one after this agent's): its version.
+const NEXT_MINOR: (&str, &str) = ("next-minor", "1.2.0");
 
 struct Loaded {
     runner: HookRunner,
@@ -53,9 +47,9 @@ fn tool_call(command: &str) -> ToolCallEvent {
 }
 
 /// Drives every event, command, renderer and service of the plugin built for `row` against
-/// interface `built_against`; `log` is what its call of the `log` service answered, if it
-/// makes one.
-fn drive(row: &str, built_against: &str, log: Option<String>, options: &LoadOptions) {
+/// interface `built_against`; `metric` is what its call of the `metric` service (simulated
+/// 1.2) answered, if it makes one.
+fn drive(row: &str, built_against: &str, metric: Option<String>, options: &LoadOptions) {
     let dir = temp_dir();
     let Loaded { runner, agent } = load(row, dir.path(), options);
 
@@ -86,8 +80,8 @@ fn drive(row: &str, built_against: &str, log: Option<String>, options: &LoadOpti
         "queued": false,
         "exec": "from exec",
     });
-    if let Some(log) = log {
-        expected["log"] = json!(log);
+    if let Some(metric) = metric {
+        expected["metric"] = json!(metric);
     }
     assert!(!outcome.block, "row {row}");
     assert_eq!(outcome.input, Some(expected), "row {row}");
@@ -164,9 +158,9 @@ fn every_released_interface_version_loads_and_runs_in_a_plugin_process() {
     }
 }
 
-fn next_minor_log_answer() -> String {
+fn next_minor_metric_answer() -> String {
     format!(
-        "this host does not offer `log`: interface {}, the plugin needs {}",
+        "this host does not offer `metric`: interface {}, the plugin needs {}",
         major_minor(INTERFACE_VERSION),
         major_minor(NEXT_MINOR.1)
     )
@@ -178,7 +172,7 @@ fn a_plugin_of_the_next_minor_loads_and_its_new_service_is_a_typed_error_in_proc
     drive(
         row,
         version,
-        Some(next_minor_log_answer()),
+        Some(next_minor_metric_answer()),
         &LoadOptions::in_process(),
     );
 }
@@ -186,7 +180,7 @@ fn a_plugin_of_the_next_minor_loads_and_its_new_service_is_a_typed_error_in_proc
 #[test]
 fn a_plugin_of_the_next_minor_loads_and_its_new_service_is_a_typed_error_in_a_plugin_process() {
     let (row, version) = NEXT_MINOR;
-    drive(row, version, Some(next_minor_log_answer()), &isolated());
+    drive(row, version, Some(next_minor_metric_answer()), &isolated());
 }
 
 /// The checked boundary is frozen for the major version: today's `abi/src/ffi/` must be the

@@ -70,6 +70,14 @@ pub fn agent_hooks_bin() -> PathBuf {
     })
 }
 
+/// Every plugin in a plugin process of its own, run by the `agent-hooks` program built for
+/// the tests.
+pub fn isolated() -> agent_hooks::LoadOptions {
+    let mut options = agent_hooks::LoadOptions::isolated();
+    options.plugin_host = Some(agent_hooks_bin());
+    options
+}
+
 /// The `panic-abort` fixture, built with `-C panic=abort` for its own crate.
 pub fn panic_abort_plugin() -> PathBuf {
     cached("panic-abort (abort)", || {

@@ -60,16 +60,21 @@ impl PluginLog {
         if records == LOG_RECORDS_PER_SECOND + 1 {
             tracing::warn!(
                 target: LOG_TARGET,
-                plugin,
+                plugin = %plugin,
                 "the plugin logs more than {LOG_RECORDS_PER_SECOND} records a second: the rest of this second's are dropped"
             );
             return;
         }
         let message = capped(&record.message);
-        let module = record.target.as_deref().unwrap_or_default();
+        // The plugin's own target (its module, with the `log` bridge) when it gave one.
         macro_rules! emit {
             ($level:expr) => {
-                tracing::event!(target: LOG_TARGET, $level, plugin, module, "{message}")
+                match record.target.as_deref() {
+                    Some(module) => tracing::event!(
+                        target: LOG_TARGET, $level, plugin = %plugin, module = %module, "{message}"
+                    ),
+                    None => tracing::event!(target: LOG_TARGET, $level, plugin = %plugin, "{message}"),
+                }
             };
         }
         match record.level {

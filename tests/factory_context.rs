@@ -212,23 +212,36 @@ fn two_configuration_files_are_refused_with_both_names() {
     });
 }
 
-/// Discovery reads the object from the user's `settings.json`, by library file name.
-#[test]
-fn discovery_reads_the_object_from_the_user_settings() {
-    let (_dir, library) = library(&[]);
+/// Discovers `library` with a private HOME and a configuration folder holding `settings`
+/// as its `settings.json`: the project folder, the configuration folder, what was found.
+fn discover(
+    library: &Path,
+    settings: &str,
+) -> (
+    tempfile::TempDir,
+    tempfile::TempDir,
+    agent_hooks::Discovered,
+) {
     let project = temp_dir();
     let home = temp_dir();
     let config = temp_dir();
-    std::fs::write(
-        config.path().join("settings.json"),
-        r#"{"plugins": {"libboundary.so": {"config": {"ask": ["deploy"]}}}}"#,
-    )
-    .unwrap();
+    std::fs::write(config.path().join("settings.json"), settings).unwrap();
     let mut options = DiscoveryOptions::new(project.path());
     options.home = Some(home.path().to_path_buf());
     options.config_dir = Some(config.path().to_path_buf());
     options.load.plugin_host = Some(agent_hooks_bin());
-    let discovered = discover_and_load_hooks_with(&[s(&library)], options);
+    let discovered = discover_and_load_hooks_with(&[s(library)], options);
+    (project, config, discovered)
+}
+
+/// Discovery reads the object from the user's `settings.json`, by library file name.
+#[test]
+fn discovery_reads_the_object_from_the_user_settings() {
+    let (_dir, library) = library(&[]);
+    let (project, _config, discovered) = discover(
+        &library,
+        r#"{"plugins": {"libboundary.so": {"config": {"ask": ["deploy"]}}}}"#,
+    );
     assert!(
         discovered.loaded.errors.is_empty(),
         "{:?}",
@@ -237,4 +250,23 @@ fn discovery_reads_the_object_from_the_user_settings() {
     assert!(discovered.warnings.is_empty(), "{:?}", discovered.warnings);
     let runner = HookRunner::new(discovered.loaded.hooks, project.path());
     assert_eq!(report(&runner)["config"]["ask"], json!(["deploy"]));
+}
+
+#[test]
+fn a_settings_config_that_is_not_an_object_is_a_warning() {
+    let (_dir, library) = library(&[]);
+    let (project, config, discovered) = discover(
+        &library,
+        r#"{"plugins": {"libboundary.so": {"config": ["deploy"]}}}"#,
+    );
+    let settings = config.path().join("settings.json");
+    assert_eq!(
+        discovered.warnings,
+        [format!(
+            "{}: plugins.libboundary.so.config must be an object; it is ignored",
+            settings.display()
+        )]
+    );
+    let runner = HookRunner::new(discovered.loaded.hooks, project.path());
+    assert_eq!(report(&runner)["config"]["ask"], json!([]));
 }

@@ -89,6 +89,18 @@ impl Host {
 impl HookContext<'_> {
     /// Added in 1.1: [`Host::log`], from a handler. Before the plugin's factory ran (only in
     /// hooks a host runs from its own binary), the record goes to stderr.
+    ///
+    /// ```
+    /// # use agent_hooks_abi::prelude::*;
+    /// # fn register(api: &mut HookApi) {
+    /// api.on(|event: &ToolResultEvent, ctx| {
+    ///     if event.is_error {
+    ///         ctx.log(LogLevel::Warn, &format!("{} failed", event.tool_name));
+    ///     }
+    ///     Ok(None)
+    /// });
+    /// # }
+    /// ```
     pub fn log(&self, level: LogLevel, message: &str) {
         match HOST.get() {
             Some(host) => host.log(level, message),

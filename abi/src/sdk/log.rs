@@ -87,8 +87,8 @@ impl Host {
 }
 
 impl HookContext<'_> {
-    /// Added in 1.1: [`Host::log`], from a handler. Before the plugin's factory ran (only in
-    /// hooks a host runs from its own binary), the record goes to stderr.
+    /// Added in 1.1: [`Host::log`], from a handler. In a hook that a host runs from its own
+    /// binary (not a plugin library), the record goes to stderr.
     ///
     /// ```
     /// # use agent_hooks_abi::prelude::*;

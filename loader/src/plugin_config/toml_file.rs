@@ -6,12 +6,15 @@ use agent_hooks_abi::services::Position;
 use serde_json::Value;
 use toml::de::{DeTable, DeValue};
 
-/// Parses `text`: its value, and the position of each value by its path as the plugin's
-/// SDK names it (`limits.max_calls`, `rules[0].name`). `Err` has the position of the
-/// syntax error and the parser's message.
-pub(super) fn parse(
-    text: &str,
-) -> Result<(Value, BTreeMap<String, Position>), (Option<Position>, String)> {
+/// Where each value of a file starts, by its path as the plugin's SDK names it.
+pub(super) type Positions = BTreeMap<String, Position>;
+
+/// A syntax error: where (when the parser says), and the parser's message.
+pub(super) type SyntaxError = (Option<Position>, String);
+
+/// Parses `text`: its value, and the position of each value by its path
+/// (`limits.max_calls`, `rules[0].name`).
+pub(super) fn parse(text: &str) -> Result<(Value, Positions), SyntaxError> {
     let failed = |e: toml::de::Error| {
         let position = e.span().map(|span| position(text, span.start));
         (position, e.message().trim_end().to_owned())
@@ -23,12 +26,7 @@ pub(super) fn parse(
     Ok((value, positions))
 }
 
-fn walk_table(
-    text: &str,
-    table: &DeTable<'_>,
-    prefix: &str,
-    positions: &mut BTreeMap<String, Position>,
-) {
+fn walk_table(text: &str, table: &DeTable<'_>, prefix: &str, positions: &mut Positions) {
     for (key, value) in table {
         let path = if prefix.is_empty() {
             key.get_ref().to_string()
@@ -45,12 +43,7 @@ fn walk_table(
     }
 }
 
-fn walk_value(
-    text: &str,
-    value: &DeValue<'_>,
-    path: &str,
-    positions: &mut BTreeMap<String, Position>,
-) {
+fn walk_value(text: &str, value: &DeValue<'_>, path: &str, positions: &mut Positions) {
     match value {
         DeValue::Table(table) => walk_table(text, table, path, positions),
         DeValue::Array(items) => {

@@ -11,7 +11,7 @@ mod common;
 use std::{hint::black_box, path::Path, time::Duration};
 
 use agent_hooks::{abi::prelude::*, load_hooks_with, HookRunner, LoadOptions};
-use criterion::Criterion;
+use criterion::{BenchmarkId, Criterion};
 
 /// Records the handler logs for the `log` command.
 const RECORDS: f64 = 4.0;
@@ -52,7 +52,7 @@ fn bench(c: &mut Criterion) {
         let runner = runner(&library, dir.path(), isolated);
         for command in ["ls", "log"] {
             let event = ToolCallEvent::new("exec", "call-1", json!({ "command": command }));
-            group.bench_function(format!("{mode}/{command}"), |b| {
+            group.bench_function(BenchmarkId::new(mode, command), |b| {
                 b.iter(|| runner.emit_blocking(black_box(&event)).expect("answered"))
             });
         }

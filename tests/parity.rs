@@ -173,3 +173,37 @@ async fn session_start_context_comes_from_plugins_then_command_hooks() {
         );
     }
 }
+
+/// `agent-hooks emit` says that the call asks, instead of "allowed".
+#[test]
+fn emit_shows_an_ask() {
+    let dir = agent_hooks_tests::temp_dir();
+    let library = agent_hooks_tests::copy_to(&plugin("boundary"), dir.path(), "libboundary.so");
+    std::fs::write(dir.path().join("libboundary.toml"), "ask = [\"deploy\"]\n").unwrap();
+    let home = agent_hooks_tests::temp_dir();
+    let output = agent_hooks_tests::cli::run(
+        dir.path(),
+        home.path(),
+        &[
+            "emit",
+            "tool_call",
+            "--input",
+            r#"{"tool_name": "exec", "input": {"command": "deploy"}}"#,
+            "--no-discover",
+            "--hook",
+            &s(&library),
+        ],
+        None,
+    );
+    let text = agent_hooks_tests::cli::stdout(&output);
+    assert_eq!(
+        text.lines().next(),
+        Some(
+            format!(
+                "tool_call asks the user: {QUESTION} (the agent confirms; blocked without a UI)"
+            )
+            .as_str()
+        ),
+        "{text}"
+    );
+}

@@ -34,6 +34,11 @@ pub(crate) fn find(given: Option<&PluginConfig>, library: &Path) -> Result<Confi
         answer.value = config.value.clone();
         return Ok(answer);
     }
+    if library.as_os_str().is_empty() {
+        // A hook of the host's own binary: no library, so no file next to it.
+        answer.value = Value::Object(Default::default());
+        return Ok(answer);
+    }
     let [toml, json] = siblings(library);
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let mut modes = StrictModes::new(home.as_deref());
@@ -98,6 +103,14 @@ fn at(file: &Path, position: Option<Position>, message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hook_without_a_library_has_an_empty_configuration() {
+        let answer = find(None, Path::new("")).unwrap();
+        assert_eq!(answer.source, None);
+        assert!(answer.looked_in.is_empty());
+        assert_eq!(answer.value, serde_json::json!({}));
+    }
 
     #[test]
     fn the_files_are_named_after_the_library() {

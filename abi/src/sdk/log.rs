@@ -13,6 +13,39 @@ use crate::services::{self, LogLevel, LogRecord, PluginInfo, ServiceError};
 /// Each plugin library has its own copy of this crate, so its own.
 static HOST: OnceLock<Host> = OnceLock::new();
 
+#[cfg(feature = "testing")]
+std::thread_local! {
+    /// The test kit's host, while the kit calls into a plugin on this thread: in a test
+    /// process many test hosts live at once, so the static above cannot name the right one.
+    static TEST_HOST: std::cell::RefCell<Option<Host>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with `host` as this thread's host for [`HookContext::log`] and the bridge.
+#[cfg(feature = "testing")]
+pub(crate) fn with_test_host<T>(host: &Host, f: impl FnOnce() -> T) -> T {
+    let previous = TEST_HOST.with(|slot| slot.replace(Some(host.clone())));
+    let outcome = f();
+    TEST_HOST.with(|slot| *slot.borrow_mut() = previous);
+    outcome
+}
+
+/// The host that this thread's records go to: the test kit's during its calls, else the
+/// plugin's.
+fn current_host() -> Option<Host> {
+    #[cfg(feature = "testing")]
+    if let Some(host) = TEST_HOST.with(|slot| slot.borrow().clone()) {
+        return Some(host);
+    }
+    HOST.get().cloned()
+}
+
+/// Installs the `log` bridge (feature `log`) without keeping a host: the test kit's.
+#[cfg(feature = "testing")]
+pub(crate) fn install_bridge() {
+    #[cfg(feature = "log")]
+    bridge::install();
+}
+
 /// The most detailed level the host keeps, once asked: [`UNKNOWN`] until then, [`OFF`]
 /// when it keeps none.
 static MAX_LEVEL: AtomicU8 = AtomicU8::new(UNKNOWN);
@@ -102,7 +135,7 @@ impl HookContext<'_> {
     /// # }
     /// ```
     pub fn log(&self, level: LogLevel, message: &str) {
-        match HOST.get() {
+        match current_host() {
             Some(host) => host.log(level, message),
             None => eprintln!("[{level}] {message}"),
         }
@@ -115,7 +148,7 @@ mod bridge {
 
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    use super::{kept, HOST};
+    use super::{current_host, kept};
     use crate::services::{LogLevel, LogRecord};
 
     struct Bridge;
@@ -137,14 +170,13 @@ mod bridge {
 
     impl log::Log for Bridge {
         fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-            HOST.get()
-                .is_some_and(|host| kept(host, level(metadata.level())))
+            current_host().is_some_and(|host| kept(&host, level(metadata.level())))
         }
 
         fn log(&self, record: &log::Record<'_>) {
-            let Some(host) = HOST.get() else { return };
+            let Some(host) = current_host() else { return };
             let level = level(record.level());
-            if kept(host, level) {
+            if kept(&host, level) {
                 let message = record.args().to_string();
                 host.log_record(&LogRecord::new(level, message).target(record.target()));
             }

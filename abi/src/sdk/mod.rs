@@ -7,7 +7,7 @@ mod context;
 pub(crate) mod export;
 mod factory;
 pub(crate) mod guard;
-mod log;
+pub(crate) mod log;
 mod service;
 
 pub use api::{ExecOptions, ExecOutput, HandlerResult, HookApi, Host, RenderOptions};

@@ -59,7 +59,11 @@ fn walk_value(text: &str, value: &DeValue<'_>, path: &str, positions: &mut Posit
 
 /// The line and column (in characters, from 1) of byte `offset` of `text`.
 fn position(text: &str, offset: usize) -> Position {
-    let before = &text[..offset.min(text.len())];
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     Position {
         line: before.matches('\n').count() + 1,
@@ -91,6 +95,12 @@ mod tests {
         assert_eq!(positions["limits.max_calls"], at(3, 13));
         assert_eq!(positions["rules[0].deny"], at(5, 8));
         assert_eq!(positions["rules[0].deny[1]"], at(5, 15));
+    }
+
+    #[test]
+    fn columns_count_characters_and_an_offset_inside_one_is_safe() {
+        assert_eq!(position("é = 1\nb", 8), at(2, 2));
+        assert_eq!(position("é", 1), at(1, 1));
     }
 
     #[test]

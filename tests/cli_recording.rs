@@ -428,3 +428,57 @@ fn a_custom_component_is_answered_by_its_kind() {
         "scope=messages, reason=weekly, notes=none, echo=audit"
     );
 }
+
+#[test]
+fn the_factory_is_told_of_the_ui_and_an_ask_is_confirmed_through_it_in_replay() {
+    let dir = temp_dir();
+    std::fs::create_dir(dir.path().join("hooks")).unwrap();
+    copy_to(
+        &plugin("boundary"),
+        &dir.path().join("hooks"),
+        "libboundary.so",
+    );
+    std::fs::write(
+        dir.path().join("hooks/libboundary.json"),
+        r#"{"ask": ["deploy"]}"#,
+    )
+    .unwrap();
+    let run_with = |ui: &str, args: &[&str], stdin: Option<&str>| {
+        let mut all = vec![
+            "--no-discover",
+            "--hook",
+            "hooks/libboundary.so",
+            "--ui",
+            ui,
+        ];
+        all.extend_from_slice(args);
+        run(dir.path(), dir.path(), &all, stdin)
+    };
+    let info = r#"{"tool_name": "exec", "input": {"command": "info"}}"#;
+    for (ui, has_ui) in [("no", false), ("yes", true)] {
+        let output = run_with(ui, &["--json", "emit", "tool_call", "--input", info], None);
+        assert_eq!(json_of(&output)["input"]["has_ui"], has_ui, "--ui {ui}");
+    }
+    let session = r#"{"event": "tool_call", "tool_name": "exec", "input": {"command": "deploy"}}"#;
+    for (ui, said, answer) in [
+        (
+            "no",
+            "BLOCKED: Not confirmed by the user: boundary asks: run `deploy`?",
+            "no",
+        ),
+        ("yes", "ok: \"ran `deploy`\"", "yes"),
+    ] {
+        let output = run_with(ui, &["replay", "-"], Some(session));
+        let text = stdout(&output);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].starts_with(&format!("    1  tool_call            {said} (")),
+            "--ui {ui}: {text}"
+        );
+        assert_eq!(
+            lines[1],
+            format!("       confirm \"Allow exec?\": \"boundary asks: run `deploy`?\" → {answer}"),
+            "--ui {ui}"
+        );
+    }
+}

@@ -19,6 +19,7 @@ mod emit;
 mod events;
 mod input_fields;
 mod list;
+mod log;
 mod new;
 mod output;
 mod recorder;
@@ -76,6 +77,10 @@ pub struct Common {
     /// by the prompt's title).
     #[arg(long, global = true, value_name = "yes|no|FILE", default_value = "no")]
     pub ui: String,
+    /// Show plugins' log records on stderr: `-v` info, `-vv` debug, `-vvv` trace
+    /// (warnings and errors always).
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
 }
 
 #[derive(Subcommand)]
@@ -126,6 +131,7 @@ enum Command {
 fn main() -> ExitCode {
     agent_hooks::isolation::serve_if_plugin_process();
     let cli = Cli::parse();
+    log::init(cli.common.verbose);
     let outcome = match cli.command.unwrap_or(Command::Demo) {
         Command::List => list::run(&cli.common),
         Command::Doctor { tools } => doctor::run(&cli.common, &tools),

@@ -62,7 +62,11 @@ impl Recorder {
 
     /// Answers a prompt and records it with its answer.
     fn prompt(&self, prompt: Prompt<'_>, title: &str, mut entry: Value) -> Value {
-        let answered = lock(&self.mode).answer(prompt, title);
+        let mut answered = lock(&self.mode).answer(prompt, title);
+        if matches!(prompt, Prompt::Confirm) {
+            // Dismissed is no.
+            answered.value = Value::Bool(answered.value == true);
+        }
         entry["answer"] = answered.value.clone();
         let mut recorded = lock(&self.recorded);
         recorded.activity.push(entry);

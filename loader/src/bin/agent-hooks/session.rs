@@ -68,6 +68,8 @@ impl Session {
         if common.in_process {
             options.load = agent_hooks::LoadOptions::in_process();
         }
+        // What plugins' factories are told (`plugin_info().has_ui`), as their handlers are.
+        options.load.has_ui = ui.has_ui();
         adjust(&mut options);
         let mut findings = discover_and_load_hooks_with(&common.hooks, options);
         let mut runner = findings.take_runner(&cwd);

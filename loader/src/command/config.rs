@@ -57,6 +57,10 @@ pub struct CommandHook {
     /// Marked `"required": true`: when it cannot start or does not answer in time, every
     /// `PreToolUse` it would have seen is blocked instead of going on.
     pub required: bool,
+    /// Marked `"persistent": true`: its command stays running and gets one message per
+    /// event over stdin/stdout (the long-running hook protocol), instead of one process per
+    /// event.
+    pub persistent: bool,
 }
 
 /// How serious a configuration problem is.
@@ -371,6 +375,16 @@ impl Reader<'_> {
             }
         };
         let run_async = self.flag(entry, "async", at);
+        let persistent = self.flag(entry, "persistent", at);
+        if persistent && http.is_some() {
+            self.issue(
+                Some(format!("{at}.persistent")),
+                "`persistent` applies to command hooks only; this http hook posts once per event"
+                    .into(),
+                Severity::Warning,
+            );
+        }
+        let persistent = persistent && http.is_none();
         let once = self.flag(entry, "once", at);
         let status_message = entry
             .get("statusMessage")
@@ -405,6 +419,7 @@ impl Reader<'_> {
             plugin_root: self.plugin_root.clone(),
             source: self.source.to_path_buf(),
             required,
+            persistent,
         })
     }
 

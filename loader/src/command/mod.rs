@@ -103,6 +103,7 @@ impl CommandHooks {
             plugin_root: None,
             source: script.to_path_buf(),
             required: false,
+            persistent: false,
         }));
         self
     }

@@ -12,6 +12,7 @@
 //! waits for does not count); past it the process group is killed.
 
 mod child;
+pub mod lines;
 pub mod protocol;
 mod remote;
 mod spawn;

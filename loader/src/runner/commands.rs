@@ -114,6 +114,8 @@ impl HookRunner {
                 cwd: self.cwd.clone(),
                 env_file: env_file.clone(),
                 slots: self.command_slots.clone(),
+                long_running: self.long_running.clone(),
+                agent: agent.clone(),
             };
             if hook.run_async {
                 self.run_in_background(job, agent.clone());
@@ -334,6 +336,10 @@ struct HookJob {
     env_file: Option<PathBuf>,
     /// The runner's bound on hooks running at once.
     slots: Arc<tokio::sync::Semaphore>,
+    /// Where a `persistent` hook's process lives.
+    long_running: Arc<super::long_running::LongRunningHooks>,
+    /// The agent, whose UI a long-running hook's requests go to.
+    agent: Arc<dyn AgentHost>,
 }
 
 /// A finished hook: its run, and for an HTTP hook what went wrong with the request.
@@ -379,6 +385,16 @@ impl HookJob {
         }
         if let Some(file) = &self.env_file {
             env.push(("CLAUDE_ENV_FILE", file.to_string_lossy().into_owned()));
+        }
+        if self.hook.persistent {
+            let done = self
+                .long_running
+                .call(self.hook, self.payload, &env, self.cwd, self.agent)
+                .await;
+            return Finished {
+                run: done.run,
+                failure: done.failure,
+            };
         }
         let spec = RunSpec {
             command: &self.hook.command,

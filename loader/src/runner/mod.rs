@@ -6,6 +6,7 @@ mod commands;
 mod dispatch;
 mod errors;
 mod join;
+mod long_running;
 mod lookups;
 
 use std::{
@@ -79,6 +80,8 @@ pub struct HookRunner {
     in_process_outbox: Arc<Outbox>,
     listeners: Arc<Listeners<HookError>>,
     commands: CommandHooks,
+    /// The processes of long-running command hooks; dropped (and killed) with the runner.
+    long_running: Arc<long_running::LongRunningHooks>,
     command_reports: Arc<Listeners<CommandHookReport>>,
     session_id: String,
     prompt_id: RwLock<Option<String>>,
@@ -107,6 +110,7 @@ impl HookRunner {
     /// A runner over `hooks` (e.g. [`LoadHooksResult::hooks`](crate::LoadHooksResult)), whose handlers see `cwd`
     /// as the agent's working folder.
     pub fn new(hooks: Vec<Hook>, cwd: impl Into<PathBuf>) -> Self {
+        let in_process_outbox = Arc::new(Outbox::default());
         let mut runner = Self {
             hooks: Vec::new(),
             native: vec![0; EventKind::COUNT].into_boxed_slice(),
@@ -114,7 +118,10 @@ impl HookRunner {
             agent: RwLock::new(Arc::new(DetachedAgent)),
             tool_names: RwLock::new(Arc::new(ToolNames::default())),
             cwd: cwd.into(),
-            in_process_outbox: Arc::new(Outbox::default()),
+            long_running: Arc::new(long_running::LongRunningHooks::new(
+                in_process_outbox.clone(),
+            )),
+            in_process_outbox,
             listeners: Arc::default(),
             commands: CommandHooks::new(),
             command_reports: Arc::default(),

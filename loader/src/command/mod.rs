@@ -202,8 +202,12 @@ pub struct CommandHookReport {
     pub duration: Duration,
     /// Its stdout was cut at [`OUTPUT_CAP`].
     pub stdout_truncated: bool,
-    /// Its stderr was cut at [`OUTPUT_CAP`].
+    /// Its stderr was cut at [`OUTPUT_CAP`] (a long-running hook's at
+    /// [`STDERR_LOG`](crate::isolation::STDERR_LOG)).
     pub stderr_truncated: bool,
+    /// What it wrote to stderr (a long-running hook: since the previous event), for the
+    /// host's log.
+    pub stderr: String,
     /// What it decided, and what was wrong with its answer.
     pub answer: Answer,
 }

@@ -110,7 +110,7 @@ pub fn read_line(input: &mut impl BufRead) -> Result<Vec<u8>, FrameError> {
             line.extend_from_slice(&available[..taken.min(room)]);
             input.consume(taken);
             if taken > room || (!complete && line.len() > MAX_LINE) {
-                return Err(FrameError::TooLarge(MAX_LINE + 1));
+                return Err(FrameError::LineTooLong(MAX_LINE));
             }
             if complete {
                 break;
@@ -204,6 +204,11 @@ pub fn decode(line: &[u8]) -> Result<Vec<FromPlugin>, LineError> {
             }
             if !fields.get("method").is_some_and(Value::is_string) {
                 return Err(invalid("`method` must name what is asked"));
+            }
+            if fields.get("method").and_then(Value::as_str) == Some("send_message") {
+                fields
+                    .entry("options")
+                    .or_insert_with(|| Value::String("{}".into()));
             }
             let request = serde_json::from_value::<HostRequest>(Value::Object(fields))
                 .map_err(|e| invalid(&e.to_string()))?;
@@ -379,7 +384,7 @@ mod tests {
             matches!(
                 sent.as_slice(),
                 [FromPlugin::Request { call: None, request: HostRequest::SendMessage { message, options }, .. }]
-                    if message == r#"{"custom_type":"n","content":"hi"}"# && options.is_empty()
+                    if message == r#"{"custom_type":"n","content":"hi"}"# && options == "{}"
             ),
             "{sent:?}"
         );
@@ -418,8 +423,11 @@ mod tests {
             read_line(&mut input).unwrap_err().to_string(),
             "the connection closed"
         );
-        let mut huge = io::BufReader::new(io::repeat(b'x').take(MAX_LINE as u64 + 10));
-        assert!(matches!(read_line(&mut huge), Err(FrameError::TooLarge(_))));
+        let mut huge = io::BufReader::new(io::Read::take(io::repeat(b'x'), MAX_LINE as u64 + 10));
+        assert!(matches!(
+            read_line(&mut huge),
+            Err(FrameError::LineTooLong(MAX_LINE))
+        ));
         let mut exact = vec![b'y'; MAX_LINE];
         exact.push(b'\n');
         assert_eq!(

@@ -58,6 +58,9 @@ pub const STDERR_LOG: usize = 64 * 1024;
 /// process's pipe, not in the agent's memory).
 const CALL_QUEUE: usize = 16;
 
+/// How many lines may wait for a long-running hook to read them.
+const OUT_QUEUE: usize = 1024;
+
 /// What a plugin process runs, and how it speaks.
 pub(crate) enum Launch {
     /// The plugin-host program, serving one plugin library over frames.
@@ -120,7 +123,11 @@ enum Incoming {
 struct Connection {
     pid: Pid,
     wire: Wire,
-    writer: Mutex<ChildStdin>,
+    /// Frames are written here, by the thread that sends them.
+    writer: Mutex<Option<ChildStdin>>,
+    /// Lines go through a bounded queue to a writer thread, so that a hook that stops
+    /// reading can never block the agent (past [`OUT_QUEUE`] waiting lines it is stopped).
+    queue: Option<mpsc::SyncSender<Vec<u8>>>,
     calls: Mutex<HashMap<u64, mpsc::SyncSender<Incoming>>>,
     control: Mutex<Option<mpsc::Sender<Incoming>>>,
     /// Whether the process was reaped: its group may be signalled only before.
@@ -144,19 +151,32 @@ struct Connection {
 
 impl Connection {
     fn send(&self, message: &ToPlugin) -> bool {
-        let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
-        match self.wire {
-            Wire::Frames => write_frame(&mut *writer, message).is_ok(),
-            Wire::Lines => match lines::encode(message) {
-                Some(line) => {
-                    use std::io::Write;
-                    writer
-                        .write_all(&line)
-                        .and_then(|()| writer.flush())
-                        .is_ok()
-                }
-                None => true,
-            },
+        match (self.wire, &self.queue) {
+            (Wire::Lines, Some(_)) => lines::encode(message).is_none_or(|line| self.queue(line)),
+            _ => {
+                let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+                writer
+                    .as_mut()
+                    .is_some_and(|writer| write_frame(writer, message).is_ok())
+            }
+        }
+    }
+
+    /// Queues a line for the writer thread; a hook that lets [`OUT_QUEUE`] lines wait is
+    /// stopped.
+    fn queue(&self, line: Vec<u8>) -> bool {
+        let Some(queue) = &self.queue else {
+            return false;
+        };
+        match queue.try_send(line) {
+            Ok(()) => true,
+            Err(mpsc::TrySendError::Full(_)) => {
+                self.kill(&format!(
+                    "stopped reading what the agent sends ({OUT_QUEUE} messages waited for it); it was stopped, not trusted"
+                ));
+                false
+            }
+            Err(mpsc::TrySendError::Disconnected(_)) => false,
         }
     }
 
@@ -355,10 +375,15 @@ impl PluginProcess {
         // Reaped by the reader thread below, never through `child`.
         drop(child);
         let (control, receiver) = mpsc::channel();
+        let (stdin, queue) = match wire {
+            Wire::Frames => (Some(stdin), None),
+            Wire::Lines => (None, Some(write_lines(stdin))),
+        };
         let connection = Arc::new(Connection {
             pid,
             wire,
             writer: Mutex::new(stdin),
+            queue,
             calls: Mutex::default(),
             control: Mutex::new(Some(control)),
             reaped: Mutex::new(false),
@@ -390,11 +415,7 @@ impl PluginProcess {
                 });
             }
             Launch::Script { .. } => {
-                use std::io::Write;
-                let mut writer = connection.writer.lock().unwrap_or_else(|p| p.into_inner());
-                let _ = writer
-                    .write_all(&lines::host_hello())
-                    .and_then(|()| writer.flush());
+                connection.queue(lines::host_hello());
             }
         }
         Ok(Starting {
@@ -454,10 +475,13 @@ impl PluginProcess {
                     };
                     if protocol != expected {
                         connection.kill("it speaks another protocol");
+                        let who = match &self.launch {
+                            Launch::Library { program, .. } => program.display().to_string(),
+                            Launch::Script { .. } => "it".to_owned(),
+                        };
                         return Err(LoadError::PluginHost {
                             detail: format!(
-                                "{} speaks {what} {protocol}, this agent {expected}: {remedy}",
-                                self.program()
+                                "{who} speaks {what} {protocol}, this agent {expected}: {remedy}"
                             ),
                         });
                     }
@@ -496,8 +520,8 @@ impl PluginProcess {
                 program.display(),
                 super::PLUGIN_HOST_ENV
             ),
-            Launch::Script { command, .. } => format!(
-                "`{command}` did not start as a long-running hook ({what}{}); it must write its hello line first (see docs/long-running-hooks.md), or drop `persistent` to run it once per event",
+            Launch::Script { .. } => format!(
+                "it is not a long-running hook ({what}{}); it must write its hello line first (see docs/long-running-hooks.md), or drop `persistent` to run it once per event",
                 match connection.stderr_tail() {
                     tail if tail.is_empty() => String::new(),
                     tail => format!("; its last output: {tail}"),
@@ -635,7 +659,12 @@ impl PluginProcess {
             }),
             Err(error) => {
                 let mut state = self.lock();
-                let message = format!("{} could not be restarted: {error}", self.name());
+                let message = match (&self.launch, error) {
+                    (Launch::Script { .. }, LoadError::PluginHost { detail }) => {
+                        format!("{} could not be started: {detail}", self.name())
+                    }
+                    (_, error) => format!("{} could not be restarted: {error}", self.name()),
+                };
                 state.last_cause = Some(message.clone());
                 state.crashes.push_back(Instant::now());
                 if state.crashes.len() >= CRASH_LIMIT {
@@ -800,6 +829,21 @@ fn death_termination(connection: &Connection) -> Termination {
         .get()
         .copied()
         .unwrap_or(Termination::Signal(9))
+}
+
+/// Writes a long-running hook's lines from a thread of its own; the thread ends when the
+/// connection is gone or the hook's stdin is closed.
+fn write_lines(mut stdin: ChildStdin) -> mpsc::SyncSender<Vec<u8>> {
+    use std::io::Write;
+    let (queue, lines) = mpsc::sync_channel::<Vec<u8>>(OUT_QUEUE);
+    thread::spawn(move || {
+        for line in lines {
+            if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+                break;
+            }
+        }
+    });
+    queue
 }
 
 /// Keeps the last bytes of the plugin process's stderr, and a long-running hook's stderr

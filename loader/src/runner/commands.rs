@@ -137,7 +137,8 @@ impl HookRunner {
             if hook.required && event == CommandEvent::PreToolUse {
                 fail_closed(hook, &finished.run, &mut answer);
             }
-            let run = finished.run;
+            let mut run = finished.run;
+            run.stderr_truncated |= finished.stderr_dropped;
             if let (Some(updated), Some(tool)) = (
                 &answer.updated_input,
                 fields.get("tool_name").and_then(Value::as_str),
@@ -185,7 +186,8 @@ impl HookRunner {
             let hook = job.hook.clone();
             let finished = job.run().await;
             let mut answer = finished.answer(hook.event);
-            let run = finished.run;
+            let mut run = finished.run;
+            run.stderr_truncated |= finished.stderr_dropped;
             let decided = answer.block.is_some()
                 || answer.permission.is_some()
                 || answer.updated_input.is_some()
@@ -346,6 +348,9 @@ struct HookJob {
 struct Finished {
     run: Run,
     failure: Option<String>,
+    /// A long-running hook's stderr since the previous event was cut (see [`Run`]'s
+    /// `stderr_truncated`, set after its answer is read).
+    stderr_dropped: bool,
 }
 
 impl Finished {
@@ -371,6 +376,7 @@ impl HookJob {
             return Finished {
                 run: posted.run,
                 failure: posted.failure,
+                stderr_dropped: false,
             };
         }
         let project = self.cwd.to_string_lossy().into_owned();
@@ -394,6 +400,7 @@ impl HookJob {
             return Finished {
                 run: done.run,
                 failure: done.failure,
+                stderr_dropped: done.stderr_dropped,
             };
         }
         let spec = RunSpec {
@@ -406,6 +413,7 @@ impl HookJob {
         Finished {
             run: run(spec).await,
             failure: None,
+            stderr_dropped: false,
         }
     }
 }
@@ -462,6 +470,7 @@ fn report(
         duration: run.duration,
         stdout_truncated: run.stdout_truncated,
         stderr_truncated: run.stderr_truncated,
+        stderr: String::from_utf8_lossy(&run.stderr).into_owned(),
         answer,
     });
 }

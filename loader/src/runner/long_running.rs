@@ -31,6 +31,10 @@ pub(crate) struct LongRunningHooks {
 pub(crate) struct EventRun {
     pub(crate) run: Run,
     pub(crate) failure: Option<String>,
+    /// It wrote more than [`STDERR_LOG`](crate::isolation::STDERR_LOG) to stderr since
+    /// the previous event: the rest was dropped (said in its report, not as a problem of
+    /// its answer).
+    pub(crate) stderr_dropped: bool,
 }
 
 impl LongRunningHooks {
@@ -86,6 +90,7 @@ impl LongRunningHooks {
         agent: Arc<dyn AgentHost>,
     ) -> EventRun {
         let process = self.process(&hook, env, &cwd);
+        let hook_command = hook.command.clone();
         let started = Instant::now();
         let call = move || {
             let ctx = CallContext::event(&agent, &cwd);
@@ -118,7 +123,7 @@ impl LongRunningHooks {
             stdout,
             stderr,
             stdout_truncated: false,
-            stderr_truncated,
+            stderr_truncated: false,
             duration: started.elapsed(),
         };
         match result {
@@ -129,18 +134,26 @@ impl LongRunningHooks {
                     Some(reason) => EventRun {
                         run: run(exit, stdout, reason.into_bytes()),
                         failure: None,
+                        stderr_dropped: stderr_truncated,
                     },
                     None => EventRun {
                         run: run(exit, stdout, stderr),
                         failure: None,
+                        stderr_dropped: stderr_truncated,
                     },
                 }
             }
             Err(failure) => {
                 let (exit, message) = failed_exit(failure);
+                // The report names the hook: the message need not say it again.
+                let message = message
+                    .strip_prefix(&format!("{} ", hook_command))
+                    .map(str::to_owned)
+                    .unwrap_or(message);
                 EventRun {
                     run: run(exit, Vec::new(), stderr),
                     failure: Some(message),
+                    stderr_dropped: stderr_truncated,
                 }
             }
         }

@@ -1,0 +1,513 @@
+//! Long-running command hooks (`"persistent": true`, docs/long-running-hooks.md): the two
+//! reference clients against the real runner (library and `agent-hooks emit`/`replay`),
+//! and every fault a hook can commit, each by a small hostile script.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use agent_hooks::{
+    abi::prelude::*, command::CommandHooks, isolation::CRASH_LIMIT, HookErrorKind, HookRunner,
+    Termination,
+};
+use agent_hooks_tests::{
+    cli,
+    commands::{CommandRig, Project},
+    survivors, workspace_root, RecordingAgent,
+};
+
+fn exec(command: &str) -> ToolCallEvent {
+    ToolCallEvent::new("exec", "call-1", json!({ "command": command }))
+}
+
+/// A hooks file with one long-running `PreToolUse` hook on `exec`.
+fn persistent(project: &Project, command: &str, timeout: u64, required: bool) -> PathBuf {
+    let hook = json!({"type": "command", "command": command, "persistent": true,
+                      "timeout": timeout, "required": required});
+    let file = json!({"PreToolUse": [{"matcher": "exec", "hooks": [hook]}]});
+    project.write("hooks.json", &file.to_string())
+}
+
+/// A runner over `file` whose agent has a UI that answers `confirm` with `answer`.
+fn rig_with_ui(project: &Project, file: &Path, answer: bool) -> CommandRig {
+    let mut hooks = CommandHooks::new();
+    hooks.load_file(file);
+    assert!(hooks.issues().is_empty(), "{:?}", hooks.issues());
+    let rig = CommandRig::with_hooks(
+        &project.root,
+        hooks,
+        HookRunner::new(Vec::new(), &project.root),
+    );
+    let agent = Arc::new(RecordingAgent::with_ui(answer));
+    rig.runner.attach(agent.clone());
+    CommandRig { agent, ..rig }
+}
+
+fn ui_calls(rig: &CommandRig) -> Vec<String> {
+    rig.agent
+        .ui
+        .as_ref()
+        .map(|ui| ui.calls.lock().unwrap().clone())
+        .unwrap_or_default()
+}
+
+/// The command that runs a reference client, or `None` (said on stderr) when its
+/// interpreter is not installed.
+fn client(interpreter: &str, file: &str) -> Option<String> {
+    let present = Command::new(interpreter)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !present {
+        eprintln!("skipped: {interpreter} is not installed, so the {file} client was not run");
+        return None;
+    }
+    let path = workspace_root().join("clients").join(file);
+    Some(format!(
+        "{interpreter} {}",
+        agent_hooks::command::shell_quote(&path.to_string_lossy())
+    ))
+}
+
+fn clients() -> Vec<String> {
+    [("python3", "python/guard.py"), ("node", "node/guard.js")]
+        .into_iter()
+        .filter_map(|(interpreter, file)| client(interpreter, file))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_guards_block_confirm_and_count_through_the_library() {
+    for command in clients() {
+        for confirmed in [false, true] {
+            let project = Project::new("p");
+            let file = persistent(&project, &command, 10, false);
+            let rig = rig_with_ui(&project, &file, confirmed);
+            let blocked = rig.runner.emit(&exec("rm -rf /")).await.unwrap();
+            assert!(blocked.block, "{command}");
+            assert_eq!(
+                blocked.reason.as_deref(),
+                Some("rm -rf is blocked by the guard hook")
+            );
+            let push = rig.runner.emit(&exec("git push --force")).await.unwrap();
+            assert_eq!(push.block, !confirmed, "{command}");
+            if !confirmed {
+                assert_eq!(
+                    push.reason.as_deref(),
+                    Some("the user did not confirm the force push")
+                );
+            }
+            let allowed = rig.runner.emit(&exec("ls")).await.unwrap();
+            assert!(!allowed.block);
+            assert_eq!(
+                ui_calls(&rig),
+                [
+                    "set_status guard: guard: 1 checked",
+                    "set_status guard: guard: 2 checked",
+                    "confirm Force push: Run `git push --force`?",
+                    "set_status guard: guard: 3 checked",
+                ],
+                "{command}"
+            );
+            assert!(
+                rig.errors.lock().unwrap().is_empty(),
+                "{:?}",
+                rig.error_messages()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_reference_guards_run_under_emit_and_replay() {
+    for command in clients() {
+        let project = Project::new("p");
+        let file = persistent(&project, &command, 10, false);
+        let home = project.root.join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let hook = file.to_string_lossy().into_owned();
+        let args = |extra: &[&str]| {
+            let mut args = vec!["--no-discover", "--hook", hook.as_str()];
+            args.extend_from_slice(extra);
+            args.iter()
+                .map(|a| (*a).to_owned())
+                .collect::<Vec<String>>()
+        };
+        let emit = |input: &str| {
+            let mut all = vec!["emit".to_owned(), "PreToolUse".to_owned()];
+            all.extend(args(&["--input", input, "--json"]));
+            let all: Vec<&str> = all.iter().map(String::as_str).collect();
+            cli::json_of(&cli::run(&project.root, &home, &all, None))
+        };
+        let blocked = emit(r#"{"tool_name":"exec","tool_input":{"command":"rm -rf /"}}"#);
+        assert_eq!(blocked["block"], true, "{command}: {blocked}");
+        assert_eq!(blocked["reason"], "rm -rf is blocked by the guard hook");
+        // No UI in the command: the confirm is answered no.
+        let push = emit(r#"{"tool_name":"exec","tool_input":{"command":"git push --force"}}"#);
+        assert_eq!(push["reason"], "the user did not confirm the force push");
+
+        let session = project.write(
+            "session.jsonl",
+            &[
+                r#"{"event":"PreToolUse","tool_name":"exec","tool_input":{"command":"ls"}}"#,
+                r#"{"event":"PreToolUse","tool_name":"exec","tool_input":{"command":"cat x"}}"#,
+                r#"{"event":"PreToolUse","tool_name":"exec","tool_input":{"command":"rm -rf x"}}"#,
+            ]
+            .join("\n"),
+        );
+        let mut all = vec!["replay".to_owned(), session.to_string_lossy().into_owned()];
+        all.extend(args(&[]));
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let replayed = cli::stdout(&cli::run(&project.root, &home, &all, None));
+        assert!(
+            replayed.contains("BLOCKED: rm -rf is blocked by the guard hook"),
+            "{replayed}"
+        );
+        assert!(
+            replayed.contains("Summary: 3 events, 1 blocked, 0 rewritten, 0 hook errors"),
+            "{replayed}"
+        );
+    }
+}
+
+/// A hostile hook: says hello, then does `on_event` (sh, with `$id` the event's id) for
+/// each event. Each start is counted in `starts`.
+fn hostile(project: &Project, name: &str, on_event: &str) -> String {
+    let script = format!(
+        r#"#!/bin/sh
+echo start >> "$(dirname "$0")/starts"
+echo $$ > "$(dirname "$0")/pid"
+read -r hello
+echo '{{"type":"hello","protocol":1}}'
+while read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/^{{"type":"event","id":\([0-9]*\).*/\1/p')
+  [ -n "$id" ] || continue
+  {on_event}
+done
+"#
+    );
+    let path = project.script(name, &script);
+    agent_hooks::command::shell_quote(&path.to_string_lossy())
+}
+
+/// How many times the hook was started.
+fn starts(project: &Project) -> usize {
+    project.read("starts").lines().count()
+}
+
+const ANSWER: &str = r#"printf '{"type":"answer","id":%s}\n' "$id""#;
+
+/// Emits `exec ls` and returns the outcome's block and the errors it reported.
+async fn emit_ls(rig: &CommandRig) -> (bool, Vec<(HookErrorKind, String)>) {
+    let before = rig.errors.lock().unwrap().len();
+    let outcome = rig.runner.emit(&exec("ls")).await.unwrap();
+    let errors = rig.errors.lock().unwrap()[before..]
+        .iter()
+        .map(|e| (e.kind.clone(), e.message.clone()))
+        .collect();
+    (outcome.block, errors)
+}
+
+/// After a fault, the next event goes to a new process.
+async fn restarted(rig: &CommandRig, project: &Project) {
+    let before = starts(project);
+    let (_, errors) = emit_ls(rig).await;
+    assert_eq!(starts(project), before + 1, "{errors:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_is_reported_never_trusted_and_the_hook_restarted() {
+    let project = Project::new("p");
+    // The first start answers with garbage, the next ones answer properly.
+    let command = hostile(
+        &project,
+        "garbage.sh",
+        &format!(
+            r#"if [ "$(wc -l < "$(dirname "$0")/starts")" -eq 1 ]; then echo 'not json {{"decision":"block"}}'; else {ANSWER}; fi"#
+        ),
+    );
+    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(!block, "garbage must not be read as a decision");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        matches!(errors[0].0, HookErrorKind::Crashed(_)),
+        "{errors:?}"
+    );
+    assert!(
+        errors[0].1.contains(
+            "wrote a line that is not a protocol message (expected ident at line 1 column 2): \"not json {\\\"decision\\\":\\\"block\\\"}\"; it was stopped, not trusted while handling PreToolUse"
+        ),
+        "{}",
+        errors[0].1
+    );
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(!block);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(starts(&project), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_for_another_id_is_reported_and_the_hook_restarted() {
+    let project = Project::new("p");
+    let command = hostile(
+        &project,
+        "wrong-id.sh",
+        r#"printf '{"type":"answer","id":%s,"block":"forged"}\n' "$((id + 1000))""#,
+    );
+    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(
+        !block,
+        "an answer for another event must not decide this one"
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].1.contains(
+            "answered call 1001, which no call was waiting for; it was stopped, not trusted"
+        ),
+        "{}",
+        errors[0].1
+    );
+    emit_ls(&rig).await;
+    assert_eq!(starts(&project), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_past_its_deadline_fails_like_a_one_shot_hook_and_is_restarted() {
+    for required in [false, true] {
+        let project = Project::new("p");
+        let command = hostile(&project, "hang.sh", "sleep 30");
+        let rig = CommandRig::new(
+            &project.root,
+            &[persistent(&project, &command, 1, required)],
+        );
+        let started = Instant::now();
+        let (block, errors) = emit_ls(&rig).await;
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        // As a one-shot hook that timed out: the call goes on, unless the hook is required.
+        assert_eq!(block, required);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].0, HookErrorKind::TimedOut(Duration::from_secs(1)));
+        assert!(
+            errors[0].1.ends_with(&format!("`{command}` did not answer PreToolUse within 1s; its process was killed and starts again on the next event")),
+            "{}",
+            errors[0].1
+        );
+        let pid = project.read("pid");
+        assert!(
+            survivors([pid.as_str()]).is_empty(),
+            "the hung hook was not killed"
+        );
+        emit_ls(&rig).await;
+        assert_eq!(starts(&project), 2);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashing_hook_is_restarted_until_the_crash_budget_is_spent() {
+    let project = Project::new("p");
+    let command = hostile(&project, "crash.sh", "echo 'dying now' >&2; exit 3");
+    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(!block);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].1.contains("exited with status 3")
+            && errors[0]
+                .1
+                .contains("while handling PreToolUse; its last output: dying now"),
+        "{}",
+        errors[0].1
+    );
+    for _ in 1..CRASH_LIMIT {
+        emit_ls(&rig).await;
+    }
+    assert_eq!(starts(&project), CRASH_LIMIT);
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(!block);
+    assert_eq!(
+        starts(&project),
+        CRASH_LIMIT,
+        "a disabled hook is not started again"
+    );
+    assert!(
+        errors.iter().any(|(_, m)| m.contains(&format!(
+            "is disabled for the rest of the session: its process ended {CRASH_LIMIT} times within 60s"
+        ))),
+        "{errors:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_killed_between_events_is_restarted_on_the_next_one() {
+    let project = Project::new("p");
+    let command = hostile(&project, "ok.sh", ANSWER);
+    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let (_, errors) = emit_ls(&rig).await;
+    assert!(errors.is_empty(), "{errors:?}");
+    let pid = project.read("pid").trim().to_owned();
+    Command::new("kill").args(["-9", &pid]).status().unwrap();
+    assert!(survivors([pid.as_str()]).is_empty());
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(!block);
+    assert_eq!(starts(&project), 2);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    // `sh -c` may run the script as its child: then the shell reports the kill as 137.
+    assert!(
+        matches!(
+            errors[0].0,
+            HookErrorKind::Crashed(Termination::Signal(9) | Termination::Exit(137))
+        ),
+        "{errors:?}"
+    );
+    assert!(
+        (errors[0].1.contains("died with signal 9")
+            || errors[0].1.contains("exited with status 137"))
+            && errors[0].1.ends_with("between calls; restarting it"),
+        "{}",
+        errors[0].1
+    );
+    let (_, errors) = emit_ls(&rig).await;
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(starts(&project), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_past_the_limit_is_refused_before_it_is_kept() {
+    let project = Project::new("p");
+    let command = hostile(
+        &project,
+        "flood.sh",
+        "head -c 9000000 /dev/zero | tr '\\0' x; echo",
+    );
+    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 10, false)]);
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(!block);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].1.contains(&format!(
+            "sent a message the agent cannot read (a line longer than the limit of {} bytes); it was stopped, not trusted while handling PreToolUse",
+            agent_hooks::isolation::lines::MAX_LINE
+        )),
+        "{}",
+        errors[0].1
+    );
+    restarted(&rig, &project).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stderr_is_logged_per_event_and_bounded() {
+    let project = Project::new("p");
+    let command = hostile(
+        &project,
+        "chatty.sh",
+        &format!(
+            r#"if [ "$id" -eq 1 ]; then echo "checking event $id" >&2; else head -c 1000000 /dev/zero | tr '\0' e >&2; fi; {ANSWER}"#
+        ),
+    );
+    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 10, false)]);
+    let (_, errors) = emit_ls(&rig).await;
+    assert!(errors.is_empty(), "{errors:?}");
+    {
+        let reports = rig.reports.lock().unwrap();
+        assert_eq!(reports[0].stderr, "checking event 1\n");
+        assert!(!reports[0].stderr_truncated);
+    }
+    let (_, errors) = emit_ls(&rig).await;
+    assert!(errors.is_empty(), "{errors:?}");
+    let reports = rig.reports.lock().unwrap();
+    assert!(reports[1].stderr_truncated);
+    assert!(
+        reports[1].stderr.len() <= agent_hooks::isolation::STDERR_LOG,
+        "{}",
+        reports[1].stderr.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_requests_from_a_hook_that_does_not_read_is_stopped() {
+    let project = Project::new("p");
+    // 20,000 notifications in one event, none of their replies read.
+    let command = hostile(
+        &project,
+        "requests.sh",
+        &format!(
+            r#"i=0; while [ $i -lt 20000 ]; do printf '{{"type":"request","id":%s,"event":%s,"method":"ui_notify","message":"n","level":"info"}}\n' $i "$id"; i=$((i+1)); done; {ANSWER}"#
+        ),
+    );
+    let rig = rig_with_ui(&project, &persistent(&project, &command, 20, false), true);
+    let started = Instant::now();
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(!block);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]
+            .1
+            .contains("stopped reading what the agent sends (1024 messages waited for it)"),
+        "{}",
+        errors[0].1
+    );
+    restarted(&rig, &project).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hooks_process_group_is_killed_when_the_runner_is_dropped() {
+    let project = Project::new("p");
+    let command = hostile(
+        &project,
+        "parent.sh",
+        &format!(r#"sleep 300 & echo $! > "$(dirname "$0")/child"; {ANSWER}"#),
+    );
+    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let (_, errors) = emit_ls(&rig).await;
+    assert!(errors.is_empty(), "{errors:?}");
+    let (parent, child) = (project.read("pid"), project.read("child"));
+    drop(rig);
+    assert!(
+        survivors([parent.as_str(), child.as_str()]).is_empty(),
+        "the hook or its child outlived the runner"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_does_not_speak_the_protocol_is_told_what_to_do() {
+    let project = Project::new("p");
+    // A one-shot hook marked persistent: it waits for the end of its input, which never
+    // comes.
+    let one_shot = project.script("one-shot.sh", "#!/bin/sh\ncat > /dev/null\necho '{}'\n");
+    let quoted = agent_hooks::command::shell_quote(&one_shot.to_string_lossy());
+    let rig = CommandRig::new(&project.root, &[persistent(&project, &quoted, 1, false)]);
+    let (_, errors) = emit_ls(&rig).await;
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].1.ends_with(&format!("`{quoted}` could not be started: it is not a long-running hook (it did not answer within 1s); it must write its hello line first (see docs/long-running-hooks.md), or drop `persistent` to run it once per event")),
+        "{}",
+        errors[0].1
+    );
+
+    let newer = project.script(
+        "newer.sh",
+        "#!/bin/sh\nread -r hello\necho '{\"type\":\"hello\",\"protocol\":2}'\nsleep 30\n",
+    );
+    let quoted = agent_hooks::command::shell_quote(&newer.to_string_lossy());
+    let rig = CommandRig::new(&project.root, &[persistent(&project, &quoted, 5, false)]);
+    let (_, errors) = emit_ls(&rig).await;
+    assert!(
+        errors[0].1.ends_with(&format!("`{quoted}` could not be started: it speaks long-running hook protocol 2, this agent 1: update the hook (or its client library) to this protocol")),
+        "{}",
+        errors[0].1
+    );
+}

@@ -511,3 +511,114 @@ async fn a_hook_that_does_not_speak_the_protocol_is_told_what_to_do() {
         errors[0].1
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_started_at_startup_subscribes_to_runner_events_and_registers_commands() {
+    let project = Project::new("p");
+    let script = project.script(
+        "watcher.sh",
+        r#"#!/bin/sh
+read -r hello
+echo '{"type":"hello","protocol":1,"name":"watcher","events":["tool_call","no_such_event"],"commands":[{"name":"count","description":"Show the count"}]}'
+while read -r line; do
+  case "$line" in
+    '{"type":"event"'*'"event":"tool_call"'*)
+      id=$(printf '%s' "$line" | sed -n 's/^{"type":"event","id":\([0-9]*\).*/\1/p')
+      echo "tool_call $id" >&2
+      echo '{"type":"request","id":1,"method":"send_message","message":{"custom_type":"watch","content":"saw a tool call"}}'
+      echo '{"type":"request","id":2,"method":"append_entry","custom_type":"watch","data":{"n":1}}'
+      printf '{"type":"answer","id":%s,"output":{"block":true,"reason":"watched"}}\n' "$id" ;;
+    '{"type":"command"'*)
+      id=$(printf '%s' "$line" | sed -n 's/^{"type":"command","id":\([0-9]*\).*/\1/p')
+      printf '{"type":"request","id":3,"event":%s,"method":"ui_notify","message":"count: 1","level":"info"}\n' "$id"
+      printf '{"type":"answer","id":%s}\n' "$id" ;;
+    '{"type":"event"'*)
+      id=$(printf '%s' "$line" | sed -n 's/^{"type":"event","id":\([0-9]*\).*/\1/p')
+      printf '{"type":"answer","id":%s}\n' "$id" ;;
+  esac
+done
+"#,
+    );
+    let command = agent_hooks::command::shell_quote(&script.to_string_lossy());
+    let hook = json!({"type": "command", "command": command, "persistent": "startup"});
+    let file = project.write(
+        "hooks.json",
+        &json!({"SessionStart": [{"hooks": [hook]}]}).to_string(),
+    );
+    let rig = rig_with_ui(&project, &file, true);
+    let hooks = rig.runner.hooks();
+    assert_eq!(hooks.len(), 1);
+    assert_eq!(hooks[0].path(), command);
+    assert_eq!(
+        hooks[0].warnings(),
+        ["registers a handler for unknown event `no_such_event`, which this host does not emit; the handler is ignored"]
+    );
+    assert_eq!(
+        rig.runner
+            .registered_commands()
+            .map(|c| (c.name.as_str(), c.description.as_str()))
+            .collect::<Vec<_>>(),
+        [("count", "Show the count")]
+    );
+
+    let outcome = rig.runner.emit(&exec("ls")).await.unwrap();
+    assert!(outcome.block);
+    assert_eq!(outcome.reason.as_deref(), Some("watched"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while rig.agent.calls().len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        rig.agent.calls(),
+        ["send_message watch", "append_entry watch"]
+    );
+    assert_eq!(rig.agent.entries.lock().unwrap()[0].1, json!({"n": 1}));
+
+    rig.runner.run_command("count", "").unwrap().unwrap();
+    assert_eq!(ui_calls(&rig), ["notify info: count: 1"]);
+    // The same process answers the command-hook event it was configured for.
+    rig.runner
+        .emit(&SessionStartEvent::default())
+        .await
+        .unwrap();
+    assert_eq!(rig.reports.lock().unwrap().len(), 1);
+    assert!(
+        rig.errors.lock().unwrap().is_empty(),
+        "{:?}",
+        rig.error_messages()
+    );
+}
+
+#[test]
+fn persistent_takes_true_false_or_startup_and_says_what_else_it_did() {
+    let (hooks, issues) = agent_hooks::command::parse_hooks(
+        r#"{"PreToolUse": [{"hooks": [
+            {"command": "a", "persistent": true},
+            {"command": "b", "persistent": "startup"},
+            {"command": "c", "persistent": "always"},
+            {"command": "d", "persistent": 1},
+            {"type": "http", "url": "http://127.0.0.1:9/h", "persistent": true}
+        ]}]}"#,
+        Path::new("hooks.json"),
+    );
+    let kinds: Vec<(bool, bool)> = hooks.iter().map(|h| (h.persistent, h.startup)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (true, false),
+            (true, true),
+            (true, false),
+            (false, false),
+            (false, false)
+        ]
+    );
+    let messages: Vec<String> = issues.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        messages,
+        [
+            "hooks.json (PreToolUse[0].hooks[2].persistent): `persistent` must be true, false or \"startup\", not \"always\"; taken as true",
+            "hooks.json (PreToolUse[0].hooks[3].persistent): `persistent` must be true or false, not 1; taken as false",
+            "hooks.json (PreToolUse[0].hooks[4].persistent): `persistent` applies to command hooks only; this http hook posts once per event",
+        ]
+    );
+}

@@ -61,6 +61,9 @@ pub struct CommandHook {
     /// event over stdin/stdout (the long-running hook protocol), instead of one process per
     /// event.
     pub persistent: bool,
+    /// Marked `"persistent": "startup"`: its process starts when the runner gets its hooks,
+    /// and what its hello registers (runner events, commands) joins the runner's hooks.
+    pub startup: bool,
 }
 
 /// How serious a configuration problem is.
@@ -375,7 +378,18 @@ impl Reader<'_> {
             }
         };
         let run_async = self.flag(entry, "async", at);
-        let persistent = self.flag(entry, "persistent", at);
+        let (persistent, startup) = match entry.get("persistent") {
+            Some(Value::String(when)) if when == "startup" => (true, true),
+            Some(Value::String(other)) => {
+                self.issue(
+                    Some(format!("{at}.persistent")),
+                    format!("`persistent` must be true, false or \"startup\", not \"{other}\"; taken as true"),
+                    Severity::Warning,
+                );
+                (true, false)
+            }
+            _ => (self.flag(entry, "persistent", at), false),
+        };
         if persistent && http.is_some() {
             self.issue(
                 Some(format!("{at}.persistent")),
@@ -385,6 +399,7 @@ impl Reader<'_> {
             );
         }
         let persistent = persistent && http.is_none();
+        let startup = startup && persistent;
         let once = self.flag(entry, "once", at);
         let status_message = entry
             .get("statusMessage")
@@ -420,6 +435,7 @@ impl Reader<'_> {
             source: self.source.to_path_buf(),
             required,
             persistent,
+            startup,
         })
     }
 

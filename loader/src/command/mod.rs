@@ -104,8 +104,14 @@ impl CommandHooks {
             source: script.to_path_buf(),
             required: false,
             persistent: false,
+            startup: false,
         }));
         self
+    }
+
+    /// Adds a problem found after the files were read (a hook that did not start).
+    pub(crate) fn push_issue(&mut self, issue: ConfigIssue) {
+        self.issues.push(issue);
     }
 
     /// Adds `other`'s hooks and issues after these.

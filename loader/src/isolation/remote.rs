@@ -424,6 +424,12 @@ impl PluginProcess {
         })
     }
 
+    /// Starts the process now, if it does not run, and returns what it registered.
+    pub(crate) fn start(&self) -> Result<Registered, LoadError> {
+        let _restarting = self.restart.lock().unwrap_or_else(|p| p.into_inner());
+        self.begin().and_then(|starting| self.finish(starting))
+    }
+
     /// Waits for a started process's answer, within the factory's deadline.
     pub(crate) fn finish(&self, starting: Starting) -> Result<Registered, LoadError> {
         let Starting {
@@ -682,7 +688,31 @@ impl PluginProcess {
     /// (time the agent spends serving its requests, such as a UI prompt, does not count),
     /// serving its requests with `ctx`. Past the deadline, or when the process dies, the
     /// call is an error and the process is restarted on the next call.
+    ///
+    /// A long-running hook's result is its answer's `output`, what a native handler,
+    /// command or renderer returns.
     pub(crate) fn call(
+        &self,
+        target: Target,
+        payload: &str,
+        ctx: &CallContext<'_>,
+        timeout: Duration,
+        what: &str,
+    ) -> Result<Option<String>, CallFailure> {
+        let answer = self.call_answer(target, payload, ctx, timeout, what)?;
+        Ok(match &self.launch {
+            Launch::Library { .. } => answer,
+            Launch::Script { .. } => answer
+                .and_then(|a| serde_json::from_str::<Value>(&a).ok())
+                .and_then(|mut a| a.get_mut("output").map(Value::take))
+                .filter(|output| !output.is_null())
+                .map(|output| output.to_string()),
+        })
+    }
+
+    /// [`call`](Self::call), with a long-running hook's whole answer (its `output`,
+    /// `block`, and what later versions add) as JSON.
+    pub(crate) fn call_answer(
         &self,
         target: Target,
         payload: &str,

@@ -379,19 +379,7 @@ impl HookJob {
                 stderr_dropped: false,
             };
         }
-        let project = self.cwd.to_string_lossy().into_owned();
-        let mut env: Vec<(&str, String)> = vec![
-            ("AGENT_HOOKS_PROJECT_DIR", project.clone()),
-            ("CLAUDE_PROJECT_DIR", project.clone()),
-            ("GEMINI_PROJECT_DIR", project.clone()),
-            ("DEVIN_PROJECT_DIR", project),
-        ];
-        if let Some(root) = &self.hook.plugin_root {
-            env.push(("CLAUDE_PLUGIN_ROOT", root.to_string_lossy().into_owned()));
-        }
-        if let Some(file) = &self.env_file {
-            env.push(("CLAUDE_ENV_FILE", file.to_string_lossy().into_owned()));
-        }
+        let env = hook_env(&self.hook, &self.cwd, self.env_file.as_deref());
         if self.hook.persistent {
             let done = self
                 .long_running
@@ -416,6 +404,29 @@ impl HookJob {
             stderr_dropped: false,
         }
     }
+}
+
+/// The variables a command hook's process gets: the project folder under each agent's name,
+/// its Claude Code plugin's root, the session's `CLAUDE_ENV_FILE` where the event has one.
+pub(super) fn hook_env(
+    hook: &CommandHook,
+    cwd: &std::path::Path,
+    env_file: Option<&std::path::Path>,
+) -> Vec<(&'static str, String)> {
+    let project = cwd.to_string_lossy().into_owned();
+    let mut env: Vec<(&'static str, String)> = vec![
+        ("AGENT_HOOKS_PROJECT_DIR", project.clone()),
+        ("CLAUDE_PROJECT_DIR", project.clone()),
+        ("GEMINI_PROJECT_DIR", project.clone()),
+        ("DEVIN_PROJECT_DIR", project),
+    ];
+    if let Some(root) = &hook.plugin_root {
+        env.push(("CLAUDE_PLUGIN_ROOT", root.to_string_lossy().into_owned()));
+    }
+    if let Some(file) = env_file {
+        env.push(("CLAUDE_ENV_FILE", file.to_string_lossy().into_owned()));
+    }
+    env
 }
 
 /// What the runner does itself with an answer: the user sees `systemMessage`, the agent is

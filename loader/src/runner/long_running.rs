@@ -14,8 +14,10 @@ use serde_json::Value;
 
 use crate::{
     command::{CommandHook, Exit, Run},
+    hook::Hook,
     host::{AgentHost, CallContext, Outbox, PluginApi},
     isolation::{protocol::Target, CallFailure, PluginProcess, PluginSettings, CRASH_LIMIT},
+    load::LoadError,
     runner::{HookErrorKind, Termination},
 };
 
@@ -45,6 +47,32 @@ impl LongRunningHooks {
         }
     }
 
+    /// Starts `hook`'s process now (`"persistent": "startup"`): what it registered in its
+    /// hello (runner events, commands) becomes a hook of the runner, `None` when it
+    /// registered nothing.
+    pub(crate) fn start(
+        &self,
+        hook: &CommandHook,
+        env: &[(&str, String)],
+        cwd: &Path,
+    ) -> Result<Option<Hook>, LoadError> {
+        let process = self.process(hook, env, cwd);
+        let registered = process.start()?;
+        if registered.handlers.is_empty() && registered.commands.is_empty() {
+            return Ok(None);
+        }
+        let api = PluginApi::new(self.outbox.clone(), cwd.to_path_buf(), &hook.command);
+        Ok(Some(Hook::remote(
+            hook.command.clone(),
+            hook.source.clone(),
+            process,
+            registered,
+            api,
+            self.outbox.clone(),
+            settings_of(hook),
+        )))
+    }
+
     /// The process of `hook`'s command (one per command, whichever events and files name
     /// it), made on first use; it starts on its first call.
     fn process(
@@ -57,11 +85,7 @@ impl LongRunningHooks {
         processes
             .entry(hook.command.clone())
             .or_insert_with(|| {
-                let settings = PluginSettings {
-                    factory_timeout: hook.timeout,
-                    handler_timeout: hook.timeout,
-                    ..PluginSettings::default()
-                };
+                let settings = settings_of(hook);
                 let api = PluginApi::new(self.outbox.clone(), cwd.to_path_buf(), &hook.command);
                 let env = env
                     .iter()
@@ -100,7 +124,8 @@ impl LongRunningHooks {
                 index: 0,
                 serial: 0,
             };
-            let result = process.call(target, &payload, &ctx, hook.timeout, &hook.event_name);
+            let result =
+                process.call_answer(target, &payload, &ctx, hook.timeout, &hook.event_name);
             let (stderr, truncated) = process.take_stderr();
             (result, stderr, truncated)
         };
@@ -157,6 +182,17 @@ impl LongRunningHooks {
                 }
             }
         }
+    }
+}
+
+/// A long-running hook's deadlines: its `timeout` for its start, each event and each
+/// command.
+fn settings_of(hook: &CommandHook) -> PluginSettings {
+    PluginSettings {
+        factory_timeout: hook.timeout,
+        handler_timeout: hook.timeout,
+        command_timeout: hook.timeout,
+        ..PluginSettings::default()
     }
 }
 

@@ -186,10 +186,41 @@ impl HookRunner {
     /// Adds command hooks after those already added. In each emit they run after the native
     /// handlers (all matching ones at once), and their answers are combined in
     /// configuration order.
-    pub fn add_command_hooks(&mut self, hooks: CommandHooks) {
+    ///
+    /// A long-running hook marked `"persistent": "startup"` is started here (once per
+    /// command); the runner events and commands its hello registers join the hooks, after
+    /// those already added. One that does not start is an issue of
+    /// [`command_hooks`](Self::command_hooks) and starts again on its first event.
+    pub fn add_command_hooks(&mut self, mut hooks: CommandHooks) {
+        let mut started: Vec<String> = Vec::new();
+        let mut joined = Vec::new();
         for hook in hooks.hooks() {
             if let Some(kind) = hook.event.runner_event() {
                 self.command[kind.index()] += 1;
+            }
+            if !hook.startup || started.contains(&hook.command) {
+                continue;
+            }
+            started.push(hook.command.clone());
+            let env = commands::hook_env(hook, &self.cwd, None);
+            match self.long_running.start(hook, &env, &self.cwd) {
+                Ok(Some(registered)) => joined.push(Ok(registered)),
+                Ok(None) => {}
+                Err(error) => joined.push(Err(crate::command::ConfigIssue {
+                    file: hook.source.clone(),
+                    location: None,
+                    message: format!(
+                        "`{}` did not start: {error}; it starts again on its first event, without the runner events and commands of its hello",
+                        hook.command
+                    ),
+                    severity: crate::command::Severity::Error,
+                })),
+            }
+        }
+        for result in joined {
+            match result {
+                Ok(hook) => self.push(hook),
+                Err(issue) => hooks.push_issue(issue),
             }
         }
         self.commands.append(hooks);

@@ -622,3 +622,31 @@ fn persistent_takes_true_false_or_startup_and_says_what_else_it_did() {
         ]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runner_events_in_the_hello_of_a_hook_started_on_its_first_event_are_reported() {
+    let project = Project::new("p");
+    let script = project.script(
+        "late.sh",
+        r#"#!/bin/sh
+read -r hello
+echo '{"type":"hello","protocol":1,"events":["tool_call"]}'
+while read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/^{"type":"event","id":\([0-9]*\).*/\1/p')
+  [ -n "$id" ] && printf '{"type":"answer","id":%s,"block":"late"}\n' "$id"
+done
+"#,
+    );
+    let command = agent_hooks::command::shell_quote(&script.to_string_lossy());
+    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(block, "its hooks-file event is answered");
+    assert_eq!(rig.runner.hooks().len(), 0);
+    assert_eq!(
+        errors,
+        [(
+            HookErrorKind::Protocol,
+            "its hello lists runner events or commands, which only a hook started with `\"persistent\": \"startup\"` gets; they are ignored, and it gets the events of its hooks file".to_owned()
+        )]
+    );
+}

@@ -46,7 +46,10 @@ fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let event = ToolCallEvent::new("exec", "call-1", json!({"command": "ls -la"}));
     let mut group = c.benchmark_group("long_running");
-    for (name, persistent) in [("python_guard_one_shot", false), ("python_guard_long_running", true)] {
+    for (name, persistent) in [
+        ("python_guard_one_shot", false),
+        ("python_guard_long_running", true),
+    ] {
         let runner = guard_runner(dir.path(), persistent);
         // The first event starts the long-running guard; it is not what is measured.
         let first = runtime.block_on(runner.emit(&event)).expect("no error");

@@ -79,8 +79,14 @@ pub(crate) enum Launch {
         command: String,
         /// Variables added to its environment.
         env: Vec<(String, String)>,
+        /// What its hello registers (runner events, commands) is taken: it was started
+        /// with the runner (`"persistent": "startup"`).
+        registers: bool,
     },
 }
+
+/// A long-running hook's stderr since an event last took it, and whether some was dropped.
+type StderrLog = (Vec<u8>, bool);
 
 /// Which framing a connection speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,7 +152,7 @@ struct Connection {
     stderr: Arc<Mutex<VecDeque<u8>>>,
     /// A long-running hook's stderr since the last event took it, and whether some was
     /// dropped.
-    stderr_log: Option<Arc<Mutex<(Vec<u8>, bool)>>>,
+    stderr_log: Option<Arc<Mutex<StderrLog>>>,
 }
 
 impl Connection {
@@ -283,6 +289,7 @@ impl PluginProcess {
     pub(crate) fn script(
         command: &str,
         env: Vec<(String, String)>,
+        registers: bool,
         cwd: &std::path::Path,
         settings: PluginSettings,
         api: PluginApi,
@@ -292,6 +299,7 @@ impl PluginProcess {
             Launch::Script {
                 command: command.to_owned(),
                 env,
+                registers,
             },
             cwd,
             settings,
@@ -357,7 +365,7 @@ impl PluginProcess {
     pub(crate) fn begin(&self) -> Result<Starting, LoadError> {
         let (command, wire) = match &self.launch {
             Launch::Library { program, .. } => (spawn::command(program, &self.cwd), Wire::Frames),
-            Launch::Script { command, env } => {
+            Launch::Script { command, env, .. } => {
                 (spawn::script(command, env, &self.cwd), Wire::Lines)
             }
         };
@@ -422,6 +430,26 @@ impl PluginProcess {
             connection,
             control: receiver,
         })
+    }
+
+    /// Reports what a long-running hook started on its first event registered in its hello:
+    /// the runner's hooks were set before it started, so it is ignored.
+    fn ignored_registrations(&self, registered: &Registered) {
+        let Launch::Script {
+            registers: false, ..
+        } = &self.launch
+        else {
+            return;
+        };
+        if registered.handlers.is_empty() && registered.commands.is_empty() {
+            return;
+        }
+        self.api.report(HookError::new(
+            HookErrorKind::Protocol,
+            &self.given,
+            "hello",
+            "its hello lists runner events or commands, which only a hook started with `\"persistent\": \"startup\"` gets; they are ignored, and it gets the events of its hooks file".to_owned(),
+        ));
     }
 
     /// Starts the process now, if it does not run, and returns what it registered.
@@ -657,12 +685,15 @@ impl PluginProcess {
         }
         let started = self.begin().and_then(|starting| self.finish(starting));
         match started {
-            Ok(_) => self.live()?.ok_or_else(|| {
-                CallFailure::Failed(
-                    HookErrorKind::Crashed(Termination::Exit(0)),
-                    format!("{} ended as soon as it was restarted", self.name()),
-                )
-            }),
+            Ok(registered) => {
+                self.ignored_registrations(&registered);
+                self.live()?.ok_or_else(|| {
+                    CallFailure::Failed(
+                        HookErrorKind::Crashed(Termination::Exit(0)),
+                        format!("{} ended as soon as it was restarted", self.name()),
+                    )
+                })
+            }
             Err(error) => {
                 let mut state = self.lock();
                 let message = match (&self.launch, error) {
@@ -881,7 +912,7 @@ fn write_lines(mut stdin: ChildStdin) -> mpsc::SyncSender<Vec<u8>> {
 fn keep_stderr(
     mut stderr: impl Read + Send + 'static,
     tail: Arc<Mutex<VecDeque<u8>>>,
-    log: Option<Arc<Mutex<(Vec<u8>, bool)>>>,
+    log: Option<Arc<Mutex<StderrLog>>>,
 ) {
     thread::spawn(move || {
         let mut chunk = [0u8; 4096];

@@ -94,6 +94,7 @@ impl LongRunningHooks {
                 Arc::new(PluginProcess::script(
                     &hook.command,
                     env,
+                    hook.startup,
                     cwd,
                     settings,
                     api,

@@ -176,12 +176,19 @@ fn the_reference_guards_run_under_emit_and_replay() {
 /// A hostile hook: says hello, then does `on_event` (sh, with `$id` the event's id) for
 /// each event. Each start is counted in `starts`.
 fn hostile(project: &Project, name: &str, on_event: &str) -> String {
+    hook_script(project, name, r#"{"type":"hello","protocol":1}"#, on_event)
+}
+
+/// A hook that says `hello`, then does `on_event` for each event.
+fn hook_script(project: &Project, name: &str, hello: &str, on_event: &str) -> String {
     let script = format!(
         r#"#!/bin/sh
 echo start >> "$(dirname "$0")/starts"
 echo $$ > "$(dirname "$0")/pid"
+read -r _ _ _ _ group _ < /proc/$$/stat
+echo "$group" > "$(dirname "$0")/group"
 read -r hello
-echo '{{"type":"hello","protocol":1}}'
+echo '{hello}'
 while read -r line; do
   id=$(printf '%s' "$line" | sed -n 's/^{{"type":"event","id":\([0-9]*\).*/\1/p')
   [ -n "$id" ] || continue
@@ -353,9 +360,14 @@ async fn a_hook_killed_between_events_is_restarted_on_the_next_one() {
     let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
     let (_, errors) = emit_ls(&rig).await;
     assert!(errors.is_empty(), "{errors:?}");
+    // Killed as a user would kill it: its whole process group (`sh -c` and the script).
     let pid = project.read("pid").trim().to_owned();
-    Command::new("kill").args(["-9", &pid]).status().unwrap();
-    assert!(survivors([pid.as_str()]).is_empty());
+    let group = project.read("group").trim().to_owned();
+    Command::new("kill")
+        .args(["-9", "--", &format!("-{group}")])
+        .status()
+        .unwrap();
+    assert!(survivors([pid.as_str(), group.as_str()]).is_empty());
     let (block, errors) = emit_ls(&rig).await;
     assert!(!block);
     assert_eq!(starts(&project), 2);
@@ -626,18 +638,12 @@ fn persistent_takes_true_false_or_startup_and_says_what_else_it_did() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runner_events_in_the_hello_of_a_hook_started_on_its_first_event_are_reported() {
     let project = Project::new("p");
-    let script = project.script(
+    let command = hook_script(
+        &project,
         "late.sh",
-        r#"#!/bin/sh
-read -r hello
-echo '{"type":"hello","protocol":1,"events":["tool_call"]}'
-while read -r line; do
-  id=$(printf '%s' "$line" | sed -n 's/^{"type":"event","id":\([0-9]*\).*/\1/p')
-  [ -n "$id" ] && printf '{"type":"answer","id":%s,"block":"late"}\n' "$id"
-done
-"#,
+        r#"{"type":"hello","protocol":1,"events":["tool_call"]}"#,
+        r#"printf '{"type":"answer","id":%s,"block":"late"}\n' "$id""#,
     );
-    let command = agent_hooks::command::shell_quote(&script.to_string_lossy());
     let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
     let (block, errors) = emit_ls(&rig).await;
     assert!(block, "its hooks-file event is answered");
@@ -648,5 +654,27 @@ done
             HookErrorKind::Protocol,
             "its hello lists runner events or commands, which only a hook started with `\"persistent\": \"startup\"` gets; they are ignored, and it gets the events of its hooks file".to_owned()
         )]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_exits_after_an_answer_is_restarted_on_the_next_event() {
+    let project = Project::new("p");
+    let command = hostile(&project, "once.sh", &format!("{ANSWER}; exit 0"));
+    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let (_, errors) = emit_ls(&rig).await;
+    assert!(errors.is_empty(), "{errors:?}");
+    let pid = project.read("pid").trim().to_owned();
+    let group = project.read("group").trim().to_owned();
+    assert!(survivors([pid.as_str(), group.as_str()]).is_empty());
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(!block);
+    assert_eq!(starts(&project), 2);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].1.contains("exited with status 0")
+            && errors[0].1.ends_with("between calls; restarting it"),
+        "{}",
+        errors[0].1
     );
 }

@@ -227,6 +227,21 @@ impl Connection {
         notified.await;
     }
 
+    /// Whether the process has exited (or was reaped), even if its reader has not said so
+    /// yet: a process that exits between two calls gets no call.
+    fn exited(&self) -> bool {
+        if *self.reaped.lock().unwrap_or_else(|p| p.into_inner()) {
+            return true;
+        }
+        matches!(
+            waitid(
+                Id::Pid(self.pid),
+                WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG
+            ),
+            Ok(status) if status != nix::sys::wait::WaitStatus::StillAlive
+        )
+    }
+
     fn stderr_tail(&self) -> String {
         let tail = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
         let bytes: Vec<u8> = tail.iter().copied().collect();
@@ -404,14 +419,14 @@ impl PluginProcess {
             stderr: Arc::default(),
             stderr_log: (wire == Wire::Lines).then(Arc::default),
         });
-        keep_stderr(
+        let stderr_read = keep_stderr(
             stderr,
             connection.stderr.clone(),
             connection.stderr_log.clone(),
         );
         let reader = connection.clone();
         let api = self.api.clone();
-        thread::spawn(move || read_messages(reader, BufReader::new(stdout), api));
+        thread::spawn(move || read_messages(reader, BufReader::new(stdout), api, stderr_read));
         match &self.launch {
             Launch::Library { library, image, .. } => {
                 connection.send(&ToPlugin::Load {
@@ -645,7 +660,7 @@ impl PluginProcess {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .is_some();
-        if connection.death.get().is_none() && !killed {
+        if connection.death.get().is_none() && !killed && !connection.exited() {
             return Ok(Some(connection));
         }
         // Killed (after a deadline) but not reaped yet: wait for its end, so that the next
@@ -913,8 +928,11 @@ fn keep_stderr(
     mut stderr: impl Read + Send + 'static,
     tail: Arc<Mutex<VecDeque<u8>>>,
     log: Option<Arc<Mutex<StderrLog>>>,
-) {
+) -> mpsc::Receiver<()> {
+    // Disconnected when the thread ends, at the end of stderr.
+    let (read, done) = mpsc::channel::<()>();
     thread::spawn(move || {
+        let _read = read;
         let mut chunk = [0u8; 4096];
         while let Ok(n) = stderr.read(&mut chunk) {
             if n == 0 {
@@ -934,12 +952,18 @@ fn keep_stderr(
             }
         }
     });
+    done
 }
 
 /// Reads the plugin process's messages until it closes the connection, then reaps it and
 /// tells everyone waiting how it ended. A message the agent cannot read, or an answer for no
 /// call, ends the process: what it says next could not be trusted.
-fn read_messages(connection: Arc<Connection>, mut input: impl std::io::BufRead, api: PluginApi) {
+fn read_messages(
+    connection: Arc<Connection>,
+    mut input: impl std::io::BufRead,
+    api: PluginApi,
+    stderr_read: mpsc::Receiver<()>,
+) {
     loop {
         let messages = match connection.wire {
             Wire::Frames => read_frame::<FromPlugin>(&mut input).map(|m| vec![m]),
@@ -968,6 +992,9 @@ fn read_messages(connection: Arc<Connection>, mut input: impl std::io::BufRead, 
         }
     }
     let cause = end_of(&connection);
+    // What it wrote last (often why it ended) is in its report: read it first, for a moment
+    // at most (a child of it may hold its stderr open).
+    let _ = stderr_read.recv_timeout(Duration::from_millis(100));
     let _ = connection.death.set(cause.clone());
     connection.ended.notify_waiters();
     let calls: Vec<mpsc::SyncSender<Incoming>> = connection
@@ -1049,15 +1076,7 @@ fn excerpt(line: &str) -> String {
 /// Waits for the process to end (killing it if it keeps running without its connection),
 /// reaps it, and says how it ended.
 fn end_of(connection: &Connection) -> String {
-    let ended = || {
-        matches!(
-            waitid(
-                Id::Pid(connection.pid),
-                WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG
-            ),
-            Ok(status) if status != nix::sys::wait::WaitStatus::StillAlive
-        )
-    };
+    let ended = || connection.exited();
     let grace = Instant::now() + Duration::from_millis(200);
     while !ended() && Instant::now() < grace {
         thread::sleep(Duration::from_millis(2));

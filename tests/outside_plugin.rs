@@ -45,11 +45,13 @@ fn the_documented_plugin_builds_outside_the_workspace_loads_and_works() {
     let abi = workspace_root().join("abi");
     let manifest = manifest
         .replace("edition = \"2021\"", "edition = \"2024\"")
-        .replace(
-            "agent-hooks-abi = \"1\"",
-            &format!("agent-hooks-abi = {{ path = {:?} }}", s(&abi)),
-        );
+        // The documented path dependency (today's line), pointed at this clone's `abi/`.
+        .replace("\"../agent-hooks/abi\"", &format!("{:?}", s(&abi)));
     assert!(manifest.contains("crate-type = [\"cdylib\"]"));
+    assert!(
+        manifest.contains(&format!("agent-hooks-abi = {{ path = {:?} }}", s(&abi))),
+        "{manifest}"
+    );
     std::fs::write(crate_dir.join("Cargo.toml"), manifest).unwrap();
     std::fs::write(crate_dir.join("src/lib.rs"), code).unwrap();
 

@@ -20,9 +20,19 @@
 //! crate-type = ["cdylib"]
 //!
 //! [dependencies]
-//! agent-hooks-abi = "1"
-//! serde_json = "1"
+//! # Today (the crate is not on crates.io yet): a clone's `abi/` folder, or its repository.
+//! agent-hooks-abi = { path = "../agent-hooks/abi" }   # or: { git = "<repository URL>" }
+//! # Once published:
+//! # agent-hooks-abi = "1.1"
+//!
+//! [dev-dependencies]
+//! # The test kit (see "Testing a plugin" below); same source, one more feature.
+//! agent-hooks-abi = { path = "../agent-hooks/abi", features = ["testing"] }
 //! ```
+//!
+//! `agent-hooks new no-force-push` writes such a crate, with a handler and its test, and
+//! the dependency lines filled in (`--abi-path`, `--abi-git` or `--abi-registry` choose
+//! where the interface crate comes from).
 //!
 //! `src/lib.rs`:
 //!
@@ -63,6 +73,56 @@
 //! Build it with `cargo build --release`: the plugin is `target/release/libno_force_push.so`
 //! (`.dylib` on macOS). Put it in a hooks folder or give its path to the agent
 //! (`agent-hooks list --hook target/release/libno_force_push.so` shows whether it loads).
+//!
+//! ## Testing a plugin
+//!
+//! With the `testing` feature (under `[dev-dependencies]`), `testing::TestHost` runs the
+//! plugin's factory in a unit test, with no `.so` and no agent: emit typed events and get
+//! the typed results, script the user's answers, read back what the plugin showed, sent,
+//! appended and ran. Put the tests in `src/lib.rs` (a `cdylib` has no library for `tests/`
+//! to link):
+//!
+#![cfg_attr(feature = "testing", doc = "```")]
+#![cfg_attr(not(feature = "testing"), doc = "```ignore")]
+//! # use agent_hooks_abi::prelude::*;
+//! # fn plugin(api: &mut HookApi) -> HandlerResult<()> {
+//! #     api.on(|event: &ToolCallEvent, ctx| {
+//! #         let command = event.input["command"].as_str().unwrap_or_default();
+//! #         if event.tool_name == "exec" && command.contains("git push --force") {
+//! #             ctx.ui().notify("force push blocked", NotifyLevel::Warning);
+//! #             return Ok(Some(ToolCallResult::block("Force pushes are not allowed here.")));
+//! #         }
+//! #         Ok(None)
+//! #     });
+//! #     api.register_command("hello", "Say hello", |args, ctx| {
+//! #         ctx.ui().notify(&format!("hello {args}"), NotifyLevel::Info);
+//! #         Ok(())
+//! #     });
+//! #     Ok(())
+//! # }
+//! use agent_hooks_abi::testing::TestHost;
+//!
+//! // A unit test: in the plugin's src/lib.rs, in `#[cfg(test)] mod tests`, with `#[test]`.
+//! fn force_pushes_are_blocked_with_a_notification() {
+//!     let plugin = TestHost::new().load(plugin).unwrap();
+//!     let push = ToolCallEvent::new("exec", "call-1", json!({"command": "git push --force"}));
+//!     assert_eq!(
+//!         plugin.emit(&push),
+//!         Ok(Some(ToolCallResult::block("Force pushes are not allowed here.")))
+//!     );
+//!     assert_eq!(
+//!         plugin.notifications(),
+//!         [("force push blocked".to_owned(), NotifyLevel::Warning)]
+//!     );
+//!
+//!     plugin.run_command("hello", "world").unwrap();
+//!     assert_eq!(plugin.notifications()[1].0, "hello world");
+//! }
+//! # force_pushes_are_blocked_with_a_notification();
+//! ```
+//!
+//! The `testing` module's docs cover scripted answers, stubbed programs, the configuration
+//! and the log.
 //!
 //! ## What a handler gets and returns
 //!
@@ -136,10 +196,12 @@ pub mod ffi;
 pub mod host;
 mod sdk;
 pub mod services;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use events::{Event, EventKind};
 pub use sdk::*;
-pub use services::ServiceError;
+pub use services::{LogLevel, ServiceError};
 
 /// Re-exported so that a plugin needs no other dependency to read and write JSON.
 pub use serde;
@@ -153,10 +215,10 @@ pub const INTERFACE_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub mod prelude {
     pub use crate::events::*;
     pub use crate::sdk::{
-        CommandContext, Error, ExecOptions, ExecOutput, HandlerResult, HookApi, HookContext, Host,
-        NavigateTreeOptions, NewSessionOptions, NotifyLevel, RenderOptions, Ui,
+        CommandContext, ConfigError, Error, ExecOptions, ExecOutput, HandlerResult, HookApi,
+        HookContext, Host, NavigateTreeOptions, NewSessionOptions, NotifyLevel, RenderOptions, Ui,
     };
-    pub use crate::services::ServiceError;
+    pub use crate::services::{LogLevel, PluginInfo, ServiceError};
     pub use serde_json::{json, Value};
 }
 

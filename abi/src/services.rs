@@ -8,7 +8,10 @@
 //! [`ServiceError::Unsupported`], naming its own interface version, so that a plugin built
 //! against a newer minor gets an error value, never a panic.
 
+use std::{collections::BTreeMap, fmt, path::PathBuf};
+
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The service every host of this major version offers: declare a service as required.
 /// Request: `{"service": "<name>", "needs": "<major.minor>"}`. A host that does not offer
@@ -17,6 +20,135 @@ pub const REQUIRE: &str = "require";
 
 /// The service that answers the host's interface version: `{"version": "1.0.0"}`.
 pub const INTERFACE: &str = "interface";
+
+/// Added in 1.1: what the factory knows of where it runs. Request `{}`; answer
+/// [`PluginInfo`]. See [`HookApi::plugin_info`](crate::HookApi::plugin_info).
+pub const PLUGIN: &str = "plugin";
+
+/// Added in 1.1: the plugin's configuration. Request `{}`; answer [`ConfigAnswer`]; a file
+/// that does not parse is a [`ServiceError::Failed`] whose message names the file, line and
+/// column. See [`HookApi::config`](crate::HookApi::config).
+pub const CONFIG: &str = "config";
+
+/// Added in 1.1: a record for the host's log. Request [`LogRecord`]; answer `null`. See
+/// [`Host::log`](crate::Host::log).
+pub const LOG: &str = "log";
+
+/// How important a log record is, from the most to the least.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogLevel {
+    /// Something failed.
+    Error,
+    /// Something looks wrong.
+    Warn,
+    /// What happened, in a few words.
+    Info,
+    /// Details for whoever debugs the plugin.
+    Debug,
+    /// Every step.
+    Trace,
+}
+
+impl LogLevel {
+    /// The level's wire name: `error`, `warn`, `info`, `debug`, `trace`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            LogLevel::Error => "error",
+            LogLevel::Warn => "warn",
+            LogLevel::Info => "info",
+            LogLevel::Debug => "debug",
+            LogLevel::Trace => "trace",
+        }
+    }
+}
+
+impl fmt::Display for LogLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One record of a plugin's log: the request of the [`LOG`] service.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LogRecord {
+    /// How important it is.
+    pub level: LogLevel,
+    /// The text.
+    pub message: String,
+    /// Where in the plugin it comes from (a module path, with the `log` bridge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+}
+
+impl LogRecord {
+    /// A record of `message` at `level`.
+    pub fn new(level: LogLevel, message: impl Into<String>) -> Self {
+        Self {
+            level,
+            message: message.into(),
+            target: None,
+        }
+    }
+
+    /// Sets `target` (builder style).
+    #[must_use]
+    pub fn target(mut self, target: impl Into<String>) -> Self {
+        self.target = Some(target.into());
+        self
+    }
+}
+
+/// What a plugin's factory knows of where it runs: the answer of the [`PLUGIN`] service.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct PluginInfo {
+    /// The plugin library's own file (resolved: absolute, links followed).
+    pub path: PathBuf,
+    /// The project folder the agent works in.
+    pub project_dir: PathBuf,
+    /// Whether the agent has an interactive UI (confirmations can be answered).
+    pub has_ui: bool,
+    /// The most detailed level the host keeps; records below it are dropped by the SDK
+    /// before they cross. `None`: the host keeps no plugin log.
+    pub log_level: Option<LogLevel>,
+}
+
+/// A line and a column in a file, both counted from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Position {
+    /// The line, from 1.
+    pub line: usize,
+    /// The column (in characters), from 1.
+    pub column: usize,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+/// A plugin's configuration as the host found it: the answer of the [`CONFIG`] service.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct ConfigAnswer {
+    /// Where it comes from (a file, or the settings entry that holds it); `None` when the
+    /// plugin has no configuration.
+    pub source: Option<String>,
+    /// Where the host looked, for messages when there is none.
+    pub looked_in: Vec<String>,
+    /// The configuration, as JSON (an empty object when there is none).
+    pub value: Value,
+    /// The text of a JSON file, so that the plugin reads it with positions.
+    pub json_text: Option<String>,
+    /// Where each value of a TOML file starts, by its path (`limits.max_calls`,
+    /// `rules[0].name`).
+    pub positions: BTreeMap<String, Position>,
+}
 
 /// Why a host service did not answer.
 ///

@@ -44,7 +44,7 @@ pub trait Event: Serialize + DeserializeOwned + Clone + Send + Sync + 'static {
 macro_rules! for_each_event {
     ($callback:ident) => {
         $callback! {
-            $crate::events::SessionStartEvent => SessionStart, ();
+            $crate::events::SessionStartEvent => SessionStart, $crate::events::SessionStartResult;
             $crate::events::SessionBeforeSwitchEvent => SessionBeforeSwitch, $crate::events::SessionBeforeSwitchResult;
             $crate::events::SessionSwitchEvent => SessionSwitch, ();
             $crate::events::SessionBeforeBranchEvent => SessionBeforeBranch, $crate::events::SessionBeforeBranchResult;

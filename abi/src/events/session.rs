@@ -16,6 +16,34 @@ setters!(SessionStartEvent {
     source: set<String>,
 });
 
+/// Added in 1.1: what a `session_start` handler may return: text for the agent's context,
+/// combined with command hooks' `additionalContext` (native handlers first, in load order,
+/// then command hooks in configuration order).
+///
+/// ```
+/// # use agent_hooks_abi::prelude::*;
+/// # fn register(api: &mut HookApi) {
+/// api.on(|_: &SessionStartEvent, _ctx| {
+///     Ok(Some(SessionStartResult::default().context("The build runs with `make ci`.")))
+/// });
+/// # }
+/// ```
+///
+/// A host of interface 1.0 expects no result here: it reports that the handler "returned an
+/// invalid session_start result" and goes on without the context.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct SessionStartResult {
+    /// Text added to the agent's context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+}
+
+setters!(SessionStartResult {
+    context: some<String>,
+});
+
 /// `session_before_switch`: a switch to another session is about to happen.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]

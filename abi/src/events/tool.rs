@@ -41,18 +41,62 @@ impl ToolCallEvent {
 
 /// What a `tool_call` handler may return. The first block stops the call and later handlers;
 /// otherwise an `input` replaces the tool's input (the next handler sees the new one).
+///
+/// [`ask`](Self::ask) asks the user to confirm the call, as a command hook's
+/// `permissionDecision: "ask"` does: the agent asks through its UI after every hook ran, and
+/// blocks the call with the reason when the user says no or there is no UI. A later
+/// handler's block still wins.
+///
+/// On the wire an ask is `{"block": true, "ask": true, "reason": ...}`: a host of interface
+/// 1.0, which does not know `ask`, reads a block with the reason, so a plugin that asks is
+/// never silently allowed by an older agent. A host of 1.1 or later reads `ask` first.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(into = "ToolCallWire", from = "ToolCallWire")]
 #[non_exhaustive]
 pub struct ToolCallResult {
     /// Do not run the tool.
     pub block: bool,
-    /// Why, shown to the model and the user.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Added in 1.1: run it only if the user confirms (blocked without a UI).
+    pub ask: bool,
+    /// Why, shown to the model and the user (and the question, with `ask`).
     pub reason: Option<String>,
     /// Run the tool with this input instead.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub input: Option<Value>,
+}
+
+/// [`ToolCallResult`] as it crosses: an ask also says `block`, for hosts that know no ask.
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
+struct ToolCallWire {
+    block: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    ask: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input: Option<Value>,
+}
+
+impl From<ToolCallResult> for ToolCallWire {
+    fn from(result: ToolCallResult) -> Self {
+        Self {
+            block: result.block || result.ask,
+            ask: result.ask && !result.block,
+            reason: result.reason,
+            input: result.input,
+        }
+    }
+}
+
+impl From<ToolCallWire> for ToolCallResult {
+    fn from(wire: ToolCallWire) -> Self {
+        Self {
+            block: wire.block && !wire.ask,
+            ask: wire.ask,
+            reason: wire.reason,
+            input: wire.input,
+        }
+    }
 }
 
 impl ToolCallResult {
@@ -61,16 +105,37 @@ impl ToolCallResult {
         Self {
             block: true,
             reason: Some(reason.into()),
-            input: None,
+            ..Self::default()
+        }
+    }
+
+    /// Added in 1.1: runs the call only if the user confirms; `reason` is the question's
+    /// text, and the block's reason when the user says no or there is no UI.
+    ///
+    /// ```
+    /// # use agent_hooks_abi::prelude::*;
+    /// # fn register(api: &mut HookApi) {
+    /// api.on(|event: &ToolCallEvent, _ctx| {
+    ///     let command = event.input["command"].as_str().unwrap_or_default();
+    ///     Ok(command
+    ///         .starts_with("git push")
+    ///         .then(|| ToolCallResult::ask("This pushes to the remote.")))
+    /// });
+    /// # }
+    /// ```
+    pub fn ask(reason: impl Into<String>) -> Self {
+        Self {
+            ask: true,
+            reason: Some(reason.into()),
+            ..Self::default()
         }
     }
 
     /// Lets the call run with `input` instead.
     pub fn replace_input(input: Value) -> Self {
         Self {
-            block: false,
-            reason: None,
             input: Some(input),
+            ..Self::default()
         }
     }
 }

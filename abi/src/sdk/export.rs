@@ -25,6 +25,7 @@ extern "C" fn plugin_factory<P: PluginEntry>(host: HostApiBox) -> RResult<(), Ca
     guard::install_plugin_panic_hook();
     guard::guarded(|| {
         let mut api = HookApi::new(host);
+        super::log::install(&api);
         P::factory(&mut api).map_err(|e| CallError::error(e.to_string()))
     })
     .into()

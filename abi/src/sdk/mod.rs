@@ -5,7 +5,9 @@ mod adapters;
 mod api;
 mod context;
 pub(crate) mod export;
+mod factory;
 pub(crate) mod guard;
+pub(crate) mod log;
 mod service;
 
 pub use api::{ExecOptions, ExecOutput, HandlerResult, HookApi, Host, RenderOptions};
@@ -13,6 +15,7 @@ pub use context::{
     CommandContext, HookContext, ModelInfo, NavigateTreeOptions, NewSessionOptions, NotifyLevel,
     SessionActionOutcome, SessionInfo, Theme, Ui,
 };
+pub use factory::ConfigError;
 
 /// The error a handler, command or factory may return: anything that converts into it with
 /// `?` (`std::io::Error`, `serde_json::Error`, a `String`, ...).

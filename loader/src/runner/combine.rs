@@ -139,15 +139,21 @@ command_notifications!(
 /// The combined outcome of `session_start`.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct SessionStartOutcome {
-    /// Text command hooks add to the agent's context, in configuration order.
+    /// Text hooks add to the agent's context: native handlers' first (in load order), then
+    /// command hooks' (in configuration order).
     pub context: Vec<String>,
 }
 
-/// `session_start`: a notification for native handlers; command hooks may add context.
+/// `session_start`: every hook, native or command, may add context; all of it is kept.
 impl Combine for SessionStartEvent {
     type Outcome = SessionStartOutcome;
 
-    fn fold(_: &mut Cow<'_, Self>, _: &mut SessionStartOutcome, _: ()) -> Fold {
+    fn fold(
+        _: &mut Cow<'_, Self>,
+        outcome: &mut SessionStartOutcome,
+        output: SessionStartResult,
+    ) -> Fold {
+        outcome.context.extend(output.context);
         Fold::Continue
     }
 
@@ -164,6 +170,9 @@ impl Combine for SessionStartEvent {
     }
 }
 
+/// The question of an ask that gave no reason.
+const ASK_REASON: &str = "a hook asks you to confirm this tool call";
+
 /// The combined outcome of `tool_call`.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct ToolCallOutcome {
@@ -174,9 +183,10 @@ pub struct ToolCallOutcome {
     pub reason: Option<String>,
     /// The input to run the tool with, when a handler replaced it (the last replacement).
     pub input: Option<Value>,
-    /// A command hook asked that the user confirm the call (`permissionDecision: ask`),
-    /// with these reasons; [`HookToolWrapper`](crate::HookToolWrapper) asks through the UI
-    /// and blocks when the user says no or there is no UI.
+    /// A hook asked that the user confirm the call (a native [`ToolCallResult::ask`], a
+    /// command hook's `permissionDecision: ask`), with these reasons, one per line;
+    /// [`HookToolWrapper`](crate::HookToolWrapper) asks through the UI and blocks when the
+    /// user says no or there is no UI.
     pub ask: Option<String>,
     /// Command hooks approved the call (`permissionDecision: allow`, legacy `decision:
     /// approve`) and none asked or denied: the host skips its own permission prompt.
@@ -185,8 +195,9 @@ pub struct ToolCallOutcome {
     pub context: Vec<String>,
 }
 
-/// `tool_call`: the first block wins and stops; otherwise each returned input replaces the
-/// previous one and the next handler sees it. Strict: an error or panic blocks.
+/// `tool_call`: the first block wins and stops; an ask is kept (with every asking handler's
+/// reason) and the next handler runs; each returned input replaces the previous one and the
+/// next handler sees it. Strict: an error or panic blocks.
 impl Combine for ToolCallEvent {
     type Outcome = ToolCallOutcome;
     const STRICT: bool = true;
@@ -200,6 +211,13 @@ impl Combine for ToolCallEvent {
             outcome.block = true;
             outcome.reason = output.reason;
             return Fold::Stop;
+        }
+        if output.ask {
+            let reason = output
+                .reason
+                .filter(|r| !r.trim().is_empty())
+                .unwrap_or_else(|| ASK_REASON.to_owned());
+            push_reason(&mut outcome.ask, &reason);
         }
         match output.input {
             Some(input) => {
@@ -245,7 +263,7 @@ impl Combine for ToolCallEvent {
         }
         if answers.permission == Some(PermissionDecision::Ask) {
             let reason = if answers.permission_reasons.is_empty() {
-                "a hook asks you to confirm this tool call".to_owned()
+                ASK_REASON.to_owned()
             } else {
                 answers.permission_reasons.join("\n")
             };

@@ -49,7 +49,36 @@ agent_hooks_abi::export_plugin!(plugin);
 
 #[cfg(test)]
 mod tests {
+    use agent_hooks_abi::prelude::*;
+    use agent_hooks_abi::testing::TestHost;
+
     use super::redact;
+
+    fn read(text: &str) -> ToolResultEvent {
+        ToolResultEvent::new("read", "call-1", json!({"path": ".env"}))
+            .content(vec![ContentBlock::text(text)])
+    }
+
+    #[test]
+    fn a_read_with_a_key_comes_back_redacted() {
+        let plugin = TestHost::new().load(super::plugin).unwrap();
+        assert_eq!(
+            plugin.emit(&read("API_KEY=sk-1 PORT=80")),
+            Ok(Some(ToolResultPatch::default().content(vec![
+                ContentBlock::text("API_KEY=[REDACTED] PORT=80")
+            ])))
+        );
+    }
+
+    #[test]
+    fn other_tools_failed_reads_and_clean_reads_are_left_alone() {
+        let plugin = TestHost::new().load(super::plugin).unwrap();
+        assert_eq!(plugin.emit(&read("PORT=80")), Ok(None));
+        assert_eq!(plugin.emit(&read("API_KEY=sk-1").is_error(true)), Ok(None));
+        let exec = ToolResultEvent::new("exec", "call-2", json!({}))
+            .content(vec![ContentBlock::text("API_KEY=sk-1")]);
+        assert_eq!(plugin.emit(&exec), Ok(None));
+    }
 
     #[test]
     fn every_value_is_redacted_and_the_rest_kept() {

@@ -29,3 +29,46 @@ fn plugin(api: &mut HookApi) -> HandlerResult<()> {
 }
 
 agent_hooks_abi::export_plugin!(plugin);
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use agent_hooks_abi::prelude::*;
+    use agent_hooks_abi::testing::TestHost;
+
+    fn status(entries: &[(&str, &str)]) -> BTreeMap<String, String> {
+        entries
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn the_status_line_counts_turns_and_tools_and_is_cleared_at_the_end() {
+        let plugin = TestHost::new().load(super::plugin).unwrap();
+        let call = ToolCallEvent::new("read", "call-1", json!({}));
+        plugin
+            .emit(&TurnStartEvent::default().turn_index(0))
+            .unwrap();
+        plugin.emit(&call).unwrap();
+        assert_eq!(
+            plugin.status(),
+            status(&[("tools", "⚙ 1 tool"), ("turn", "turn 1")])
+        );
+        plugin
+            .emit(&TurnStartEvent::default().turn_index(1))
+            .unwrap();
+        plugin.emit(&call).unwrap();
+        assert_eq!(
+            plugin.status(),
+            status(&[("tools", "⚙ 2 tools"), ("turn", "turn 2")])
+        );
+
+        plugin.emit(&AgentEndEvent::default()).unwrap();
+        assert_eq!(plugin.status(), status(&[]));
+        // The count starts again with the next prompt.
+        plugin.emit(&call).unwrap();
+        assert_eq!(plugin.status(), status(&[("tools", "⚙ 1 tool")]));
+    }
+}

@@ -17,6 +17,7 @@ mod doctor;
 mod emit;
 mod events;
 mod list;
+mod new;
 mod output;
 mod replay;
 mod session;
@@ -98,6 +99,9 @@ enum Command {
     Demo,
     /// Trust the current project's hooks (lists what it trusts first).
     Trust,
+    /// Write a new plugin crate (Cargo.toml, src/lib.rs with a handler and its test, a
+    /// README) that builds, tests and loads as it is.
+    New(new::NewArgs),
 }
 
 fn main() -> ExitCode {
@@ -110,6 +114,7 @@ fn main() -> ExitCode {
         Command::Replay { file } => replay::run(&cli.common, &file),
         Command::Demo => demo::run(&cli.common),
         Command::Trust => trust::run(&cli.common),
+        Command::New(args) => new::run(&args),
     };
     match outcome {
         Ok(code) => code,

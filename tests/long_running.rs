@@ -678,3 +678,48 @@ async fn a_hook_that_exits_after_an_answer_is_restarted_on_the_next_event() {
         errors[0].1
     );
 }
+
+/// Trust covers a long-running hook as a one-shot one: its project hooks file does not run
+/// until trusted, and a change to the script it runs makes it untrusted again.
+#[test]
+fn trust_covers_the_script_a_long_running_hook_runs() {
+    if client("python3", "python/guard.py").is_none() {
+        return;
+    }
+    let project = Project::new("repo");
+    let home = project.root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let guard = std::fs::read_to_string(workspace_root().join("clients/python/guard.py")).unwrap();
+    project.write("guard.py", &guard);
+    project.write(
+        ".agent-hooks/hooks/hooks.json",
+        r#"{"PreToolUse": [{"matcher": "exec", "hooks": [
+            {"type": "command", "command": "python3 ./guard.py", "persistent": true}
+        ]}]}"#,
+    );
+    let blocked = || {
+        let output = cli::run(
+            &project.root,
+            &home,
+            &[
+                "emit",
+                "PreToolUse",
+                "--input",
+                r#"{"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}"#,
+                "--json",
+            ],
+            None,
+        );
+        cli::json_of(&output)["block"].clone()
+    };
+    assert_eq!(blocked(), false, "an untrusted project hook does not run");
+    let trusted = cli::run(&project.root, &home, &["trust"], None);
+    assert!(
+        cli::stdout(&trusted).contains("runs guard.py"),
+        "{}",
+        cli::stdout(&trusted)
+    );
+    assert_eq!(blocked(), true, "the trusted guard runs and blocks");
+    project.write("guard.py", &guard.replace("rm -rf", "rm -fr"));
+    assert_eq!(blocked(), false, "the changed guard does not run");
+}

@@ -467,7 +467,8 @@ impl PluginProcess {
         ));
     }
 
-    /// Starts the process now, if it does not run, and returns what it registered.
+    /// Starts the process now (before any call: a long-running hook started with the
+    /// runner) and returns what it registered.
     pub(crate) fn start(&self) -> Result<Registered, LoadError> {
         let _restarting = self.restart.lock().unwrap_or_else(|p| p.into_inner());
         self.begin().and_then(|starting| self.finish(starting))

@@ -723,3 +723,64 @@ fn trust_covers_the_script_a_long_running_hook_runs() {
     project.write("guard.py", &guard.replace("rm -rf", "rm -fr"));
     assert_eq!(blocked(), false, "the changed guard does not run");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_process_serves_every_event_and_file_that_names_its_command() {
+    let project = Project::new("p");
+    let command = hostile(&project, "both.sh", ANSWER);
+    let hook = json!({"type": "command", "command": command, "persistent": true});
+    let file = project.write(
+        "hooks.json",
+        &json!({"PreToolUse": [{"hooks": [hook]}], "PostToolUse": [{"hooks": [hook]}]}).to_string(),
+    );
+    let other = project.write(
+        "other.json",
+        &json!({"PreToolUse": [{"matcher": "exec", "hooks": [hook]}]}).to_string(),
+    );
+    let rig = CommandRig::new(&project.root, &[file, other]);
+    emit_ls(&rig).await;
+    let result = ToolResultEvent::new("exec", "call-1", json!({"command": "ls"}));
+    rig.runner.emit(&result).await.unwrap();
+    emit_ls(&rig).await;
+    assert_eq!(starts(&project), 1);
+    assert_eq!(rig.reports.lock().unwrap().len(), 3);
+    assert!(
+        rig.errors.lock().unwrap().is_empty(),
+        "{:?}",
+        rig.error_messages()
+    );
+}
+
+#[test]
+fn a_startup_hook_that_does_not_start_is_an_issue_of_the_hooks() {
+    let project = Project::new("p");
+    let hook =
+        json!({"type": "command", "command": "exit 3", "persistent": "startup", "timeout": 2});
+    let file = project.write(
+        "hooks.json",
+        &json!({"SessionStart": [{"hooks": [hook]}]}).to_string(),
+    );
+    let mut hooks = CommandHooks::new();
+    hooks.load_file(&file);
+    let mut runner = HookRunner::new(Vec::new(), &project.root);
+    runner.add_command_hooks(hooks);
+    let issues: Vec<String> = runner
+        .command_hooks()
+        .issues()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(issues.len(), 1);
+    let (start, end) = issues[0].split_once(" (peak memory ").unwrap();
+    assert_eq!(
+        start,
+        format!(
+            "{}: `exit 3` did not start: it is not a long-running hook (it exited with status 3",
+            file.display()
+        )
+    );
+    assert!(
+        end.ends_with(" MiB) before it said hello); it must write its hello line first (see docs/long-running-hooks.md), or drop `persistent` to run it once per event; it starts again on its first event, without the runner events and commands of its hello"),
+        "{end}"
+    );
+}

@@ -712,11 +712,15 @@ impl PluginProcess {
             }
             Err(error) => {
                 let mut state = self.lock();
-                let message = match (&self.launch, error) {
-                    (Launch::Script { .. }, LoadError::PluginHost { detail }) => {
-                        format!("{} could not be started: {detail}", self.name())
+                let message = match &self.launch {
+                    Launch::Script { .. } => format!(
+                        "{} could not be started: {}",
+                        self.name(),
+                        script_failure(&error)
+                    ),
+                    Launch::Library { .. } => {
+                        format!("{} could not be restarted: {error}", self.name())
                     }
-                    (_, error) => format!("{} could not be restarted: {error}", self.name()),
                 };
                 state.last_cause = Some(message.clone());
                 state.crashes.push_back(Instant::now());
@@ -897,6 +901,14 @@ impl Drop for PluginProcess {
             connection.send(&ToPlugin::Goodbye);
             connection.kill("the agent let it go");
         }
+    }
+}
+
+/// Why a long-running hook did not start, said without the plugin host's words.
+pub(crate) fn script_failure(error: &LoadError) -> String {
+    match error {
+        LoadError::PluginHost { detail } => detail.clone(),
+        other => other.to_string(),
     }
 }
 

@@ -210,8 +210,9 @@ impl HookRunner {
                     file: hook.source.clone(),
                     location: None,
                     message: format!(
-                        "`{}` did not start: {error}; it starts again on its first event, without the runner events and commands of its hello",
-                        hook.command
+                        "`{}` did not start: {}; it starts again on its first event, without the runner events and commands of its hello",
+                        hook.command,
+                        crate::isolation::script_failure(&error)
                     ),
                     severity: crate::command::Severity::Error,
                 })),

@@ -784,3 +784,45 @@ fn a_startup_hook_that_does_not_start_is_an_issue_of_the_hooks() {
         "{end}"
     );
 }
+
+/// The README's example, as written: `clients/hooks.json` from the repository's root.
+#[test]
+fn the_readme_example_runs_from_the_repository_root() {
+    if client("python3", "python/guard.py").is_none() {
+        return;
+    }
+    let home = agent_hooks_tests::temp_dir();
+    let root = workspace_root();
+    let hook = ["--no-discover", "--hook", "clients/hooks.json"];
+    let mut emit = vec!["emit", "PreToolUse"];
+    emit.extend(hook);
+    emit.extend([
+        "--input",
+        r#"{"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}"#,
+    ]);
+    let emitted = cli::stdout(&cli::run(&root, home.path(), &emit, None));
+    assert!(
+        emitted.starts_with("tool_call BLOCKED: rm -rf is blocked by the guard hook\n"),
+        "{emitted}"
+    );
+    let mut replay = vec!["replay"];
+    replay.extend(hook);
+    replay.push("-");
+    let session = [
+        r#"{"event":"PreToolUse","tool_name":"exec","tool_input":{"command":"ls"}}"#,
+        r#"{"event":"PreToolUse","tool_name":"exec","tool_input":{"command":"git push --force"}}"#,
+    ]
+    .join("\n");
+    let replayed = cli::stdout(&cli::run(&root, home.path(), &replay, Some(&session)));
+    let lines: Vec<&str> = replayed.lines().collect();
+    assert!(
+        lines[0].starts_with("    1  tool_call            ok: \"ran `ls`\" ("),
+        "{replayed}"
+    );
+    assert!(
+        lines[1].starts_with(
+            "    2  tool_call            BLOCKED: the user did not confirm the force push ("
+        ),
+        "{replayed}"
+    );
+}

@@ -826,3 +826,31 @@ fn the_readme_example_runs_from_the_repository_root() {
         "{replayed}"
     );
 }
+
+/// Events that overlap (tool calls in parallel) share the process; answers are routed by
+/// id, so each call gets its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overlapping_events_each_get_their_own_answer() {
+    for command in clients() {
+        let project = Project::new("p");
+        let file = persistent(&project, &command, 10, false);
+        let rig = Arc::new(rig_with_ui(&project, &file, true));
+        let calls: Vec<_> = (0..16)
+            .map(|i| {
+                let rig = rig.clone();
+                tokio::spawn(async move {
+                    let command = if i % 2 == 0 { "rm -rf x" } else { "ls" };
+                    rig.runner.emit(&exec(command)).await.unwrap().block
+                })
+            })
+            .collect();
+        for (i, call) in calls.into_iter().enumerate() {
+            assert_eq!(call.await.unwrap(), i % 2 == 0, "{command}: call {i}");
+        }
+        assert!(
+            rig.errors.lock().unwrap().is_empty(),
+            "{:?}",
+            rig.error_messages()
+        );
+    }
+}

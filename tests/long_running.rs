@@ -854,3 +854,34 @@ async fn overlapping_events_each_get_their_own_answer() {
         );
     }
 }
+
+#[test]
+fn list_says_which_hooks_are_long_running() {
+    let project = Project::new("p");
+    let home = project.root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let lazy = hostile(&project, "lazy.sh", ANSWER);
+    let early = hostile(&project, "early.sh", ANSWER);
+    let file = project.write(
+        "hooks.json",
+        &json!({"PreToolUse": [{"matcher": "exec", "hooks": [
+            {"type": "command", "command": lazy, "persistent": true},
+            {"type": "command", "command": early, "persistent": "startup"},
+            {"type": "command", "command": "true"}
+        ]}]})
+        .to_string(),
+    );
+    let listed = cli::stdout(&cli::run(
+        &project.root,
+        &home,
+        &["list", "--no-discover", "--hook", &file.to_string_lossy()],
+        None,
+    ));
+    for line in [
+        format!("PreToolUse [exec] (long-running): {lazy}\n"),
+        format!("PreToolUse [exec] (long-running, started with the runner): {early}\n"),
+        "PreToolUse [exec]: true\n".to_owned(),
+    ] {
+        assert!(listed.contains(&line), "{line}\n{listed}");
+    }
+}

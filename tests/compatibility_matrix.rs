@@ -15,19 +15,13 @@ use agent_hooks::{
     abi::{prelude::*, services::major_minor, INTERFACE_VERSION},
     load_hooks_with, HookRunner, LoadOptions,
 };
-use agent_hooks_tests::{agent_hooks_bin, matrix_plugin, s, temp_dir, RecordingAgent};
+use agent_hooks_tests::{host_1_0_0, isolated, matrix_plugin, plugin, s, temp_dir, RecordingAgent};
 
 /// Every released interface version of this major, oldest first.
 const RELEASED: &[&str] = &["1.0.0"];
 
-/// The simulated next minor: its version, and the service it adds.
-const NEXT_MINOR: (&str, &str) = ("next-minor", "1.1.0");
-
-fn isolated() -> LoadOptions {
-    let mut options = LoadOptions::isolated();
-    options.plugin_host = Some(agent_hooks_bin());
-    options
-}
+/// The simulated next minor (the one after this agent's): its version.
+const NEXT_MINOR: (&str, &str) = ("next-minor", "1.2.0");
 
 struct Loaded {
     runner: HookRunner,
@@ -53,9 +47,9 @@ fn tool_call(command: &str) -> ToolCallEvent {
 }
 
 /// Drives every event, command, renderer and service of the plugin built for `row` against
-/// interface `built_against`; `log` is what its call of the `log` service answered, if it
-/// makes one.
-fn drive(row: &str, built_against: &str, log: Option<String>, options: &LoadOptions) {
+/// interface `built_against`; `metric` is what its call of the `metric` service (simulated
+/// 1.2) answered, if it makes one.
+fn drive(row: &str, built_against: &str, metric: Option<String>, options: &LoadOptions) {
     let dir = temp_dir();
     let Loaded { runner, agent } = load(row, dir.path(), options);
 
@@ -86,8 +80,8 @@ fn drive(row: &str, built_against: &str, log: Option<String>, options: &LoadOpti
         "queued": false,
         "exec": "from exec",
     });
-    if let Some(log) = log {
-        expected["log"] = json!(log);
+    if let Some(metric) = metric {
+        expected["metric"] = json!(metric);
     }
     assert!(!outcome.block, "row {row}");
     assert_eq!(outcome.input, Some(expected), "row {row}");
@@ -164,9 +158,9 @@ fn every_released_interface_version_loads_and_runs_in_a_plugin_process() {
     }
 }
 
-fn next_minor_log_answer() -> String {
+fn next_minor_metric_answer() -> String {
     format!(
-        "this host does not offer `log`: interface {}, the plugin needs {}",
+        "this host does not offer `metric`: interface {}, the plugin needs {}",
         major_minor(INTERFACE_VERSION),
         major_minor(NEXT_MINOR.1)
     )
@@ -178,7 +172,7 @@ fn a_plugin_of_the_next_minor_loads_and_its_new_service_is_a_typed_error_in_proc
     drive(
         row,
         version,
-        Some(next_minor_log_answer()),
+        Some(next_minor_metric_answer()),
         &LoadOptions::in_process(),
     );
 }
@@ -186,7 +180,7 @@ fn a_plugin_of_the_next_minor_loads_and_its_new_service_is_a_typed_error_in_proc
 #[test]
 fn a_plugin_of_the_next_minor_loads_and_its_new_service_is_a_typed_error_in_a_plugin_process() {
     let (row, version) = NEXT_MINOR;
-    drive(row, version, Some(next_minor_log_answer()), &isolated());
+    drive(row, version, Some(next_minor_metric_answer()), &isolated());
 }
 
 /// The checked boundary is frozen for the major version: today's `abi/src/ffi/` must be the
@@ -209,4 +203,83 @@ fn the_checked_boundary_is_the_one_released_as_1_0_0() {
             "abi/src/ffi/{file} differs from interface 1.0.0's: the checked types are frozen within a major version (add a host service instead, see agent_hooks_abi::services)"
         );
     }
+}
+
+/// What a host of interface 1.0.0 makes of `results` (`(event, result)` as they cross).
+fn read_by_1_0_0(results: &[(&str, Value)]) -> Vec<Value> {
+    use std::io::Write;
+    let mut reader = std::process::Command::new(host_1_0_0())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the 1.0.0 reader runs");
+    let mut input = reader.stdin.take().unwrap();
+    for (event, result) in results {
+        writeln!(input, "{}", json!({ "event": event, "result": result })).unwrap();
+    }
+    drop(input);
+    let output = reader.wait_with_output().unwrap();
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// A plugin of 1.1 in a host of 1.0: its ask is read as a block with the question as the
+/// reason (fail safe: never silently allowed), and its session_start context is reported
+/// as an invalid result and ignored. The results are those of a real 1.1 plugin (the
+/// `boundary` fixture), as they cross the boundary.
+#[test]
+fn a_1_1_plugin_that_asks_is_blocked_by_a_1_0_host() {
+    let dir = temp_dir();
+    let mut options = LoadOptions::in_process();
+    options.configs.insert(
+        "libboundary.so".into(),
+        agent_hooks::PluginConfig {
+            value: json!({"ask": ["deploy"], "greeting": "hello"}),
+            source: "test".into(),
+        },
+    );
+    let loaded = load_hooks_with([s(&plugin("boundary"))], dir.path(), &options);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let runner = HookRunner::new(loaded.hooks, dir.path());
+    let mut results = Vec::new();
+    runner
+        .for_each_handler(&tool_call("deploy"), |_, result| {
+            let result = result.expect("answered").expect("a result");
+            results.push(("tool_call", serde_json::to_value(result).unwrap()));
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
+    runner
+        .for_each_handler(
+            &SessionStartEvent::default().source("startup"),
+            |_, result| {
+                let result = result.expect("answered").expect("a result");
+                results.push(("session_start", serde_json::to_value(result).unwrap()));
+                std::ops::ControlFlow::Continue(())
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        results,
+        [
+            (
+                "tool_call",
+                json!({"block": true, "ask": true, "reason": "boundary asks: run `deploy`?"})
+            ),
+            ("session_start", json!({"context": "hello"})),
+        ]
+    );
+    assert_eq!(
+        read_by_1_0_0(&results),
+        [
+            json!({"blocked": "boundary asks: run `deploy`?"}),
+            json!({"reported": "returned an invalid session_start result: invalid type: map, expected unit"}),
+        ]
+    );
+    // And a 1.0 plugin's block stays a block, not an ask, in this host.
+    let today: ToolCallResult =
+        serde_json::from_value(json!({"block": true, "reason": "no"})).unwrap();
+    assert_eq!(today, ToolCallResult::block("no"));
 }

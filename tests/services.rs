@@ -10,16 +10,10 @@ use agent_hooks::{
     abi::{prelude::*, services::major_minor, INTERFACE_VERSION},
     load_hooks_with, HookRunner, LoadHooksResult, LoadOptions,
 };
-use agent_hooks_tests::{agent_hooks_bin, plugin, s, temp_dir};
+use agent_hooks_tests::{isolated, plugin, s, temp_dir};
 
 fn in_process() -> LoadOptions {
     LoadOptions::in_process()
-}
-
-fn isolated() -> LoadOptions {
-    let mut options = LoadOptions::isolated();
-    options.plugin_host = Some(agent_hooks_bin());
-    options
 }
 
 fn load(package: &str, dir: &Path, options: &LoadOptions) -> LoadHooksResult {
@@ -35,7 +29,7 @@ fn services_answer(options: &LoadOptions) {
         .emit_blocking(&ToolCallEvent::new("exec", "call-1", json!({})))
         .expect("the call is answered");
     let unsupported = format!(
-        "this host does not offer `log`: interface {0}, the plugin needs {0}",
+        "this host does not offer `future_service`: interface {0}, the plugin needs {0}",
         major_minor(INTERFACE_VERSION)
     );
     assert_eq!(
@@ -43,8 +37,8 @@ fn services_answer(options: &LoadOptions) {
         Some(json!({
             "host_interface": {"ok": INTERFACE_VERSION},
             "context_interface": {"ok": {"version": INTERFACE_VERSION}},
-            "host_log": {"err": unsupported},
-            "context_log": {"err": unsupported},
+            "host_future": {"err": unsupported},
+            "context_future": {"err": unsupported},
         }))
     );
 }
@@ -61,14 +55,14 @@ fn services_answer_in_a_plugin_process_and_an_unknown_one_is_a_typed_error() {
 
 fn required_service_refused(options: &LoadOptions) {
     let dir = temp_dir();
-    let loaded = load("requires-log", dir.path(), options);
+    let loaded = load("requires-future", dir.path(), options);
     assert!(loaded.hooks.is_empty());
     assert_eq!(loaded.errors.len(), 1, "{:?}", loaded.errors);
     assert_eq!(
         loaded.errors[0].error.to_string(),
         format!(
-            "{} requires the host service `log` (agent-hooks-abi {}), which this agent does not offer (it implements agent-hooks-abi {INTERFACE_VERSION}): upgrade the agent",
-            plugin("requires-log").display(),
+            "{} requires the host service `future_service` (agent-hooks-abi {}), which this agent does not offer (it implements agent-hooks-abi {INTERFACE_VERSION}): upgrade the agent",
+            plugin("requires-future").display(),
             major_minor(INTERFACE_VERSION),
         )
     );

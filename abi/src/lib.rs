@@ -139,6 +139,34 @@
 //! move in the session tree. [`HookApi::host`] gives a clonable [`Host`] to send messages,
 //! append entries and run programs from a handler.
 //!
+//! ## Added in 1.1
+//!
+//! - [`HookApi::plugin_info`]: the library's own path, the project folder, whether there is a
+//!   UI. [`HookApi::config`]: the plugin's configuration read into your serde type, from the
+//!   user's settings entry for the plugin or a `lib<name>.toml` / `lib<name>.json` next to the
+//!   library; what does not parse or fit is a [`ConfigError`] naming the file, the field and
+//!   the line and column.
+//! - [`ToolCallResult::ask`](events::ToolCallResult::ask): the user confirms the call (blocked
+//!   without a UI), as a command hook's `permissionDecision: "ask"`.
+//!   [`SessionStartResult`](events::SessionStartResult): context added at session start.
+//! - [`Host::log`] and [`HookContext::log`]: records in the agent's log, with the plugin's
+//!   name. With the crate's `log` feature, the `log` crate's macros go there too:
+//!
+//! ```toml
+//! [dependencies]
+//! agent-hooks-abi = { version = "1", features = ["log"] }
+//! log = "0.4"
+//! ```
+//!
+//! ```ignore
+//! // In a handler, with the `log` feature (the SDK installs the logger when the plugin loads):
+//! log::info!("checking {}", event.tool_name);
+//! ```
+//!
+//! An agent of interface 1.0 answers the new services with [`ServiceError::Unsupported`]
+//! (a log record then goes to stderr), reads an ask as a block with its reason, and reports
+//! a `session_start` result as invalid and goes on without it.
+//!
 //! ## Versioning policy
 //!
 //! The interface version is this crate's version, [`INTERFACE_VERSION`]. Within one major

@@ -118,6 +118,7 @@ mod hook;
 mod host;
 pub mod isolation;
 mod load;
+mod plugin_config;
 mod runner;
 pub mod status_line;
 mod supervisor;
@@ -131,11 +132,15 @@ pub use discover::{
 };
 pub use file::FileError;
 pub use hook::{Command, Hook, HookOrigin, Renderer};
-pub use host::{exec, AgentHost, DetachedAgent, HostUi, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};
+pub use host::{
+    exec, AgentHost, DetachedAgent, HostUi, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP, LOG_MESSAGE_CAP,
+    LOG_RECORDS_PER_SECOND, LOG_TARGET,
+};
 pub use isolation::{Isolation, LoadOptions, PluginSettings};
 pub use load::{
     load_hooks, load_hooks_with, DuplicatePath, LoadError, LoadFailure, LoadHooksResult,
 };
+pub use plugin_config::PluginConfig;
 pub use runner::{
     default_rendering, Combine, CommandInput, ContextOutcome, ErrorSubscription, Fold,
     HandlerTiming, HookError, HookErrorKind, HookRunner, PermissionOutcome, PromptOutcome,

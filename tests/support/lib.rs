@@ -57,18 +57,50 @@ pub fn agent_hooks_bin() -> PathBuf {
         if !cfg!(debug_assertions) {
             command.arg("--release");
         }
-        let output = command.output().expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building agent-hooks failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo built the agent-hooks program")
+        executable(command, "agent-hooks")
     })
+}
+
+/// The program `command` (a `cargo build` with JSON messages) builds.
+fn executable(mut command: Command, package: &str) -> PathBuf {
+    let output = command.output().expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building {package} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo built no program for {package}"))
+}
+
+/// `tests/fixtures/abi-history/host-1.0.0`: reads handler results the way a host of
+/// interface 1.0.0 does (one `{"event", "result"}` line in, what the host makes of it out).
+pub fn host_1_0_0() -> PathBuf {
+    cached("host-1.0.0 (bin)", || {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut command = Command::new(cargo);
+        command
+            .args(["build", "--manifest-path"])
+            .arg(workspace_root().join("tests/fixtures/abi-history/host-1.0.0/Cargo.toml"))
+            .arg("--target-dir")
+            .arg(target_dir())
+            .arg("--message-format=json-render-diagnostics");
+        if !cfg!(debug_assertions) {
+            command.arg("--release");
+        }
+        executable(command, "host-1-0-0")
+    })
+}
+
+/// Every plugin in a plugin process of its own, run by the `agent-hooks` program built for
+/// the tests.
+pub fn isolated() -> agent_hooks::LoadOptions {
+    let mut options = agent_hooks::LoadOptions::isolated();
+    options.plugin_host = Some(agent_hooks_bin());
+    options
 }
 
 /// The `panic-abort` fixture, built with `-C panic=abort` for its own crate.

@@ -120,8 +120,20 @@ impl Host {
 }
 
 impl HookContext<'_> {
-    /// Added in 1.1: [`Host::log`], from a handler. Before the plugin's factory ran (only in
-    /// hooks a host runs from its own binary), the record goes to stderr.
+    /// Added in 1.1: [`Host::log`], from a handler. In a hook that a host runs from its own
+    /// binary (not a plugin library), the record goes to stderr.
+    ///
+    /// ```
+    /// # use agent_hooks_abi::prelude::*;
+    /// # fn register(api: &mut HookApi) {
+    /// api.on(|event: &ToolResultEvent, ctx| {
+    ///     if event.is_error {
+    ///         ctx.log(LogLevel::Warn, &format!("{} failed", event.tool_name));
+    ///     }
+    ///     Ok(None)
+    /// });
+    /// # }
+    /// ```
     pub fn log(&self, level: LogLevel, message: &str) {
         match current_host() {
             Some(host) => host.log(level, message),

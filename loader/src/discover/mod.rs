@@ -217,14 +217,17 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     let mut keys: HashSet<String> = HashSet::new();
     let project = std::fs::canonicalize(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
     let mut load_options = options.load.clone();
-    let (settings, problems) = plugin_settings::read(
+    let read = plugin_settings::read(
         &ctx.config_dir.join("settings.json"),
         load_options.defaults,
         ctx.home.as_deref(),
     );
-    discovery.discovered.warnings.extend(problems);
-    for (name, settings) in settings {
+    discovery.discovered.warnings.extend(read.warnings);
+    for (name, settings) in read.settings {
         load_options.per_plugin.entry(name).or_insert(settings);
+    }
+    for (name, config) in read.configs {
+        load_options.configs.entry(name).or_insert(config);
     }
     for provider in &providers {
         let found = match provider.discover(&ctx) {

@@ -1,15 +1,18 @@
 //! The user's settings for plugins: `<config>/settings.json`, `{"plugins": {NAME: {...}}}`,
 //! where NAME is a library's file name (`libguard.so`) or a path as given. Only the user's
 //! own configuration folder is read: a project cannot move a plugin into the agent's
-//! process or lift its limits.
+//! process or lift its limits. An entry's `config` object is the plugin's own
+//! configuration (`HookApi::config`).
 
 use std::{collections::BTreeMap, path::Path, time::Duration};
 
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::{
     file::{read_checked, FileError, Limit, StrictModes},
     isolation::{Isolation, PluginSettings},
+    plugin_config::PluginConfig,
 };
 
 /// One plugin's entry; what it leaves out keeps its default.
@@ -26,6 +29,8 @@ struct Entry {
     max_memory_mb: Option<u64>,
     max_open_files: Option<u64>,
     in_process_deadline: Option<bool>,
+    /// The plugin's own configuration: a JSON object handed to it as is.
+    config: Option<Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -34,41 +39,60 @@ struct File {
     plugins: BTreeMap<String, Entry>,
 }
 
+/// What the settings file says of each plugin, by name.
+#[derive(Default)]
+pub(crate) struct Read {
+    /// Isolation, timeouts and limits.
+    pub(crate) settings: BTreeMap<String, PluginSettings>,
+    /// The plugins' own configuration objects.
+    pub(crate) configs: BTreeMap<String, PluginConfig>,
+    /// Problems, each naming the file.
+    pub(crate) warnings: Vec<String>,
+}
+
 /// Reads `path` (absent: no settings). Problems come back as warnings that name the file.
 /// The file is read once with the checks of every hook file (a regular file others cannot
 /// change: a writable settings file could move a plugin into the agent's process).
-pub(crate) fn read(
-    path: &Path,
-    defaults: PluginSettings,
-    home: Option<&Path>,
-) -> (BTreeMap<String, PluginSettings>, Vec<String>) {
+pub(crate) fn read(path: &Path, defaults: PluginSettings, home: Option<&Path>) -> Read {
     let bytes = match read_checked(path, Limit::HooksFile, &mut StrictModes::new(home)) {
         Ok(file) => file.bytes,
-        Err(FileError::NotFound { .. }) => return Default::default(),
+        Err(FileError::NotFound { .. }) => return Read::default(),
         Err(e) => {
-            return (
-                BTreeMap::new(),
-                vec![format!("{e}; plugin settings are ignored")],
-            )
+            return Read {
+                warnings: vec![format!("{e}; plugin settings are ignored")],
+                ..Read::default()
+            }
         }
     };
     let file: File = match serde_json::from_slice(&bytes) {
         Ok(file) => file,
         Err(e) => {
-            return (
-                BTreeMap::new(),
-                vec![format!(
-                    "{}: {e}; plugin settings are ignored (expected {{\"plugins\": {{\"libguard.so\": {{\"isolation\": \"in_process\", \"handler_timeout\": 2}}}}}})",
+            return Read {
+                warnings: vec![format!(
+                    "{}: {e}; plugin settings are ignored (expected {{\"plugins\": {{\"libguard.so\": {{\"isolation\": \"in_process\", \"handler_timeout\": 2, \"config\": {{...}}}}}}}})",
                     path.display()
                 )],
-            )
+                ..Read::default()
+            }
         }
     };
     let mut warnings = Vec::new();
+    let mut configs = BTreeMap::new();
     let settings = file
         .plugins
         .into_iter()
         .map(|(name, entry)| {
+            match entry.config {
+                Some(value @ Value::Object(_)) => {
+                    let source = format!("plugins.\"{name}\".config in {}", path.display());
+                    configs.insert(name.clone(), PluginConfig { value, source });
+                }
+                Some(_) => warnings.push(format!(
+                    "{}: plugins.{name}.config must be an object; it is ignored",
+                    path.display()
+                )),
+                None => {}
+            }
             let mut settings = defaults;
             let mut seconds = |value: Option<f64>, field: &str, slot: &mut Duration| {
                 if let Some(value) = value {
@@ -100,5 +124,9 @@ pub(crate) fn read(
             (name, settings)
         })
         .collect();
-    (settings, warnings)
+    Read {
+        settings,
+        configs,
+        warnings,
+    }
 }

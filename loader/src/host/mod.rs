@@ -6,6 +6,7 @@ mod context;
 mod exec;
 mod outbox;
 mod plugin_api;
+mod plugin_log;
 mod services;
 
 pub use agent::{AgentHost, DetachedAgent, HostUi};
@@ -13,7 +14,8 @@ pub(crate) use context::CallContext;
 pub(crate) use exec::exec_until;
 pub use exec::{exec, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};
 pub(crate) use outbox::Outbox;
-pub(crate) use plugin_api::{Forward, PluginApi, Registry};
+pub(crate) use plugin_api::{Forward, PluginApi, Registry, Site};
+pub use plugin_log::{LOG_MESSAGE_CAP, LOG_RECORDS_PER_SECOND, LOG_TARGET};
 
 /// Runs `f`, which may wait (a UI prompt, a session action, a program), on a thread that may
 /// be a tokio worker: on a multi-threaded runtime the worker first hands its other tasks to

@@ -12,21 +12,34 @@ use agent_hooks_abi::{
     ffi::{
         CommandHandlerBox, EventHandlerBox, HostApi, HostApiBox, HostApi_TO, MessageRendererBox,
     },
-    services::REQUIRE,
+    services::{LogRecord, PluginInfo, ServiceError, CONFIG, LOG, PLUGIN, REQUIRE},
     ExecOptions,
 };
 
 use crate::{
     isolation::protocol::{Answer, HostRequest},
+    plugin_config::{self, PluginConfig},
     runner::{HookError, HookErrorKind},
 };
 
 use super::{
     exec, may_block,
     outbox::{Outbox, Pending},
+    plugin_log::{kept_level, PluginLog},
     services::{self, Requirement},
     shielded,
 };
+
+/// Where a plugin runs, as the services of interface 1.1 tell it (`plugin`, `config`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Site {
+    /// The library's file, resolved (empty for a hook in the host's binary).
+    pub(crate) library: PathBuf,
+    /// Whether the agent has an interactive UI.
+    pub(crate) has_ui: bool,
+    /// The configuration object the settings give it, if any.
+    pub(crate) config: Option<PluginConfig>,
+}
 
 /// Where a plugin process sends what its plugin asks of the host outside calls
 /// (`send_message`, `append_entry`, `exec`): to the agent, over the protocol.
@@ -68,10 +81,12 @@ struct Shared {
     forward: Option<Arc<dyn Forward>>,
     /// A service the hook declared as required and this agent does not offer.
     unmet: Mutex<Option<Requirement>>,
+    site: Site,
+    log: PluginLog,
 }
 
 impl PluginApi {
-    pub(crate) fn new(outbox: Arc<Outbox>, cwd: PathBuf, label: &str) -> Self {
+    pub(crate) fn new(outbox: Arc<Outbox>, cwd: PathBuf, label: &str, site: Site) -> Self {
         Self {
             shared: Arc::new(Shared {
                 registry: Mutex::new(Some(Registry::default())),
@@ -80,6 +95,8 @@ impl PluginApi {
                 label: label.to_owned(),
                 forward: None,
                 unmet: Mutex::new(None),
+                site,
+                log: PluginLog::new(label),
             }),
         }
     }
@@ -95,6 +112,9 @@ impl PluginApi {
                 label: label.to_owned(),
                 forward: Some(forward),
                 unmet: Mutex::new(None),
+                // The agent answers what the plugin asks of where it runs.
+                site: Site::default(),
+                log: PluginLog::new(label),
             }),
         }
     }
@@ -156,6 +176,38 @@ impl PluginApi {
             }
             None => RErr(format!("{what} must be registered from the plugin's factory").into()),
         })
+    }
+}
+
+impl PluginApi {
+    /// Answers a service of the hook's API in the agent.
+    fn serve(&self, service: &str, request: &str) -> Result<String, ServiceError> {
+        let site = &self.shared.site;
+        let json = |value: Result<String, serde_json::Error>| {
+            value.map_err(|e| ServiceError::failed(service, e.to_string()))
+        };
+        match service {
+            PLUGIN => {
+                let mut info = PluginInfo::default();
+                info.path = site.library.clone();
+                info.project_dir = self.shared.cwd.clone();
+                info.has_ui = site.has_ui;
+                info.log_level = kept_level();
+                json(serde_json::to_string(&info))
+            }
+            CONFIG => {
+                let answer = plugin_config::find(site.config.as_ref(), &site.library)
+                    .map_err(|message| ServiceError::failed(service, message))?;
+                json(serde_json::to_string(&answer))
+            }
+            LOG => {
+                let record: LogRecord = serde_json::from_str(request)
+                    .map_err(|e| ServiceError::failed(service, format!("invalid record: {e}")))?;
+                self.shared.log.record(&record);
+                Ok("null".to_owned())
+            }
+            _ => services::serve(service, request, services::API_SERVICES),
+        }
     }
 }
 
@@ -274,11 +326,7 @@ impl HostApi for PluginApi {
                 service: service.to_string(),
                 request: request.to_string(),
             })),
-            None => services::to_abi(services::serve(
-                service.as_str(),
-                request.as_str(),
-                services::API_SERVICES,
-            )),
+            None => services::to_abi(self.serve(service.as_str(), request.as_str())),
         };
         if service.as_str() == REQUIRE && answer.is_err() {
             if let Ok(requirement) = serde_json::from_str::<Requirement>(request.as_str()) {
@@ -316,7 +364,7 @@ mod tests {
 
     #[test]
     fn a_handler_for_an_event_the_host_does_not_know_is_refused_with_a_warning() {
-        let api = PluginApi::new(Arc::default(), PathBuf::new(), "newer.so");
+        let api = PluginApi::new(Arc::default(), PathBuf::new(), "newer.so", Site::default());
         let unknown = api.on(
             "future_event".into(),
             EventHandler_TO::from_value(Silent, TD_Opaque),

@@ -2,11 +2,12 @@
 //! `agent_hooks_abi::services`): what grows within a major version of the interface.
 
 use abi_stable::std_types::{RErr, ROk, RResult, RString};
-use agent_hooks_abi::services::{ServiceError, INTERFACE, REQUIRE};
+use agent_hooks_abi::services::{ServiceError, CONFIG, INTERFACE, LOG, PLUGIN, REQUIRE};
 use serde::Deserialize;
 
-/// What the hook's API serves (outside any call, or from the factory).
-pub(crate) const API_SERVICES: &[&str] = &[INTERFACE, REQUIRE];
+/// What the hook's API serves (outside any call, or from the factory). `plugin`, `config`
+/// and `log` (interface 1.1) are answered by the hook's API itself, which knows the plugin.
+pub(crate) const API_SERVICES: &[&str] = &[INTERFACE, REQUIRE, PLUGIN, CONFIG, LOG];
 
 /// What a call's context serves.
 pub(crate) const CONTEXT_SERVICES: &[&str] = &[INTERFACE];

@@ -102,6 +102,13 @@ pub struct LoadOptions {
     pub per_plugin: BTreeMap<String, PluginSettings>,
     /// The plugin-host program; see [`serve_if_plugin_process`] for the default.
     pub plugin_host: Option<PathBuf>,
+    /// Whether the agent has an interactive UI: what a plugin's factory is told
+    /// (`HookApi::plugin_info`). False by default (the `agent-hooks` command has none).
+    pub has_ui: bool,
+    /// Configuration objects per plugin, by the path as given or by the library's file
+    /// name (discovery fills it from the settings' `plugins.NAME.config`): what
+    /// `HookApi::config` gives the plugin, before a `lib<name>.toml`/`.json` next to it.
+    pub configs: BTreeMap<String, crate::plugin_config::PluginConfig>,
 }
 
 impl LoadOptions {
@@ -119,15 +126,32 @@ impl LoadOptions {
 
     /// The settings of the plugin given as `given`, resolved to `resolved`.
     pub fn settings_for(&self, given: &str, resolved: &std::path::Path) -> PluginSettings {
-        let file_name = resolved
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned());
-        self.per_plugin
-            .get(given)
-            .or_else(|| file_name.and_then(|n| self.per_plugin.get(&n)))
+        by_name(&self.per_plugin, given, resolved)
             .copied()
             .unwrap_or(self.defaults)
     }
+
+    /// The configuration object of the plugin given as `given`, resolved to `resolved`.
+    pub fn config_for(
+        &self,
+        given: &str,
+        resolved: &std::path::Path,
+    ) -> Option<&crate::plugin_config::PluginConfig> {
+        by_name(&self.configs, given, resolved)
+    }
+}
+
+/// The entry of `map` for the plugin given as `given` (first), or its library's file name.
+fn by_name<'m, T>(
+    map: &'m BTreeMap<String, T>,
+    given: &str,
+    resolved: &std::path::Path,
+) -> Option<&'m T> {
+    let file_name = resolved
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    map.get(given)
+        .or_else(|| file_name.and_then(|n| map.get(&n)))
 }
 
 /// Makes this program able to run plugin processes, and runs one if this process was

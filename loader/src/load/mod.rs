@@ -26,7 +26,7 @@ pub(crate) use sealed::SealedCopy;
 use crate::{
     file::{read_checked, CheckedFile, Limit, StrictModes},
     hook::{Hook, HookOrigin},
-    host::{Forward, Outbox, PluginApi},
+    host::{Forward, Outbox, PluginApi, Site},
     isolation::{plugin_host_program, Isolation, LoadOptions, PluginProcess, PluginSettings},
 };
 use identity::SeenPaths;
@@ -173,6 +173,11 @@ impl<'a> PluginLoader<'a> {
             Err(error) => return self.fail(given, error),
         };
         let settings = self.options.settings_for(given, resolved);
+        let site = Site {
+            library: resolved.to_path_buf(),
+            has_ui: self.options.has_ui,
+            config: self.options.config_for(given, resolved).cloned(),
+        };
         if settings.isolation == Isolation::InProcess {
             match load_plugin(
                 given,
@@ -181,6 +186,7 @@ impl<'a> PluginLoader<'a> {
                 self.cwd,
                 &self.outbox,
                 settings,
+                site,
             ) {
                 Ok(hook) => self.slots.push(Slot::Loaded(Box::new(hook))),
                 Err(error) => self.fail(given, error),
@@ -205,7 +211,7 @@ impl<'a> PluginLoader<'a> {
                 )
             }
         };
-        let api = PluginApi::new(self.outbox.clone(), self.cwd.to_path_buf(), given);
+        let api = PluginApi::new(self.outbox.clone(), self.cwd.to_path_buf(), given, site);
         let process = Arc::new(PluginProcess::new(
             given,
             resolved,
@@ -287,8 +293,9 @@ fn load_plugin(
     cwd: &Path,
     outbox: &Arc<Outbox>,
     settings: PluginSettings,
+    site: Site,
 ) -> Result<Hook, LoadError> {
-    let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given);
+    let api = PluginApi::new(outbox.clone(), cwd.to_path_buf(), given, site);
     let origin = run_factory(resolved, Image::Bytes(bytes), &api)?;
     Ok(Hook::new(
         given.to_owned(),

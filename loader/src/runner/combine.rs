@@ -664,3 +664,35 @@ impl Combine for StopEvent {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fold_all(results: Vec<ToolCallResult>) -> (ToolCallOutcome, Vec<Fold>) {
+        let event = ToolCallEvent::new("exec", "call-1", json!({"command": "deploy"}));
+        let mut current = Cow::Borrowed(&event);
+        let mut outcome = ToolCallOutcome::default();
+        let folds = results
+            .into_iter()
+            .map(|r| ToolCallEvent::fold(&mut current, &mut outcome, r))
+            .collect();
+        (outcome, folds)
+    }
+
+    #[test]
+    fn native_asks_gather_their_reasons_and_a_later_block_wins() {
+        let (outcome, folds) = fold_all(vec![
+            ToolCallResult::ask("first?"),
+            ToolCallResult::ask(""),
+            ToolCallResult::block("no"),
+        ]);
+        assert_eq!(folds, [Fold::Continue, Fold::Continue, Fold::Stop]);
+        assert!(outcome.block);
+        assert_eq!(outcome.reason.as_deref(), Some("no"));
+        assert_eq!(
+            outcome.ask.as_deref(),
+            Some("first?\na hook asks you to confirm this tool call")
+        );
+    }
+}

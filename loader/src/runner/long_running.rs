@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::{
     command::{CommandHook, Exit, Run},
     hook::Hook,
-    host::{AgentHost, CallContext, Outbox, PluginApi},
+    host::{AgentHost, CallContext, Outbox, PluginApi, Site},
     isolation::{protocol::Target, CallFailure, PluginProcess, PluginSettings, CRASH_LIMIT},
     load::LoadError,
     runner::{HookErrorKind, Termination},
@@ -61,7 +61,12 @@ impl LongRunningHooks {
         if registered.handlers.is_empty() && registered.commands.is_empty() {
             return Ok(None);
         }
-        let api = PluginApi::new(self.outbox.clone(), cwd.to_path_buf(), &hook.command);
+        let api = PluginApi::new(
+            self.outbox.clone(),
+            cwd.to_path_buf(),
+            &hook.command,
+            Site::default(),
+        );
         Ok(Some(Hook::remote(
             hook.command.clone(),
             hook.source.clone(),
@@ -86,7 +91,12 @@ impl LongRunningHooks {
             .entry(hook.command.clone())
             .or_insert_with(|| {
                 let settings = settings_of(hook);
-                let api = PluginApi::new(self.outbox.clone(), cwd.to_path_buf(), &hook.command);
+                let api = PluginApi::new(
+                    self.outbox.clone(),
+                    cwd.to_path_buf(),
+                    &hook.command,
+                    Site::default(),
+                );
                 let env = env
                     .iter()
                     .map(|(k, v)| ((*k).to_owned(), v.clone()))

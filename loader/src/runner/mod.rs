@@ -30,7 +30,7 @@ pub use lookups::default_rendering;
 use crate::{
     command::{CommandHookReport, CommandHooks, ToolNames},
     hook::{Hook, HookOrigin},
-    host::{AgentHost, DetachedAgent, Outbox, PluginApi},
+    host::{AgentHost, DetachedAgent, Outbox, PluginApi, Site},
     load::LoadError,
 };
 
@@ -161,7 +161,7 @@ impl HookRunner {
         F: FnOnce(&mut HookApi) -> HandlerResult<()>,
     {
         let outbox = self.in_process_outbox.clone();
-        let api = PluginApi::new(outbox.clone(), self.cwd.clone(), name);
+        let api = PluginApi::new(outbox.clone(), self.cwd.clone(), name, Site::default());
         if let Err(error) = agent_hooks_abi::host::run_factory(api.to_object(), factory) {
             let message = error.message.into_string();
             return Err(if error.panicked {

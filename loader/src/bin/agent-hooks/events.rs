@@ -253,6 +253,10 @@ pub fn summary(emitted: Emitted, outcome: &Value) -> String {
         EventKind::ToolCall if outcome["block"] == true => {
             format!("BLOCKED: {}", text(&outcome["reason"]))
         }
+        EventKind::ToolCall if outcome["ask"].is_string() => format!(
+            "asks the user: {} (the agent confirms; blocked without a UI)",
+            text(&outcome["ask"])
+        ),
         EventKind::ToolCall if outcome["rewritten"] == true => {
             format!("rewritten to {}", outcome["input"])
         }

@@ -17,6 +17,7 @@ mod doctor;
 mod emit;
 mod events;
 mod list;
+mod log;
 mod new;
 mod output;
 mod replay;
@@ -67,6 +68,10 @@ pub struct Common {
     /// calls, but a plugin that crashes takes the command down with it.
     #[arg(long, global = true)]
     pub in_process: bool,
+    /// Show plugins' log records on stderr: `-v` info, `-vv` debug, `-vvv` trace
+    /// (warnings and errors always).
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
 }
 
 #[derive(Subcommand)]
@@ -107,6 +112,7 @@ enum Command {
 fn main() -> ExitCode {
     agent_hooks::isolation::serve_if_plugin_process();
     let cli = Cli::parse();
+    log::init(cli.common.verbose);
     let outcome = match cli.command.unwrap_or(Command::Demo) {
         Command::List => list::run(&cli.common),
         Command::Doctor { tools } => doctor::run(&cli.common, &tools),

@@ -57,6 +57,13 @@ pub struct CommandHook {
     /// Marked `"required": true`: when it cannot start or does not answer in time, every
     /// `PreToolUse` it would have seen is blocked instead of going on.
     pub required: bool,
+    /// Marked `"persistent": true`: its command stays running and gets one message per
+    /// event over stdin/stdout (the long-running hook protocol), instead of one process per
+    /// event.
+    pub persistent: bool,
+    /// Marked `"persistent": "startup"`: its process starts when the runner gets its hooks,
+    /// and what its hello registers (runner events, commands) joins the runner's hooks.
+    pub startup: bool,
 }
 
 /// How serious a configuration problem is.
@@ -371,6 +378,28 @@ impl Reader<'_> {
             }
         };
         let run_async = self.flag(entry, "async", at);
+        let (persistent, startup) = match entry.get("persistent") {
+            Some(Value::String(when)) if when == "startup" => (true, true),
+            Some(Value::String(other)) => {
+                self.issue(
+                    Some(format!("{at}.persistent")),
+                    format!("`persistent` must be true, false or \"startup\", not \"{other}\"; taken as true"),
+                    Severity::Warning,
+                );
+                (true, false)
+            }
+            _ => (self.flag(entry, "persistent", at), false),
+        };
+        if persistent && http.is_some() {
+            self.issue(
+                Some(format!("{at}.persistent")),
+                "`persistent` applies to command hooks only; this http hook posts once per event"
+                    .into(),
+                Severity::Warning,
+            );
+        }
+        let persistent = persistent && http.is_none();
+        let startup = startup && persistent;
         let once = self.flag(entry, "once", at);
         let status_message = entry
             .get("statusMessage")
@@ -405,6 +434,8 @@ impl Reader<'_> {
             plugin_root: self.plugin_root.clone(),
             source: self.source.to_path_buf(),
             required,
+            persistent,
+            startup,
         })
     }
 

@@ -103,8 +103,15 @@ impl CommandHooks {
             plugin_root: None,
             source: script.to_path_buf(),
             required: false,
+            persistent: false,
+            startup: false,
         }));
         self
+    }
+
+    /// Adds a problem found after the files were read (a hook that did not start).
+    pub(crate) fn push_issue(&mut self, issue: ConfigIssue) {
+        self.issues.push(issue);
     }
 
     /// Adds `other`'s hooks and issues after these.
@@ -201,8 +208,12 @@ pub struct CommandHookReport {
     pub duration: Duration,
     /// Its stdout was cut at [`OUTPUT_CAP`].
     pub stdout_truncated: bool,
-    /// Its stderr was cut at [`OUTPUT_CAP`].
+    /// Its stderr was cut at [`OUTPUT_CAP`] (a long-running hook's at
+    /// [`STDERR_LOG`](crate::isolation::STDERR_LOG)).
     pub stderr_truncated: bool,
+    /// What it wrote to stderr (a long-running hook: since the previous event), for the
+    /// host's log.
+    pub stderr: String,
     /// What it decided, and what was wrong with its answer.
     pub answer: Answer,
 }

@@ -12,14 +12,15 @@
 //! waits for does not count); past it the process group is killed.
 
 mod child;
+pub mod lines;
 pub mod protocol;
 mod remote;
 mod spawn;
 
 use std::{collections::BTreeMap, path::PathBuf, time::Duration};
 
-pub(crate) use remote::{CallFailure, PluginProcess, Starting};
-pub use remote::{ProcessState, CRASH_LIMIT, CRASH_WINDOW, MAX_EXECS};
+pub(crate) use remote::{script_failure, CallFailure, PluginProcess, Starting};
+pub use remote::{ProcessState, CRASH_LIMIT, CRASH_WINDOW, MAX_EXECS, STDERR_LOG};
 pub(crate) use spawn::plugin_host_program;
 pub use spawn::PLUGIN_HOST_ENV;
 

@@ -370,6 +370,9 @@ pub enum FrameError {
     /// The frame is larger than [`MAX_FRAME`].
     #[error("a frame of {0} bytes is larger than the limit of {MAX_FRAME} bytes")]
     TooLarge(usize),
+    /// A long-running hook's line is longer than [`MAX_LINE`](super::lines::MAX_LINE).
+    #[error("a line longer than the limit of {0} bytes")]
+    LineTooLong(usize),
     /// The frame is not a message this side knows.
     #[error("a frame is not a valid message: {0}")]
     Invalid(#[from] serde_json::Error),

@@ -28,9 +28,10 @@ use nix::{
 use serde_json::Value;
 
 use super::{
+    lines::{self, LINE_PROTOCOL_VERSION},
     protocol::{
-        read_frame, write_frame, Answer, CallOutcome, FromPlugin, HostRequest, Registered, Target,
-        ToPlugin, PROTOCOL_VERSION,
+        read_frame, write_frame, Answer, CallOutcome, FrameError, FromPlugin, HostRequest,
+        Registered, Target, ToPlugin, PROTOCOL_VERSION,
     },
     spawn, PluginSettings,
 };
@@ -47,6 +48,52 @@ pub const MAX_EXECS: usize = 8;
 
 /// How much of a plugin process's stderr is kept for reports.
 const STDERR_TAIL: usize = 2048;
+
+/// How much of a long-running hook's stderr is kept between two events (it is logged with
+/// the event's report); more is dropped, and the drop is said.
+pub const STDERR_LOG: usize = 64 * 1024;
+
+/// How many messages of one call may wait for the agent to serve them; past that, the
+/// agent stops reading the process until it catches up (a flood of requests waits in the
+/// process's pipe, not in the agent's memory).
+const CALL_QUEUE: usize = 16;
+
+/// How many lines may wait for a long-running hook to read them.
+const OUT_QUEUE: usize = 1024;
+
+/// What a plugin process runs, and how it speaks.
+pub(crate) enum Launch {
+    /// The plugin-host program, serving one plugin library over frames.
+    Library {
+        /// The library, resolved.
+        library: std::path::PathBuf,
+        /// The sealed copy of the library's checked bytes that every start of the process
+        /// loads.
+        image: Arc<SealedCopy>,
+        /// The plugin-host program.
+        program: std::path::PathBuf,
+    },
+    /// A long-running hook: a shell command speaking the line protocol ([`lines`]).
+    Script {
+        /// The command (`sh -c`).
+        command: String,
+        /// Variables added to its environment.
+        env: Vec<(String, String)>,
+        /// What its hello registers (runner events, commands) is taken: it was started
+        /// with the runner (`"persistent": "startup"`).
+        registers: bool,
+    },
+}
+
+/// A long-running hook's stderr since an event last took it, and whether some was dropped.
+type StderrLog = (Vec<u8>, bool);
+
+/// Which framing a connection speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wire {
+    Frames,
+    Lines,
+}
 
 /// A plugin process that crashes this many times within [`CRASH_WINDOW`] is disabled.
 pub const CRASH_LIMIT: usize = 3;
@@ -81,8 +128,13 @@ enum Incoming {
 
 struct Connection {
     pid: Pid,
-    writer: Mutex<ChildStdin>,
-    calls: Mutex<HashMap<u64, mpsc::Sender<Incoming>>>,
+    wire: Wire,
+    /// Frames are written here, by the thread that sends them.
+    writer: Mutex<Option<ChildStdin>>,
+    /// Lines go through a bounded queue to a writer thread, so that a hook that stops
+    /// reading can never block the agent (past [`OUT_QUEUE`] waiting lines it is stopped).
+    queue: Option<mpsc::SyncSender<Vec<u8>>>,
+    calls: Mutex<HashMap<u64, mpsc::SyncSender<Incoming>>>,
     control: Mutex<Option<mpsc::Sender<Incoming>>>,
     /// Whether the process was reaped: its group may be signalled only before.
     reaped: Mutex<bool>,
@@ -98,12 +150,40 @@ struct Connection {
     /// Programs running for this process through `exec` (bounded by [`MAX_EXECS`]).
     execs: std::sync::atomic::AtomicUsize,
     stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// A long-running hook's stderr since the last event took it, and whether some was
+    /// dropped.
+    stderr_log: Option<Arc<Mutex<StderrLog>>>,
 }
 
 impl Connection {
     fn send(&self, message: &ToPlugin) -> bool {
-        let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
-        write_frame(&mut *writer, message).is_ok()
+        match (self.wire, &self.queue) {
+            (Wire::Lines, Some(_)) => lines::encode(message).is_none_or(|line| self.queue(line)),
+            _ => {
+                let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+                writer
+                    .as_mut()
+                    .is_some_and(|writer| write_frame(writer, message).is_ok())
+            }
+        }
+    }
+
+    /// Queues a line for the writer thread; a hook that lets [`OUT_QUEUE`] lines wait is
+    /// stopped.
+    fn queue(&self, line: Vec<u8>) -> bool {
+        let Some(queue) = &self.queue else {
+            return false;
+        };
+        match queue.try_send(line) {
+            Ok(()) => true,
+            Err(mpsc::TrySendError::Full(_)) => {
+                self.kill(&format!(
+                    "stopped reading what the agent sends ({OUT_QUEUE} messages waited for it); it was stopped, not trusted"
+                ));
+                false
+            }
+            Err(mpsc::TrySendError::Disconnected(_)) => false,
+        }
     }
 
     /// Kills the process's whole group (unless it was reaped already), saying why.
@@ -118,15 +198,21 @@ impl Connection {
         }
     }
 
-    fn route(&self, id: u64, incoming: Incoming) {
+    /// Hands `incoming` to call `id`; whether a call of that id is waiting.
+    fn route(&self, id: u64, incoming: Incoming) -> bool {
         let waiting = self
             .calls
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&id)
             .cloned();
-        if let Some(waiting) = waiting {
-            let _ = waiting.send(incoming);
+        match waiting {
+            // Blocks while the call's queue is full: the process waits for the agent.
+            Some(waiting) => {
+                let _ = waiting.send(incoming);
+                true
+            }
+            None => false,
         }
     }
 
@@ -139,6 +225,21 @@ impl Connection {
             return;
         }
         notified.await;
+    }
+
+    /// Whether the process has exited (or was reaped), even if its reader has not said so
+    /// yet: a process that exits between two calls gets no call.
+    fn exited(&self) -> bool {
+        if *self.reaped.lock().unwrap_or_else(|p| p.into_inner()) {
+            return true;
+        }
+        matches!(
+            waitid(
+                Id::Pid(self.pid),
+                WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG
+            ),
+            Ok(status) if status != nix::sys::wait::WaitStatus::StillAlive
+        )
     }
 
     fn stderr_tail(&self) -> String {
@@ -155,14 +256,11 @@ struct State {
     crashes: VecDeque<Instant>,
 }
 
-/// One plugin, run in a process of its own.
+/// One plugin (or long-running hook), run in a process of its own.
 pub(crate) struct PluginProcess {
     given: String,
-    library: std::path::PathBuf,
-    /// The sealed copy of the library's checked bytes that every start of the process loads.
-    image: Arc<SealedCopy>,
+    launch: Launch,
     cwd: std::path::PathBuf,
-    program: std::path::PathBuf,
     settings: PluginSettings,
     /// The hook's host API in the agent: what the plugin sends outside calls goes through it.
     api: PluginApi,
@@ -188,12 +286,53 @@ impl PluginProcess {
         settings: PluginSettings,
         api: PluginApi,
     ) -> Self {
+        Self::with_launch(
+            given,
+            Launch::Library {
+                library: library.to_path_buf(),
+                image,
+                program,
+            },
+            cwd,
+            settings,
+            api,
+        )
+    }
+
+    /// A long-running hook running `command`: started on its first call, supervised like a
+    /// plugin process (`settings.factory_timeout` bounds its start and hello).
+    pub(crate) fn script(
+        command: &str,
+        env: Vec<(String, String)>,
+        registers: bool,
+        cwd: &std::path::Path,
+        settings: PluginSettings,
+        api: PluginApi,
+    ) -> Self {
+        Self::with_launch(
+            command,
+            Launch::Script {
+                command: command.to_owned(),
+                env,
+                registers,
+            },
+            cwd,
+            settings,
+            api,
+        )
+    }
+
+    fn with_launch(
+        given: &str,
+        launch: Launch,
+        cwd: &std::path::Path,
+        settings: PluginSettings,
+        api: PluginApi,
+    ) -> Self {
         Self {
             given: given.to_owned(),
-            library: library.to_path_buf(),
-            image,
+            launch,
             cwd: cwd.to_path_buf(),
-            program,
             settings,
             api,
             state: Mutex::new(State {
@@ -208,18 +347,45 @@ impl PluginProcess {
     }
 
     fn name(&self) -> &str {
-        self.library
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(&self.given)
+        match &self.launch {
+            Launch::Library { library, .. } => library
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or(&self.given),
+            Launch::Script { .. } => &self.given,
+        }
+    }
+
+    /// What was started, for messages: the plugin-host program or the hook's command.
+    fn program(&self) -> String {
+        match &self.launch {
+            Launch::Library { program, .. } => program.display().to_string(),
+            Launch::Script { command, .. } => format!("`{command}`"),
+        }
+    }
+
+    /// A long-running hook's stderr since the last call to this, and whether some of it was
+    /// dropped ([`STDERR_LOG`]); nothing for a plugin process (its stderr goes to reports).
+    pub(crate) fn take_stderr(&self) -> (Vec<u8>, bool) {
+        let connection = self.lock().connection.clone();
+        let Some(log) = connection.and_then(|c| c.stderr_log.clone()) else {
+            return (Vec::new(), false);
+        };
+        let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
+        std::mem::take(&mut *log)
     }
 
     /// Spawns the process and asks it to load the plugin; [`finish`](Self::finish) waits for
     /// the answer. Split so that many plugins start in parallel.
     pub(crate) fn begin(&self) -> Result<Starting, LoadError> {
-        let command = spawn::command(&self.program, &self.cwd);
+        let (command, wire) = match &self.launch {
+            Launch::Library { program, .. } => (spawn::command(program, &self.cwd), Wire::Frames),
+            Launch::Script { command, env, .. } => {
+                (spawn::script(command, env, &self.cwd), Wire::Lines)
+            }
+        };
         let mut child = spawn::spawn(command).map_err(|e| LoadError::PluginHost {
-            detail: format!("cannot start {}: {e}", self.program.display()),
+            detail: format!("cannot start {}: {e}", self.program()),
         })?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -232,9 +398,15 @@ impl PluginProcess {
         // Reaped by the reader thread below, never through `child`.
         drop(child);
         let (control, receiver) = mpsc::channel();
+        let (stdin, queue) = match wire {
+            Wire::Frames => (Some(stdin), None),
+            Wire::Lines => (None, Some(write_lines(stdin))),
+        };
         let connection = Arc::new(Connection {
             pid,
+            wire,
             writer: Mutex::new(stdin),
+            queue,
             calls: Mutex::default(),
             control: Mutex::new(Some(control)),
             reaped: Mutex::new(false),
@@ -245,22 +417,61 @@ impl PluginProcess {
             counted: AtomicBool::new(false),
             execs: std::sync::atomic::AtomicUsize::new(0),
             stderr: Arc::default(),
+            stderr_log: (wire == Wire::Lines).then(Arc::default),
         });
-        keep_stderr(stderr, connection.stderr.clone());
+        let stderr_read = keep_stderr(
+            stderr,
+            connection.stderr.clone(),
+            connection.stderr_log.clone(),
+        );
         let reader = connection.clone();
         let api = self.api.clone();
-        thread::spawn(move || read_messages(reader, BufReader::new(stdout), api));
-        connection.send(&ToPlugin::Load {
-            library: self.library.clone(),
-            image: Some(self.image.path_for_children()),
-            given: self.given.clone(),
-            cwd: self.cwd.clone(),
-            limits: self.settings.limits,
-        });
+        thread::spawn(move || read_messages(reader, BufReader::new(stdout), api, stderr_read));
+        match &self.launch {
+            Launch::Library { library, image, .. } => {
+                connection.send(&ToPlugin::Load {
+                    library: library.clone(),
+                    image: Some(image.path_for_children()),
+                    given: self.given.clone(),
+                    cwd: self.cwd.clone(),
+                    limits: self.settings.limits,
+                });
+            }
+            Launch::Script { .. } => {
+                connection.queue(lines::host_hello());
+            }
+        }
         Ok(Starting {
             connection,
             control: receiver,
         })
+    }
+
+    /// Reports what a long-running hook started on its first event registered in its hello:
+    /// the runner's hooks were set before it started, so it is ignored.
+    fn ignored_registrations(&self, registered: &Registered) {
+        let Launch::Script {
+            registers: false, ..
+        } = &self.launch
+        else {
+            return;
+        };
+        if registered.handlers.is_empty() && registered.commands.is_empty() {
+            return;
+        }
+        self.api.report(HookError::new(
+            HookErrorKind::Protocol,
+            &self.given,
+            "hello",
+            "its hello lists runner events or commands, which only a hook started with `\"persistent\": \"startup\"` gets; they are ignored, and it gets the events of its hooks file".to_owned(),
+        ));
+    }
+
+    /// Starts the process now (before any call: a long-running hook started with the
+    /// runner) and returns what it registered.
+    pub(crate) fn start(&self) -> Result<Registered, LoadError> {
+        let _restarting = self.restart.lock().unwrap_or_else(|p| p.into_inner());
+        self.begin().and_then(|starting| self.finish(starting))
     }
 
     /// Waits for a started process's answer, within the factory's deadline.
@@ -277,10 +488,13 @@ impl PluginProcess {
                 Ok(incoming) => incoming,
                 Err(mpsc::RecvTimeoutError::Timeout) if !hello => {
                     connection.kill("it never said hello");
-                    return Err(self.not_a_plugin_host(&format!(
-                        "it did not answer within {:?}",
-                        self.settings.factory_timeout
-                    )));
+                    return Err(self.not_a_plugin_host(
+                        &connection,
+                        &format!(
+                            "it did not answer within {:?}",
+                            self.settings.factory_timeout
+                        ),
+                    ));
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     connection.kill("its factory ran past its deadline");
@@ -289,7 +503,7 @@ impl PluginProcess {
                     });
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) if !hello => {
-                    return Err(self.not_a_plugin_host("it went away"))
+                    return Err(self.not_a_plugin_host(&connection, "it went away"))
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     return Err(self.died_loading(&connection, "the plugin process went away"))
@@ -297,12 +511,27 @@ impl PluginProcess {
             };
             match incoming {
                 Incoming::Message(FromPlugin::Hello { protocol, .. }) => {
-                    if protocol != PROTOCOL_VERSION {
+                    let (expected, what, remedy) = match connection.wire {
+                        Wire::Frames => (
+                            PROTOCOL_VERSION,
+                            "plugin protocol",
+                            "install the agent-hooks command of the agent's version",
+                        ),
+                        Wire::Lines => (
+                            LINE_PROTOCOL_VERSION,
+                            "long-running hook protocol",
+                            "update the hook (or its client library) to this protocol",
+                        ),
+                    };
+                    if protocol != expected {
                         connection.kill("it speaks another protocol");
+                        let who = match &self.launch {
+                            Launch::Library { program, .. } => program.display().to_string(),
+                            Launch::Script { .. } => "it".to_owned(),
+                        };
                         return Err(LoadError::PluginHost {
                             detail: format!(
-                                "{} speaks plugin protocol {protocol}, this agent {PROTOCOL_VERSION}: install the agent-hooks command of the agent's version",
-                                self.program.display()
+                                "{who} speaks {what} {protocol}, this agent {expected}: {remedy}"
                             ),
                         });
                     }
@@ -317,7 +546,10 @@ impl PluginProcess {
                     return Err(error);
                 }
                 Incoming::Died(cause) if !hello => {
-                    return Err(self.not_a_plugin_host(&format!("it {cause} before it said hello")))
+                    return Err(self.not_a_plugin_host(
+                        &connection,
+                        &format!("it {cause} before it said hello"),
+                    ))
                 }
                 Incoming::Died(cause) => return Err(self.died_loading(&connection, &cause)),
                 Incoming::Message(_) => {
@@ -331,14 +563,22 @@ impl PluginProcess {
     }
 
     /// The program that was started does not speak the protocol.
-    fn not_a_plugin_host(&self, what: &str) -> LoadError {
-        LoadError::PluginHost {
-            detail: format!(
+    fn not_a_plugin_host(&self, connection: &Connection, what: &str) -> LoadError {
+        let detail = match &self.launch {
+            Launch::Library { program, .. } => format!(
                 "{} is not an agent-hooks plugin host of this version ({what}); point {} or LoadOptions::plugin_host at the agent-hooks command of the agent's version",
-                self.program.display(),
+                program.display(),
                 super::PLUGIN_HOST_ENV
             ),
-        }
+            Launch::Script { .. } => format!(
+                "it is not a long-running hook ({what}{}); it must write its hello line first (see docs/long-running-hooks.md), or drop `persistent` to run it once per event",
+                match connection.stderr_tail() {
+                    tail if tail.is_empty() => String::new(),
+                    tail => format!("; its last output: {tail}"),
+                }
+            ),
+        };
+        LoadError::PluginHost { detail }
     }
 
     fn died_loading(&self, connection: &Connection, cause: &str) -> LoadError {
@@ -421,7 +661,7 @@ impl PluginProcess {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .is_some();
-        if connection.death.get().is_none() && !killed {
+        if connection.death.get().is_none() && !killed && !connection.exited() {
             return Ok(Some(connection));
         }
         // Killed (after a deadline) but not reaped yet: wait for its end, so that the next
@@ -461,15 +701,27 @@ impl PluginProcess {
         }
         let started = self.begin().and_then(|starting| self.finish(starting));
         match started {
-            Ok(_) => self.live()?.ok_or_else(|| {
-                CallFailure::Failed(
-                    HookErrorKind::Crashed(Termination::Exit(0)),
-                    format!("{} ended as soon as it was restarted", self.name()),
-                )
-            }),
+            Ok(registered) => {
+                self.ignored_registrations(&registered);
+                self.live()?.ok_or_else(|| {
+                    CallFailure::Failed(
+                        HookErrorKind::Crashed(Termination::Exit(0)),
+                        format!("{} ended as soon as it was restarted", self.name()),
+                    )
+                })
+            }
             Err(error) => {
                 let mut state = self.lock();
-                let message = format!("{} could not be restarted: {error}", self.name());
+                let message = match &self.launch {
+                    Launch::Script { .. } => format!(
+                        "{} could not be started: {}",
+                        self.name(),
+                        script_failure(&error)
+                    ),
+                    Launch::Library { .. } => {
+                        format!("{} could not be restarted: {error}", self.name())
+                    }
+                };
                 state.last_cause = Some(message.clone());
                 state.crashes.push_back(Instant::now());
                 if state.crashes.len() >= CRASH_LIMIT {
@@ -487,7 +739,31 @@ impl PluginProcess {
     /// (time the agent spends serving its requests, such as a UI prompt, does not count),
     /// serving its requests with `ctx`. Past the deadline, or when the process dies, the
     /// call is an error and the process is restarted on the next call.
+    ///
+    /// A long-running hook's result is its answer's `output`, what a native handler,
+    /// command or renderer returns.
     pub(crate) fn call(
+        &self,
+        target: Target,
+        payload: &str,
+        ctx: &CallContext<'_>,
+        timeout: Duration,
+        what: &str,
+    ) -> Result<Option<String>, CallFailure> {
+        let answer = self.call_answer(target, payload, ctx, timeout, what)?;
+        Ok(match &self.launch {
+            Launch::Library { .. } => answer,
+            Launch::Script { .. } => answer
+                .and_then(|a| serde_json::from_str::<Value>(&a).ok())
+                .and_then(|mut a| a.get_mut("output").map(Value::take))
+                .filter(|output| !output.is_null())
+                .map(|output| output.to_string()),
+        })
+    }
+
+    /// [`call`](Self::call), with a long-running hook's whole answer (its `output`,
+    /// `block`, and what later versions add) as JSON.
+    pub(crate) fn call_answer(
         &self,
         target: Target,
         payload: &str,
@@ -497,7 +773,7 @@ impl PluginProcess {
     ) -> Result<Option<String>, CallFailure> {
         let connection = self.running()?;
         let id = self.next_call.fetch_add(1, Ordering::Relaxed);
-        let (sender, receiver) = mpsc::channel();
+        let (sender, receiver) = mpsc::sync_channel(CALL_QUEUE);
         connection
             .calls
             .lock()
@@ -628,6 +904,14 @@ impl Drop for PluginProcess {
     }
 }
 
+/// Why a long-running hook did not start, said without the plugin host's words.
+pub(crate) fn script_failure(error: &LoadError) -> String {
+    match error {
+        LoadError::PluginHost { detail } => detail.clone(),
+        other => other.to_string(),
+    }
+}
+
 fn death_termination(connection: &Connection) -> Termination {
     connection
         .termination
@@ -636,68 +920,97 @@ fn death_termination(connection: &Connection) -> Termination {
         .unwrap_or(Termination::Signal(9))
 }
 
-/// Keeps the last bytes of the plugin process's stderr.
-fn keep_stderr(mut stderr: impl Read + Send + 'static, tail: Arc<Mutex<VecDeque<u8>>>) {
+/// Writes a long-running hook's lines from a thread of its own; the thread ends when the
+/// connection is gone or the hook's stdin is closed.
+fn write_lines(mut stdin: ChildStdin) -> mpsc::SyncSender<Vec<u8>> {
+    use std::io::Write;
+    let (queue, lines) = mpsc::sync_channel::<Vec<u8>>(OUT_QUEUE);
     thread::spawn(move || {
+        for line in lines {
+            if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+                break;
+            }
+        }
+    });
+    queue
+}
+
+/// Keeps the last bytes of the plugin process's stderr, and a long-running hook's stderr
+/// until an event takes it (up to [`STDERR_LOG`]).
+fn keep_stderr(
+    mut stderr: impl Read + Send + 'static,
+    tail: Arc<Mutex<VecDeque<u8>>>,
+    log: Option<Arc<Mutex<StderrLog>>>,
+) -> mpsc::Receiver<()> {
+    // Disconnected when the thread ends, at the end of stderr.
+    let (read, done) = mpsc::channel::<()>();
+    thread::spawn(move || {
+        let _read = read;
         let mut chunk = [0u8; 4096];
         while let Ok(n) = stderr.read(&mut chunk) {
             if n == 0 {
                 break;
             }
-            let mut tail = tail.lock().unwrap_or_else(|p| p.into_inner());
-            tail.extend(&chunk[..n]);
-            let excess = tail.len().saturating_sub(STDERR_TAIL);
-            tail.drain(..excess);
+            {
+                let mut tail = tail.lock().unwrap_or_else(|p| p.into_inner());
+                tail.extend(&chunk[..n]);
+                let excess = tail.len().saturating_sub(STDERR_TAIL);
+                tail.drain(..excess);
+            }
+            if let Some(log) = &log {
+                let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
+                let room = STDERR_LOG.saturating_sub(log.0.len());
+                log.0.extend_from_slice(&chunk[..n.min(room)]);
+                log.1 |= n > room;
+            }
         }
     });
+    done
 }
 
 /// Reads the plugin process's messages until it closes the connection, then reaps it and
-/// tells everyone waiting how it ended.
-fn read_messages(connection: Arc<Connection>, mut input: impl Read, api: PluginApi) {
+/// tells everyone waiting how it ended. A message the agent cannot read, or an answer for no
+/// call, ends the process: what it says next could not be trusted.
+fn read_messages(
+    connection: Arc<Connection>,
+    mut input: impl std::io::BufRead,
+    api: PluginApi,
+    stderr_read: mpsc::Receiver<()>,
+) {
     loop {
-        match read_frame::<FromPlugin>(&mut input) {
-            Ok(FromPlugin::Done { id, result }) => {
-                connection.route(id, Incoming::Message(FromPlugin::Done { id, result }))
+        let messages = match connection.wire {
+            Wire::Frames => read_frame::<FromPlugin>(&mut input).map(|m| vec![m]),
+            Wire::Lines => lines::read_line(&mut input).and_then(|line| {
+                lines::decode(&line).map_err(|e| {
+                    FrameError::Io(std::io::Error::other(format!(
+                        "{e}: {}",
+                        excerpt(&String::from_utf8_lossy(&line))
+                    )))
+                })
+            }),
+        };
+        let fault = match messages {
+            Ok(messages) => messages
+                .into_iter()
+                .find_map(|message| handle(&connection, &api, message).err()),
+            Err(FrameError::Closed) => break,
+            Err(FrameError::Io(error)) if connection.wire == Wire::Lines => {
+                Some(format!("wrote {error}"))
             }
-            Ok(FromPlugin::Request {
-                id,
-                call: Some(call),
-                request,
-            }) => connection.route(
-                call,
-                Incoming::Message(FromPlugin::Request {
-                    id,
-                    call: Some(call),
-                    request,
-                }),
-            ),
-            Ok(FromPlugin::Request {
-                id,
-                call: None,
-                request,
-            }) => serve_outside_calls(&connection, &api, id, request),
-            Ok(other) => {
-                let control = connection
-                    .control
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .clone();
-                if let Some(control) = control {
-                    let _ = control.send(Incoming::Message(other));
-                }
-            }
-            Err(super::protocol::FrameError::Closed) => break,
-            Err(error) => {
-                connection.kill(&format!("sent a message the agent cannot read ({error})"));
-                break;
-            }
+            Err(error) => Some(format!("sent a message the agent cannot read ({error})")),
+        };
+        if let Some(fault) = fault {
+            connection.kill(&format!("{fault}; it was stopped, not trusted"));
+            break;
         }
     }
     let cause = end_of(&connection);
+    // What it wrote last (often why it ended) is in its report: read it first, for a moment
+    // at most (a child of it may hold its stderr open).
+    let _ = stderr_read.recv_timeout(Duration::from_millis(100));
     let _ = connection.death.set(cause.clone());
     connection.ended.notify_waiters();
-    let calls: Vec<mpsc::Sender<Incoming>> = connection
+    let calls: Vec<mpsc::SyncSender<Incoming>> = connection
         .calls
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -717,18 +1030,66 @@ fn read_messages(connection: Arc<Connection>, mut input: impl Read, api: PluginA
     }
 }
 
+/// Acts on one message; `Err` says why the process must not be trusted any more.
+fn handle(
+    connection: &Arc<Connection>,
+    api: &PluginApi,
+    message: FromPlugin,
+) -> Result<(), String> {
+    match message {
+        FromPlugin::Done { id, result } => {
+            if !connection.route(id, Incoming::Message(FromPlugin::Done { id, result })) {
+                return Err(format!("answered call {id}, which no call was waiting for"));
+            }
+        }
+        FromPlugin::Request {
+            id,
+            call: Some(call),
+            request,
+        } => {
+            let request = Incoming::Message(FromPlugin::Request {
+                id,
+                call: Some(call),
+                request,
+            });
+            if !connection.route(call, request) {
+                return Err(format!(
+                    "sent request {id} for call {call}, which is not running"
+                ));
+            }
+        }
+        FromPlugin::Request {
+            id,
+            call: None,
+            request,
+        } => serve_outside_calls(connection, api, id, request),
+        other => {
+            let control = connection
+                .control
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone();
+            if let Some(control) = control {
+                let _ = control.send(Incoming::Message(other));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The start of a line a hook wrote, for a report.
+fn excerpt(line: &str) -> String {
+    const SHOWN: usize = 120;
+    match line.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{:?}...", &line[..end]),
+        None => format!("{line:?}"),
+    }
+}
+
 /// Waits for the process to end (killing it if it keeps running without its connection),
 /// reaps it, and says how it ended.
 fn end_of(connection: &Connection) -> String {
-    let ended = || {
-        matches!(
-            waitid(
-                Id::Pid(connection.pid),
-                WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG
-            ),
-            Ok(status) if status != nix::sys::wait::WaitStatus::StillAlive
-        )
-    };
+    let ended = || connection.exited();
     let grace = Instant::now() + Duration::from_millis(200);
     while !ended() && Instant::now() < grace {
         thread::sleep(Duration::from_millis(2));

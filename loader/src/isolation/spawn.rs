@@ -101,3 +101,33 @@ pub(crate) fn command(program: &Path, cwd: &Path) -> Command {
         .process_group(0);
     command
 }
+
+/// The command for a long-running hook: `sh -c command`, in its own process group, with the
+/// protocol on stdin/stdout and its stderr kept by the agent. On Linux it is killed when the
+/// agent ends (see [`spawn`]); what it starts in turn is in its group, which the agent kills
+/// when it lets the hook go.
+pub(crate) fn script(command: &str, env: &[(String, String)], cwd: &Path) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut shell = Command::new("sh");
+    shell
+        .arg("-c")
+        .arg(command)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    #[cfg(target_os = "linux")]
+    // SAFETY: between fork and exec only async-signal-safe calls are allowed; `prctl` is one,
+    // and the closure allocates nothing.
+    unsafe {
+        shell.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    shell
+}

@@ -114,6 +114,8 @@ impl HookRunner {
                 cwd: self.cwd.clone(),
                 env_file: env_file.clone(),
                 slots: self.command_slots.clone(),
+                long_running: self.long_running.clone(),
+                agent: agent.clone(),
             };
             if hook.run_async {
                 self.run_in_background(job, agent.clone());
@@ -135,7 +137,8 @@ impl HookRunner {
             if hook.required && event == CommandEvent::PreToolUse {
                 fail_closed(hook, &finished.run, &mut answer);
             }
-            let run = finished.run;
+            let mut run = finished.run;
+            run.stderr_truncated |= finished.stderr_dropped;
             if let (Some(updated), Some(tool)) = (
                 &answer.updated_input,
                 fields.get("tool_name").and_then(Value::as_str),
@@ -183,7 +186,8 @@ impl HookRunner {
             let hook = job.hook.clone();
             let finished = job.run().await;
             let mut answer = finished.answer(hook.event);
-            let run = finished.run;
+            let mut run = finished.run;
+            run.stderr_truncated |= finished.stderr_dropped;
             let decided = answer.block.is_some()
                 || answer.permission.is_some()
                 || answer.updated_input.is_some()
@@ -334,12 +338,19 @@ struct HookJob {
     env_file: Option<PathBuf>,
     /// The runner's bound on hooks running at once.
     slots: Arc<tokio::sync::Semaphore>,
+    /// Where a `persistent` hook's process lives.
+    long_running: Arc<super::long_running::LongRunningHooks>,
+    /// The agent, whose UI a long-running hook's requests go to.
+    agent: Arc<dyn AgentHost>,
 }
 
 /// A finished hook: its run, and for an HTTP hook what went wrong with the request.
 struct Finished {
     run: Run,
     failure: Option<String>,
+    /// A long-running hook's stderr since the previous event was cut (see [`Run`]'s
+    /// `stderr_truncated`, set after its answer is read).
+    stderr_dropped: bool,
 }
 
 impl Finished {
@@ -365,20 +376,20 @@ impl HookJob {
             return Finished {
                 run: posted.run,
                 failure: posted.failure,
+                stderr_dropped: false,
             };
         }
-        let project = self.cwd.to_string_lossy().into_owned();
-        let mut env: Vec<(&str, String)> = vec![
-            ("AGENT_HOOKS_PROJECT_DIR", project.clone()),
-            ("CLAUDE_PROJECT_DIR", project.clone()),
-            ("GEMINI_PROJECT_DIR", project.clone()),
-            ("DEVIN_PROJECT_DIR", project),
-        ];
-        if let Some(root) = &self.hook.plugin_root {
-            env.push(("CLAUDE_PLUGIN_ROOT", root.to_string_lossy().into_owned()));
-        }
-        if let Some(file) = &self.env_file {
-            env.push(("CLAUDE_ENV_FILE", file.to_string_lossy().into_owned()));
+        let env = hook_env(&self.hook, &self.cwd, self.env_file.as_deref());
+        if self.hook.persistent {
+            let done = self
+                .long_running
+                .call(self.hook, self.payload, &env, self.cwd, self.agent)
+                .await;
+            return Finished {
+                run: done.run,
+                failure: done.failure,
+                stderr_dropped: done.stderr_dropped,
+            };
         }
         let spec = RunSpec {
             command: &self.hook.command,
@@ -390,8 +401,32 @@ impl HookJob {
         Finished {
             run: run(spec).await,
             failure: None,
+            stderr_dropped: false,
         }
     }
+}
+
+/// The variables a command hook's process gets: the project folder under each agent's name,
+/// its Claude Code plugin's root, the session's `CLAUDE_ENV_FILE` where the event has one.
+pub(super) fn hook_env(
+    hook: &CommandHook,
+    cwd: &std::path::Path,
+    env_file: Option<&std::path::Path>,
+) -> Vec<(&'static str, String)> {
+    let project = cwd.to_string_lossy().into_owned();
+    let mut env: Vec<(&'static str, String)> = vec![
+        ("AGENT_HOOKS_PROJECT_DIR", project.clone()),
+        ("CLAUDE_PROJECT_DIR", project.clone()),
+        ("GEMINI_PROJECT_DIR", project.clone()),
+        ("DEVIN_PROJECT_DIR", project),
+    ];
+    if let Some(root) = &hook.plugin_root {
+        env.push(("CLAUDE_PLUGIN_ROOT", root.to_string_lossy().into_owned()));
+    }
+    if let Some(file) = env_file {
+        env.push(("CLAUDE_ENV_FILE", file.to_string_lossy().into_owned()));
+    }
+    env
 }
 
 /// What the runner does itself with an answer: the user sees `systemMessage`, the agent is
@@ -446,6 +481,7 @@ fn report(
         duration: run.duration,
         stdout_truncated: run.stdout_truncated,
         stderr_truncated: run.stderr_truncated,
+        stderr: String::from_utf8_lossy(&run.stderr).into_owned(),
         answer,
     });
 }

@@ -6,6 +6,7 @@ mod commands;
 mod dispatch;
 mod errors;
 mod join;
+mod long_running;
 mod lookups;
 
 use std::{
@@ -79,6 +80,8 @@ pub struct HookRunner {
     in_process_outbox: Arc<Outbox>,
     listeners: Arc<Listeners<HookError>>,
     commands: CommandHooks,
+    /// The processes of long-running command hooks; dropped (and killed) with the runner.
+    long_running: Arc<long_running::LongRunningHooks>,
     command_reports: Arc<Listeners<CommandHookReport>>,
     session_id: String,
     prompt_id: RwLock<Option<String>>,
@@ -107,6 +110,7 @@ impl HookRunner {
     /// A runner over `hooks` (e.g. [`LoadHooksResult::hooks`](crate::LoadHooksResult)), whose handlers see `cwd`
     /// as the agent's working folder.
     pub fn new(hooks: Vec<Hook>, cwd: impl Into<PathBuf>) -> Self {
+        let in_process_outbox = Arc::new(Outbox::default());
         let mut runner = Self {
             hooks: Vec::new(),
             native: vec![0; EventKind::COUNT].into_boxed_slice(),
@@ -114,7 +118,10 @@ impl HookRunner {
             agent: RwLock::new(Arc::new(DetachedAgent)),
             tool_names: RwLock::new(Arc::new(ToolNames::default())),
             cwd: cwd.into(),
-            in_process_outbox: Arc::new(Outbox::default()),
+            long_running: Arc::new(long_running::LongRunningHooks::new(
+                in_process_outbox.clone(),
+            )),
+            in_process_outbox,
             listeners: Arc::default(),
             commands: CommandHooks::new(),
             command_reports: Arc::default(),
@@ -179,10 +186,42 @@ impl HookRunner {
     /// Adds command hooks after those already added. In each emit they run after the native
     /// handlers (all matching ones at once), and their answers are combined in
     /// configuration order.
-    pub fn add_command_hooks(&mut self, hooks: CommandHooks) {
+    ///
+    /// A long-running hook marked `"persistent": "startup"` is started here (once per
+    /// command); the runner events and commands its hello registers join the hooks, after
+    /// those already added. One that does not start is an issue of
+    /// [`command_hooks`](Self::command_hooks) and starts again on its first event.
+    pub fn add_command_hooks(&mut self, mut hooks: CommandHooks) {
+        let mut started: Vec<String> = Vec::new();
+        let mut joined = Vec::new();
         for hook in hooks.hooks() {
             if let Some(kind) = hook.event.runner_event() {
                 self.command[kind.index()] += 1;
+            }
+            if !hook.startup || started.contains(&hook.command) {
+                continue;
+            }
+            started.push(hook.command.clone());
+            let env = commands::hook_env(hook, &self.cwd, None);
+            match self.long_running.start(hook, &env, &self.cwd) {
+                Ok(Some(registered)) => joined.push(Ok(registered)),
+                Ok(None) => {}
+                Err(error) => joined.push(Err(crate::command::ConfigIssue {
+                    file: hook.source.clone(),
+                    location: None,
+                    message: format!(
+                        "`{}` did not start: {}; it starts again on its first event, without the runner events and commands of its hello",
+                        hook.command,
+                        crate::isolation::script_failure(&error)
+                    ),
+                    severity: crate::command::Severity::Error,
+                })),
+            }
+        }
+        for result in joined {
+            match result {
+                Ok(hook) => self.push(hook),
+                Err(issue) => hooks.push_issue(issue),
             }
         }
         self.commands.append(hooks);

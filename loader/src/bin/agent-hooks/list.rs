@@ -62,6 +62,7 @@ pub fn report(session: &Session) -> Value {
             "if": hook.condition.as_ref().map(|c| c.text.clone()),
             "async": hook.run_async,
             "once": hook.once,
+            "persistent": if hook.startup { json!("startup") } else { json!(hook.persistent) },
             "command": hook.command,
             "timeout_s": hook.timeout.as_secs_f64(),
             "plugin_root": hook.plugin_root,
@@ -124,7 +125,12 @@ pub fn print(session: &Session, report: &Value, style: Style) {
                     .as_str()
                     .map(|c| format!(" if {c}"))
                     .unwrap_or_default();
-                let background = if h["async"] == true { " (async)" } else { "" };
+                let background = match (&h["async"], &h["persistent"]) {
+                    (Value::Bool(true), _) => " (async)",
+                    (_, Value::Bool(true)) => " (long-running)",
+                    (_, Value::String(_)) => " (long-running, started with the runner)",
+                    _ => "",
+                };
                 format!(
                     "{}{matcher}{condition}{background}: {}",
                     listens.join(", "),

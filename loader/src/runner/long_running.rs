@@ -1,0 +1,276 @@
+//! Long-running command hooks (`"persistent": true`): one supervised process per command,
+//! started on the first event it matches, sent one message per event. Its answer becomes
+//! the [`Run`] a one-shot hook's process would have given, so that the same rules read it,
+//! combine it and apply `required`.
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex},
+    time::Instant,
+};
+
+use serde_json::Value;
+
+use crate::{
+    command::{CommandHook, Exit, Run},
+    hook::Hook,
+    host::{AgentHost, CallContext, Outbox, PluginApi, Site},
+    isolation::{protocol::Target, CallFailure, PluginProcess, PluginSettings, CRASH_LIMIT},
+    load::LoadError,
+    runner::{HookErrorKind, Termination},
+};
+
+/// The long-running hooks of a runner, by command. Dropping it kills their process groups.
+pub(crate) struct LongRunningHooks {
+    processes: Mutex<HashMap<String, Arc<PluginProcess>>>,
+    /// Where their messages and entries go (the runner's in-process outbox).
+    outbox: Arc<Outbox>,
+}
+
+/// What one event through a long-running hook came to: the run its answer stands for, and
+/// the failure, if it gave no answer.
+pub(crate) struct EventRun {
+    pub(crate) run: Run,
+    pub(crate) failure: Option<String>,
+    /// It wrote more than [`STDERR_LOG`](crate::isolation::STDERR_LOG) to stderr since
+    /// the previous event: the rest was dropped (said in its report, not as a problem of
+    /// its answer).
+    pub(crate) stderr_dropped: bool,
+}
+
+impl LongRunningHooks {
+    pub(crate) fn new(outbox: Arc<Outbox>) -> Self {
+        Self {
+            processes: Mutex::default(),
+            outbox,
+        }
+    }
+
+    /// Starts `hook`'s process now (`"persistent": "startup"`): what it registered in its
+    /// hello (runner events, commands) becomes a hook of the runner, `None` when it
+    /// registered nothing.
+    pub(crate) fn start(
+        &self,
+        hook: &CommandHook,
+        env: &[(&str, String)],
+        cwd: &Path,
+    ) -> Result<Option<Hook>, LoadError> {
+        let process = self.process(hook, env, cwd);
+        let registered = process.start()?;
+        if registered.handlers.is_empty() && registered.commands.is_empty() {
+            return Ok(None);
+        }
+        let api = PluginApi::new(
+            self.outbox.clone(),
+            cwd.to_path_buf(),
+            &hook.command,
+            Site::default(),
+        );
+        Ok(Some(Hook::remote(
+            hook.command.clone(),
+            hook.source.clone(),
+            process,
+            registered,
+            api,
+            self.outbox.clone(),
+            settings_of(hook),
+        )))
+    }
+
+    /// The process of `hook`'s command (one per command, whichever events and files name
+    /// it), made on first use; it starts on its first call.
+    fn process(
+        &self,
+        hook: &CommandHook,
+        env: &[(&str, String)],
+        cwd: &Path,
+    ) -> Arc<PluginProcess> {
+        let mut processes = self.processes.lock().unwrap_or_else(|p| p.into_inner());
+        processes
+            .entry(hook.command.clone())
+            .or_insert_with(|| {
+                let settings = settings_of(hook);
+                let api = PluginApi::new(
+                    self.outbox.clone(),
+                    cwd.to_path_buf(),
+                    &hook.command,
+                    Site::default(),
+                );
+                let env = env
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                    .collect();
+                Arc::new(PluginProcess::script(
+                    &hook.command,
+                    env,
+                    hook.startup,
+                    cwd,
+                    settings,
+                    api,
+                ))
+            })
+            .clone()
+    }
+
+    /// Sends `payload` to `hook`'s process as one event and waits for its answer, within
+    /// the hook's timeout (time spent waiting for the user does not count). Its requests
+    /// are served with the agent's UI, as a native plugin's are.
+    pub(crate) async fn call(
+        &self,
+        hook: Arc<CommandHook>,
+        payload: Arc<[u8]>,
+        env: &[(&str, String)],
+        cwd: PathBuf,
+        agent: Arc<dyn AgentHost>,
+    ) -> EventRun {
+        let process = self.process(&hook, env, &cwd);
+        let hook_command = hook.command.clone();
+        let started = Instant::now();
+        let call = move || {
+            let ctx = CallContext::event(&agent, &cwd);
+            let payload = String::from_utf8_lossy(&payload);
+            let target = Target::Handler {
+                event: hook.event_name.clone(),
+                index: 0,
+                serial: 0,
+            };
+            let result =
+                process.call_answer(target, &payload, &ctx, hook.timeout, &hook.event_name);
+            let (stderr, truncated) = process.take_stderr();
+            (result, stderr, truncated)
+        };
+        let (result, stderr, stderr_truncated) = match tokio::runtime::Handle::try_current() {
+            Ok(handle) => match handle.spawn_blocking(call).await {
+                Ok(done) => done,
+                Err(e) => (
+                    Err(CallFailure::Failed(
+                        HookErrorKind::Runner,
+                        format!("the thread that waited for it failed: {e}"),
+                    )),
+                    Vec::new(),
+                    false,
+                ),
+            },
+            Err(_) => call(),
+        };
+        let run = |exit: Exit, stdout: Vec<u8>, stderr: Vec<u8>| Run {
+            exit,
+            stdout,
+            stderr,
+            stdout_truncated: false,
+            stderr_truncated: false,
+            duration: started.elapsed(),
+        };
+        match result {
+            Ok(answer) => {
+                let (exit, stdout, reason) = read_answer(answer.as_deref());
+                match reason {
+                    // What exit code 2 says reads the reason where a one-shot hook's is.
+                    Some(reason) => EventRun {
+                        run: run(exit, stdout, reason.into_bytes()),
+                        failure: None,
+                        stderr_dropped: stderr_truncated,
+                    },
+                    None => EventRun {
+                        run: run(exit, stdout, stderr),
+                        failure: None,
+                        stderr_dropped: stderr_truncated,
+                    },
+                }
+            }
+            Err(failure) => {
+                let (exit, message) = failed_exit(failure);
+                // The report names the hook: the message need not say it again.
+                let message = message
+                    .strip_prefix(&format!("{} ", hook_command))
+                    .map(str::to_owned)
+                    .unwrap_or(message);
+                EventRun {
+                    run: run(exit, Vec::new(), stderr),
+                    failure: Some(message),
+                    stderr_dropped: stderr_truncated,
+                }
+            }
+        }
+    }
+}
+
+/// A long-running hook's deadlines: its `timeout` for its start, each event and each
+/// command.
+fn settings_of(hook: &CommandHook) -> PluginSettings {
+    PluginSettings {
+        factory_timeout: hook.timeout,
+        handler_timeout: hook.timeout,
+        command_timeout: hook.timeout,
+        ..PluginSettings::default()
+    }
+}
+
+/// An answer's `block` (what exit code 2 says) or `output` (what a one-shot hook prints on
+/// stdout: a JSON object, or plain text where the event reads text): the exit code and
+/// stdout of the run it stands for, and the reason of a block.
+fn read_answer(answer: Option<&str>) -> (Exit, Vec<u8>, Option<String>) {
+    let fields = answer
+        .and_then(|a| serde_json::from_str::<Value>(a).ok())
+        .unwrap_or(Value::Null);
+    if let Some(reason) = fields.get("block") {
+        let reason = match reason {
+            Value::String(reason) => reason.clone(),
+            _ => String::new(),
+        };
+        return (Exit::Code(2), Vec::new(), Some(reason));
+    }
+    let stdout = match fields.get("output") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(text)) => text.clone().into_bytes(),
+        Some(other) => other.to_string().into_bytes(),
+    };
+    (Exit::Code(0), stdout, None)
+}
+
+/// How a call that gave no answer counts for the one-shot rules (`required` blocks on what
+/// did not answer), and what to report.
+fn failed_exit(failure: CallFailure) -> (Exit, String) {
+    match failure {
+        CallFailure::Disabled => (
+            Exit::SpawnFailed("disabled".into()),
+            format!(
+                "is disabled for the rest of the session: its process ended {CRASH_LIMIT} times within {}s; fix it and start a new session",
+                crate::isolation::CRASH_WINDOW.as_secs()
+            ),
+        ),
+        CallFailure::Failed(HookErrorKind::TimedOut(_), message) => (Exit::TimedOut, message),
+        CallFailure::Failed(HookErrorKind::Crashed(Termination::Signal(signal)), message) => {
+            (Exit::Signal(signal), message)
+        }
+        CallFailure::Failed(HookErrorKind::Crashed(_), message) => {
+            (Exit::SpawnFailed(message.clone()), message)
+        }
+        // It answered with an error: a failure that did not block, as a non-zero exit.
+        CallFailure::Failed(_, message) => (Exit::Code(1), format!("answered an error: {message}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_stand_for_the_runs_of_one_shot_hooks() {
+        assert_eq!(
+            read_answer(Some(r#"{"block":"no rm -rf"}"#)),
+            (Exit::Code(2), Vec::new(), Some("no rm -rf".into()))
+        );
+        assert_eq!(
+            read_answer(Some(r#"{"output":{"decision":"approve"}}"#)),
+            (Exit::Code(0), br#"{"decision":"approve"}"#.to_vec(), None)
+        );
+        assert_eq!(
+            read_answer(Some(r#"{"output":"Deploys need a ticket."}"#)),
+            (Exit::Code(0), b"Deploys need a ticket.".to_vec(), None)
+        );
+        assert_eq!(read_answer(Some("{}")), (Exit::Code(0), Vec::new(), None));
+        assert_eq!(read_answer(None), (Exit::Code(0), Vec::new(), None));
+    }
+}

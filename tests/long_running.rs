@@ -819,10 +819,36 @@ fn the_readme_example_runs_from_the_repository_root() {
         lines[0].starts_with("    1  tool_call            ok: \"ran `ls`\" ("),
         "{replayed}"
     );
+    // Under each event, what the guard did through the agent (its status line, its confirm,
+    // answered "no" as without a UI).
+    assert_eq!(
+        lines[1], "       status guard = \"guard: 1 checked\"; status line: \"guard: 1 checked\"",
+        "{replayed}"
+    );
     assert!(
-        lines[1].starts_with(
+        lines[2].starts_with(
             "    2  tool_call            BLOCKED: the user did not confirm the force push ("
         ),
+        "{replayed}"
+    );
+    assert_eq!(
+        lines[3..5],
+        [
+            "       status guard = \"guard: 2 checked\"; status line: \"guard: 2 checked\"",
+            "       confirm \"Force push\": \"Run `git push --force`?\" → no",
+        ],
+        "{replayed}"
+    );
+    // With a user who says yes, the push runs.
+    replay.extend(["--ui", "yes"]);
+    let replayed = cli::stdout(&cli::run(&root, home.path(), &replay, Some(&session)));
+    let lines: Vec<&str> = replayed.lines().collect();
+    assert!(
+        lines[2].starts_with("    2  tool_call            ok: \"ran `git push --force`\" ("),
+        "{replayed}"
+    );
+    assert_eq!(
+        lines[4], "       confirm \"Force push\": \"Run `git push --force`?\" → yes",
         "{replayed}"
     );
 }

@@ -126,7 +126,7 @@ impl HookRunner {
         let waited: Vec<Arc<CommandHook>> = jobs.iter().map(|j| j.hook.clone()).collect();
         let statuses = self.show_status(agent.as_ref(), &waited, true);
         // In this future, not in tasks: see `join.rs`.
-        let runs = super::join::join_all(jobs.into_iter().map(HookJob::run).collect()).await;
+        let runs = super::join::join_all(jobs.into_iter().map(HookJob::run)).await;
         if statuses {
             self.show_status(agent.as_ref(), &waited, false);
         }

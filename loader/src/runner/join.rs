@@ -9,7 +9,8 @@ use std::{
 };
 
 /// Runs every future to completion, concurrently, and returns their outputs in order.
-pub(crate) async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
+/// Each future is boxed as it is made, never moved after (a hook's run is a large future).
+pub(crate) async fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
     let mut pending: Vec<Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
     let mut outputs: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
     std::future::poll_fn(|cx: &mut Context<'_>| {

@@ -19,7 +19,8 @@ impl Captured {
     /// Reads `pipe` to its end (or its first error).
     pub(super) async fn read_from(&mut self, pipe: Option<impl AsyncRead + Unpin>) {
         let Some(mut pipe) = pipe else { return };
-        let mut chunk = vec![0u8; 64 * 1024];
+        // On the heap: the run's future is moved as a whole, so it stays small.
+        let mut chunk = vec![0u8; 8 * 1024];
         loop {
             match pipe.read(&mut chunk).await {
                 Ok(0) | Err(_) => break,

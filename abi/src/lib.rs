@@ -217,7 +217,7 @@
 //! ```
 //!
 //! - [`events::field_names`]: a type's field names as they cross (each event's page also
-//!   shows its JSON); plugin code only, nothing the host needs.
+//!   shows its JSON).
 //!
 //! An agent of interface 1.0 answers the new services with [`ServiceError::Unsupported`]
 //! (a log record then goes to stderr), reads an ask as a block with its reason, and reports

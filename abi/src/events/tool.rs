@@ -75,8 +75,8 @@ impl ToolCallEvent {
 ///     }
 /// }
 /// ```
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(into = "ToolCallWire", from = "ToolCallWire")]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(from = "ToolCallWire")]
 #[non_exhaustive]
 pub struct ToolCallResult {
     /// Do not run the tool.
@@ -92,24 +92,27 @@ pub struct ToolCallResult {
 /// [`ToolCallResult`] as it crosses: an ask also says `block`, for hosts that know no ask.
 #[derive(Serialize, Deserialize, Default)]
 #[serde(default)]
-struct ToolCallWire {
+struct ToolCallWire<R = String, I = Value> {
     block: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     ask: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
+    reason: Option<R>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    input: Option<Value>,
+    input: Option<I>,
 }
 
-impl From<ToolCallResult> for ToolCallWire {
-    fn from(result: ToolCallResult) -> Self {
-        Self {
-            block: result.block || result.ask,
-            ask: result.ask && !result.block,
-            reason: result.reason,
-            input: result.input,
+/// Written through a borrowed wire form: a result is serialised on every call, and its
+/// input may be a whole file.
+impl Serialize for ToolCallResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ToolCallWire {
+            block: self.block || self.ask,
+            ask: self.ask && !self.block,
+            reason: self.reason.as_deref(),
+            input: self.input.as_ref(),
         }
+        .serialize(serializer)
     }
 }
 

@@ -77,6 +77,15 @@ impl NotifyLevel {
             NotifyLevel::Error => "error",
         }
     }
+
+    /// The level of a wire name; unknown names are `Info`, as a host shows them.
+    pub fn from_name(name: &str) -> Self {
+        match name {
+            "warning" => NotifyLevel::Warning,
+            "error" => NotifyLevel::Error,
+            _ => NotifyLevel::Info,
+        }
+    }
 }
 
 /// Options of [`CommandContext::new_session`].

@@ -153,14 +153,3 @@ impl From<CallError> for HandlerError {
         }
     }
 }
-
-impl NotifyLevel {
-    /// The level of a wire name; unknown names are `Info`, as a host shows them.
-    pub(crate) fn from_name(name: &str) -> Self {
-        match name {
-            "warning" => NotifyLevel::Warning,
-            "error" => NotifyLevel::Error,
-            _ => NotifyLevel::Info,
-        }
-    }
-}

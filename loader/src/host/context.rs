@@ -121,14 +121,6 @@ fn to_roption(value: Option<String>) -> ROption<RString> {
     }
 }
 
-fn level(name: &str) -> NotifyLevel {
-    match name {
-        "warning" => NotifyLevel::Warning,
-        "error" => NotifyLevel::Error,
-        _ => NotifyLevel::Info,
-    }
-}
-
 impl HostContext for CallContext<'_> {
     fn has_ui(&self) -> bool {
         shielded(false, || self.agent.has_ui())
@@ -179,7 +171,10 @@ impl HostContext for CallContext<'_> {
 
     fn ui_notify(&self, message: RStr<'_>, level_name: RStr<'_>) {
         self.ui((), |ui| {
-            ui.notify(message.as_str(), level(level_name.as_str()))
+            ui.notify(
+                message.as_str(),
+                NotifyLevel::from_name(level_name.as_str()),
+            )
         })
     }
 

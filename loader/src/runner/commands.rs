@@ -481,7 +481,9 @@ fn report(
         duration: run.duration,
         stdout_truncated: run.stdout_truncated,
         stderr_truncated: run.stderr_truncated,
-        stderr: String::from_utf8_lossy(&run.stderr).into_owned(),
+        // Moved, not copied, when it is UTF-8 (up to a MiB per hook, on every emit).
+        stderr: String::from_utf8(run.stderr)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         answer,
     });
 }

@@ -73,25 +73,10 @@ pub fn closest(name: &str, tools: &[String]) -> Option<String> {
     }
     tools
         .iter()
-        .map(|t| (distance(&lower, &t.to_lowercase()), t))
+        .map(|t| (crate::output::edit_distance(&lower, &t.to_lowercase()), t))
         .filter(|(d, _)| *d <= 3)
         .min_by_key(|(d, _)| *d)
         .map(|(_, t)| t.clone())
-}
-
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
 }
 
 fn matcher_advice(hook: &CommandHook, tools: &[String]) -> Option<String> {

@@ -91,7 +91,7 @@ fn closest<'a>(field: &str, known: &'a [String]) -> Option<&'a str> {
     }
     known
         .iter()
-        .map(|k| (edit_distance(&folded, &fold(k)), k.as_str()))
+        .map(|k| (crate::output::edit_distance(&folded, &fold(k)), k.as_str()))
         .filter(|(distance, _)| *distance <= 2)
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, k)| k)
@@ -102,21 +102,6 @@ fn fold(name: &str) -> String {
         .filter(|c| *c != '_' && *c != '-')
         .flat_map(char::to_lowercase)
         .collect()
-}
-
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = previous[j] + usize::from(ca != *cb);
-            current.push(substitute.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 #[cfg(test)]

@@ -80,14 +80,6 @@ impl Recorder {
     }
 }
 
-fn level_name(level: NotifyLevel) -> &'static str {
-    match level {
-        NotifyLevel::Warning => "warning",
-        NotifyLevel::Error => "error",
-        _ => "info",
-    }
-}
-
 fn text(value: Value) -> Option<String> {
     value.as_str().map(str::to_owned)
 }
@@ -114,7 +106,7 @@ impl HostUi for Recorder {
     }
 
     fn notify(&self, message: &str, level: NotifyLevel) {
-        self.record(json!({"call": "notify", "level": level_name(level), "message": message}));
+        self.record(json!({"call": "notify", "level": level.name(), "message": message}));
     }
 
     fn set_status(&self, key: &str, text: Option<&str>) {

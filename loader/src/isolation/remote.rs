@@ -53,6 +53,9 @@ const STDERR_TAIL: usize = 2048;
 /// the event's report); more is dropped, and the drop is said.
 pub const STDERR_LOG: usize = 64 * 1024;
 
+/// How long taking a long-running hook's stderr waits for its reader to catch up.
+const STDERR_CATCH_UP: Duration = Duration::from_millis(5);
+
 /// How many messages of one call may wait for the agent to serve them; past that, the
 /// agent stops reading the process until it catches up (a flood of requests waits in the
 /// process's pipe, not in the agent's memory).
@@ -153,6 +156,9 @@ struct Connection {
     /// A long-running hook's stderr since the last event took it, and whether some was
     /// dropped.
     stderr_log: Option<Arc<Mutex<StderrLog>>>,
+    /// A second handle on a long-running hook's stderr pipe, to see whether what it wrote
+    /// before its answer is still unread.
+    stderr_pipe: Option<std::os::fd::OwnedFd>,
 }
 
 impl Connection {
@@ -368,7 +374,13 @@ impl PluginProcess {
     /// dropped ([`STDERR_LOG`]); nothing for a plugin process (its stderr goes to reports).
     pub(crate) fn take_stderr(&self) -> (Vec<u8>, bool) {
         let connection = self.lock().connection.clone();
-        let Some(log) = connection.and_then(|c| c.stderr_log.clone()) else {
+        let Some(connection) = connection else {
+            return (Vec::new(), false);
+        };
+        if let Some(pipe) = &connection.stderr_pipe {
+            let _ = wait_until_read(pipe);
+        }
+        let Some(log) = connection.stderr_log.clone() else {
             return (Vec::new(), false);
         };
         let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
@@ -418,6 +430,9 @@ impl PluginProcess {
             execs: std::sync::atomic::AtomicUsize::new(0),
             stderr: Arc::default(),
             stderr_log: (wire == Wire::Lines).then(Arc::default),
+            stderr_pipe: (wire == Wire::Lines)
+                .then(|| std::os::fd::AsFd::as_fd(&stderr).try_clone_to_owned().ok())
+                .flatten(),
         });
         let stderr_read = keep_stderr(
             stderr,
@@ -661,7 +676,10 @@ impl PluginProcess {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .is_some();
-        if connection.death.get().is_none() && !killed && !connection.exited() {
+        // A script may exit between events; a plugin host only dies, which its reader
+        // reports, so its calls skip the check (a lock and a system call).
+        let exited = connection.wire == Wire::Lines && connection.exited();
+        if connection.death.get().is_none() && !killed && !exited {
             return Ok(Some(connection));
         }
         // Killed (after a deadline) but not reaped yet: wait for its end, so that the next
@@ -966,6 +984,25 @@ fn keep_stderr(
         }
     });
     done
+}
+
+/// Waits (a few milliseconds at most) until nothing is left unread in `pipe`: what a hook
+/// wrote to stderr before its answer is read by its own thread, which may not have run yet.
+fn wait_until_read(pipe: &std::os::fd::OwnedFd) -> nix::Result<()> {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use std::os::fd::AsFd;
+    let deadline = Instant::now() + STDERR_CATCH_UP;
+    loop {
+        let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)];
+        poll(&mut fds, PollTimeout::ZERO)?;
+        let unread = fds[0]
+            .revents()
+            .is_some_and(|events| events.contains(PollFlags::POLLIN));
+        if !unread || Instant::now() >= deadline {
+            return Ok(());
+        }
+        thread::yield_now();
+    }
 }
 
 /// Reads the plugin process's messages until it closes the connection, then reaps it and

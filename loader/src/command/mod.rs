@@ -32,7 +32,7 @@ pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub(crate) use outcome::strength;
 pub use outcome::CommandOutcome;
-pub use process::{run, Exit, Run, RunSpec, KILL_GRACE, OUTPUT_CAP};
+pub use process::{run, Exit, Run, RunSpec, KILL_GRACE, OUTPUT_CAP, SHELL};
 pub use tools::{ToolAlias, ToolNames};
 
 /// The command hooks of an agent, from any number of hooks files and script folders, in
@@ -171,8 +171,8 @@ impl CommandHooks {
             }
             if let Some(condition) = &hook.condition {
                 let input = match subject {
-                    Some(tool) => tools.input_in(hook.dialect, tool, tool_input),
-                    None => Value::Null,
+                    Some(tool) => tools.input_view(hook.dialect, tool, tool_input),
+                    None => std::borrow::Cow::Owned(Value::Null),
                 };
                 if !condition.matches(name, &input, cwd) {
                     continue;

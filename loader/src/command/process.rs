@@ -1,19 +1,19 @@
 //! Running one command hook as a real process, under the agent's process supervisor
-//! (`sh -c <command>` in its own process group; see `loader/src/supervisor/` for what that
+//! (`/bin/sh -c <command>` in its own process group; see `loader/src/supervisor/` for what that
 //! guarantees: a timeout or a cancelled emit kills the whole group, the wait ends with the
 //! process and not with its pipes, output is capped).
 
 use std::{path::Path, sync::Arc, time::Duration};
 
 use crate::supervisor::{self, Spec};
-pub use crate::supervisor::{Exit, Run, KILL_GRACE};
+pub use crate::supervisor::{Exit, Run, KILL_GRACE, SHELL};
 
 /// How much of stdout, and of stderr, is kept: 1 MiB each.
 pub const OUTPUT_CAP: usize = 1024 * 1024;
 
 /// What to run and how.
 pub struct RunSpec<'a> {
-    /// The shell command, run as `sh -c <command>`.
+    /// The shell command, run as `/bin/sh -c <command>`.
     pub command: &'a str,
     /// The working folder (the project).
     pub cwd: &'a Path,
@@ -29,7 +29,8 @@ pub struct RunSpec<'a> {
 /// whole process group.
 pub async fn run(spec: RunSpec<'_>) -> Run {
     supervisor::run(Spec {
-        program: "sh".into(),
+        program: supervisor::SHELL.into(),
+        arg0: Some(supervisor::SHELL_NAME),
         args: vec!["-c".into(), spec.command.into()],
         cwd: spec.cwd.to_path_buf(),
         env: spec.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),

@@ -39,6 +39,7 @@ pub(crate) fn exec_until(
 ) -> std::io::Result<ExecOutput> {
     let spec = Spec {
         program: command.into(),
+        arg0: None,
         args: args.iter().map(Into::into).collect(),
         cwd: options
             .cwd

@@ -102,14 +102,15 @@ pub(crate) fn command(program: &Path, cwd: &Path) -> Command {
     command
 }
 
-/// The command for a long-running hook: `sh -c command`, in its own process group, with the
+/// The command for a long-running hook: `/bin/sh -c command`, in its own process group, with the
 /// protocol on stdin/stdout and its stderr kept by the agent. On Linux it is killed when the
 /// agent ends (see [`spawn`]); what it starts in turn is in its group, which the agent kills
 /// when it lets the hook go.
 pub(crate) fn script(command: &str, env: &[(String, String)], cwd: &Path) -> Command {
     use std::os::unix::process::CommandExt;
-    let mut shell = Command::new("sh");
+    let mut shell = Command::new(crate::supervisor::SHELL);
     shell
+        .arg0(crate::supervisor::SHELL_NAME)
         .arg("-c")
         .arg(command)
         .envs(env.iter().map(|(k, v)| (k, v)))

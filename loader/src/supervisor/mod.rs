@@ -36,6 +36,16 @@ pub(crate) use blocking::block_on;
 use capture::Captured;
 pub use group::ProcessGroup;
 
+/// The shell that runs a command hook's command (`sh -c <command>`): named by its path, as
+/// `system(3)`, `popen(3)` and Node's `shell: true` do, so that starting it searches no `PATH`
+/// (each folder before the one that has `sh` is a failed `execve`; on a typical `PATH` that
+/// costs about as much as the rest of the spawn's own work).
+pub const SHELL: &str = "/bin/sh";
+
+/// The name [`SHELL`] is started under: its `$0`, which begins its error messages
+/// (`sh: 1: ./guard.sh: not found`), as when it was found on `PATH`.
+pub(crate) const SHELL_NAME: &str = "sh";
+
 /// How long a process has to exit after SIGTERM before its group gets SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_millis(500);
 
@@ -99,6 +109,8 @@ impl Run {
 #[derive(Debug, Clone)]
 pub(crate) struct Spec {
     pub program: OsString,
+    /// The name the program is started under (its `argv[0]`), when not `program`.
+    pub arg0: Option<&'static str>,
     pub args: Vec<OsString>,
     pub cwd: PathBuf,
     /// Added to (or replacing in) the agent's environment.
@@ -117,6 +129,9 @@ pub(crate) struct Spec {
 pub(crate) async fn run(spec: Spec) -> Run {
     let started = Instant::now();
     let mut command = Command::new(&spec.program);
+    if let Some(arg0) = spec.arg0 {
+        command.arg0(arg0);
+    }
     command
         .args(&spec.args)
         .current_dir(&spec.cwd)

@@ -1,9 +1,9 @@
 //! The agent a hooks file was written for: it decides the matcher rule, the unit of
 //! `timeout`, the event and tool names its hooks see, and the environment they get.
 
-use std::{fmt, path::Path};
+use std::{borrow::Cow, fmt, path::Path};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{answer::Answer, event::CommandEvent};
 
@@ -93,16 +93,18 @@ impl Dialect {
         }
     }
 
-    /// Adds to a payload the fields its agent documents under other names: Gemini CLI's
-    /// AfterTool `tool_response` has `llmContent` and `returnDisplay`.
-    pub fn complete_payload(self, payload: &mut Map<String, Value>) {
-        if self != Dialect::Gemini {
-            return;
-        }
-        if let Some(Value::Object(response)) = payload.get_mut("tool_response") {
-            let output = response.get("output").cloned().unwrap_or(Value::Null);
-            response.entry("llmContent").or_insert(output.clone());
-            response.entry("returnDisplay").or_insert(output);
+    /// A tool's `tool_response` with the fields its agent documents under other names:
+    /// Gemini CLI's AfterTool response has `llmContent` and `returnDisplay`.
+    pub fn tool_response(self, response: &Value) -> Cow<'_, Value> {
+        match response {
+            Value::Object(fields) if self == Dialect::Gemini => {
+                let output = fields.get("output").cloned().unwrap_or(Value::Null);
+                let mut fields = fields.clone();
+                fields.entry("llmContent").or_insert(output.clone());
+                fields.entry("returnDisplay").or_insert(output);
+                Cow::Owned(Value::Object(fields))
+            }
+            _ => Cow::Borrowed(response),
         }
     }
 

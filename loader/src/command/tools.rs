@@ -5,6 +5,8 @@
 //!
 //! [`AgentHost::tool_names`]: crate::host::AgentHost::tool_names
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::dialect::Dialect;
@@ -100,6 +102,16 @@ impl ToolNames {
 
     /// The tool's input with `dialect`'s field names.
     pub fn input_in(&self, dialect: Dialect, tool: &str, input: &Value) -> Value {
+        self.input_view(dialect, tool, input).into_owned()
+    }
+
+    /// [`input_in`](Self::input_in), borrowing `input` when no field is renamed.
+    pub(crate) fn input_view<'a>(
+        &self,
+        dialect: Dialect,
+        tool: &str,
+        input: &'a Value,
+    ) -> Cow<'a, Value> {
         self.rename(dialect, tool, input, input, true)
     }
 
@@ -113,37 +125,41 @@ impl ToolNames {
         original: &Value,
     ) -> Value {
         self.rename(dialect, tool, updated, original, false)
+            .into_owned()
     }
 
-    fn rename(
+    fn rename<'a>(
         &self,
         dialect: Dialect,
         tool: &str,
-        input: &Value,
+        input: &'a Value,
         original: &Value,
         forward: bool,
-    ) -> Value {
+    ) -> Cow<'a, Value> {
         let (Some(alias), Some(fields)) = (self.alias(tool), input.as_object()) else {
-            return input.clone();
+            return Cow::Borrowed(input);
         };
-        let mut out: Map<String, Value> = fields.clone();
-        for (d, own, theirs) in &alias.fields {
-            if *d != dialect || original.get(own).is_none() {
-                continue;
-            }
+        let renames = alias.fields.iter().filter_map(|(d, own, theirs)| {
             let (from, to) = if forward {
                 (own, theirs)
             } else {
                 (theirs, own)
             };
-            if out.contains_key(to) {
+            let applies = *d == dialect && original.get(own).is_some();
+            applies.then_some((from, to))
+        });
+        let mut out: Option<Map<String, Value>> = None;
+        for (from, to) in renames {
+            let current = out.as_ref().unwrap_or(fields);
+            if current.contains_key(to) || !current.contains_key(from) {
                 continue;
             }
+            let out = out.get_or_insert_with(|| fields.clone());
             if let Some(value) = out.remove(from) {
                 out.insert(to.clone(), value);
             }
         }
-        Value::Object(out)
+        out.map_or(Cow::Borrowed(input), |out| Cow::Owned(Value::Object(out)))
     }
 }
 

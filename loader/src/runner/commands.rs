@@ -17,7 +17,9 @@ use agent_hooks_abi::{
 };
 use serde_json::{Map, Value};
 
-use super::{errors::Listeners, Combine, HookError, HookErrorKind, HookRunner, Termination};
+use super::{
+    errors::Listeners, payload::Payload, Combine, HookError, HookErrorKind, HookRunner, Termination,
+};
 use crate::command::{
     did_not_answer, interpret, run, Answer, CommandEvent, CommandHook, CommandHookReport,
     CommandOutcome, Dialect, Exit, Run, RunSpec, ToolNames,
@@ -270,60 +272,45 @@ impl HookRunner {
         hook: &CommandHook,
         fields: &Map<String, Value>,
     ) -> Vec<u8> {
-        let mut payload = Map::new();
+        let mut common: Vec<(&'static str, Value)> = Vec::with_capacity(8);
         let agent_session = crate::host::shielded(String::new(), || agent.session().id);
         let session_id = if agent_session.is_empty() {
             self.session_id.clone()
         } else {
             agent_session
         };
-        payload.insert("session_id".into(), Value::String(session_id));
+        common.push(("session_id", Value::String(session_id)));
         if let Some(path) = crate::host::shielded(None, || agent.transcript_path()) {
-            payload.insert("transcript_path".into(), Value::String(path));
+            common.push(("transcript_path", Value::String(path)));
         }
-        payload.insert(
-            "cwd".into(),
-            Value::String(self.cwd.to_string_lossy().into_owned()),
-        );
+        let cwd = self.cwd.to_string_lossy().into_owned();
+        common.push(("cwd", Value::String(cwd)));
         let mode = crate::host::shielded("default".to_owned(), || agent.permission_mode());
-        payload.insert("permission_mode".into(), Value::String(mode));
-        payload.insert(
-            "hook_event_name".into(),
-            Value::String(hook.event_name.clone()),
-        );
-        if let Some(prompt_id) = self
+        common.push(("permission_mode", Value::String(mode)));
+        common.push(("hook_event_name", Value::String(hook.event_name.clone())));
+        let prompt_id = self
             .prompt_id
             .read()
             .unwrap_or_else(|p| p.into_inner())
-            .clone()
-        {
-            payload.insert("prompt_id".into(), Value::String(prompt_id));
+            .clone();
+        if let Some(prompt_id) = prompt_id {
+            common.push(("prompt_id", Value::String(prompt_id)));
         }
         if hook.event.spec().fields.contains(&"model") {
             if let Some(model) = crate::host::shielded(None, || agent.model()) {
-                payload.insert("model".into(), Value::String(model.id));
+                common.push(("model", Value::String(model.id)));
             }
         }
         if hook.dialect == Dialect::Gemini {
-            payload.insert("timestamp".into(), Value::String(timestamp()));
+            common.push(("timestamp", Value::String(timestamp())));
         }
-        for (key, value) in fields {
-            payload.insert(key.clone(), value.clone());
+        Payload {
+            common,
+            fields,
+            dialect: hook.dialect,
+            tools,
         }
-        if let Some(tool) = fields.get("tool_name").and_then(Value::as_str) {
-            if let Some(input) = fields.get("tool_input") {
-                payload.insert(
-                    "tool_input".into(),
-                    tools.input_in(hook.dialect, tool, input),
-                );
-            }
-            payload.insert(
-                "tool_name".into(),
-                Value::String(tools.name_in(hook.dialect, tool).to_owned()),
-            );
-        }
-        hook.dialect.complete_payload(&mut payload);
-        serde_json::to_vec(&payload).unwrap_or_default()
+        .to_vec()
     }
 }
 
@@ -371,8 +358,9 @@ impl HookJob {
     async fn run(self) -> Finished {
         // Closed only when the runner is gone: then the hook runs unbounded.
         let _slot = self.slots.clone().acquire_owned().await.ok();
+        // The rarer kinds are boxed, so that a command hook's run stays small.
         if let Some(target) = &self.hook.http {
-            let posted = target.post(self.payload, self.hook.timeout).await;
+            let posted = Box::pin(target.post(self.payload, self.hook.timeout)).await;
             return Finished {
                 run: posted.run,
                 failure: posted.failure,
@@ -381,10 +369,10 @@ impl HookJob {
         }
         let env = hook_env(&self.hook, &self.cwd, self.env_file.as_deref());
         if self.hook.persistent {
-            let done = self
+            let call = self
                 .long_running
-                .call(self.hook, self.payload, &env, self.cwd, self.agent)
-                .await;
+                .call(self.hook, self.payload, &env, self.cwd, self.agent);
+            let done = Box::pin(call).await;
             return Finished {
                 run: done.run,
                 failure: done.failure,

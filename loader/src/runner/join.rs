@@ -9,9 +9,18 @@ use std::{
 };
 
 /// Runs every future to completion, concurrently, and returns their outputs in order.
-/// Each future is boxed as it is made, never moved after (a hook's run is a large future).
+/// One future is awaited where it is; several are each boxed as they are made, never moved
+/// after (a hook's run is a large future, and most emits run one hook).
 pub(crate) async fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
-    let mut pending: Vec<Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut futures = futures.into_iter();
+    let Some(first) = futures.next() else {
+        return Vec::new();
+    };
+    let Some(second) = futures.next() else {
+        return vec![first.await];
+    };
+    let all = [first, second].into_iter().chain(futures);
+    let mut pending: Vec<Pin<Box<F>>> = all.map(Box::pin).collect();
     let mut outputs: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
     std::future::poll_fn(|cx: &mut Context<'_>| {
         let mut waiting = false;

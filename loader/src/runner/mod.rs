@@ -8,6 +8,7 @@ mod errors;
 mod join;
 mod long_running;
 mod lookups;
+mod payload;
 
 use std::{
     path::{Path, PathBuf},

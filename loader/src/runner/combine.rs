@@ -25,6 +25,20 @@ fn input(event: CommandEvent, value: Value) -> Option<CommandInput> {
     })
 }
 
+/// [`input`] from its fields, each moved in (`json!` would serialise each value again).
+fn input_of<const N: usize>(
+    event: CommandEvent,
+    fields: [(&str, Value); N],
+) -> Option<CommandInput> {
+    Some(CommandInput {
+        event,
+        fields: fields
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect(),
+    })
+}
+
 fn fields(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
@@ -230,13 +244,13 @@ impl Combine for ToolCallEvent {
     }
 
     fn command_input(&self) -> Option<CommandInput> {
-        input(
+        input_of(
             CommandEvent::PreToolUse,
-            json!({
-                "tool_name": self.tool_name,
-                "tool_input": self.input,
-                "tool_use_id": self.tool_call_id,
-            }),
+            [
+                ("tool_name", Value::String(self.tool_name.clone())),
+                ("tool_input", self.input.clone()),
+                ("tool_use_id", Value::String(self.tool_call_id.clone())),
+            ],
         )
     }
 
@@ -321,15 +335,15 @@ impl Combine for ToolResultEvent {
     fn command_input(&self) -> Option<CommandInput> {
         let output = text_of(&self.content);
         if self.is_error {
-            return input(
+            return input_of(
                 CommandEvent::PostToolUseFailure,
-                json!({
-                    "tool_name": self.tool_name,
-                    "tool_input": self.input,
-                    "tool_use_id": self.tool_call_id,
-                    "error": output,
-                    "is_interrupt": false,
-                }),
+                [
+                    ("tool_name", Value::String(self.tool_name.clone())),
+                    ("tool_input", self.input.clone()),
+                    ("tool_use_id", Value::String(self.tool_call_id.clone())),
+                    ("error", Value::String(output)),
+                    ("is_interrupt", Value::Bool(false)),
+                ],
             );
         }
         let mut response = match &self.details {
@@ -337,20 +351,20 @@ impl Combine for ToolResultEvent {
             _ => Map::new(),
         };
         for (key, value) in [
-            ("success", json!(true)),
-            ("output", json!(output)),
+            ("success", Value::Bool(true)),
+            ("output", Value::String(output)),
             ("error", Value::Null),
         ] {
             response.entry(key).or_insert(value);
         }
-        input(
+        input_of(
             CommandEvent::PostToolUse,
-            json!({
-                "tool_name": self.tool_name,
-                "tool_input": self.input,
-                "tool_response": response,
-                "tool_use_id": self.tool_call_id,
-            }),
+            [
+                ("tool_name", Value::String(self.tool_name.clone())),
+                ("tool_input", self.input.clone()),
+                ("tool_response", Value::Object(response)),
+                ("tool_use_id", Value::String(self.tool_call_id.clone())),
+            ],
         )
     }
 

@@ -459,7 +459,7 @@ fn report(
             format!("`{}` {}", hook.command, answer.problems.join("; ")),
         ));
     }
-    reports.report(&CommandHookReport {
+    reports.report_with(|| CommandHookReport {
         event: hook.event,
         dialect: hook.dialect,
         background,

@@ -156,6 +156,11 @@ impl<T: 'static> Listeners<T> {
 
     /// Tells every listener. A listener that panics is skipped; the others still hear.
     pub(crate) fn report(&self, report: &T) {
+        self.report_with(|| report);
+    }
+
+    /// [`report`](Self::report), making the report only when someone listens.
+    pub(crate) fn report_with<R: std::borrow::Borrow<T>>(&self, make: impl FnOnce() -> R) {
         let listeners: Vec<Listener<T>> = self
             .listeners
             .read()
@@ -163,7 +168,12 @@ impl<T: 'static> Listeners<T> {
             .iter()
             .map(|(_, l)| l.clone())
             .collect();
+        if listeners.is_empty() {
+            return;
+        }
+        let report = make();
         for listener in listeners {
+            let report = report.borrow();
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| listener(report)));
         }
     }

@@ -147,16 +147,30 @@ pub(crate) async fn run(spec: Spec) -> Run {
         Ok(group) => group,
         Err(e) => return Run::spawn_failed(e, started),
     };
+    // Freed while the process starts, not after it ends: what is left to do then is on
+    // the way back to the caller.
+    let Spec {
+        program,
+        args,
+        cwd,
+        env,
+        stdin: payload,
+        timeout,
+        output_cap,
+        kill_leftovers,
+        ..
+    } = spec;
+    drop((command, program, args, cwd, env));
     let stdin = group.child_mut().stdin.take();
     let stdout = group.child_mut().stdout.take();
     let stderr = group.child_mut().stderr.take();
-    let mut out = Captured::new(spec.output_cap);
-    let mut err = Captured::new(spec.output_cap);
+    let mut out = Captured::new(output_cap);
+    let mut err = Captured::new(output_cap);
 
     let exit = {
         let io = async {
             let feed = async {
-                if let (Some(mut pipe), Some(payload)) = (stdin, spec.stdin.as_deref()) {
+                if let (Some(mut pipe), Some(payload)) = (stdin, payload.as_deref()) {
                     // A process may exit without reading: a broken pipe is not an error.
                     let _ = pipe.write_all(payload).await;
                 }
@@ -164,9 +178,9 @@ pub(crate) async fn run(spec: Spec) -> Run {
             tokio::join!(feed, out.read_from(stdout), err.read_from(stderr));
         };
         let waiting = async {
-            match tokio::time::timeout(spec.timeout, group.wait()).await {
+            match tokio::time::timeout(timeout, group.wait()).await {
                 Ok(Ok(status)) => {
-                    if spec.kill_leftovers {
+                    if kill_leftovers {
                         group.signal(Signal::SIGKILL);
                     }
                     Exit::of(status)

@@ -227,6 +227,39 @@ fn every_fault_in_the_factory_is_a_load_error_and_leaves_no_process() {
     }
 }
 
+/// Plugin processes start together and each one's deadline counts from its own start: two
+/// whose factories hang cost one timeout, not two in turn.
+#[test]
+fn plugins_whose_factories_hang_are_waited_for_together() {
+    let dir = temp_dir();
+    std::fs::write(dir.path().join("hostile-factory"), "sleep").unwrap();
+    let library = plugin("hostile");
+    let copies: Vec<String> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            let copy = dir.path().join(format!("libhostile_{name}.so"));
+            std::fs::copy(&library, &copy).unwrap();
+            s(&copy)
+        })
+        .collect();
+    let started = Instant::now();
+    let loaded = load_hooks_with(
+        copies,
+        dir.path(),
+        &options(|s| s.factory_timeout = Duration::from_secs(1)),
+    );
+    let waited = started.elapsed();
+    assert_eq!(loaded.errors.len(), 2, "{:?}", loaded.errors);
+    for failure in &loaded.errors {
+        assert_eq!(
+            failure.error.to_string(),
+            "the plugin's factory did not finish within 1s; its process was killed and the plugin is not loaded (raise factory_timeout if it needs longer)"
+        );
+    }
+    // One after the other, the second would wait its own second after the first's.
+    assert!(waited < Duration::from_millis(1800), "{waited:?}");
+}
+
 #[test]
 fn a_plugin_that_crashes_three_times_in_a_minute_is_disabled_and_reported_once() {
     let dir = temp_dir();

@@ -756,20 +756,7 @@ fn a_startup_hook_that_does_not_start_is_an_issue_of_the_hooks() {
     let project = Project::new("p");
     let hook =
         json!({"type": "command", "command": "exit 3", "persistent": "startup", "timeout": 2});
-    let file = project.write(
-        "hooks.json",
-        &json!({"SessionStart": [{"hooks": [hook]}]}).to_string(),
-    );
-    let mut hooks = CommandHooks::new();
-    hooks.load_file(&file);
-    let mut runner = HookRunner::new(Vec::new(), &project.root);
-    runner.add_command_hooks(hooks);
-    let issues: Vec<String> = runner
-        .command_hooks()
-        .issues()
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    let (file, issues, _) = start_with_issues(&project, vec![hook]);
     assert_eq!(issues.len(), 1);
     let (start, end) = issues[0].split_once(" (peak memory ").unwrap();
     assert_eq!(
@@ -783,6 +770,52 @@ fn a_startup_hook_that_does_not_start_is_an_issue_of_the_hooks() {
         end.ends_with(" MiB) before it said hello); it must write its hello line first (see docs/long-running-hooks.md), or drop `persistent` to run it once per event; it starts again on its first event, without the runner events and commands of its hello"),
         "{end}"
     );
+}
+
+/// Startup hooks all start before any hello is waited for: two that never say hello hold
+/// the runner's start for one timeout, not for two in turn.
+#[test]
+fn startup_hooks_that_never_say_hello_are_waited_for_together() {
+    let project = Project::new("p");
+    let hooks: Vec<Value> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            json!({"type": "command", "command": format!("sleep 30 # {name}"),
+                "persistent": "startup", "timeout": 1})
+        })
+        .collect();
+    let (file, issues, waited) = start_with_issues(&project, hooks);
+    assert_eq!(issues.len(), 2, "{issues:?}");
+    for (issue, name) in issues.iter().zip(["a", "b"]) {
+        let start = format!("{}: `sleep 30 # {name}` did not start: ", file.display());
+        assert!(issue.starts_with(&start), "{issue}");
+        let rest = "it is not a long-running hook (it did not answer within 1s); it must write its hello line first";
+        assert!(issue[start.len()..].starts_with(rest), "{issue}");
+    }
+    // One after the other, the second would wait its own second after the first's.
+    assert!(waited < Duration::from_millis(1800), "{waited:?}");
+}
+
+/// Gives the runner `SessionStart` hooks from a hooks file of `project`: the file, the
+/// issues of the runner's command hooks, and how long adding them took.
+fn start_with_issues(project: &Project, hooks: Vec<Value>) -> (PathBuf, Vec<String>, Duration) {
+    let file = project.write(
+        "hooks.json",
+        &json!({"SessionStart": [{"hooks": hooks}]}).to_string(),
+    );
+    let mut command_hooks = CommandHooks::new();
+    command_hooks.load_file(&file);
+    let mut runner = HookRunner::new(Vec::new(), &project.root);
+    let started = Instant::now();
+    runner.add_command_hooks(command_hooks);
+    let waited = started.elapsed();
+    let issues = runner
+        .command_hooks()
+        .issues()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    (file, issues, waited)
 }
 
 /// The README's example, as written: `clients/hooks.json` from the repository's root.

@@ -280,6 +280,10 @@ pub(crate) struct PluginProcess {
 pub(crate) struct Starting {
     connection: Arc<Connection>,
     control: mpsc::Receiver<Incoming>,
+    /// When it was started: its deadline counts from here, so that processes started
+    /// together and waited for one after the other each get their own timeout, not the
+    /// sum of the timeouts of those waited for before them.
+    begun: Instant,
 }
 
 impl PluginProcess {
@@ -390,6 +394,7 @@ impl PluginProcess {
     /// Spawns the process and asks it to load the plugin; [`finish`](Self::finish) waits for
     /// the answer. Split so that many plugins start in parallel.
     pub(crate) fn begin(&self) -> Result<Starting, LoadError> {
+        let begun = Instant::now();
         let (command, wire) = match &self.launch {
             Launch::Library { program, .. } => (spawn::command(program, &self.cwd), Wire::Frames),
             Launch::Script { command, env, .. } => {
@@ -459,6 +464,7 @@ impl PluginProcess {
         Ok(Starting {
             connection,
             control: receiver,
+            begun,
         })
     }
 
@@ -482,20 +488,14 @@ impl PluginProcess {
         ));
     }
 
-    /// Starts the process now (before any call: a long-running hook started with the
-    /// runner) and returns what it registered.
-    pub(crate) fn start(&self) -> Result<Registered, LoadError> {
-        let _restarting = self.restart.lock().unwrap_or_else(|p| p.into_inner());
-        self.begin().and_then(|starting| self.finish(starting))
-    }
-
-    /// Waits for a started process's answer, within the factory's deadline.
+    /// Waits for a started process's answer, within the factory's deadline counted from its start.
     pub(crate) fn finish(&self, starting: Starting) -> Result<Registered, LoadError> {
         let Starting {
             connection,
             control,
+            begun,
         } = starting;
-        let deadline = Instant::now() + self.settings.factory_timeout;
+        let deadline = begun + self.settings.factory_timeout;
         let mut hello = false;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());

@@ -16,7 +16,9 @@ use crate::{
     command::{CommandHook, Exit, Run},
     hook::Hook,
     host::{AgentHost, CallContext, Outbox, PluginApi, Site},
-    isolation::{protocol::Target, CallFailure, PluginProcess, PluginSettings, CRASH_LIMIT},
+    isolation::{
+        protocol::Target, CallFailure, PluginProcess, PluginSettings, Starting, CRASH_LIMIT,
+    },
     load::LoadError,
     runner::{HookErrorKind, Termination},
 };
@@ -39,6 +41,13 @@ pub(crate) struct EventRun {
     pub(crate) stderr_dropped: bool,
 }
 
+/// A startup hook whose process was started and has not said hello yet.
+pub(crate) struct StartingHook {
+    hook: CommandHook,
+    process: Arc<PluginProcess>,
+    starting: Starting,
+}
+
 impl LongRunningHooks {
     pub(crate) fn new(outbox: Arc<Outbox>) -> Self {
         Self {
@@ -47,17 +56,38 @@ impl LongRunningHooks {
         }
     }
 
-    /// Starts `hook`'s process now (`"persistent": "startup"`): what it registered in its
-    /// hello (runner events, commands) becomes a hook of the runner, `None` when it
-    /// registered nothing.
-    pub(crate) fn start(
+    /// Starts `hook`'s process now (`"persistent": "startup"`) and returns without waiting
+    /// for its hello: [`finish_start`](Self::finish_start) waits, so that the startup hooks
+    /// of a runner all start at once and a hook that never says hello holds the runner's
+    /// start for its own timeout only, not for every such hook's in turn.
+    pub(crate) fn begin_start(
         &self,
         hook: &CommandHook,
         env: &[(&str, String)],
         cwd: &Path,
-    ) -> Result<Option<Hook>, LoadError> {
+    ) -> Result<StartingHook, LoadError> {
         let process = self.process(hook, env, cwd);
-        let registered = process.start()?;
+        let starting = process.begin()?;
+        Ok(StartingHook {
+            hook: hook.clone(),
+            process,
+            starting,
+        })
+    }
+
+    /// Waits for a started hook's hello: what it registered (runner events, commands)
+    /// becomes a hook of the runner, `None` when it registered nothing.
+    pub(crate) fn finish_start(
+        &self,
+        started: StartingHook,
+        cwd: &Path,
+    ) -> Result<Option<Hook>, LoadError> {
+        let StartingHook {
+            hook,
+            process,
+            starting,
+        } = started;
+        let registered = process.finish(starting)?;
         if registered.handlers.is_empty() && registered.commands.is_empty() {
             return Ok(None);
         }
@@ -74,7 +104,7 @@ impl LongRunningHooks {
             registered,
             api,
             self.outbox.clone(),
-            settings_of(hook),
+            settings_of(&hook),
         )))
     }
 

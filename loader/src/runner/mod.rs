@@ -194,7 +194,7 @@ impl HookRunner {
     /// [`command_hooks`](Self::command_hooks) and starts again on its first event.
     pub fn add_command_hooks(&mut self, mut hooks: CommandHooks) {
         let mut started: Vec<String> = Vec::new();
-        let mut joined = Vec::new();
+        let mut starting = Vec::new();
         for hook in hooks.hooks() {
             if let Some(kind) = hook.event.runner_event() {
                 self.command[kind.index()] += 1;
@@ -204,7 +204,13 @@ impl HookRunner {
             }
             started.push(hook.command.clone());
             let env = commands::hook_env(hook, &self.cwd, None);
-            match self.long_running.start(hook, &env, &self.cwd) {
+            starting.push((hook, self.long_running.begin_start(hook, &env, &self.cwd)));
+        }
+        // Every startup hook was started before any hello is waited for.
+        let mut joined = Vec::new();
+        for (hook, begun) in starting {
+            let finished = begun.and_then(|begun| self.long_running.finish_start(begun, &self.cwd));
+            match finished {
                 Ok(Some(registered)) => joined.push(Ok(registered)),
                 Ok(None) => {}
                 Err(error) => joined.push(Err(crate::command::ConfigIssue {

@@ -4,19 +4,42 @@ use nix::{
     sys::signal::{killpg, Signal},
     unistd::Pid,
 };
-use tokio::process::{Child, Command};
+use tokio::{
+    io::{AsyncRead, AsyncWrite},
+    process::{Child, Command},
+};
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+use super::direct::Direct;
 
 /// A child process that leads a process group of its own, so that everything it starts can
 /// be signalled with it.
 ///
 /// Dropped before its process was reaped (a cancelled run, a supervisor that goes away),
-/// it sends SIGKILL to the whole group; tokio reaps the process in the background. Once
+/// it sends SIGKILL to the whole group, and the process is reaped in the background. Once
 /// the process was reaped, dropping it signals nothing: a process group outlives its
 /// leader only through members it started, and a run that ended normally leaves those alone.
 pub struct ProcessGroup {
-    child: Child,
+    leader: Leader,
     group: Option<Pid>,
     reaped: bool,
+}
+
+/// The group's leader, as it was started.
+enum Leader {
+    /// By `tokio::process` (which reaps a dropped child itself).
+    Tokio(Child),
+    /// By `posix_spawn` (see `direct.rs`); `None` once handed to the background reaper.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    Direct(Option<Direct>),
+}
+
+/// A process's pipes, taken from it once.
+#[derive(Default)]
+pub(crate) struct Pipes {
+    pub stdin: Option<Box<dyn AsyncWrite + Send + Unpin>>,
+    pub stdout: Option<Box<dyn AsyncRead + Send + Unpin>>,
+    pub stderr: Option<Box<dyn AsyncRead + Send + Unpin>>,
 }
 
 impl ProcessGroup {
@@ -29,20 +52,50 @@ impl ProcessGroup {
             .and_then(|id| i32::try_from(id).ok())
             .map(Pid::from_raw);
         Ok(Self {
-            child,
+            leader: Leader::Tokio(child),
             group,
             reaped: false,
         })
     }
 
-    /// The process, to take its pipes.
-    pub fn child_mut(&mut self) -> &mut Child {
-        &mut self.child
+    /// A process started by `posix_spawn` in a group of its own.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    pub(super) fn direct(direct: Direct) -> Self {
+        Self {
+            group: Some(direct.pid),
+            leader: Leader::Direct(Some(direct)),
+            reaped: false,
+        }
+    }
+
+    /// The process's pipes (each given once).
+    pub(crate) fn take_pipes(&mut self) -> Pipes {
+        match &mut self.leader {
+            Leader::Tokio(child) => Pipes {
+                stdin: child.stdin.take().map(|p| Box::new(p) as _),
+                stdout: child.stdout.take().map(|p| Box::new(p) as _),
+                stderr: child.stderr.take().map(|p| Box::new(p) as _),
+            },
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            Leader::Direct(Some(direct)) => Pipes {
+                stdin: direct.stdin.take().map(|p| Box::new(p) as _),
+                stdout: direct.stdout.take().map(|p| Box::new(p) as _),
+                stderr: direct.stderr.take().map(|p| Box::new(p) as _),
+            },
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            Leader::Direct(None) => Pipes::default(),
+        }
     }
 
     /// Waits for the process to end (not for its pipes to close).
     pub async fn wait(&mut self) -> io::Result<ExitStatus> {
-        let status = self.child.wait().await?;
+        let status = match &mut self.leader {
+            Leader::Tokio(child) => child.wait().await?,
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            Leader::Direct(Some(direct)) => direct.wait().await?,
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            Leader::Direct(None) => return Err(io::Error::other("the process was let go")),
+        };
         self.reaped = true;
         Ok(status)
     }
@@ -75,6 +128,12 @@ impl Drop for ProcessGroup {
         if !self.reaped {
             // The leader is not reaped, so its id cannot have been reused: the group is ours.
             self.signal(Signal::SIGKILL);
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            if let Leader::Direct(direct) = &mut self.leader {
+                if let Some(direct) = direct.take() {
+                    direct.reap_later();
+                }
+            }
         }
     }
 }

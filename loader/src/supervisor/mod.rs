@@ -13,9 +13,14 @@
 //!   error.
 //! - stdout and stderr are kept up to a cap each; the rest is read and dropped (so the
 //!   process never blocks on a full pipe) and the truncation is reported.
+//! - On Linux with glibc, a program named by its path is started with `posix_spawn` itself
+//!   and watched through a pidfd (`direct.rs`): std's `Command` copies the whole environment
+//!   on every spawn to add a hook's variables. Elsewhere, `tokio::process`.
 
 mod blocking;
 mod capture;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod direct;
 mod group;
 pub(crate) mod reap;
 pub(crate) mod workers;
@@ -124,10 +129,13 @@ pub(crate) struct Spec {
     pub kill_leftovers: bool,
 }
 
-/// Runs `spec` to its end (see the module docs). Dropping the future before it completes
-/// kills the process's group.
-pub(crate) async fn run(spec: Spec) -> Run {
-    let started = Instant::now();
+/// Starts `spec`'s program in a process group of its own: by `posix_spawn` where that
+/// applies (see `direct.rs`), else by `tokio::process`.
+fn start(spec: &Spec) -> std::io::Result<ProcessGroup> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if let Some(direct) = direct::spawn(spec)? {
+        return Ok(ProcessGroup::direct(direct));
+    }
     let mut command = Command::new(&spec.program);
     if let Some(arg0) = spec.arg0 {
         command.arg0(arg0);
@@ -143,7 +151,14 @@ pub(crate) async fn run(spec: Spec) -> Run {
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut group = match ProcessGroup::spawn(&mut command) {
+    ProcessGroup::spawn(&mut command)
+}
+
+/// Runs `spec` to its end (see the module docs). Dropping the future before it completes
+/// kills the process's group.
+pub(crate) async fn run(spec: Spec) -> Run {
+    let started = Instant::now();
+    let mut group = match start(&spec) {
         Ok(group) => group,
         Err(e) => return Run::spawn_failed(e, started),
     };
@@ -160,10 +175,12 @@ pub(crate) async fn run(spec: Spec) -> Run {
         kill_leftovers,
         ..
     } = spec;
-    drop((command, program, args, cwd, env));
-    let stdin = group.child_mut().stdin.take();
-    let stdout = group.child_mut().stdout.take();
-    let stderr = group.child_mut().stderr.take();
+    drop((program, args, cwd, env));
+    let group::Pipes {
+        stdin,
+        stdout,
+        stderr,
+    } = group.take_pipes();
     let mut out = Captured::new(output_cap);
     let mut err = Captured::new(output_cap);
 

@@ -61,10 +61,13 @@ pub(super) fn spawn(spec: &Spec) -> io::Result<Option<Direct>> {
         argv.push(c_string(arg.as_bytes())?);
     }
     let cwd = c_string(spec.cwd.as_os_str().as_bytes())?;
+    // A name given twice takes its last value, as with std's `Command::env`.
     let set: Vec<CString> = spec
         .env
         .iter()
-        .map(|(name, value)| c_string(&[name.as_bytes(), b"=", value.as_bytes()].concat()))
+        .enumerate()
+        .filter(|(i, (name, _))| !spec.env[i + 1..].iter().any(|(later, _)| later == name))
+        .map(|(_, (name, value))| c_string(&[name.as_bytes(), b"=", value.as_bytes()].concat()))
         .collect::<io::Result<_>>()?;
     let names: Vec<&OsStr> = spec.env.iter().map(|(name, _)| name.as_os_str()).collect();
 
@@ -326,7 +329,7 @@ mod tests {
     #[tokio::test]
     async fn a_set_variable_replaces_the_agent_s_and_the_rest_is_inherited() {
         let script = r#"echo "$HOME"; env | grep -c '^HOME='; echo "$PATH"; cat; pwd"#;
-        let ran = run(shell(script, &[("HOME", "/elsewhere")])).await;
+        let ran = run(shell(script, &[("HOME", "/first"), ("HOME", "/elsewhere")])).await;
         assert_eq!(ran.exit, Exit::Code(0));
         let path = std::env::var("PATH").unwrap_or_default();
         assert_eq!(

@@ -376,7 +376,7 @@ mod tests {
         };
         // The run was dropped by the select: its process is killed and, soon, reaped.
         let stat = format!("/proc/{pid}/stat");
-        for _ in 0..200 {
+        for _ in 0..500 {
             if !std::path::Path::new(&stat).exists() {
                 return;
             }

@@ -33,21 +33,18 @@ use tokio::{
     net::unix::pipe,
 };
 
-use super::Spec;
+use super::{group::Pipes, Spec};
 
-/// A process started by [`spawn`]: its pipes and its pidfd.
+/// A process started by [`spawn`], watched through its pidfd.
 pub(super) struct Direct {
     pub pid: Pid,
     pidfd: AsyncFd<OwnedFd>,
-    pub stdin: Option<pipe::Sender>,
-    pub stdout: Option<pipe::Receiver>,
-    pub stderr: Option<pipe::Receiver>,
 }
 
-/// Starts `spec`'s program, or `Ok(None)` when this way does not apply: a program named
+/// Starts `spec`'s program and gives its pipes, or `Ok(None)` when this way does not apply: a program named
 /// without a path (std searches `PATH` for it), or a kernel without pidfds (before Linux
 /// 5.3). Must be called inside a tokio runtime.
-pub(super) fn spawn(spec: &Spec) -> io::Result<Option<Direct>> {
+pub(super) fn spawn(spec: &Spec) -> io::Result<Option<(Direct, Pipes)>> {
     if !spec.program.as_bytes().contains(&b'/') || !pidfds_work() {
         return Ok(None);
     }
@@ -99,16 +96,18 @@ pub(super) fn spawn(spec: &Spec) -> io::Result<Option<Direct>> {
         // same one.
         let pidfd = unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) }
             .map_err(|e| e.into_parts().1)?;
-        Ok::<_, io::Error>(Direct {
-            pid,
-            pidfd,
-            stdin: stdin.map(pipe::Sender::from_owned_fd).transpose()?,
-            stdout: Some(pipe::Receiver::from_owned_fd(stdout)?),
-            stderr: Some(pipe::Receiver::from_owned_fd(stderr)?),
-        })
+        let pipes = Pipes {
+            stdin: match stdin {
+                Some(fd) => Some(Box::new(pipe::Sender::from_owned_fd(fd)?)),
+                None => None,
+            },
+            stdout: Some(Box::new(pipe::Receiver::from_owned_fd(stdout)?)),
+            stderr: Some(Box::new(pipe::Receiver::from_owned_fd(stderr)?)),
+        };
+        Ok::<_, io::Error>((Direct { pid, pidfd }, pipes))
     })();
     match watched {
-        Ok(direct) => Ok(Some(direct)),
+        Ok(started) => Ok(Some(started)),
         Err(e) => {
             // It cannot be watched: stopped and reaped now.
             let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGKILL);

@@ -34,8 +34,7 @@ enum Leader {
     Direct(Option<Direct>),
 }
 
-/// A process's pipes, taken from it once.
-#[derive(Default)]
+/// A process's pipes, given when it is started.
 pub(crate) struct Pipes {
     pub stdin: Option<Box<dyn AsyncWrite + Send + Unpin>>,
     pub stdout: Option<Box<dyn AsyncRead + Send + Unpin>>,
@@ -43,19 +42,25 @@ pub(crate) struct Pipes {
 }
 
 impl ProcessGroup {
-    /// Spawns `command` as the leader of a new process group. Must be called inside a tokio
-    /// runtime.
-    pub fn spawn(command: &mut Command) -> io::Result<Self> {
-        let child = command.process_group(0).kill_on_drop(false).spawn()?;
+    /// Spawns `command` as the leader of a new process group, and gives its pipes. Must be
+    /// called inside a tokio runtime.
+    pub(crate) fn spawn(command: &mut Command) -> io::Result<(Self, Pipes)> {
+        let mut child = command.process_group(0).kill_on_drop(false).spawn()?;
+        let pipes = Pipes {
+            stdin: child.stdin.take().map(|p| Box::new(p) as _),
+            stdout: child.stdout.take().map(|p| Box::new(p) as _),
+            stderr: child.stderr.take().map(|p| Box::new(p) as _),
+        };
         let group = child
             .id()
             .and_then(|id| i32::try_from(id).ok())
             .map(Pid::from_raw);
-        Ok(Self {
+        let group = Self {
             leader: Leader::Tokio(child),
             group,
             reaped: false,
-        })
+        };
+        Ok((group, pipes))
     }
 
     /// A process started by `posix_spawn` in a group of its own.
@@ -65,25 +70,6 @@ impl ProcessGroup {
             group: Some(direct.pid),
             leader: Leader::Direct(Some(direct)),
             reaped: false,
-        }
-    }
-
-    /// The process's pipes (each given once).
-    pub(crate) fn take_pipes(&mut self) -> Pipes {
-        match &mut self.leader {
-            Leader::Tokio(child) => Pipes {
-                stdin: child.stdin.take().map(|p| Box::new(p) as _),
-                stdout: child.stdout.take().map(|p| Box::new(p) as _),
-                stderr: child.stderr.take().map(|p| Box::new(p) as _),
-            },
-            #[cfg(all(target_os = "linux", target_env = "gnu"))]
-            Leader::Direct(Some(direct)) => Pipes {
-                stdin: direct.stdin.take().map(|p| Box::new(p) as _),
-                stdout: direct.stdout.take().map(|p| Box::new(p) as _),
-                stderr: direct.stderr.take().map(|p| Box::new(p) as _),
-            },
-            #[cfg(all(target_os = "linux", target_env = "gnu"))]
-            Leader::Direct(None) => Pipes::default(),
         }
     }
 

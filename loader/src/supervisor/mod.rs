@@ -130,11 +130,11 @@ pub(crate) struct Spec {
 }
 
 /// Starts `spec`'s program in a process group of its own: by `posix_spawn` where that
-/// applies (see `direct.rs`), else by `tokio::process`.
-fn start(spec: &Spec) -> std::io::Result<ProcessGroup> {
+/// applies (see `direct.rs`), else by `tokio::process`; with its pipes.
+fn start(spec: &Spec) -> std::io::Result<(ProcessGroup, group::Pipes)> {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if let Some(direct) = direct::spawn(spec)? {
-        return Ok(ProcessGroup::direct(direct));
+    if let Some((direct, pipes)) = direct::spawn(spec)? {
+        return Ok((ProcessGroup::direct(direct), pipes));
     }
     let mut command = Command::new(&spec.program);
     if let Some(arg0) = spec.arg0 {
@@ -158,8 +158,8 @@ fn start(spec: &Spec) -> std::io::Result<ProcessGroup> {
 /// kills the process's group.
 pub(crate) async fn run(spec: Spec) -> Run {
     let started = Instant::now();
-    let mut group = match start(&spec) {
-        Ok(group) => group,
+    let (mut group, pipes) = match start(&spec) {
+        Ok(started) => started,
         Err(e) => return Run::spawn_failed(e, started),
     };
     // Freed while the process starts, not after it ends: what is left to do then is on
@@ -180,7 +180,7 @@ pub(crate) async fn run(spec: Spec) -> Run {
         stdin,
         stdout,
         stderr,
-    } = group.take_pipes();
+    } = pipes;
     let mut out = Captured::new(output_cap);
     let mut err = Captured::new(output_cap);
 

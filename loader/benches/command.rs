@@ -18,7 +18,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use agent_hooks::{command::CommandHooks, HookRunner};
+use agent_hooks::HookRunner;
 use criterion::Criterion;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -47,14 +47,10 @@ struct Setup {
 
 impl Setup {
     fn new() -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("a runtime");
+        let runtime = common::two_worker_runtime();
         let dir = tempfile::tempdir().expect("a temporary folder");
         let event = common::tool_call_event();
-        let one = Arc::new(runner(
+        let one = Arc::new(common::command_runner(
             r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}"#,
             dir.path(),
         ));
@@ -137,15 +133,6 @@ fn median(samples: &mut [f64]) -> f64 {
     samples.get(samples.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-fn runner(hooks_json: &str, cwd: &Path) -> HookRunner {
-    let mut hooks = CommandHooks::new();
-    hooks.parse(hooks_json, &cwd.join("hooks.json"));
-    assert!(hooks.issues().is_empty(), "{:?}", hooks.issues());
-    let mut runner = HookRunner::new(Vec::new(), cwd);
-    runner.add_command_hooks(hooks);
-    runner
-}
-
 /// The floor: what running a hook needs at the least, with the same payload.
 async fn bare_spawn(payload: &[u8], cwd: &Path) {
     let mut command = tokio::process::Command::new("sh");
@@ -194,7 +181,7 @@ fn bench(c: &mut Criterion, setup: &Setup) {
     });
     group.finish();
 
-    let eight = runner(
+    let eight = common::command_runner(
         &serde_json::json!({"PreToolUse": [{"hooks": (0..8)
             .map(|i| serde_json::json!({"type": "command", "command": format!("sleep 0.2 # {i}")}))
             .collect::<Vec<_>>()}]})

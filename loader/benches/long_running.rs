@@ -8,7 +8,7 @@ mod common;
 
 use std::{path::Path, time::Duration};
 
-use agent_hooks::{abi::prelude::*, command::CommandHooks, HookRunner};
+use agent_hooks::{abi::prelude::*, HookRunner};
 use criterion::Criterion;
 
 fn main() {
@@ -29,20 +29,11 @@ fn guard_runner(cwd: &Path, persistent: bool) -> HookRunner {
     let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [
         {"type": "command", "command": command, "persistent": persistent}
     ]}]});
-    let mut parsed = CommandHooks::new();
-    parsed.parse(&hooks.to_string(), &cwd.join("hooks.json"));
-    assert!(parsed.issues().is_empty(), "{:?}", parsed.issues());
-    let mut runner = HookRunner::new(Vec::new(), cwd);
-    runner.add_command_hooks(parsed);
-    runner
+    common::command_runner(&hooks.to_string(), cwd)
 }
 
 fn bench(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = common::two_worker_runtime();
     let dir = tempfile::tempdir().expect("a temporary folder");
     let event = ToolCallEvent::new("exec", "call-1", json!({"command": "ls -la"}));
     let mut group = c.benchmark_group("long_running");

@@ -130,6 +130,26 @@ pub fn verdict(what: &str, value: impl fmt::Display, ok: bool, target: &str) {
     println!("{what:<48} {value}   target {target}: {met}");
 }
 
+/// The runtime of the command-hook benchmarks: multi-threaded, 2 workers (the CLI's).
+pub fn two_worker_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+/// A runner over the command hooks of `hooks_json` (a hooks file of `cwd`), which must parse
+/// without issues.
+pub fn command_runner(hooks_json: &str, cwd: &Path) -> agent_hooks::HookRunner {
+    let mut hooks = agent_hooks::command::CommandHooks::new();
+    hooks.parse(hooks_json, &cwd.join("hooks.json"));
+    assert!(hooks.issues().is_empty(), "{:?}", hooks.issues());
+    let mut runner = agent_hooks::HookRunner::new(Vec::new(), cwd);
+    runner.add_command_hooks(hooks);
+    runner
+}
+
 /// A `tool_call` event whose input is about 200 bytes of JSON.
 pub fn tool_call_event() -> ToolCallEvent {
     ToolCallEvent::new(

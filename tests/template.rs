@@ -282,6 +282,21 @@ fn mistakes_are_refused_with_what_to_do_and_nothing_is_written() {
         "agent-hooks: `taken` does not hold the agent-hooks-abi crate: give --abi-path the `abi` \
          folder of an agent-hooks clone\n"
     );
+    // A FIFO named Cargo.toml is not read (it would block `new` for ever).
+    let elsewhere = temp_dir();
+    nix::unistd::mkfifo(
+        &elsewhere.path().join("Cargo.toml"),
+        nix::sys::stat::Mode::S_IRWXU,
+    )
+    .unwrap();
+    let fifo = s(elsewhere.path());
+    assert_eq!(
+        refused(&["new", "guard", "--abi-path", &fifo]),
+        format!(
+            "agent-hooks: `{fifo}` does not hold the agent-hooks-abi crate: give --abi-path the \
+             `abi` folder of an agent-hooks clone\n"
+        )
+    );
     assert!(refused(&["new", "guard", "--abi-rev", "v1"])
         .contains("the following required arguments were not provided:\n  --abi-git <URL>"));
     let entries: Vec<_> = std::fs::read_dir(dir.path())

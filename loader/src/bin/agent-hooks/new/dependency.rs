@@ -26,10 +26,20 @@ pub fn built_with() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("abi")
 }
 
-/// Whether `folder` holds the interface crate.
+/// The most of a `Cargo.toml` read to recognise the interface crate.
+const MANIFEST_CAP: u64 = 1024 * 1024;
+
+/// Whether `folder` holds the interface crate. Only a regular file is read (a FIFO named
+/// `Cargo.toml` would block), and only its first MiB.
 pub fn is_interface_crate(folder: &Path) -> bool {
-    std::fs::read_to_string(folder.join("Cargo.toml"))
-        .is_ok_and(|manifest| manifest.contains("name = \"agent-hooks-abi\""))
+    use std::io::Read;
+    let manifest = folder.join("Cargo.toml");
+    let mut text = String::new();
+    manifest.is_file()
+        && std::fs::File::open(&manifest)
+            .and_then(|file| file.take(MANIFEST_CAP).read_to_string(&mut text))
+            .is_ok()
+        && text.contains("name = \"agent-hooks-abi\"")
 }
 
 /// A TOML basic string (JSON's escapes are TOML's).

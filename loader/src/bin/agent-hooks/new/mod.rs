@@ -87,13 +87,15 @@ pub fn run(args: &NewArgs) -> Outcome {
         return Err(NewError::Exists(folder).into());
     }
     let lib_name = name::lib_name(&args.name);
+    let (comment, toml) = (dependency.comment(), dependency.toml(&[]));
+    let dev_toml = dependency.toml(&["testing"]);
     let fill = |template: &str| {
         template
             .replace("{{name}}", &args.name)
             .replace("{{lib_name}}", &lib_name)
-            .replace("{{dependency_comment}}", &dependency.comment())
-            .replace("{{dependency}}", &dependency.toml(&[]))
-            .replace("{{dev_dependency}}", &dependency.toml(&["testing"]))
+            .replace("{{dependency_comment}}", &comment)
+            .replace("{{dependency}}", &toml)
+            .replace("{{dev_dependency}}", &dev_toml)
     };
     let files = [
         ("Cargo.toml", fill(include_str!("template/Cargo.toml.in"))),

@@ -2,7 +2,7 @@
 //! bridge from the `log` crate (feature `log`).
 
 use std::sync::{
-    atomic::{AtomicU8, Ordering},
+    atomic::{AtomicBool, AtomicU8, Ordering},
     OnceLock,
 };
 
@@ -50,6 +50,9 @@ pub(crate) fn install_bridge() {
 /// when it keeps none.
 static MAX_LEVEL: AtomicU8 = AtomicU8::new(UNKNOWN);
 const UNKNOWN: u8 = u8::MAX;
+
+/// The host has no log (interface 1.0): records go straight to stderr.
+static TO_STDERR: AtomicBool = AtomicBool::new(false);
 const OFF: u8 = 0;
 
 fn rank(level: LogLevel) -> u8 {
@@ -70,7 +73,12 @@ fn kept(host: &Host, level: LogLevel) -> bool {
     if max == UNKNOWN {
         max = match host.call::<PluginInfo>(services::PLUGIN, &serde_json::json!({})) {
             Ok(info) => info.log_level.map_or(OFF, rank),
-            // A 1.0 host: records go to stderr, as plugins wrote them before.
+            // A 1.0 host: records go to stderr, as plugins wrote them before, without a call
+            // to a log it does not have.
+            Err(ServiceError::Unsupported { .. }) => {
+                TO_STDERR.store(true, Ordering::Relaxed);
+                rank(LogLevel::Info)
+            }
             Err(_) => rank(LogLevel::Info),
         };
         MAX_LEVEL.store(max, Ordering::Relaxed);
@@ -108,6 +116,10 @@ impl Host {
     }
 
     fn log_record(&self, record: &LogRecord) {
+        if TO_STDERR.load(Ordering::Relaxed) {
+            eprintln!("[{}] {}", record.level, record.message);
+            return;
+        }
         match self.call::<serde_json::Value>(services::LOG, record) {
             Ok(_) => {}
             Err(ServiceError::Unsupported { .. }) => {

@@ -12,7 +12,7 @@
 
 use std::io::{self, BufRead};
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, value::RawValue, Map, Value};
 
 use super::protocol::{
     CallOutcome, FrameError, FromPlugin, HostRequest, Registered, Target, ToPlugin,
@@ -59,7 +59,17 @@ pub fn encode(message: &ToPlugin) -> Option<Vec<u8>> {
             id,
             target: Target::Handler { event, .. },
             payload,
-        } => json!({"type": "event", "id": id, "event": event, "payload": parsed(payload)}),
+        } => {
+            if let Some(payload) = as_written(payload) {
+                return Some(line(&EventLine {
+                    kind: "event",
+                    id: *id,
+                    event,
+                    payload,
+                }));
+            }
+            json!({"type": "event", "id": id, "event": event, "payload": parsed(payload)})
+        }
         ToPlugin::Call {
             id,
             target: Target::Command { index },
@@ -76,7 +86,26 @@ pub fn encode(message: &ToPlugin) -> Option<Vec<u8>> {
     Some(line(&value))
 }
 
-fn line(value: &Value) -> Vec<u8> {
+/// An event's line, its payload written as the runner serialised it.
+#[derive(serde::Serialize)]
+struct EventLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: u64,
+    event: &'a str,
+    payload: &'a RawValue,
+}
+
+/// The payload as it is, when it is JSON on one line (what the runner writes): an event's
+/// payload, which can hold a whole file, is neither parsed into a value nor written again.
+fn as_written(payload: &str) -> Option<&RawValue> {
+    if payload.contains('\n') {
+        return None;
+    }
+    serde_json::from_str(payload).ok()
+}
+
+fn line(value: &impl serde::Serialize) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(value).unwrap_or_default();
     bytes.push(b'\n');
     bytes
@@ -276,6 +305,35 @@ mod tests {
         assert_eq!(bytes.last(), Some(&b'\n'));
         assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 1);
         serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[test]
+    fn an_event_payload_is_written_as_given_on_one_line() {
+        let event = |payload: &str| ToPlugin::Call {
+            id: 1,
+            target: Target::Handler {
+                event: "Stop".into(),
+                index: 0,
+                serial: 0,
+            },
+            payload: payload.into(),
+        };
+        let written = encode(&event(r#"{"b":1,"a":[1,2]}"#)).unwrap();
+        assert_eq!(
+            written,
+            b"{\"type\":\"event\",\"id\":1,\"event\":\"Stop\",\"payload\":{\"b\":1,\"a\":[1,2]}}\n"
+        );
+        // Spread over lines, or not JSON: parsed (or sent as a string), still one line.
+        let spread = encode(&event("{\n  \"b\": 1\n}")).unwrap();
+        assert_eq!(
+            spread,
+            b"{\"type\":\"event\",\"id\":1,\"event\":\"Stop\",\"payload\":{\"b\":1}}\n"
+        );
+        let text = encode(&event("not json")).unwrap();
+        assert_eq!(
+            text,
+            b"{\"type\":\"event\",\"id\":1,\"event\":\"Stop\",\"payload\":\"not json\"}\n"
+        );
     }
 
     #[test]

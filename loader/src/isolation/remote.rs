@@ -391,6 +391,11 @@ impl PluginProcess {
         std::mem::take(&mut *log)
     }
 
+    /// The API the process's requests are served with.
+    pub(crate) fn api(&self) -> PluginApi {
+        self.api.clone()
+    }
+
     /// Spawns the process and asks it to load the plugin; [`finish`](Self::finish) waits for
     /// the answer. Split so that many plugins start in parallel.
     pub(crate) fn begin(&self) -> Result<Starting, LoadError> {

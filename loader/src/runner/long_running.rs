@@ -77,11 +77,7 @@ impl LongRunningHooks {
 
     /// Waits for a started hook's hello: what it registered (runner events, commands)
     /// becomes a hook of the runner, `None` when it registered nothing.
-    pub(crate) fn finish_start(
-        &self,
-        started: StartingHook,
-        cwd: &Path,
-    ) -> Result<Option<Hook>, LoadError> {
+    pub(crate) fn finish_start(&self, started: StartingHook) -> Result<Option<Hook>, LoadError> {
         let StartingHook {
             hook,
             process,
@@ -91,12 +87,8 @@ impl LongRunningHooks {
         if registered.handlers.is_empty() && registered.commands.is_empty() {
             return Ok(None);
         }
-        let api = PluginApi::new(
-            self.outbox.clone(),
-            cwd.to_path_buf(),
-            &hook.command,
-            Site::default(),
-        );
+        // The process's own API: one registry and one log budget per hook.
+        let api = process.api();
         Ok(Some(Hook::remote(
             hook.command.clone(),
             hook.source.clone(),
@@ -195,18 +187,12 @@ impl LongRunningHooks {
         match result {
             Ok(answer) => {
                 let (exit, stdout, reason) = read_answer(answer.as_deref());
-                match reason {
-                    // What exit code 2 says reads the reason where a one-shot hook's is.
-                    Some(reason) => EventRun {
-                        run: run(exit, stdout, reason.into_bytes()),
-                        failure: None,
-                        stderr_dropped: stderr_truncated,
-                    },
-                    None => EventRun {
-                        run: run(exit, stdout, stderr),
-                        failure: None,
-                        stderr_dropped: stderr_truncated,
-                    },
+                // What exit code 2 says reads the reason where a one-shot hook's is.
+                let stderr = reason.map_or(stderr, String::into_bytes);
+                EventRun {
+                    run: run(exit, stdout, stderr),
+                    failure: None,
+                    stderr_dropped: stderr_truncated,
                 }
             }
             Err(failure) => {

@@ -209,7 +209,7 @@ impl HookRunner {
         // Every startup hook was started before any hello is waited for.
         let mut joined = Vec::new();
         for (hook, begun) in starting {
-            let finished = begun.and_then(|begun| self.long_running.finish_start(begun, &self.cwd));
+            let finished = begun.and_then(|begun| self.long_running.finish_start(begun));
             match finished {
                 Ok(Some(registered)) => joined.push(Ok(registered)),
                 Ok(None) => {}

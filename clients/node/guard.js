@@ -108,10 +108,6 @@ class Hook {
     for (;;) {
       const message = this.waiting.length ? this.waiting.shift() : await this.read();
       if (message === null || message.type === "goodbye") return;
-      if (message.type === "hello" && message.protocol !== PROTOCOL) {
-        console.error(`agent speaks protocol ${message.protocol}, this hook ${PROTOCOL}`);
-        process.exit(1);
-      }
       if (message.type !== "event" && message.type !== "command") continue;
       this.event = message.id;
       try {

@@ -83,8 +83,6 @@ class Hook:
             if message is None or message.get("type") == "goodbye":
                 return
             kind = message.get("type")
-            if kind == "hello" and message.get("protocol") != PROTOCOL:
-                sys.exit("agent speaks protocol %s, this hook %s" % (message.get("protocol"), PROTOCOL))
             if kind not in ("event", "command"):
                 continue
             self.event = message["id"]

@@ -365,6 +365,26 @@ fn programs_run_for_real_in_the_hosts_folder_with_the_plugins_environment() {
     assert!(!ran[0].stubbed);
 }
 
+/// What a program leaves running in the background does not hold the run: it ends with
+/// the program, as in the agent.
+#[test]
+fn a_background_child_holding_the_output_does_not_hold_the_run() {
+    let plugin = TestHost::new().load(runs).unwrap();
+    let started = std::time::Instant::now();
+    plugin
+        .run_command("sh", "echo started; sleep 10 &")
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        notified(&plugin),
+        vec!["\"started\\n\" \"\" Some(0) killed=false"]
+    );
+}
+
 #[test]
 fn a_program_is_killed_after_its_timeout() {
     let plugin = TestHost::new().load(runs).unwrap();

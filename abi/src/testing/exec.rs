@@ -4,7 +4,7 @@ use std::{
     io::Read,
     path::Path,
     process::{Command, Stdio},
-    sync::Arc,
+    sync::{mpsc, Arc, Mutex},
     thread,
     time::{Duration, Instant},
 };
@@ -13,6 +13,15 @@ use crate::sdk::{ExecOptions, ExecOutput};
 
 /// How long a real program may run when the plugin sets no timeout (as in `agent-hooks`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How much of stdout, and of stderr, is kept (as in `agent-hooks`); the rest is read and
+/// dropped.
+const OUTPUT_CAP: usize = 8 * 1024 * 1024;
+
+/// How long output already written is still read after the program ended: a pipe that
+/// something it started in the background keeps open is then abandoned (as in
+/// `agent-hooks`), so the run ends with the program.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(50);
 
 /// A stub: answers the runs it recognises, `None` for the others.
 pub(crate) type Stub =
@@ -32,7 +41,8 @@ pub(crate) fn stubbed(
 }
 
 /// Runs `command` for real, without a shell, in `cwd` with `options.env` added, and waits
-/// for it; kills it (not what it started) when `options.timeout` passes.
+/// for it (not for what it started); kills it (not what it started) when `options.timeout`
+/// passes.
 pub(crate) fn run(
     command: &str,
     args: &[String],
@@ -64,9 +74,14 @@ pub(crate) fn run(
             Err(e) => return Err(format!("cannot wait for `{command}`: {e}")),
         }
     };
-    let text = |reader: Option<thread::JoinHandle<Vec<u8>>>| {
-        let bytes = reader.and_then(|r| r.join().ok()).unwrap_or_default();
-        String::from_utf8_lossy(&bytes).into_owned()
+    let drained = Instant::now() + DRAIN_AFTER_EXIT;
+    let text = |reader: Option<Reader>| {
+        let Some((kept, done)) = reader else {
+            return String::new();
+        };
+        let _ = done.recv_timeout(drained.saturating_duration_since(Instant::now()));
+        let kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+        String::from_utf8_lossy(&kept).into_owned()
     };
     let mut output = ExecOutput::default()
         .stdout(text(stdout))
@@ -76,10 +91,23 @@ pub(crate) fn run(
     Ok(output)
 }
 
-fn read_all(mut from: impl Read + Send + 'static) -> thread::JoinHandle<Vec<u8>> {
+/// What a pipe's reader has kept so far, and word that it reached the end.
+type Reader = (Arc<Mutex<Vec<u8>>>, mpsc::Receiver<()>);
+
+/// Reads `from` to its end on a thread of its own, keeping [`OUTPUT_CAP`] bytes as they come
+/// (what was read is there even if the pipe is abandoned).
+fn read_all(mut from: impl Read + Send + 'static) -> Reader {
+    let kept = Arc::new(Mutex::new(Vec::new()));
+    let (done, finished) = mpsc::channel();
+    let keeping = kept.clone();
     thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = from.read_to_end(&mut bytes);
-        bytes
-    })
+        let mut chunk = [0u8; 8 * 1024];
+        while let Ok(n @ 1..) = from.read(&mut chunk) {
+            let mut kept = keeping.lock().unwrap_or_else(|p| p.into_inner());
+            let room = OUTPUT_CAP.saturating_sub(kept.len());
+            kept.extend_from_slice(&chunk[..n.min(room)]);
+        }
+        let _ = done.send(());
+    });
+    (kept, finished)
 }

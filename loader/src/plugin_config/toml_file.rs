@@ -3,6 +3,7 @@
 use std::{cell::Cell, collections::BTreeMap};
 
 use agent_hooks_abi::services::Position;
+use serde::Deserialize;
 use serde_json::Value;
 use toml::de::{DeTable, DeValue};
 
@@ -19,10 +20,12 @@ pub(super) fn parse(text: &str) -> Result<(Value, Positions), SyntaxError> {
         let position = e.span().map(|span| position(text, span.start));
         (position, e.message().trim_end().to_owned())
     };
-    let value: Value = toml::from_str(text).map_err(failed)?;
+    // Parsed once: the positions are read from the parsed document, which then gives the
+    // value.
     let table = DeTable::parse(text).map_err(failed)?;
     let mut positions = BTreeMap::new();
     walk_table(&Locator::new(text), table.get_ref(), "", &mut positions);
+    let value = Value::deserialize(toml::de::Deserializer::from(table)).map_err(failed)?;
     Ok((value, positions))
 }
 

@@ -1020,25 +1020,20 @@ fn read_messages(
     stderr_read: mpsc::Receiver<()>,
 ) {
     loop {
+        // Read, then understood: a line that is not a message is the hook's fault, said
+        // with the start of what it wrote.
         let messages = match connection.wire {
-            Wire::Frames => read_frame::<FromPlugin>(&mut input).map(|m| vec![m]),
-            Wire::Lines => lines::read_line(&mut input).and_then(|line| {
-                lines::decode(&line).map_err(|e| {
-                    FrameError::Io(std::io::Error::other(format!(
-                        "{e}: {}",
-                        excerpt(&String::from_utf8_lossy(&line))
-                    )))
-                })
+            Wire::Frames => read_frame::<FromPlugin>(&mut input).map(|m| Ok(vec![m])),
+            Wire::Lines => lines::read_line(&mut input).map(|line| {
+                lines::decode(&line).map_err(|e| format!("wrote {e}: {}", excerpt(&line)))
             }),
         };
         let fault = match messages {
-            Ok(messages) => messages
+            Ok(Ok(messages)) => messages
                 .into_iter()
                 .find_map(|message| handle(&connection, &api, message).err()),
+            Ok(Err(fault)) => Some(fault),
             Err(FrameError::Closed) => break,
-            Err(FrameError::Io(error)) if connection.wire == Wire::Lines => {
-                Some(format!("wrote {error}"))
-            }
             Err(error) => Some(format!("sent a message the agent cannot read ({error})")),
         };
         if let Some(fault) = fault {
@@ -1120,8 +1115,10 @@ fn handle(
 }
 
 /// The start of a line a hook wrote, for a report.
-fn excerpt(line: &str) -> String {
+fn excerpt(line: &[u8]) -> String {
     const SHOWN: usize = 120;
+    // Its start only (a line can be 8 MiB): 4 bytes a character at most.
+    let line = String::from_utf8_lossy(&line[..line.len().min(4 * SHOWN + 4)]);
     match line.char_indices().nth(SHOWN) {
         Some((end, _)) => format!("{:?}...", &line[..end]),
         None => format!("{line:?}"),

@@ -2,13 +2,9 @@
 //! multi-line factory errors, an event's summary.
 
 use agent_hooks_tests::{
-    cli::{run, stdout},
+    cli::{run, stderr, stdout},
     copy_to, plugin, temp_dir,
 };
-
-fn stderr(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 #[test]
 fn a_crate_folder_given_as_a_hook_gets_one_hint_to_build_it() {

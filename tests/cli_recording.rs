@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use agent_hooks_tests::{
-    cli::{json_of, run, stdout},
+    cli::{json_of, run, stderr, stdout},
     copy_to, plugin, temp_dir,
 };
 use serde_json::{json, Value};
@@ -35,10 +35,6 @@ fn without_timings(text: &str) -> String {
         .filter(|l| !l.contains(" ms  "))
         .map(|l| format!("{l}\n"))
         .collect()
-}
-
-fn stderr(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 const DEPLOY: &str = r#"{"tool_name": "exec", "input": {"command": "deploy prod"}}"#;

@@ -8,7 +8,7 @@ use agent_hooks::{
     abi::{events::ToolCallEvent, NotifyLevel},
     load_hooks_with, AgentHost, HookRunner, HostUi, LoadOptions, ProgramRun,
 };
-use agent_hooks_tests::{agent_hooks_bin, plugin, s, temp_dir};
+use agent_hooks_tests::{isolated, plugin, s, temp_dir};
 use serde_json::json;
 
 /// An agent without a user whose UI records what it is asked.
@@ -59,9 +59,7 @@ impl AgentHost for Observer {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_host_hears_of_programs_run_and_decides_what_has_ui_says() {
     let dir = temp_dir();
-    let mut isolated = LoadOptions::isolated();
-    isolated.plugin_host = Some(agent_hooks_bin());
-    for options in [isolated, LoadOptions::in_process()] {
+    for options in [isolated(), LoadOptions::in_process()] {
         let loaded = load_hooks_with([s(&plugin("ui-audit"))], dir.path(), &options);
         assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
         let runner = HookRunner::new(loaded.hooks, dir.path());

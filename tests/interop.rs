@@ -165,11 +165,7 @@ impl Rig {
     }
 
     fn ui_calls(&self) -> Vec<String> {
-        self.agent
-            .ui
-            .as_ref()
-            .map(|ui| ui.calls.lock().unwrap().clone())
-            .unwrap_or_default()
+        self.agent.ui_calls()
     }
 }
 

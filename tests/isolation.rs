@@ -18,7 +18,7 @@ use agent_hooks::{
 use agent_hooks_tests::{
     agent_hooks_bin,
     commands::{CommandRig, Project},
-    pid_alive, plugin, s, survivors, temp_dir, RecordingAgent,
+    copy_to, pid_alive, plugin, s, survivors, temp_dir, RecordingAgent,
 };
 use serde_json::json;
 
@@ -237,9 +237,11 @@ fn plugins_whose_factories_hang_are_waited_for_together() {
     let copies: Vec<String> = ["a", "b"]
         .iter()
         .map(|name| {
-            let copy = dir.path().join(format!("libhostile_{name}.so"));
-            std::fs::copy(&library, &copy).unwrap();
-            s(&copy)
+            s(&copy_to(
+                &library,
+                dir.path(),
+                &format!("libhostile_{name}.so"),
+            ))
         })
         .collect();
     let started = Instant::now();

@@ -46,14 +46,6 @@ fn rig_with_ui(project: &Project, file: &Path, answer: bool) -> CommandRig {
     CommandRig { agent, ..rig }
 }
 
-fn ui_calls(rig: &CommandRig) -> Vec<String> {
-    rig.agent
-        .ui
-        .as_ref()
-        .map(|ui| ui.calls.lock().unwrap().clone())
-        .unwrap_or_default()
-}
-
 /// The command that runs a reference client, or `None` (said on stderr) when its
 /// interpreter is not installed.
 fn client(interpreter: &str, file: &str) -> Option<String> {
@@ -103,7 +95,7 @@ async fn the_reference_guards_block_confirm_and_count_through_the_library() {
             let allowed = rig.runner.emit(&exec("ls")).await.unwrap();
             assert!(!allowed.block);
             assert_eq!(
-                ui_calls(&rig),
+                rig.agent.ui_calls(),
                 [
                     "set_status guard: guard: 1 checked",
                     "set_status guard: guard: 2 checked",
@@ -587,7 +579,7 @@ done
     assert_eq!(rig.agent.entries.lock().unwrap()[0].1, json!({"n": 1}));
 
     rig.runner.run_command("count", "").unwrap().unwrap();
-    assert_eq!(ui_calls(&rig), ["notify info: count: 1"]);
+    assert_eq!(rig.agent.ui_calls(), ["notify info: count: 1"]);
     // The same process answers the command-hook event it was configured for.
     rig.runner
         .emit(&SessionStartEvent::default())

@@ -72,14 +72,6 @@ fn modes() -> [LoadOptions; 2] {
     [LoadOptions::in_process(), isolated()]
 }
 
-fn confirms(agent: &RecordingAgent) -> Vec<String> {
-    agent
-        .ui
-        .as_ref()
-        .map(|ui| ui.calls.lock().unwrap().clone())
-        .unwrap_or_default()
-}
-
 async fn deploy(
     (runner, _project): (HookRunner, Project),
 ) -> (Result<ToolOutput, ToolCallError>, usize) {
@@ -96,7 +88,7 @@ async fn an_ask_runs_the_tool_when_the_user_confirms() {
         assert_eq!(result.unwrap().content, [ContentBlock::text("deployed")]);
         assert_eq!(runs, 1);
         assert_eq!(
-            confirms(&agent),
+            agent.ui_calls(),
             [format!("confirm Allow exec?: {QUESTION}")]
         );
     }

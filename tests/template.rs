@@ -11,16 +11,12 @@ use std::{
 };
 
 use agent_hooks_tests::{
-    cli::{run, stdout},
+    cli::{run, stderr, stdout},
     s, target_dir, temp_dir, workspace_root,
 };
 
 /// A name no member of the workspace has: the crate shares the workspace's target folder.
 const NAME: &str = "template-probe";
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 fn cargo(crate_dir: &Path, args: &[&str]) -> Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());

@@ -6,7 +6,7 @@
 use std::{path::Path, process::Child};
 
 use agent_hooks_tests::{
-    cli::{run, stdout},
+    cli::{run, stderr, stdout},
     commands::Project,
     s, set_mode, temp_dir,
 };
@@ -22,10 +22,6 @@ fn project(name: &str) -> Project {
 
 fn store_of(home: &Path) -> std::path::PathBuf {
     home.join(".config/agent-hooks/trusted-hooks.json")
-}
-
-fn stderr(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// 8 `trust` runs at once in 8 projects, 20 rounds: every round keeps all 8 entries in a

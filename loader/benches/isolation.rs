@@ -22,9 +22,7 @@ fn main() {
 
 fn options(isolated: bool) -> LoadOptions {
     if isolated {
-        let mut options = LoadOptions::isolated();
-        options.plugin_host = Some(agent_hooks_tests::agent_hooks_bin());
-        options
+        agent_hooks_tests::isolated()
     } else {
         LoadOptions::in_process()
     }

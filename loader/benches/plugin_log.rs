@@ -29,9 +29,7 @@ fn main() {
 
 fn runner(library: &Path, cwd: &Path, isolated: bool) -> HookRunner {
     let options = if isolated {
-        let mut options = LoadOptions::isolated();
-        options.plugin_host = Some(agent_hooks_tests::agent_hooks_bin());
-        options
+        agent_hooks_tests::isolated()
     } else {
         LoadOptions::in_process()
     };

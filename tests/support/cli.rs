@@ -97,6 +97,11 @@ pub fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// The program's stderr, as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 /// The program's stdout as JSON.
 pub fn json_of(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout)

@@ -27,6 +27,14 @@ pub struct RecordingAgent {
 }
 
 impl RecordingAgent {
+    /// The calls its UI was asked, one line each (none without a UI).
+    pub fn ui_calls(&self) -> Vec<String> {
+        self.ui
+            .as_ref()
+            .map(|ui| ui.calls.lock().unwrap().clone())
+            .unwrap_or_default()
+    }
+
     /// An agent with a UI that answers `confirm` with `answer`.
     pub fn with_ui(answer: bool) -> Self {
         Self {

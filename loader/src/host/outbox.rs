@@ -7,7 +7,7 @@ use agent_hooks_abi::events::{CustomMessage, SendMessageOptions};
 use serde_json::Value;
 
 use super::{shielded, AgentHost, ProgramRun};
-use crate::runner::{HookError, Listeners};
+use crate::runner::{HookError, HookErrorKind, Listeners};
 
 /// Where hooks' messages and entries go: to the agent once one is attached; until then,
 /// into a queue that is delivered, in order, when it is.
@@ -31,10 +31,16 @@ struct Reports {
     early: Vec<HookError>,
 }
 
+/// How many messages and entries wait for an agent at most; what hooks send past that
+/// before one is attached is dropped (reported once).
+pub(crate) const MAX_PENDING: usize = 1024;
+
 #[derive(Default)]
 struct State {
     agent: Option<Arc<dyn AgentHost>>,
     pending: VecDeque<Pending>,
+    /// Sent while [`MAX_PENDING`] waited for an agent, and dropped.
+    dropped: usize,
     /// A thread is delivering the queue; senders add to it instead of delivering.
     draining: bool,
 }
@@ -58,6 +64,19 @@ impl Outbox {
             Some(agent) if !state.draining => {
                 drop(state);
                 deliver(agent.as_ref(), item);
+            }
+            None if state.pending.len() >= MAX_PENDING => {
+                state.dropped += 1;
+                let first = state.dropped == 1;
+                drop(state);
+                if first {
+                    self.report(HookError::new(
+                        HookErrorKind::Runner,
+                        "",
+                        "send_message",
+                        format!("hooks sent more than {MAX_PENDING} messages and entries before an agent was attached; the rest are dropped (attach the agent before events are emitted)"),
+                    ));
+                }
             }
             _ => state.pending.push_back(item),
         }
@@ -134,4 +153,24 @@ fn deliver(agent: &dyn AgentHost, item: Pending) {
         Pending::Message(message, options) => agent.send_message(message, options),
         Pending::Entry(custom_type, data) => agent.append_entry(&custom_type, data),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_waits_for_an_agent_is_bounded_and_the_rest_reported_once() {
+        let outbox = Outbox::default();
+        for n in 0..MAX_PENDING + 10 {
+            outbox.send(Pending::Entry("count".into(), Value::from(n)));
+        }
+        assert_eq!(outbox.pending_count(), MAX_PENDING);
+        let early = &outbox.reports.lock().unwrap().early;
+        assert_eq!(early.len(), 1);
+        assert_eq!(
+            early[0].message,
+            format!("hooks sent more than {MAX_PENDING} messages and entries before an agent was attached; the rest are dropped (attach the agent before events are emitted)")
+        );
+    }
 }

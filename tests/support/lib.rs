@@ -45,24 +45,32 @@ pub fn plugin(package: &str) -> PathBuf {
 /// The `agent-hooks` program, built once per test binary.
 pub fn agent_hooks_bin() -> PathBuf {
     cached("agent-hooks (bin)", || {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut command = Command::new(cargo);
-        command
-            .args(["build", "-p", "agent-hooks", "--bin", "agent-hooks"])
-            .arg("--manifest-path")
-            .arg(workspace_root().join("Cargo.toml"))
-            .arg("--target-dir")
-            .arg(target_dir())
-            .arg("--message-format=json-render-diagnostics");
-        if !cfg!(debug_assertions) {
-            command.arg("--release");
-        }
+        let mut command = cargo("build", &workspace_root().join("Cargo.toml"));
+        command.args(["-p", "agent-hooks", "--bin", "agent-hooks"]);
         executable(command, "agent-hooks")
     })
 }
 
-/// The program `command` (a `cargo build` with JSON messages) builds.
-fn executable(mut command: Command, package: &str) -> PathBuf {
+/// `cargo <subcommand>` on `manifest`, into the tests' target folder, with JSON messages, in
+/// the profile of the tests.
+fn cargo(subcommand: &str, manifest: &Path) -> Command {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .arg(subcommand)
+        .arg("--manifest-path")
+        .arg(manifest)
+        .arg("--target-dir")
+        .arg(target_dir())
+        .arg("--message-format=json-render-diagnostics");
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    command
+}
+
+/// What `command` (a cargo build with JSON messages) printed, once it succeeded.
+fn cargo_messages(mut command: Command, package: &str) -> Vec<serde_json::Value> {
     let output = command.output().expect("cargo runs");
     assert!(
         output.status.success(),
@@ -72,6 +80,13 @@ fn executable(mut command: Command, package: &str) -> PathBuf {
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .collect()
+}
+
+/// The program `command` (a `cargo build` with JSON messages) builds.
+fn executable(command: Command, package: &str) -> PathBuf {
+    cargo_messages(command, package)
+        .into_iter()
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
         .unwrap_or_else(|| panic!("cargo built no program for {package}"))
 }
@@ -80,18 +95,8 @@ fn executable(mut command: Command, package: &str) -> PathBuf {
 /// interface 1.0.0 does (one `{"event", "result"}` line in, what the host makes of it out).
 pub fn host_1_0_0() -> PathBuf {
     cached("host-1.0.0 (bin)", || {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut command = Command::new(cargo);
-        command
-            .args(["build", "--manifest-path"])
-            .arg(workspace_root().join("tests/fixtures/abi-history/host-1.0.0/Cargo.toml"))
-            .arg("--target-dir")
-            .arg(target_dir())
-            .arg("--message-format=json-render-diagnostics");
-        if !cfg!(debug_assertions) {
-            command.arg("--release");
-        }
-        executable(command, "host-1-0-0")
+        let manifest = workspace_root().join("tests/fixtures/abi-history/host-1.0.0/Cargo.toml");
+        executable(cargo("build", &manifest), "host-1-0-0")
     })
 }
 
@@ -160,30 +165,13 @@ fn cached(key: &str, build: impl FnOnce() -> PathBuf) -> PathBuf {
 }
 
 fn build(args: &[&str], manifest: &Path, package: &str) -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .args(&args[..1])
-        .arg("--manifest-path")
-        .arg(manifest)
-        .arg("--target-dir")
-        .arg(target_dir())
-        .arg("--message-format=json-render-diagnostics");
-    if !cfg!(debug_assertions) {
-        command.arg("--release");
-    }
+    let mut command = cargo(args[0], manifest);
     // After the profile flag: `cargo rustc` passes what follows `--` to rustc.
     command.args(&args[1..]);
-    let output = command.output().expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "building {package} failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let messages = cargo_messages(command, package);
     let crate_name = package.replace('-', "_");
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+    messages
+        .into_iter()
         .filter(|m| {
             m["reason"] == "compiler-artifact" && m["target"]["name"] == crate_name.as_str()
         })

@@ -24,6 +24,14 @@ fn exec(command: &str) -> ToolCallEvent {
 }
 
 /// A hooks file with one long-running `PreToolUse` hook on `exec`.
+/// A runner over one long-running hook of `command` on `PreToolUse`, not required.
+fn persistent_rig(project: &Project, command: &str, timeout: u64) -> CommandRig {
+    CommandRig::new(
+        &project.root,
+        &[persistent(project, command, timeout, false)],
+    )
+}
+
 fn persistent(project: &Project, command: &str, timeout: u64, required: bool) -> PathBuf {
     let hook = json!({"type": "command", "command": command, "persistent": true,
                       "timeout": timeout, "required": required});
@@ -33,14 +41,7 @@ fn persistent(project: &Project, command: &str, timeout: u64, required: bool) ->
 
 /// A runner over `file` whose agent has a UI that answers `confirm` with `answer`.
 fn rig_with_ui(project: &Project, file: &Path, answer: bool) -> CommandRig {
-    let mut hooks = CommandHooks::new();
-    hooks.load_file(file);
-    assert!(hooks.issues().is_empty(), "{:?}", hooks.issues());
-    let rig = CommandRig::with_hooks(
-        &project.root,
-        hooks,
-        HookRunner::new(Vec::new(), &project.root),
-    );
+    let rig = CommandRig::new(&project.root, &[file.to_path_buf()]);
     let agent = Arc::new(RecordingAgent::with_ui(answer));
     rig.runner.attach(agent.clone());
     CommandRig { agent, ..rig }
@@ -228,7 +229,7 @@ async fn garbage_is_reported_never_trusted_and_the_hook_restarted() {
             r#"if [ "$(wc -l < "$(dirname "$0")/starts")" -eq 1 ]; then echo 'not json {{"decision":"block"}}'; else {ANSWER}; fi"#
         ),
     );
-    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let rig = persistent_rig(&project, &command, 5);
     let (block, errors) = emit_ls(&rig).await;
     assert!(!block, "garbage must not be read as a decision");
     assert_eq!(errors.len(), 1, "{errors:?}");
@@ -257,7 +258,7 @@ async fn an_answer_for_another_id_is_reported_and_the_hook_restarted() {
         "wrong-id.sh",
         r#"printf '{"type":"answer","id":%s,"block":"forged"}\n' "$((id + 1000))""#,
     );
-    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let rig = persistent_rig(&project, &command, 5);
     let (block, errors) = emit_ls(&rig).await;
     assert!(
         !block,
@@ -314,7 +315,7 @@ async fn a_hook_past_its_deadline_fails_like_a_one_shot_hook_and_is_restarted() 
 async fn a_crashing_hook_is_restarted_until_the_crash_budget_is_spent() {
     let project = Project::new("p");
     let command = hostile(&project, "crash.sh", "echo 'dying now' >&2; exit 3");
-    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let rig = persistent_rig(&project, &command, 5);
     let (block, errors) = emit_ls(&rig).await;
     assert!(!block);
     assert_eq!(errors.len(), 1, "{errors:?}");
@@ -349,7 +350,7 @@ async fn a_crashing_hook_is_restarted_until_the_crash_budget_is_spent() {
 async fn a_hook_killed_between_events_is_restarted_on_the_next_one() {
     let project = Project::new("p");
     let command = hostile(&project, "ok.sh", ANSWER);
-    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let rig = persistent_rig(&project, &command, 5);
     let (_, errors) = emit_ls(&rig).await;
     assert!(errors.is_empty(), "{errors:?}");
     // Killed as a user would kill it: its whole process group (`sh -c` and the script).
@@ -392,7 +393,7 @@ async fn a_line_past_the_limit_is_refused_before_it_is_kept() {
         "flood.sh",
         "head -c 9000000 /dev/zero | tr '\\0' x; echo",
     );
-    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 10, false)]);
+    let rig = persistent_rig(&project, &command, 10);
     let (block, errors) = emit_ls(&rig).await;
     assert!(!block);
     assert_eq!(errors.len(), 1, "{errors:?}");
@@ -417,7 +418,7 @@ async fn stderr_is_logged_per_event_and_bounded() {
             r#"if [ "$id" -eq 1 ]; then echo "checking event $id" >&2; else head -c 1000000 /dev/zero | tr '\0' e >&2; fi; {ANSWER}"#
         ),
     );
-    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 10, false)]);
+    let rig = persistent_rig(&project, &command, 10);
     let (_, errors) = emit_ls(&rig).await;
     assert!(errors.is_empty(), "{errors:?}");
     {
@@ -475,7 +476,7 @@ async fn the_hooks_process_group_is_killed_when_the_runner_is_dropped() {
         "parent.sh",
         &format!(r#"sleep 300 & echo $! > "$(dirname "$0")/child"; {ANSWER}"#),
     );
-    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let rig = persistent_rig(&project, &command, 5);
     let (_, errors) = emit_ls(&rig).await;
     assert!(errors.is_empty(), "{errors:?}");
     let (parent, child) = (project.read("pid"), project.read("child"));
@@ -493,7 +494,7 @@ async fn a_hook_that_does_not_speak_the_protocol_is_told_what_to_do() {
     // comes.
     let one_shot = project.script("one-shot.sh", "#!/bin/sh\ncat > /dev/null\necho '{}'\n");
     let quoted = agent_hooks::command::shell_quote(&one_shot.to_string_lossy());
-    let rig = CommandRig::new(&project.root, &[persistent(&project, &quoted, 1, false)]);
+    let rig = persistent_rig(&project, &quoted, 1);
     let (_, errors) = emit_ls(&rig).await;
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
@@ -507,7 +508,7 @@ async fn a_hook_that_does_not_speak_the_protocol_is_told_what_to_do() {
         "#!/bin/sh\nread -r hello\necho '{\"type\":\"hello\",\"protocol\":2}'\nsleep 30\n",
     );
     let quoted = agent_hooks::command::shell_quote(&newer.to_string_lossy());
-    let rig = CommandRig::new(&project.root, &[persistent(&project, &quoted, 5, false)]);
+    let rig = persistent_rig(&project, &quoted, 5);
     let (_, errors) = emit_ls(&rig).await;
     assert!(
         errors[0].1.ends_with(&format!("`{quoted}` could not be started: it speaks long-running hook protocol 2, this agent 1: update the hook (or its client library) to this protocol")),
@@ -636,7 +637,7 @@ async fn runner_events_in_the_hello_of_a_hook_started_on_its_first_event_are_rep
         r#"{"type":"hello","protocol":1,"events":["tool_call"]}"#,
         r#"printf '{"type":"answer","id":%s,"block":"late"}\n' "$id""#,
     );
-    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let rig = persistent_rig(&project, &command, 5);
     let (block, errors) = emit_ls(&rig).await;
     assert!(block, "its hooks-file event is answered");
     assert_eq!(rig.runner.hooks().len(), 0);
@@ -653,7 +654,7 @@ async fn runner_events_in_the_hello_of_a_hook_started_on_its_first_event_are_rep
 async fn a_hook_that_exits_after_an_answer_is_restarted_on_the_next_event() {
     let project = Project::new("p");
     let command = hostile(&project, "once.sh", &format!("{ANSWER}; exit 0"));
-    let rig = CommandRig::new(&project.root, &[persistent(&project, &command, 5, false)]);
+    let rig = persistent_rig(&project, &command, 5);
     let (_, errors) = emit_ls(&rig).await;
     assert!(errors.is_empty(), "{errors:?}");
     let pid = project.read("pid").trim().to_owned();

@@ -46,7 +46,7 @@ pub fn plugin(package: &str) -> PathBuf {
 pub fn agent_hooks_bin() -> PathBuf {
     cached("agent-hooks (bin)", || {
         let mut command = cargo("build", &workspace_root().join("Cargo.toml"));
-        command.args(["-p", "agent-hooks", "--bin", "agent-hooks"]);
+        command.args(["-p", "agent-hooks-cli", "--bin", "agent-hooks"]);
         executable(command, "agent-hooks")
     })
 }

@@ -21,9 +21,12 @@ pub enum Dependency {
 }
 
 /// The interface crate next to the loader this program was built from: in a clone of the
-/// repository, `abi/`.
+/// repository, `abi/` (this package is `loader/cli/`).
 pub fn built_with() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("abi")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("..")
+        .join("abi")
 }
 
 /// The most of a `Cargo.toml` read to recognise the interface crate.

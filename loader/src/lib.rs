@@ -113,6 +113,7 @@
 
 pub mod command;
 pub mod discover;
+mod error;
 mod file;
 mod hook;
 mod host;
@@ -130,6 +131,9 @@ pub use agent_hooks_abi as abi;
 pub use discover::{
     discover_and_load_hooks, discover_and_load_hooks_with, Discovered, DiscoveryOptions,
 };
+pub use error::{
+    ErrorSubscription, HookError, HookErrorKind, LoadError, Subscription, Termination,
+};
 pub use file::FileError;
 pub use hook::{Command, Hook, HookOrigin, Renderer};
 pub use host::{
@@ -137,14 +141,11 @@ pub use host::{
     LOG_MESSAGE_CAP, LOG_RECORDS_PER_SECOND, LOG_TARGET,
 };
 pub use isolation::{Isolation, LoadOptions, PluginSettings};
-pub use load::{
-    load_hooks, load_hooks_with, DuplicatePath, LoadError, LoadFailure, LoadHooksResult,
-};
+pub use load::{load_hooks, load_hooks_with, DuplicatePath, LoadFailure, LoadHooksResult};
 pub use plugin_config::PluginConfig;
 pub use runner::{
-    default_rendering, Combine, CommandInput, ContextOutcome, ErrorSubscription, Fold,
-    HandlerTiming, HookError, HookErrorKind, HookRunner, PermissionOutcome, PromptOutcome,
-    SessionStartOutcome, StopOutcome, Subscription, Termination, ToolCallOutcome,
+    default_rendering, Combine, CommandInput, ContextOutcome, Fold, HandlerTiming, HookRunner,
+    PermissionOutcome, PromptOutcome, SessionStartOutcome, StopOutcome, ToolCallOutcome,
     ToolResultOutcome, DEFAULT_MAX_CONCURRENT_COMMAND_HOOKS, DEFAULT_MAX_STOP_BLOCKS,
 };
 pub use status_line::StatusLine;

@@ -1,3 +1,5 @@
+//! Why a hook path did not load: one cause per variant, each message saying what to do.
+
 use std::path::PathBuf;
 
 use thiserror::Error;

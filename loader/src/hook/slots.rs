@@ -10,9 +10,9 @@ use agent_hooks_abi::{
 };
 
 use crate::{
+    error::HookErrorKind,
     host::CallContext,
     isolation::{protocol::Target, CallFailure, PluginProcess},
-    runner::HookErrorKind,
     supervisor::workers::{call_with_deadline, CallClock},
 };
 

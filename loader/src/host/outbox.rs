@@ -7,7 +7,7 @@ use agent_hooks_abi::events::{CustomMessage, SendMessageOptions};
 use serde_json::Value;
 
 use super::{shielded, AgentHost, ProgramRun};
-use crate::runner::{HookError, HookErrorKind, Listeners};
+use crate::error::{HookError, HookErrorKind, Listeners};
 
 /// Where hooks' messages and entries go: to the agent once one is attached; until then,
 /// into a queue that is delivered, in order, when it is.

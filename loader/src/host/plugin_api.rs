@@ -17,9 +17,9 @@ use agent_hooks_abi::{
 };
 
 use crate::{
+    error::{HookError, HookErrorKind},
     isolation::protocol::{Answer, HostRequest},
     plugin_config::{self, PluginConfig},
-    runner::{HookError, HookErrorKind},
 };
 
 use super::{

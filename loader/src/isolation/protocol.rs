@@ -46,7 +46,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::load::LoadError;
+use crate::error::LoadError;
 
 /// The protocol's version: a plugin process of another major is refused.
 pub const PROTOCOL_VERSION: u32 = 1;

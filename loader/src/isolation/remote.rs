@@ -36,9 +36,9 @@ use super::{
     spawn, PluginSettings,
 };
 use crate::{
+    error::{HookError, HookErrorKind, Termination},
     host::{CallContext, PluginApi},
     load::{LoadError, SealedCopy},
-    runner::{HookError, HookErrorKind, Termination},
     supervisor::{reap, workers::recv_letting_worker_go},
 };
 

@@ -2,7 +2,6 @@
 //! through abi_stable, run its factory. A bad path is an error entry; loading goes on.
 
 mod elf;
-mod error;
 mod identity;
 mod layout_report;
 mod library;
@@ -18,7 +17,7 @@ use std::{
 
 use agent_hooks_abi::ffi::PanicStrategy;
 
-pub use error::LoadError;
+pub use crate::error::LoadError;
 pub(crate) use resolve::resolve_path;
 
 pub(crate) use sealed::SealedCopy;

@@ -17,13 +17,12 @@ use agent_hooks_abi::{
 };
 use serde_json::{Map, Value};
 
-use super::{
-    errors::Listeners, payload::Payload, Combine, HookError, HookErrorKind, HookRunner, Termination,
-};
+use super::{payload::Payload, Combine, HookError, HookErrorKind, HookRunner, Termination};
 use crate::command::{
     did_not_answer, interpret, run, Answer, CommandEvent, CommandHook, CommandHookReport,
     CommandOutcome, Dialect, Exit, Run, RunSpec, ToolNames,
 };
+use crate::error::Listeners;
 use crate::{
     file::{read_checked, Limit, StrictModes},
     host::AgentHost,

@@ -14,13 +14,12 @@ use serde_json::Value;
 
 use crate::{
     command::{CommandHook, Exit, Run},
+    error::{HookErrorKind, LoadError, Termination},
     hook::Hook,
     host::{AgentHost, CallContext, Outbox, PluginApi, Site},
     isolation::{
         protocol::Target, CallFailure, PluginProcess, PluginSettings, Starting, CRASH_LIMIT,
     },
-    load::LoadError,
-    runner::{HookErrorKind, Termination},
 };
 
 /// The long-running hooks of a runner, by command. Dropping it kills their process groups.

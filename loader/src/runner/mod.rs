@@ -4,7 +4,6 @@
 mod combine;
 mod commands;
 mod dispatch;
-mod errors;
 mod join;
 mod long_running;
 mod lookups;
@@ -20,19 +19,19 @@ use std::{
 
 use agent_hooks_abi::{events::EventKind, HandlerResult, HookApi};
 
+pub(crate) use crate::error::Listeners;
+pub use crate::error::{ErrorSubscription, HookError, HookErrorKind, Subscription, Termination};
 pub use combine::{
     Combine, CommandInput, ContextOutcome, Fold, PermissionOutcome, PromptOutcome,
     SessionStartOutcome, StopOutcome, ToolCallOutcome, ToolResultOutcome,
 };
-pub(crate) use errors::Listeners;
-pub use errors::{ErrorSubscription, HookError, HookErrorKind, Subscription, Termination};
 pub use lookups::default_rendering;
 
 use crate::{
     command::{CommandHookReport, CommandHooks, ToolNames},
+    error::LoadError,
     hook::{Hook, HookOrigin},
     host::{AgentHost, DetachedAgent, Outbox, PluginApi, Site},
-    load::LoadError,
 };
 
 // Many tasks emit at once: the runner must stay shareable across threads.

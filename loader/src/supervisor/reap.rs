@@ -8,7 +8,7 @@ use nix::{
     unistd::Pid,
 };
 
-use crate::runner::Termination;
+use crate::error::Termination;
 
 /// How a reaped process ended, and the most memory it used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

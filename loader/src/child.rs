@@ -1,5 +1,6 @@
-//! The plugin process: loads one library with the agent's own loader and serves it over the
-//! protocol on private file descriptors.
+//! The plugin process's own side: loads one library with the agent's own loader and serves
+//! it over the protocol on private file descriptors. It stands above the loader and the
+//! hook it serves; the agent's side of the same process is `crate::remote`.
 
 use std::{
     collections::HashMap,
@@ -19,14 +20,19 @@ use abi_stable::{
 use agent_hooks_abi::ffi::{CallError, HostContext, HostContext_TO};
 use serde_json::Value;
 
-use super::protocol::{
+use crate::protocol::frames::{
     read_frame, write_frame, Answer, CallOutcome, FromPlugin, HostRequest, Limits, Registered,
     Target, ToPlugin, PROTOCOL_VERSION,
 };
-use crate::{hook::Hook, host::Forward, supervisor::workers::Workers};
+use crate::{
+    hook::Hook,
+    host::Forward,
+    remote::{CHILD_MARKER, SELF_SERVES},
+    supervisor::workers::Workers,
+};
 
 /// The connection to the agent, shared by every thread of the plugin process.
-pub(super) struct Link {
+struct Link {
     out: Mutex<BufWriter<File>>,
     pending: Mutex<HashMap<u64, mpsc::Sender<Answer>>>,
     next_id: AtomicU64,
@@ -85,7 +91,7 @@ impl Forward for Link {
 
 /// Runs the plugin process on `input`/`output` (the protocol's descriptors) until the agent
 /// says goodbye or goes away.
-pub(super) fn serve(input: File, output: File) {
+fn serve(input: File, output: File) {
     let link = Arc::new(Link {
         out: Mutex::new(BufWriter::new(output)),
         pending: Mutex::default(),
@@ -179,7 +185,7 @@ pub(super) fn serve(input: File, output: File) {
 
 fn registered_of(hook: &Hook) -> Registered {
     let (name, version) = match hook.origin() {
-        crate::HookOrigin::Plugin { name, version } => (name.clone(), version.clone()),
+        crate::hook::HookOrigin::Plugin { name, version } => (name.clone(), version.clone()),
         _ => Default::default(),
     };
     Registered {
@@ -455,4 +461,52 @@ impl HostContext for RemoteContext {
             request: s(request),
         })
     }
+}
+
+/// Makes this program able to run plugin processes, and runs one if this process was
+/// started as one. Call it first thing in the agent's `main`: when the process is a plugin
+/// process it serves the plugin and exits; otherwise it returns at once, and the agent's
+/// plugin processes are started from its own program.
+///
+/// Without this call, the agent looks for its plugin-host program in `$AGENT_HOOKS_PLUGIN_HOST`,
+/// then for the `agent-hooks` command next to its own program (or set
+/// [`LoadOptions::plugin_host`]).
+pub fn serve_if_plugin_process() {
+    SELF_SERVES.store(true, std::sync::atomic::Ordering::Relaxed);
+    if std::env::var_os(CHILD_MARKER).is_none() {
+        return;
+    }
+    // Still one thread: nothing reads the environment concurrently. The marker must not
+    // reach programs the plugin runs.
+    std::env::remove_var(CHILD_MARKER);
+    std::process::exit(run_plugin_process());
+}
+
+fn run_plugin_process() -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        // Die with the agent, even if it is killed with SIGKILL.
+        let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
+    }
+    let Some((input, output)) = private_protocol_fds() else {
+        eprintln!("agent-hooks plugin process: cannot set up its connection to the agent");
+        return 2;
+    };
+    serve(input, output);
+    0
+}
+
+/// Moves the protocol off stdin and stdout, so that a plugin that prints (or reads) cannot
+/// corrupt it: the protocol gets private descriptors, stdin becomes `/dev/null` and stdout
+/// goes to stderr, which the agent keeps.
+fn private_protocol_fds() -> Option<(std::fs::File, std::fs::File)> {
+    use std::os::fd::AsFd;
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let input = nix::unistd::dup(stdin.as_fd()).ok()?;
+    let output = nix::unistd::dup(stdout.as_fd()).ok()?;
+    let null = std::fs::File::open("/dev/null").ok()?;
+    nix::unistd::dup2_stdin(null.as_fd()).ok()?;
+    nix::unistd::dup2_stdout(std::io::stderr().as_fd()).ok()?;
+    Some((input.into(), output.into()))
 }

@@ -10,7 +10,7 @@ pub(crate) use slots::{CommandSlot, HandlerSlot, RendererSlot};
 
 use crate::{
     host::{Outbox, PluginApi, Registry},
-    isolation::{Isolation, PluginProcess, PluginSettings, ProcessState},
+    remote::{Isolation, PluginProcess, PluginSettings, ProcessState},
 };
 
 /// Where a hook's code lives.
@@ -129,7 +129,7 @@ impl Hook {
         path: String,
         resolved_path: PathBuf,
         process: Arc<PluginProcess>,
-        registered: crate::isolation::protocol::Registered,
+        registered: crate::protocol::frames::Registered,
         api: PluginApi,
         outbox: Arc<Outbox>,
         settings: PluginSettings,

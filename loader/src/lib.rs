@@ -111,6 +111,7 @@
 
 #![warn(missing_docs)]
 
+mod child;
 pub mod command;
 pub mod discover;
 mod error;
@@ -120,6 +121,8 @@ mod host;
 pub mod isolation;
 mod load;
 mod plugin_config;
+mod protocol;
+mod remote;
 mod runner;
 pub mod status_line;
 mod supervisor;
@@ -140,9 +143,10 @@ pub use host::{
     exec, AgentHost, DetachedAgent, HostUi, ProgramRun, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP,
     LOG_MESSAGE_CAP, LOG_RECORDS_PER_SECOND, LOG_TARGET,
 };
-pub use isolation::{Isolation, LoadOptions, PluginSettings};
+pub use load::LoadOptions;
 pub use load::{load_hooks, load_hooks_with, DuplicatePath, LoadFailure, LoadHooksResult};
 pub use plugin_config::PluginConfig;
+pub use remote::{Isolation, PluginSettings};
 pub use runner::{
     default_rendering, Combine, CommandInput, ContextOutcome, Fold, HandlerTiming, HookRunner,
     PermissionOutcome, PromptOutcome, SessionStartOutcome, StopOutcome, ToolCallOutcome,

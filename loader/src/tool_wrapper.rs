@@ -6,7 +6,7 @@ use std::{future::Future, sync::Arc};
 use agent_hooks_abi::events::{text_of, ContentBlock, EventKind, ToolCallEvent, ToolResultEvent};
 use serde_json::Value;
 
-use crate::{HookError, HookRunner};
+use crate::{error::HookError, runner::HookRunner};
 
 /// The error text of a call blocked without a reason.
 pub const DEFAULT_BLOCK_REASON: &str = "Tool execution was blocked by a hook";

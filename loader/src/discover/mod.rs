@@ -46,9 +46,8 @@ pub use trust::{TrustError, TrustStore, Untrust, TRUST_STORE_FILE};
 use crate::{
     command::CommandHooks,
     file::{read_checked, CheckedFile, Limit, StrictModes},
-    isolation::LoadOptions,
-    load::{resolve_path, LoadError, LoadFailure, LoadHooksResult, PluginLoader},
-    HookRunner,
+    load::{resolve_path, LoadError, LoadFailure, LoadHooksResult, LoadOptions, PluginLoader},
+    runner::HookRunner,
 };
 
 /// How to discover: the agent's name and folders, what is disabled, extra providers, trust.
@@ -184,7 +183,7 @@ pub fn discover_and_load_hooks<P: AsRef<str>>(
 }
 
 /// Finds the hooks of the providers, then adds `configured_paths` (each a plugin library, a
-/// hooks JSON file, or a hooks folder), resolved like [`load_hooks`](crate::load_hooks)'s; shadows by key, leaves
+/// hooks JSON file, or a hooks folder), resolved like [`load_hooks`](crate::load::load_hooks)'s; shadows by key, leaves
 /// out disabled ids, untrusted project hooks and files others can write to; loads the rest
 /// in that order. Configured paths are the user's explicit choice: trusted, never shadowed.
 pub fn discover_and_load_hooks_with<P: AsRef<str>>(

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use crate::{
     file::{read_checked, FileError, Limit, StrictModes},
-    isolation::{Isolation, PluginSettings},
     plugin_config::PluginConfig,
+    remote::{Isolation, PluginSettings},
 };
 
 /// One plugin's entry; what it leaves out keeps its default.

@@ -12,7 +12,8 @@ use agent_hooks_abi::{
 use crate::{
     error::HookErrorKind,
     host::CallContext,
-    isolation::{protocol::Target, CallFailure, PluginProcess},
+    protocol::frames::Target,
+    remote::{CallFailure, PluginProcess},
     supervisor::workers::{call_with_deadline, CallClock},
 };
 

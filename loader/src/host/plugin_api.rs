@@ -18,8 +18,8 @@ use agent_hooks_abi::{
 
 use crate::{
     error::{HookError, HookErrorKind},
-    isolation::protocol::{Answer, HostRequest},
     plugin_config::{self, PluginConfig},
+    protocol::frames::{Answer, HostRequest},
 };
 
 use super::{

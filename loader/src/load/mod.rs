@@ -5,6 +5,7 @@ mod elf;
 mod identity;
 mod layout_report;
 mod library;
+mod options;
 mod policy;
 mod resolve;
 mod sealed;
@@ -18,6 +19,7 @@ use std::{
 use agent_hooks_abi::ffi::PanicStrategy;
 
 pub use crate::error::LoadError;
+pub use options::LoadOptions;
 pub(crate) use resolve::resolve_path;
 
 pub(crate) use sealed::SealedCopy;
@@ -26,7 +28,7 @@ use crate::{
     file::{read_checked, CheckedFile, Limit, StrictModes},
     hook::{Hook, HookOrigin},
     host::{Forward, Outbox, PluginApi, Site},
-    isolation::{plugin_host_program, Isolation, LoadOptions, PluginProcess, PluginSettings},
+    remote::{plugin_host_program, Isolation, PluginProcess, PluginSettings},
 };
 use identity::SeenPaths;
 use library::Image;
@@ -126,8 +128,8 @@ struct Starting {
     resolved: PathBuf,
     process: Arc<PluginProcess>,
     api: PluginApi,
-    settings: crate::isolation::PluginSettings,
-    starting: Result<crate::isolation::Starting, LoadError>,
+    settings: crate::remote::PluginSettings,
+    starting: Result<crate::remote::Starting, LoadError>,
 }
 
 /// Loads plugins one by one into a [`LoadHooksResult`], skipping duplicates before reading;

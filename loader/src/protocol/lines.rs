@@ -14,7 +14,7 @@ use std::io::{self, BufRead};
 
 use serde_json::{json, value::RawValue, Map, Value};
 
-use super::protocol::{
+use super::frames::{
     CallOutcome, FrameError, FromPlugin, HostRequest, Registered, Target, ToPlugin,
 };
 
@@ -294,7 +294,7 @@ mod tests {
     //! implement, and must fail here.
 
     use super::*;
-    use crate::isolation::protocol::Answer;
+    use crate::protocol::frames::Answer;
 
     fn reply(id: u64, result: Answer) -> Value {
         sent(&ToPlugin::Reply { id, result })

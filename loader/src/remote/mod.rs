@@ -1,30 +1,20 @@
-//! Plugins in processes of their own.
-//!
-//! The same plugin library that loads in the agent's process can run in a plugin process:
-//! a program (the `agent-hooks` command, or the agent itself, see
-//! [`serve_if_plugin_process`]) loads the one library with the agent's own loader, same
-//! checks and same errors, and serves it over a pipe ([`protocol`]). Whatever the plugin's
-//! code does there (a segfault, an abort, `exit`, a loop, a leak, `set_var`, signal
-//! dispositions) stays there: the agent sees an error that names the plugin, the event and
-//! the cause, blocks the `tool_call` in flight, and starts the process again on the next
-//! event. A plugin that crashes [`CRASH_LIMIT`] times within [`CRASH_WINDOW`] is disabled
-//! for the rest of the session. Each call has a deadline (plugin time only: a UI prompt it
-//! waits for does not count); past it the process group is killed.
+//! The agent's side of a plugin process: where a plugin's code runs ([`Isolation`]) and
+//! with which deadlines and limits ([`PluginSettings`]), which program is started and from
+//! which thread (`spawn`), and the process itself (`process`): started, called with a
+//! deadline, served, watched, restarted, given up on. The plugin process's own side is
+//! `crate::child`; what the two say to each other is `crate::protocol`.
 
-mod child;
-pub mod lines;
-pub mod protocol;
-mod remote;
+mod process;
 mod spawn;
 
-use std::{collections::BTreeMap, path::PathBuf, time::Duration};
+use std::time::Duration;
 
-pub(crate) use remote::{script_failure, CallFailure, PluginProcess, Starting};
-pub use remote::{ProcessState, CRASH_LIMIT, CRASH_WINDOW, MAX_EXECS, STDERR_LOG};
-pub(crate) use spawn::plugin_host_program;
+pub(crate) use process::{script_failure, CallFailure, PluginProcess, Starting};
+pub use process::{ProcessState, CRASH_LIMIT, CRASH_WINDOW, MAX_EXECS, STDERR_LOG};
 pub use spawn::PLUGIN_HOST_ENV;
+pub(crate) use spawn::{plugin_host_program, CHILD_MARKER, SELF_SERVES};
 
-pub use protocol::Limits;
+pub use crate::protocol::frames::Limits;
 
 /// Where a plugin's code runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -91,113 +81,4 @@ impl Default for PluginSettings {
             in_process_deadline: true,
         }
     }
-}
-
-/// How [`load_hooks_with`](crate::load_hooks_with) loads plugins.
-#[derive(Debug, Clone, Default)]
-pub struct LoadOptions {
-    /// The settings of every plugin without settings of its own.
-    pub defaults: PluginSettings,
-    /// Settings per plugin, by the path as given or by the library's file name.
-    pub per_plugin: BTreeMap<String, PluginSettings>,
-    /// The plugin-host program; see [`serve_if_plugin_process`] for the default.
-    pub plugin_host: Option<PathBuf>,
-    /// Whether the agent has an interactive UI: what a plugin's factory is told
-    /// (`HookApi::plugin_info`). False by default (the `agent-hooks` command has none).
-    pub has_ui: bool,
-    /// Configuration objects per plugin, by the path as given or by the library's file
-    /// name (discovery fills it from the settings' `plugins.NAME.config`): what
-    /// `HookApi::config` gives the plugin, before a `lib<name>.toml`/`.json` next to it.
-    pub configs: BTreeMap<String, crate::plugin_config::PluginConfig>,
-}
-
-impl LoadOptions {
-    /// Every plugin in a process of its own (the default).
-    pub fn isolated() -> Self {
-        Self::default()
-    }
-
-    /// Every plugin in the agent's process.
-    pub fn in_process() -> Self {
-        let mut options = Self::default();
-        options.defaults.isolation = Isolation::InProcess;
-        options
-    }
-
-    /// The settings of the plugin given as `given`, resolved to `resolved`.
-    pub fn settings_for(&self, given: &str, resolved: &std::path::Path) -> PluginSettings {
-        by_name(&self.per_plugin, given, resolved)
-            .copied()
-            .unwrap_or(self.defaults)
-    }
-
-    /// The configuration object of the plugin given as `given`, resolved to `resolved`.
-    pub fn config_for(
-        &self,
-        given: &str,
-        resolved: &std::path::Path,
-    ) -> Option<&crate::plugin_config::PluginConfig> {
-        by_name(&self.configs, given, resolved)
-    }
-}
-
-/// The entry of `map` for the plugin given as `given` (first), or its library's file name.
-fn by_name<'m, T>(
-    map: &'m BTreeMap<String, T>,
-    given: &str,
-    resolved: &std::path::Path,
-) -> Option<&'m T> {
-    let file_name = resolved
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned());
-    map.get(given)
-        .or_else(|| file_name.and_then(|n| map.get(&n)))
-}
-
-/// Makes this program able to run plugin processes, and runs one if this process was
-/// started as one. Call it first thing in the agent's `main`: when the process is a plugin
-/// process it serves the plugin and exits; otherwise it returns at once, and the agent's
-/// plugin processes are started from its own program.
-///
-/// Without this call, the agent looks for its plugin-host program in `$AGENT_HOOKS_PLUGIN_HOST`,
-/// then for the `agent-hooks` command next to its own program (or set
-/// [`LoadOptions::plugin_host`]).
-pub fn serve_if_plugin_process() {
-    spawn::SELF_SERVES.store(true, std::sync::atomic::Ordering::Relaxed);
-    if std::env::var_os(spawn::CHILD_MARKER).is_none() {
-        return;
-    }
-    // Still one thread: nothing reads the environment concurrently. The marker must not
-    // reach programs the plugin runs.
-    std::env::remove_var(spawn::CHILD_MARKER);
-    std::process::exit(run_plugin_process());
-}
-
-fn run_plugin_process() -> i32 {
-    #[cfg(target_os = "linux")]
-    {
-        // Die with the agent, even if it is killed with SIGKILL.
-        let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
-    }
-    let Some((input, output)) = private_protocol_fds() else {
-        eprintln!("agent-hooks plugin process: cannot set up its connection to the agent");
-        return 2;
-    };
-    child::serve(input, output);
-    0
-}
-
-/// Moves the protocol off stdin and stdout, so that a plugin that prints (or reads) cannot
-/// corrupt it: the protocol gets private descriptors, stdin becomes `/dev/null` and stdout
-/// goes to stderr, which the agent keeps.
-fn private_protocol_fds() -> Option<(std::fs::File, std::fs::File)> {
-    use std::os::fd::AsFd;
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let input = nix::unistd::dup(stdin.as_fd()).ok()?;
-    let output = nix::unistd::dup(stdout.as_fd()).ok()?;
-    let null = std::fs::File::open("/dev/null").ok()?;
-    nix::unistd::dup2_stdin(null.as_fd()).ok()?;
-    nix::unistd::dup2_stdout(std::io::stderr().as_fd()).ok()?;
-    Some((input.into(), output.into()))
 }

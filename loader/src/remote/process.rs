@@ -27,13 +27,13 @@ use nix::{
 };
 use serde_json::Value;
 
-use super::{
-    lines::{self, LINE_PROTOCOL_VERSION},
-    protocol::{
+use super::{spawn, PluginSettings};
+use crate::protocol::{
+    frames::{
         read_frame, write_frame, Answer, CallOutcome, FrameError, FromPlugin, HostRequest,
         Registered, Target, ToPlugin, PROTOCOL_VERSION,
     },
-    spawn, PluginSettings,
+    lines::{self, LINE_PROTOCOL_VERSION},
 };
 use crate::{
     error::{HookError, HookErrorKind, Termination},

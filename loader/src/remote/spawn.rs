@@ -10,7 +10,7 @@ use std::{
     thread,
 };
 
-/// Set in a plugin process's environment; [`super::serve_if_plugin_process`] looks for it.
+/// Set in a plugin process's environment; `serve_if_plugin_process` looks for it.
 pub(crate) const CHILD_MARKER: &str = "AGENT_HOOKS_PLUGIN_PROCESS";
 
 /// Names the plugin-host program, overriding the default lookup.
@@ -20,8 +20,8 @@ pub const PLUGIN_HOST_ENV: &str = "AGENT_HOOKS_PLUGIN_HOST";
 const PROGRAM: &str = "agent-hooks";
 
 /// Whether this program serves plugin processes itself (it called
-/// [`super::serve_if_plugin_process`] at start).
-pub(super) static SELF_SERVES: AtomicBool = AtomicBool::new(false);
+/// `serve_if_plugin_process` at start).
+pub(crate) static SELF_SERVES: AtomicBool = AtomicBool::new(false);
 
 /// The program that runs plugin processes: `explicit`, else `$AGENT_HOOKS_PLUGIN_HOST`, else
 /// this program if it serves them, else `agent-hooks` next to this program (or one folder

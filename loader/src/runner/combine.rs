@@ -637,7 +637,7 @@ pub struct StopOutcome {
     /// Some handler keeps the agent going.
     pub block: bool,
     /// Hooks blocked the stop so many times in a row that the runner let the agent stop
-    /// anyway (see [`HookRunner::set_max_stop_blocks`](crate::HookRunner::set_max_stop_blocks)).
+    /// anyway (see [`HookRunner::set_max_stop_blocks`](super::HookRunner::set_max_stop_blocks)).
     pub loop_bound_reached: bool,
     /// The blocking handlers' reasons, in handler order: the agent's next instruction.
     pub reasons: Vec<String>,

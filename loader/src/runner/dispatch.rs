@@ -10,7 +10,7 @@ use std::{
 use agent_hooks_abi::events::{Event, EventKind, StopEvent};
 
 use super::{Combine, Fold, HandlerTiming, HookError, HookErrorKind, HookRunner, StopOutcome};
-use crate::{hook::Hook, host::CallContext, isolation::CallFailure};
+use crate::{hook::Hook, host::CallContext, remote::CallFailure};
 
 impl HookRunner {
     /// Emits `event`: native handlers first (hooks in load order), then the matching

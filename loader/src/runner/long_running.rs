@@ -17,9 +17,8 @@ use crate::{
     error::{HookErrorKind, LoadError, Termination},
     hook::Hook,
     host::{AgentHost, CallContext, Outbox, PluginApi, Site},
-    isolation::{
-        protocol::Target, CallFailure, PluginProcess, PluginSettings, Starting, CRASH_LIMIT,
-    },
+    protocol::frames::Target,
+    remote::{CallFailure, PluginProcess, PluginSettings, Starting, CRASH_LIMIT},
 };
 
 /// The long-running hooks of a runner, by command. Dropping it kills their process groups.
@@ -252,7 +251,7 @@ fn failed_exit(failure: CallFailure) -> (Exit, String) {
             Exit::SpawnFailed("disabled".into()),
             format!(
                 "is disabled for the rest of the session: its process ended {CRASH_LIMIT} times within {}s; fix it and start a new session",
-                crate::isolation::CRASH_WINDOW.as_secs()
+                crate::remote::CRASH_WINDOW.as_secs()
             ),
         ),
         CallFailure::Failed(HookErrorKind::TimedOut(_), message) => (Exit::TimedOut, message),

@@ -6,7 +6,7 @@ use super::{HookError, HookErrorKind, HookRunner};
 use crate::{
     hook::{Command, Hook, Renderer},
     host::CallContext,
-    isolation::CallFailure,
+    remote::CallFailure,
 };
 
 /// A failed call as the error it is for the hook at `hook_path` on `what`.

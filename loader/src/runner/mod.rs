@@ -107,7 +107,7 @@ pub struct HandlerTiming {
 }
 
 impl HookRunner {
-    /// A runner over `hooks` (e.g. [`LoadHooksResult::hooks`](crate::LoadHooksResult)), whose handlers see `cwd`
+    /// A runner over `hooks` (e.g. [`LoadHooksResult::hooks`](crate::load::LoadHooksResult)), whose handlers see `cwd`
     /// as the agent's working folder.
     pub fn new(hooks: Vec<Hook>, cwd: impl Into<PathBuf>) -> Self {
         let in_process_outbox = Arc::new(Outbox::default());
@@ -177,7 +177,7 @@ impl HookRunner {
             api,
             outbox,
             // The host's own code: called on the emitting thread.
-            crate::isolation::PluginSettings::inline(),
+            crate::remote::PluginSettings::inline(),
         );
         self.push(hook);
         Ok(())
@@ -218,7 +218,7 @@ impl HookRunner {
                     message: format!(
                         "`{}` did not start: {}; it starts again on its first event, without the runner events and commands of its hello",
                         hook.command,
-                        crate::isolation::script_failure(&error)
+                        crate::remote::script_failure(&error)
                     ),
                     severity: crate::command::Severity::Error,
                 })),

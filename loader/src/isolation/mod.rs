@@ -1,0 +1,25 @@
+//! Plugins in processes of their own.
+//!
+//! The same plugin library that loads in the agent's process can run in a plugin process:
+//! a program (the `agent-hooks` command, or the agent itself, see
+//! [`serve_if_plugin_process`]) loads the one library with the agent's own loader, same
+//! checks and same errors, and serves it over a pipe ([`protocol`]). Whatever the plugin's
+//! code does there (a segfault, an abort, `exit`, a loop, a leak, `set_var`, signal
+//! dispositions) stays there: the agent sees an error that names the plugin, the event and
+//! the cause, blocks the `tool_call` in flight, and starts the process again on the next
+//! event. A plugin that crashes [`CRASH_LIMIT`] times within [`CRASH_WINDOW`] is disabled
+//! for the rest of the session. Each call has a deadline (plugin time only: a UI prompt it
+//! waits for does not count); past it the process group is killed.
+//!
+//! This module is the public face of plugin processes and holds no code: the agent's side
+//! is `remote/`, the plugin process's own side `child.rs`, the wire protocols `protocol/`,
+//! and [`LoadOptions`] stays with the loader. Nothing in the crate imports this module, so
+//! it may stand above all four.
+
+pub use crate::child::serve_if_plugin_process;
+pub use crate::load::LoadOptions;
+pub use crate::protocol::{frames as protocol, lines};
+pub use crate::remote::{
+    Isolation, Limits, PluginSettings, ProcessState, CRASH_LIMIT, CRASH_WINDOW,
+    DEFAULT_ADDRESS_SPACE, DEFAULT_OPEN_FILES, MAX_EXECS, PLUGIN_HOST_ENV, STDERR_LOG,
+};

@@ -470,7 +470,7 @@ impl HostContext for RemoteContext {
 ///
 /// Without this call, the agent looks for its plugin-host program in `$AGENT_HOOKS_PLUGIN_HOST`,
 /// then for the `agent-hooks` command next to its own program (or set
-/// [`LoadOptions::plugin_host`]).
+/// [`LoadOptions::plugin_host`](crate::load::LoadOptions::plugin_host)).
 pub fn serve_if_plugin_process() {
     SELF_SERVES.store(true, std::sync::atomic::Ordering::Relaxed);
     if std::env::var_os(CHILD_MARKER).is_none() {

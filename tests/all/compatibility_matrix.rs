@@ -5,9 +5,11 @@
 //! plugin knows. The plugin built against the next minor calls the service this agent lacks
 //! and gets the typed error.
 //!
-//! A new row: when an interface version is released, copy `abi/` to
-//! `tests/fixtures/abi-history/<version>/abi` (see the README), and add the version to
-//! `RELEASED`.
+//! A new row: when an interface version is released, add `<version> <commit>` to
+//! `abi/RELEASES`, run `.ci/tags`, and copy that commit's `abi/src` to
+//! `tests/fixtures/abi-history/<version>/abi/src` (`git archive <commit> abi/src | tar -x -C
+//! tests/fixtures/abi-history/<version>`), with a manifest and a plugin package as the other
+//! rows have. A test checks each copy against its commit.
 
 use std::{path::Path, sync::Arc};
 
@@ -15,10 +17,16 @@ use agent_hooks::{
     abi::{prelude::*, services::major_minor, INTERFACE_VERSION},
     load_hooks_with, HookRunner, LoadOptions,
 };
-use agent_hooks_tests::{host_1_0_0, isolated, matrix_plugin, plugin, s, temp_dir, RecordingAgent};
+use agent_hooks_tests::{
+    host_1_0_0, isolated, matrix_plugin, plugin,
+    releases::{file_at, files_at, releases},
+    s, temp_dir, RecordingAgent,
+};
 
-/// Every released interface version of this major, oldest first.
-const RELEASED: &[&str] = &["1.0.0"];
+/// Every released interface version of this major, oldest first (`abi/RELEASES`).
+fn released() -> Vec<String> {
+    releases().into_iter().map(|r| r.version).collect()
+}
 
 /// The simulated next minor (the one after this agent's): its version.
 const NEXT_MINOR: (&str, &str) = ("next-minor", "1.2.0");
@@ -146,14 +154,14 @@ fn drive(row: &str, built_against: &str, metric: Option<String>, options: &LoadO
 
 #[test]
 fn every_released_interface_version_loads_and_runs_in_process() {
-    for row in RELEASED {
+    for row in &released() {
         drive(row, row, None, &LoadOptions::in_process());
     }
 }
 
 #[test]
 fn every_released_interface_version_loads_and_runs_in_a_plugin_process() {
-    for row in RELEASED {
+    for row in &released() {
         drive(row, row, None, &isolated());
     }
 }
@@ -201,6 +209,62 @@ fn the_checked_boundary_is_the_one_released_as_1_0_0() {
         assert!(
             today == released,
             "abi/src/ffi/{file} differs from interface 1.0.0's: the checked types are frozen within a major version (add a host service instead, see agent_hooks_abi::services)"
+        );
+    }
+}
+
+/// Each row's frozen copy is exactly `abi/src` of the commit its release was declared in
+/// (`abi/RELEASES`), and every release has a row.
+#[test]
+fn every_frozen_copy_is_its_release_commit() {
+    let root = agent_hooks_tests::workspace_root();
+    for release in releases() {
+        let copy = root
+            .join("tests/fixtures/abi-history")
+            .join(&release.version);
+        let files = files_at(&release.commit, "abi/src").unwrap();
+        assert!(
+            !files.is_empty(),
+            "{}: no abi/src at {}",
+            release.version,
+            release.commit
+        );
+        for file in &files {
+            let at_commit = file_at(&release.commit, file).unwrap();
+            let frozen = std::fs::read(copy.join(file)).unwrap_or_else(|e| {
+                panic!(
+                    "row {}: {file} of {} is missing from the copy: {e}",
+                    release.version, release.commit
+                )
+            });
+            assert!(
+                frozen == at_commit,
+                "row {}: {file} differs from commit {} (regenerate the copy with `git archive {} abi/src`)",
+                release.version,
+                release.commit,
+                release.commit
+            );
+        }
+        let mut in_copy = Vec::new();
+        let mut folders = vec![copy.join("abi/src")];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else {
+                    let relative = path.strip_prefix(&copy).unwrap();
+                    in_copy.push(relative.to_string_lossy().into_owned());
+                }
+            }
+        }
+        in_copy.sort();
+        let mut expected = files.clone();
+        expected.sort();
+        assert_eq!(
+            in_copy, expected,
+            "row {}: files not in its commit",
+            release.version
         );
     }
 }

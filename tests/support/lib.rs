@@ -276,6 +276,7 @@ pub use recording::{RecordingAgent, ScriptedUi};
 
 pub mod cli;
 pub mod commands;
+pub mod releases;
 pub mod scripted;
 pub use recording::ScriptedAgent;
 

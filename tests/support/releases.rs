@@ -1,0 +1,68 @@
+//! The released interface versions (`abi/RELEASES`: one `<version> <commit>` line each) and
+//! what git holds for them: the compatibility matrix has a row per release, and its frozen
+//! copies must be those commits' `abi/src`.
+
+use std::process::Command;
+
+use crate::workspace_root;
+
+/// One released interface version and the commit where it was declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Release {
+    /// `1.0.0`, ...
+    pub version: String,
+    /// The full commit hash.
+    pub commit: String,
+}
+
+/// Every release in `abi/RELEASES`, oldest first.
+pub fn releases() -> Vec<Release> {
+    let path = workspace_root().join("abi/RELEASES");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let mut words = line.split_whitespace();
+            match (words.next(), words.next(), words.next()) {
+                (Some(version), Some(commit), None) => Release {
+                    version: version.to_owned(),
+                    commit: commit.to_owned(),
+                },
+                _ => panic!("abi/RELEASES: `{line}` is not `<version> <commit>`"),
+            }
+        })
+        .collect()
+}
+
+/// `git <args>` in the workspace; its stdout, or what went wrong with a hint for a shallow
+/// clone.
+pub fn git(args: &[&str]) -> Result<Vec<u8>, String> {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(workspace_root())
+        .output()
+        .map_err(|e| format!("git {}: {e} (is git installed?)", args.join(" ")))?;
+    if !output.status.success() {
+        return Err(format!(
+            "git {} failed: {} (a shallow clone? run `git fetch --unshallow --tags`)",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(output.stdout)
+}
+
+/// The files under `folder` at `commit` (paths relative to the repository's root).
+pub fn files_at(commit: &str, folder: &str) -> Result<Vec<String>, String> {
+    let listing = git(&["ls-tree", "-r", "--name-only", commit, "--", folder])?;
+    Ok(String::from_utf8_lossy(&listing)
+        .lines()
+        .map(str::to_owned)
+        .collect())
+}
+
+/// The content of `path` at `commit`.
+pub fn file_at(commit: &str, path: &str) -> Result<Vec<u8>, String> {
+    git(&["show", &format!("{commit}:{path}")])
+}

@@ -35,6 +35,7 @@ use crate::protocol::{
     },
     lines::{self, LINE_PROTOCOL_VERSION},
 };
+use crate::sync::LockUnpoisoned;
 use crate::{
     error::{HookError, HookErrorKind, Termination},
     host::{CallContext, PluginApi},
@@ -166,7 +167,7 @@ impl Connection {
         match (self.wire, &self.queue) {
             (Wire::Lines, Some(_)) => lines::encode(message).is_none_or(|line| self.queue(line)),
             _ => {
-                let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+                let mut writer = self.writer.lock_unpoisoned();
                 writer
                     .as_mut()
                     .is_some_and(|writer| write_frame(writer, message).is_ok())
@@ -194,11 +195,10 @@ impl Connection {
 
     /// Kills the process's whole group (unless it was reaped already), saying why.
     fn kill(&self, why: &str) {
-        let reaped = self.reaped.lock().unwrap_or_else(|p| p.into_inner());
+        let reaped = self.reaped.lock_unpoisoned();
         if !*reaped {
             self.killed_for
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
+                .lock_unpoisoned()
                 .get_or_insert_with(|| why.to_owned());
             let _ = killpg(self.pid, Signal::SIGKILL);
         }
@@ -206,12 +206,7 @@ impl Connection {
 
     /// Hands `incoming` to call `id`; whether a call of that id is waiting.
     fn route(&self, id: u64, incoming: Incoming) -> bool {
-        let waiting = self
-            .calls
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&id)
-            .cloned();
+        let waiting = self.calls.lock_unpoisoned().get(&id).cloned();
         match waiting {
             // Blocks while the call's queue is full: the process waits for the agent.
             Some(waiting) => {
@@ -236,7 +231,7 @@ impl Connection {
     /// Whether the process has exited (or was reaped), even if its reader has not said so
     /// yet: a process that exits between two calls gets no call.
     fn exited(&self) -> bool {
-        if *self.reaped.lock().unwrap_or_else(|p| p.into_inner()) {
+        if *self.reaped.lock_unpoisoned() {
             return true;
         }
         matches!(
@@ -249,7 +244,7 @@ impl Connection {
     }
 
     fn stderr_tail(&self) -> String {
-        let tail = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
+        let tail = self.stderr.lock_unpoisoned();
         let bytes: Vec<u8> = tail.iter().copied().collect();
         String::from_utf8_lossy(&bytes).trim().to_owned()
     }
@@ -387,7 +382,7 @@ impl PluginProcess {
         let Some(log) = connection.stderr_log.clone() else {
             return (Vec::new(), false);
         };
-        let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
+        let mut log = log.lock_unpoisoned();
         std::mem::take(&mut *log)
     }
 
@@ -613,7 +608,7 @@ impl PluginProcess {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock_unpoisoned()
     }
 
     /// How the process is doing.
@@ -676,11 +671,7 @@ impl PluginProcess {
         let Some(connection) = state.connection.clone() else {
             return Ok(None);
         };
-        let killed = connection
-            .killed_for
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some();
+        let killed = connection.killed_for.lock_unpoisoned().is_some();
         // A script may exit between events; a plugin host only dies, which its reader
         // reports, so its calls skip the check (a lock and a system call).
         let exited = connection.wire == Wire::Lines && connection.exited();
@@ -718,7 +709,7 @@ impl PluginProcess {
         if let Some(connection) = self.live()? {
             return Ok(connection);
         }
-        let _restarting = self.restart.lock().unwrap_or_else(|p| p.into_inner());
+        let _restarting = self.restart.lock_unpoisoned();
         if let Some(connection) = self.live()? {
             return Ok(connection);
         }
@@ -797,11 +788,7 @@ impl PluginProcess {
         let connection = self.running()?;
         let id = self.next_call.fetch_add(1, Ordering::Relaxed);
         let (sender, receiver) = mpsc::sync_channel(CALL_QUEUE);
-        connection
-            .calls
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id, sender);
+        connection.calls.lock_unpoisoned().insert(id, sender);
         let result = self.exchange(
             &connection,
             id,
@@ -812,11 +799,7 @@ impl PluginProcess {
             &receiver,
             what,
         );
-        connection
-            .calls
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&id);
+        connection.calls.lock_unpoisoned().remove(&id);
         if let Err(CallFailure::Failed(HookErrorKind::Crashed(_) | HookErrorKind::TimedOut(_), _)) =
             &result
         {
@@ -975,13 +958,13 @@ fn keep_stderr(
                 break;
             }
             {
-                let mut tail = tail.lock().unwrap_or_else(|p| p.into_inner());
+                let mut tail = tail.lock_unpoisoned();
                 tail.extend(&chunk[..n]);
                 let excess = tail.len().saturating_sub(STDERR_TAIL);
                 tail.drain(..excess);
             }
             if let Some(log) = &log {
-                let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
+                let mut log = log.lock_unpoisoned();
                 let room = STDERR_LOG.saturating_sub(log.0.len());
                 log.0.extend_from_slice(&chunk[..n.min(room)]);
                 log.1 |= n > room;
@@ -1049,20 +1032,14 @@ fn read_messages(
     connection.ended.notify_waiters();
     let calls: Vec<mpsc::SyncSender<Incoming>> = connection
         .calls
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
+        .lock_unpoisoned()
         .values()
         .cloned()
         .collect();
     for call in calls {
         let _ = call.send(Incoming::Died(cause.clone()));
     }
-    if let Some(control) = connection
-        .control
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .take()
-    {
+    if let Some(control) = connection.control.lock_unpoisoned().take() {
         let _ = control.send(Incoming::Died(cause));
     }
 }
@@ -1101,11 +1078,7 @@ fn handle(
             request,
         } => serve_outside_calls(connection, api, id, request),
         other => {
-            let control = connection
-                .control
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone();
+            let control = connection.control.lock_unpoisoned().clone();
             if let Some(control) = control {
                 let _ = control.send(Incoming::Message(other));
             }
@@ -1138,16 +1111,12 @@ fn end_of(connection: &Connection) -> String {
     }
     let _ = reap::wait_for_end(connection.pid);
     let reaped = {
-        let mut reaped_flag = connection.reaped.lock().unwrap_or_else(|p| p.into_inner());
+        let mut reaped_flag = connection.reaped.lock_unpoisoned();
         let reaped = reap::reap(connection.pid);
         *reaped_flag = true;
         reaped
     };
-    let killed_for = connection
-        .killed_for
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone();
+    let killed_for = connection.killed_for.lock_unpoisoned().clone();
     if let Ok(reaped) = &reaped {
         let _ = connection.termination.set(reaped.termination);
     }

@@ -21,15 +21,12 @@ use nix::{
     unistd::Pid,
 };
 
-use super::{
-    requests::serve_outside_calls,
-    stderr_log::{keep_stderr, wait_until_read, StderrLog},
-};
+use super::stderr_log::{keep_stderr, wait_until_read, StderrLog};
 use crate::{
     error::Termination,
     host::PluginApi,
     protocol::{
-        frames::{read_frame, write_frame, FrameError, FromPlugin, ToPlugin},
+        frames::{read_frame, write_frame, FrameError, FromPlugin, HostRequest, ToPlugin},
         lines,
     },
     supervisor::reap,
@@ -38,6 +35,10 @@ use crate::{
 
 /// How many lines may wait for a long-running hook to read them.
 const OUT_QUEUE: usize = 1024;
+
+/// Serves a request that belongs to no call (`requests::serve_outside_calls`): given to
+/// [`Connection::open`] by the process, so that the reader stands below what it serves.
+pub(super) type Outside = fn(&Arc<Connection>, &PluginApi, u64, HostRequest);
 
 /// Which framing a connection speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,7 +174,7 @@ impl Connection {
     }
 
     /// Connects to the process `pid` just spawned over its pipes: a reader thread reads
-    /// what it says (serving its outside calls with `api`) until it ends, then reaps it;
+    /// what it says (serving its outside calls with `outside` and `api`) until it ends, then reaps it;
     /// another keeps its stderr. Messages that belong to no call go to the receiver.
     pub(super) fn open(
         pid: Pid,
@@ -182,6 +183,7 @@ impl Connection {
         stdout: ChildStdout,
         stderr: ChildStderr,
         api: PluginApi,
+        outside: Outside,
     ) -> (Arc<Self>, mpsc::Receiver<Incoming>) {
         let (control, receiver) = mpsc::channel();
         let (stdin, queue) = match wire {
@@ -214,7 +216,9 @@ impl Connection {
             connection.stderr_log.clone(),
         );
         let reader = connection.clone();
-        thread::spawn(move || read_messages(reader, BufReader::new(stdout), api, stderr_read));
+        thread::spawn(move || {
+            read_messages(reader, BufReader::new(stdout), api, outside, stderr_read)
+        });
         (connection, receiver)
     }
 
@@ -262,6 +266,7 @@ fn read_messages(
     connection: Arc<Connection>,
     mut input: impl std::io::BufRead,
     api: PluginApi,
+    outside: Outside,
     stderr_read: mpsc::Receiver<()>,
 ) {
     loop {
@@ -276,7 +281,7 @@ fn read_messages(
         let fault = match messages {
             Ok(Ok(messages)) => messages
                 .into_iter()
-                .find_map(|message| handle(&connection, &api, message).err()),
+                .find_map(|message| handle(&connection, &api, outside, message).err()),
             Ok(Err(fault)) => Some(fault),
             Err(FrameError::Closed) => break,
             Err(error) => Some(format!("sent a message the agent cannot read ({error})")),
@@ -310,6 +315,7 @@ fn read_messages(
 fn handle(
     connection: &Arc<Connection>,
     api: &PluginApi,
+    outside: Outside,
     message: FromPlugin,
 ) -> Result<(), String> {
     match message {
@@ -338,7 +344,7 @@ fn handle(
             id,
             call: None,
             request,
-        } => serve_outside_calls(connection, api, id, request),
+        } => outside(connection, api, id, request),
         other => {
             let control = connection.control.lock_unpoisoned().clone();
             if let Some(control) = control {

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::{
     connection::{death_termination, Connection, Incoming, Wire},
-    requests::serve,
+    requests::{serve, serve_outside_calls},
     spawn, PluginSettings,
 };
 use crate::{
@@ -244,8 +244,15 @@ impl PluginProcess {
         let pid = Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
         // Reaped by the reader thread below, never through `child`.
         drop(child);
-        let (connection, receiver) =
-            Connection::open(pid, wire, stdin, stdout, stderr, self.api.clone());
+        let (connection, receiver) = Connection::open(
+            pid,
+            wire,
+            stdin,
+            stdout,
+            stderr,
+            self.api.clone(),
+            serve_outside_calls,
+        );
         match &self.launch {
             Launch::Library { library, image, .. } => {
                 connection.send(&ToPlugin::Load {

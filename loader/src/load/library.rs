@@ -6,7 +6,8 @@ use std::path::Path;
 use abi_stable::library::{LibHeader, LibraryError, RootModuleError};
 use agent_hooks_abi::ffi::PluginModuleRef;
 
-use super::{sealed::SealedCopy, LoadError};
+use super::LoadError;
+use crate::file::SealedCopy;
 
 /// Where the checked bytes of a library are.
 pub(crate) enum Image<'a> {

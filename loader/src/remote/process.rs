@@ -21,9 +21,10 @@ use super::{
     spawn, PluginSettings,
 };
 use crate::{
+    error::LoadError,
     error::{HookError, HookErrorKind, Termination},
+    file::SealedCopy,
     host::{CallContext, PluginApi},
-    load::{LoadError, SealedCopy},
     protocol::{
         frames::{CallOutcome, FromPlugin, Registered, Target, ToPlugin, PROTOCOL_VERSION},
         lines::{self, LINE_PROTOCOL_VERSION},

@@ -99,7 +99,7 @@ pub(crate) fn recv_letting_worker_go<T>(
     let quick = timeout.min(QUICK_ANSWER);
     match receiver.recv_timeout(quick) {
         Err(mpsc::RecvTimeoutError::Timeout) if timeout > quick => {
-            crate::host::may_block(|| receiver.recv_timeout(timeout - quick))
+            super::may_block(|| receiver.recv_timeout(timeout - quick))
         }
         other => other,
     }
@@ -126,7 +126,7 @@ pub(crate) fn call_with_deadline<T: Send + 'static>(
         Err(mpsc::RecvTimeoutError::Timeout) => {}
     }
     // The clock may have been paused: the loop, not one wait, decides when time is up.
-    crate::host::may_block(|| loop {
+    super::may_block(|| loop {
         let deadline = started + timeout + clock.paused_total();
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() && !clock.is_paused() {

@@ -110,6 +110,7 @@
 //! and a handler past its deadline is abandoned, but a crash is the agent's.
 
 #![warn(missing_docs)]
+#![deny(unsafe_code)]
 
 mod child;
 pub mod command;
@@ -126,6 +127,10 @@ mod remote;
 mod runner;
 pub mod status_line;
 mod supervisor;
+mod sync;
+// The one module with `unsafe`: see its docs.
+#[allow(unsafe_code)]
+mod sys;
 mod tool_wrapper;
 
 /// The interface crate, re-exported so that a host depends on one crate.

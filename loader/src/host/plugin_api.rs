@@ -16,6 +16,7 @@ use agent_hooks_abi::{
     ExecOptions, ExecOutput,
 };
 
+use crate::sync::LockUnpoisoned;
 use crate::{
     error::{HookError, HookErrorKind},
     plugin_config::{self, PluginConfig},
@@ -161,11 +162,7 @@ impl PluginApi {
     /// The first service the hook declared as required (from its factory) that this agent
     /// does not offer.
     pub(crate) fn unmet_requirement(&self) -> Option<Requirement> {
-        self.shared
-            .unmet
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()
+        self.shared.unmet.lock_unpoisoned().take()
     }
 
     /// Ends registration and returns what was registered.
@@ -174,11 +171,7 @@ impl PluginApi {
     }
 
     fn with_registry<T>(&self, f: impl FnOnce(&mut Option<Registry>) -> T) -> T {
-        let mut guard = self
-            .shared
-            .registry
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut guard = self.shared.registry.lock_unpoisoned();
         f(&mut guard)
     }
 
@@ -345,11 +338,7 @@ impl HostApi for PluginApi {
         };
         if service.as_str() == REQUIRE && answer.is_err() {
             if let Ok(requirement) = serde_json::from_str::<Requirement>(request.as_str()) {
-                let mut unmet = self
-                    .shared
-                    .unmet
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                let mut unmet = self.shared.unmet.lock_unpoisoned();
                 unmet.get_or_insert(requirement);
             }
         }

@@ -8,7 +8,6 @@ mod library;
 mod options;
 mod policy;
 mod resolve;
-mod sealed;
 mod sniff;
 
 use std::{
@@ -22,10 +21,8 @@ pub use crate::error::LoadError;
 pub use options::LoadOptions;
 pub(crate) use resolve::resolve_path;
 
-pub(crate) use sealed::SealedCopy;
-
 use crate::{
-    file::{read_checked, CheckedFile, Limit, StrictModes},
+    file::{read_checked, CheckedFile, Limit, SealedCopy, StrictModes},
     hook::{Hook, HookOrigin},
     host::{Forward, Outbox, PluginApi, Site},
     remote::{plugin_host_program, Isolation, PluginProcess, PluginSettings},

@@ -37,7 +37,7 @@ use std::{
 use nix::sys::signal::Signal;
 use tokio::{io::AsyncWriteExt, process::Command};
 
-pub(crate) use blocking::block_on;
+pub(crate) use blocking::{block_on, may_block};
 use capture::Captured;
 pub use group::ProcessGroup;
 

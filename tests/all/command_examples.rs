@@ -1,5 +1,5 @@
 //! The ten examples of spec 02, written as a user would write them, working as written.
-//! One test, alone in its binary, because examples 4 and 8 write under `~` and so `HOME`
+//! One test, in a process of its own, because examples 4 and 8 write under `~` and so `HOME`
 //! is pointed at a temporary folder first.
 
 use agent_hooks::{abi::prelude::*, HookToolWrapper, Tool, ToolError, ToolOutput};
@@ -63,6 +63,9 @@ const AUDIT: &str = r#"{
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_ten_examples_of_spec_02() {
+    if !agent_hooks_tests::alone_in_process(module_path!(), "the_ten_examples_of_spec_02") {
+        return;
+    }
     let home = temp_dir();
     std::env::set_var("HOME", home.path());
     let project = Project::new("demo project");

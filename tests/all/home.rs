@@ -1,11 +1,14 @@
-//! `~` expansion, with `HOME` pointed at a temporary folder. Alone in its test binary,
+//! `~` expansion, with `HOME` pointed at a temporary folder. In a process of its own,
 //! because it changes the process's environment.
 
 use agent_hooks::load_hooks;
-use agent_hooks_tests::{copy_to, loaded, plugin, s, temp_dir};
+use agent_hooks_tests::{alone_in_process, copy_to, loaded, plugin, s, temp_dir};
 
 #[test]
 fn tilde_paths_expand_to_home() {
+    if !alone_in_process(module_path!(), "tilde_paths_expand_to_home") {
+        return;
+    }
     let home = temp_dir();
     std::fs::create_dir_all(home.path().join(".agent/hooks")).unwrap();
     let lib = copy_to(

@@ -326,7 +326,11 @@ fn permission_denied() {
     let status = std::process::Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
         .arg(exe)
-        .args(["--exact", "permission_denied", "--test-threads=1"])
+        .args(["--exact", "--test-threads=1"])
+        .arg(agent_hooks_tests::test_name(
+            module_path!(),
+            "permission_denied",
+        ))
         .env(CHILD, &unreadable)
         .status()
         .expect("setpriv runs (util-linux)");

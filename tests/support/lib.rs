@@ -215,6 +215,49 @@ pub fn survivors<'a>(pids: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     }
 }
 
+/// The name the test harness gives the test function `name` of the module `module`
+/// (`module_path!()` of a file of the test binary: `all::home` and `tilde` give
+/// `home::tilde`), for running it again with `--exact`.
+pub fn test_name(module: &str, name: &str) -> String {
+    match module.split_once("::") {
+        Some((_binary, path)) => format!("{path}::{name}"),
+        None => name.to_owned(),
+    }
+}
+
+/// Set in the process of its own that [`alone_in_process`] starts, to the test's name.
+const ALONE: &str = "AGENT_HOOKS_TEST_ALONE";
+
+/// For a test that changes what is process-wide (the environment, resource limits), which
+/// other tests of the binary, running in parallel threads, would see: true in the process
+/// of its own the test runs in; otherwise runs the test there (this same test binary, only
+/// that test, `--exact`), asserts that it passed, and returns false. A test starts with
+/// `if !alone_in_process(module_path!(), "its_name") { return; }`.
+pub fn alone_in_process(module: &str, name: &str) -> bool {
+    let test = test_name(module, name);
+    if std::env::var_os(ALONE).is_some_and(|alone| alone == test.as_str()) {
+        return true;
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let output = Command::new(exe)
+        .args([test.as_str(), "--exact", "--test-threads=1", "--nocapture"])
+        .env(ALONE, &test)
+        .output()
+        .expect("the test binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{test}, in a process of its own, failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("1 passed"),
+        "{test} did not run in its process of its own:\n{stdout}"
+    );
+    false
+}
+
 /// A temporary folder that other users may enter (the default is private), so that tests
 /// may also run the loader as another user.
 pub fn temp_dir() -> tempfile::TempDir {

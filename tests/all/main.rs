@@ -1,0 +1,40 @@
+//! The loader's integration tests, in one binary: each file of this folder is a module
+//! (`cargo test -p agent-hooks-tests --test all MODULE::` runs one of them). The helpers they
+//! share are the `agent_hooks_tests` library (`tests/support/`).
+//!
+//! The tests run in parallel threads of one process, so a test must not change what is
+//! process-wide (the environment, the working folder, resource limits, signal dispositions):
+//! one that needs to runs itself in a process of its own with
+//! [`agent_hooks_tests::alone_in_process`].
+
+mod cli;
+mod cli_layout;
+mod cli_recording;
+mod command_examples;
+mod command_hooks;
+mod compatibility;
+mod compatibility_matrix;
+mod concurrency;
+mod dedup;
+mod discovery;
+mod factory_context;
+mod fail_closed;
+mod file_checks;
+mod home;
+mod host_observers;
+mod interop;
+mod isolation;
+mod load_errors;
+mod long_running;
+mod outside_plugin;
+mod panics;
+mod parity;
+mod permissions;
+mod plugin_log;
+mod processes;
+mod runner;
+mod samples;
+mod services;
+mod template;
+mod trust_store;
+mod wrapper;

@@ -599,3 +599,71 @@ fn emit_runs_events_the_runner_has_no_moment_for_and_list_shows_dialects() {
     ));
     assert!(human.contains("command (gemini-cli)"), "{human}");
 }
+
+#[test]
+fn doctor_reads_a_hook_s_words_as_its_shell_does() {
+    // The README's form, `"$CLAUDE_PROJECT_DIR"/...`, in a project whose folder has a space.
+    let project = Project::new("my project");
+    for name in ["guard.sh", "with space.sh"] {
+        project.script(
+            &format!(".claude/hooks/{name}"),
+            &format!("#!/bin/sh\ntouch \"$CLAUDE_PROJECT_DIR/ran {name}\"\n"),
+        );
+    }
+    let commands = [
+        r#""$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh --strict"#,
+        r"./.claude/hooks/with\ space.sh",
+        r#"'.claude/hooks/with space.sh' && "${CLAUDE_PROJECT_DIR}/.claude/hooks/gone.sh""#,
+        "$AGENT_HOOKS_TEST_UNSET/scripts/x.sh",
+    ];
+    let hooks: Vec<Value> = commands
+        .iter()
+        .map(|c| json!({"type": "command", "command": c}))
+        .collect();
+    project.write(
+        ".claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}).to_string(),
+    );
+    let home = temp_dir();
+    let output = run(
+        &project.root,
+        home.path(),
+        &["doctor", "--trust-project", "--json"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let settings = project.root.join(".claude/settings.json");
+    assert_eq!(
+        json_of(&output)["problems"],
+        json!([
+            format!(
+                "{} (PreToolUse): the script {} does not exist; the hook would fail with exit code 127",
+                settings.display(),
+                project.root.join(".claude/hooks/gone.sh").display()
+            ),
+            format!(
+                "{} (PreToolUse): the script /scripts/x.sh ($AGENT_HOOKS_TEST_UNSET is not set here, so it is empty) does not exist; the hook would fail with exit code 127",
+                settings.display()
+            ),
+        ])
+    );
+    // The scripts doctor found are the ones the hooks run.
+    run(
+        &project.root,
+        home.path(),
+        &[
+            "emit",
+            "PreToolUse",
+            "--trust-project",
+            "--input",
+            r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#,
+        ],
+        None,
+    );
+    for name in ["guard.sh", "with space.sh"] {
+        assert!(
+            project.root.join(format!("ran {name}")).exists(),
+            "{name} did not run"
+        );
+    }
+}

@@ -396,7 +396,7 @@ impl HookJob {
 
 /// The variables a command hook's process gets: the project folder under each agent's name,
 /// its Claude Code plugin's root, the session's `CLAUDE_ENV_FILE` where the event has one.
-pub(super) fn hook_env(
+pub(crate) fn hook_env(
     hook: &CommandHook,
     cwd: &std::path::Path,
     env_file: Option<&std::path::Path>,

@@ -24,6 +24,7 @@ pub use combine::{
     Combine, CommandInput, ContextOutcome, Fold, PermissionOutcome, PromptOutcome,
     SessionStartOutcome, StopOutcome, ToolCallOutcome, ToolResultOutcome,
 };
+pub(crate) use commands::hook_env;
 pub(crate) use errors::Listeners;
 pub use errors::{ErrorSubscription, HookError, HookErrorKind, Subscription, Termination};
 pub use lookups::default_rendering;

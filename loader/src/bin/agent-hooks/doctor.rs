@@ -117,33 +117,43 @@ fn matcher_advice(hook: &CommandHook, tools: &[String]) -> Option<String> {
     ))
 }
 
-/// The script a command runs, when its first word is a path.
-fn script_advice(hook: &CommandHook, cwd: &Path) -> Option<String> {
-    let first = hook.command.split_whitespace().next()?;
-    let first = first.trim_matches(|c| c == '"' || c == '\'');
-    if !first.contains('/') {
-        return None;
-    }
-    let project = cwd.to_string_lossy();
-    let expanded = first
-        .replace("${CLAUDE_PROJECT_DIR}", &project)
-        .replace("$CLAUDE_PROJECT_DIR", &project)
-        .replace("${AGENT_HOOKS_PROJECT_DIR}", &project)
-        .replace("$AGENT_HOOKS_PROJECT_DIR", &project);
-    let expanded = shellexpand::tilde(&expanded).into_owned();
-    let path = cwd.join(expanded.trim_start_matches("./"));
+/// The scripts a command runs as its program (`./guard.sh`,
+/// `"$CLAUDE_PROJECT_DIR"/scripts/guard.sh`) that are missing or not executable, its words
+/// read as the hook's shell reads them.
+fn script_advice(hook: &CommandHook, cwd: &Path) -> Vec<String> {
     let place = format!("{} ({})", hook.source.display(), hook.event);
-    match std::fs::metadata(&path) {
-        Err(_) => Some(format!(
-            "{place}: the script {} does not exist; the hook would fail with exit code 127",
-            path.display()
-        )),
-        Ok(m) if m.permissions().mode() & 0o111 == 0 => Some(format!(
-            "{place}: the script {} is not executable; fix it with `chmod +x {}`",
-            path.display(),
-            path.display()
-        )),
-        Ok(_) => None,
+    let mut advice = Vec::new();
+    for script in agent_hooks::discover::hook_scripts(hook, cwd) {
+        if script.interpreter.is_some() {
+            continue;
+        }
+        let path = script.path.display();
+        let unset = unset_note(&script.unset);
+        advice.extend(match std::fs::metadata(&script.path) {
+            Err(_) => Some(format!(
+                "{place}: the script {path}{unset} does not exist; the hook would fail with exit code 127"
+            )),
+            Ok(m) if m.permissions().mode() & 0o111 == 0 => Some(format!(
+                "{place}: the script {path} is not executable; fix it with `chmod +x {path}`"
+            )),
+            Ok(_) => None,
+        });
+    }
+    advice
+}
+
+/// ` ($NAME is not set here, so it is empty)` for the variables a path uses without a value.
+fn unset_note(unset: &[String]) -> String {
+    match unset {
+        [] => String::new(),
+        [one] => format!(" (${one} is not set here, so it is empty)"),
+        more => {
+            let names: Vec<String> = more.iter().map(|n| format!("${n}")).collect();
+            format!(
+                " ({} are not set here, so they are empty)",
+                names.join(", ")
+            )
+        }
     }
 }
 

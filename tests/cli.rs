@@ -667,3 +667,81 @@ fn doctor_reads_a_hook_s_words_as_its_shell_does() {
         );
     }
 }
+
+#[test]
+fn doctor_reports_a_missing_script_run_through_an_interpreter() {
+    let project = Project::new("p");
+    project.write("hooks/present.sh", "exit 0\n");
+    let commands = [
+        "python3 scripts/lint.py",
+        r#"node "$CLAUDE_PROJECT_DIR"/hooks/x.js"#,
+        "bash hooks/present.sh",
+        "uv run --quiet tools/check.py",
+    ];
+    let hooks: Vec<Value> = commands
+        .iter()
+        .map(|c| json!({"type": "command", "command": c}))
+        .collect();
+    project.write(
+        ".claude/settings.json",
+        &json!({"hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": hooks}],
+            "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 scripts/lint.py"}]}],
+        }})
+        .to_string(),
+    );
+    let home = temp_dir();
+    let output = run(
+        &project.root,
+        home.path(),
+        &["doctor", "--trust-project", "--json"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let settings = project
+        .root
+        .join(".claude/settings.json")
+        .display()
+        .to_string();
+    let relative = "; a relative path is taken from the project folder, where hooks run (\"$CLAUDE_PROJECT_DIR\"/... names it from anywhere)";
+    let lint = project.root.join("scripts/lint.py").display().to_string();
+    assert_eq!(
+        json_of(&output)["problems"],
+        json!([
+            format!("{settings} (PreToolUse): `python3` runs {lint}, which does not exist: the hook fails every time it runs, and `python3` exits with code 2 for a missing script, which blocks every tool call it matches. Create the script, or correct its path in the command{relative}"),
+            format!("{settings} (PreToolUse): `node` runs {}, which does not exist: the hook fails every time it runs. Create the script, or correct its path in the command", project.root.join("hooks/x.js").display()),
+            format!("{settings} (PreToolUse): `uv run` runs {}, which does not exist: the hook fails every time it runs. Create the script, or correct its path in the command{relative}", project.root.join("tools/check.py").display()),
+            format!("{settings} (PostToolUse): `python3` runs {lint}, which does not exist: the hook fails every time it runs, with code 2 (`python3`'s for a missing script). Create the script, or correct its path in the command{relative}"),
+        ])
+    );
+    // What doctor says is what happens: the missing script blocks every call.
+    let python = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !python {
+        eprintln!("skipped: python3 is not installed, so the block was not shown");
+        return;
+    }
+    let emitted = run(
+        &project.root,
+        home.path(),
+        &[
+            "emit",
+            "PreToolUse",
+            "--trust-project",
+            "--json",
+            "--input",
+            r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#,
+        ],
+        None,
+    );
+    let outcome = json_of(&emitted);
+    assert_eq!(outcome["block"], true, "{outcome}");
+    assert!(
+        outcome["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("can't open file")),
+        "{outcome}"
+    );
+}

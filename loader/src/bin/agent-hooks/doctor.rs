@@ -3,7 +3,7 @@
 use std::{os::unix::fs::PermissionsExt, path::Path, process::ExitCode};
 
 use agent_hooks::{
-    command::{CommandHook, Matcher, Severity, ToolNames},
+    command::{CommandHook, Exit2, Matcher, Severity, ToolNames},
     LoadError,
 };
 use serde_json::json;
@@ -117,18 +117,27 @@ fn matcher_advice(hook: &CommandHook, tools: &[String]) -> Option<String> {
     ))
 }
 
-/// The scripts a command runs as its program (`./guard.sh`,
-/// `"$CLAUDE_PROJECT_DIR"/scripts/guard.sh`) that are missing or not executable, its words
-/// read as the hook's shell reads them.
+/// The scripts a command runs that are missing, or not executable when they are its
+/// program (`./guard.sh`, `"$CLAUDE_PROJECT_DIR"/scripts/guard.sh`, `python3
+/// scripts/lint.py`), its words read as the hook's shell reads them.
 fn script_advice(hook: &CommandHook, cwd: &Path) -> Vec<String> {
     let place = format!("{} ({})", hook.source.display(), hook.event);
     let mut advice = Vec::new();
     for script in agent_hooks::discover::hook_scripts(hook, cwd) {
-        if script.interpreter.is_some() {
-            continue;
-        }
         let path = script.path.display();
         let unset = unset_note(&script.unset);
+        if let Some(interpreter) = &script.interpreter {
+            if !script.path.is_file() {
+                advice.push(interpreted_advice(
+                    hook,
+                    &place,
+                    interpreter,
+                    &script,
+                    &unset,
+                ));
+            }
+            continue;
+        }
         advice.extend(match std::fs::metadata(&script.path) {
             Err(_) => Some(format!(
                 "{place}: the script {path}{unset} does not exist; the hook would fail with exit code 127"
@@ -140,6 +149,36 @@ fn script_advice(hook: &CommandHook, cwd: &Path) -> Vec<String> {
         });
     }
     advice
+}
+
+/// A missing script run through `interpreter`: the hook fails on every run, and what to do.
+fn interpreted_advice(
+    hook: &CommandHook,
+    place: &str,
+    interpreter: &str,
+    script: &agent_hooks::discover::HookScript,
+    unset: &str,
+) -> String {
+    let program = interpreter.rsplit(' ').next().unwrap_or(interpreter);
+    // Measured: both exit with code 2 when the script does not exist.
+    let exit_2 = program.starts_with("python") || program == "perl";
+    let blocks = match hook.event.spec().exit2 {
+        Exit2::Blocks if exit_2 => format!(
+            ", and `{program}` exits with code 2 for a missing script, which blocks every {} it matches",
+            if hook.event.has_tool() { "tool call" } else { hook.event.name() }
+        ),
+        _ if exit_2 => format!(", with code 2 (`{program}`'s for a missing script)"),
+        _ => String::new(),
+    };
+    let relative = if Path::new(&script.word).is_relative() {
+        "; a relative path is taken from the project folder, where hooks run (\"$CLAUDE_PROJECT_DIR\"/... names it from anywhere)"
+    } else {
+        ""
+    };
+    format!(
+        "{place}: `{interpreter}` runs {}{unset}, which does not exist: the hook fails every time it runs{blocks}. Create the script, or correct its path in the command{relative}",
+        script.path.display()
+    )
 }
 
 /// ` ($NAME is not set here, so it is empty)` for the variables a path uses without a value.

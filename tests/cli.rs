@@ -745,3 +745,88 @@ fn doctor_reports_a_missing_script_run_through_an_interpreter() {
         "{outcome}"
     );
 }
+
+#[test]
+fn replay_shows_a_tool_call_s_outcome_with_the_fields_emit_shows() {
+    let project = project();
+    project.write(
+        ".agent-hooks/hooks/ask.json",
+        &json!({"PreToolUse": [{"matcher": "webfetch", "hooks": [{"type": "command",
+            "command": r#"printf '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "fetch it?"}}'"#}]}]})
+        .to_string(),
+    );
+    let home = temp_dir();
+    let calls = [
+        json!({"tool_name": "exec", "input": {"command": "ls"}}),
+        json!({"tool_name": "exec", "input": {"command": "rm -rf /"}}),
+        json!({"tool_name": "webfetch", "input": {"url": "https://example.com"}}),
+    ];
+    // What `emit` adds around the outcome, and what `replay` adds to it (the tool's result).
+    let emit_only = [
+        "event",
+        "errors",
+        "activity",
+        "warnings",
+        "hooks",
+        "duration_ms",
+    ];
+    let keys = |value: &Value, leave_out: &[&str]| -> Vec<String> {
+        let mut keys: Vec<String> = value
+            .as_object()
+            .unwrap_or_else(|| panic!("not an object: {value}"))
+            .keys()
+            .filter(|k| !leave_out.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        keys.sort();
+        keys
+    };
+    for call in calls {
+        let emitted = run(
+            &project.root,
+            home.path(),
+            &[
+                "emit",
+                "tool_call",
+                "--trust-project",
+                "--json",
+                "--input",
+                &call.to_string(),
+            ],
+            None,
+        );
+        let emitted = json_of(&emitted);
+        let mut line = call.clone();
+        line["event"] = json!("tool_call");
+        let replayed = run(
+            &project.root,
+            home.path(),
+            &["replay", "-", "--trust-project", "--json"],
+            Some(&format!("{line}\n")),
+        );
+        let record: Value =
+            serde_json::from_str(stdout(&replayed).lines().next().unwrap()).unwrap();
+        let outcome = &record["outcome"];
+        assert_eq!(
+            keys(outcome, &["result"]),
+            keys(&emitted, &emit_only),
+            "{call}:\nreplay {outcome}\nemit {emitted}"
+        );
+        for key in ["ask", "approved", "context", "rewritten", "input"] {
+            assert_eq!(outcome[key], emitted[key], "{call}: {key}");
+        }
+        assert_eq!(
+            outcome.get("result").is_some(),
+            call["input"]["command"] == "ls",
+            "{call}: {outcome}"
+        );
+        if call["tool_name"] == "webfetch" {
+            assert_eq!(emitted["ask"], "fetch it?", "{emitted}");
+            assert_eq!(
+                (&outcome["block"], &outcome["reason"]),
+                (&json!(true), &json!("Not confirmed by the user: fetch it?")),
+                "{outcome}"
+            );
+        }
+    }
+}

@@ -86,10 +86,9 @@ pub(crate) fn locate(hook: &CommandHook, project: &Path) -> CommandCode {
             }
             if !word.exact {
                 code.uncovered.get_or_insert_with(|| {
-                    format!(
-                        "it runs `{}`, a path the shell works out only when it runs",
-                        word.text
-                    )
+                    "it names a file whose path the shell works out only when it runs \
+                     ($(...), backquotes, a glob)"
+                        .to_owned()
                 });
                 continue;
             }
@@ -774,6 +773,17 @@ mod tests {
             (vec!["scripts/lint.py".into(), "x.sh".into()], None)
         );
         assert_eq!(found("sed 's/a/b/' | jq ."), (vec![], None));
+        assert_eq!(
+            found("$(git rev-parse --show-toplevel)/hooks/x.sh"),
+            (
+                vec![],
+                Some("it names a file whose path the shell works out only when it runs ($(...), backquotes, a glob)".into())
+            )
+        );
+        assert_eq!(
+            found("'./x.sh' > ./out.log 2>&1 < scripts/lint.py"),
+            (vec!["x.sh".into(), "scripts/lint.py".into()], None)
+        );
         assert_eq!(
             found("make lint"),
             (

@@ -6,7 +6,10 @@ use std::{future::Future, sync::Arc};
 use agent_hooks_abi::events::{text_of, ContentBlock, EventKind, ToolCallEvent, ToolResultEvent};
 use serde_json::Value;
 
-use crate::{error::HookError, runner::HookRunner};
+use crate::{
+    error::HookError,
+    runner::{HookRunner, ToolCallOutcome},
+};
 
 /// The error text of a call blocked without a reason.
 pub const DEFAULT_BLOCK_REASON: &str = "Tool execution was blocked by a hook";
@@ -98,48 +101,73 @@ impl<T: Tool> HookToolWrapper<T> {
         tool_call_id: &str,
         input: Value,
     ) -> Result<ToolOutput, ToolCallError> {
-        let input = self.before(tool_call_id, input).await?;
-        if !self.runner.has_handlers(EventKind::ToolResult) {
-            return self
-                .tool
-                .execute(tool_call_id, input)
-                .await
-                .map_err(ToolCallError::Tool);
-        }
-        let result = self.tool.execute(tool_call_id, input.clone()).await;
-        self.after(tool_call_id, input, result).await
+        self.execute_with_outcome(tool_call_id, input).await.1
     }
 
-    async fn before(&self, tool_call_id: &str, input: Value) -> Result<Value, ToolCallError> {
+    /// [`execute`](Self::execute), also giving what the `tool_call` hooks decided (a block,
+    /// an ask, an approval, a new input, context): `None` when no hook listens to
+    /// `tool_call`, or when one failed (then the call is blocked with its error).
+    pub async fn execute_with_outcome(
+        &self,
+        tool_call_id: &str,
+        input: Value,
+    ) -> (Option<ToolCallOutcome>, Result<ToolOutput, ToolCallError>) {
+        let (outcome, input) = self.before(tool_call_id, input).await;
+        let input = match input {
+            Ok(input) => input,
+            Err(blocked) => return (outcome, Err(blocked)),
+        };
+        if !self.runner.has_handlers(EventKind::ToolResult) {
+            let result = self.tool.execute(tool_call_id, input).await;
+            return (outcome, result.map_err(ToolCallError::Tool));
+        }
+        let result = self.tool.execute(tool_call_id, input.clone()).await;
+        (outcome, self.after(tool_call_id, input, result).await)
+    }
+
+    async fn before(
+        &self,
+        tool_call_id: &str,
+        input: Value,
+    ) -> (Option<ToolCallOutcome>, Result<Value, ToolCallError>) {
         if !self.runner.has_handlers(EventKind::ToolCall) {
-            return Ok(input);
+            return (None, Ok(input));
         }
         let event = ToolCallEvent::new(self.tool.name(), tool_call_id, input);
-        match self.runner.emit(&event).await {
-            Err(hook_error) => Err(ToolCallError::Blocked {
-                reason: format!("{DEFAULT_BLOCK_REASON} ({hook_error})"),
-                hook_error: Some(hook_error),
-            }),
-            Ok(outcome) if outcome.block => Err(ToolCallError::Blocked {
-                reason: outcome
-                    .reason
-                    .filter(|r| !r.trim().is_empty())
-                    .unwrap_or_else(|| DEFAULT_BLOCK_REASON.to_owned()),
+        let outcome = match self.runner.emit(&event).await {
+            Err(hook_error) => {
+                let blocked = ToolCallError::Blocked {
+                    reason: format!("{DEFAULT_BLOCK_REASON} ({hook_error})"),
+                    hook_error: Some(hook_error),
+                };
+                return (None, Err(blocked));
+            }
+            Ok(outcome) => outcome,
+        };
+        if outcome.block {
+            let reason = outcome
+                .reason
+                .clone()
+                .filter(|r| !r.trim().is_empty())
+                .unwrap_or_else(|| DEFAULT_BLOCK_REASON.to_owned());
+            let blocked = ToolCallError::Blocked {
+                reason,
                 hook_error: None,
-            }),
-            Ok(outcome) => {
-                if let Some(question) = &outcome.ask {
-                    let title = format!("Allow {}?", self.tool.name());
-                    if !self.runner.confirm(&title, question) {
-                        return Err(ToolCallError::Blocked {
-                            reason: format!("Not confirmed by the user: {question}"),
-                            hook_error: None,
-                        });
-                    }
-                }
-                Ok(outcome.input.unwrap_or(event.input))
+            };
+            return (Some(outcome), Err(blocked));
+        }
+        if let Some(question) = &outcome.ask {
+            let title = format!("Allow {}?", self.tool.name());
+            if !self.runner.confirm(&title, question) {
+                let blocked = ToolCallError::Blocked {
+                    reason: format!("Not confirmed by the user: {question}"),
+                    hook_error: None,
+                };
+                return (Some(outcome), Err(blocked));
             }
         }
+        let input = outcome.input.clone().unwrap_or(event.input);
+        (Some(outcome), Ok(input))
     }
 
     async fn after(

@@ -599,3 +599,234 @@ fn emit_runs_events_the_runner_has_no_moment_for_and_list_shows_dialects() {
     ));
     assert!(human.contains("command (gemini-cli)"), "{human}");
 }
+
+#[test]
+fn doctor_reads_a_hook_s_words_as_its_shell_does() {
+    // The README's form, `"$CLAUDE_PROJECT_DIR"/...`, in a project whose folder has a space.
+    let project = Project::new("my project");
+    for name in ["guard.sh", "with space.sh"] {
+        project.script(
+            &format!(".claude/hooks/{name}"),
+            &format!("#!/bin/sh\ntouch \"$CLAUDE_PROJECT_DIR/ran {name}\"\n"),
+        );
+    }
+    let commands = [
+        r#""$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh --strict"#,
+        r"./.claude/hooks/with\ space.sh",
+        r#"'.claude/hooks/with space.sh' && "${CLAUDE_PROJECT_DIR}/.claude/hooks/gone.sh""#,
+        "$AGENT_HOOKS_TEST_UNSET/scripts/x.sh",
+    ];
+    let hooks: Vec<Value> = commands
+        .iter()
+        .map(|c| json!({"type": "command", "command": c}))
+        .collect();
+    project.write(
+        ".claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}).to_string(),
+    );
+    let home = temp_dir();
+    let output = run(
+        &project.root,
+        home.path(),
+        &["doctor", "--trust-project", "--json"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let settings = project.root.join(".claude/settings.json");
+    assert_eq!(
+        json_of(&output)["problems"],
+        json!([
+            format!(
+                "{} (PreToolUse): the script {} does not exist; the hook would fail with exit code 127",
+                settings.display(),
+                project.root.join(".claude/hooks/gone.sh").display()
+            ),
+            format!(
+                "{} (PreToolUse): the script /scripts/x.sh ($AGENT_HOOKS_TEST_UNSET is not set here, so it is empty) does not exist; the hook would fail with exit code 127",
+                settings.display()
+            ),
+        ])
+    );
+    // The scripts doctor found are the ones the hooks run.
+    run(
+        &project.root,
+        home.path(),
+        &[
+            "emit",
+            "PreToolUse",
+            "--trust-project",
+            "--input",
+            r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#,
+        ],
+        None,
+    );
+    for name in ["guard.sh", "with space.sh"] {
+        assert!(
+            project.root.join(format!("ran {name}")).exists(),
+            "{name} did not run"
+        );
+    }
+}
+
+#[test]
+fn doctor_reports_a_missing_script_run_through_an_interpreter() {
+    let project = Project::new("p");
+    project.write("hooks/present.sh", "exit 0\n");
+    let commands = [
+        "python3 scripts/lint.py",
+        r#"node "$CLAUDE_PROJECT_DIR"/hooks/x.js"#,
+        "bash hooks/present.sh",
+        "uv run --quiet tools/check.py",
+    ];
+    let hooks: Vec<Value> = commands
+        .iter()
+        .map(|c| json!({"type": "command", "command": c}))
+        .collect();
+    project.write(
+        ".claude/settings.json",
+        &json!({"hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": hooks}],
+            "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 scripts/lint.py"}]}],
+        }})
+        .to_string(),
+    );
+    let home = temp_dir();
+    let output = run(
+        &project.root,
+        home.path(),
+        &["doctor", "--trust-project", "--json"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let settings = project
+        .root
+        .join(".claude/settings.json")
+        .display()
+        .to_string();
+    let relative = "; a relative path is taken from the project folder, where hooks run (\"$CLAUDE_PROJECT_DIR\"/... names it from anywhere)";
+    let lint = project.root.join("scripts/lint.py").display().to_string();
+    assert_eq!(
+        json_of(&output)["problems"],
+        json!([
+            format!("{settings} (PreToolUse): `python3` runs {lint}, which does not exist: the hook fails every time it runs, and `python3` exits with code 2 for a missing script, which blocks every tool call it matches. Create the script, or correct its path in the command{relative}"),
+            format!("{settings} (PreToolUse): `node` runs {}, which does not exist: the hook fails every time it runs. Create the script, or correct its path in the command", project.root.join("hooks/x.js").display()),
+            format!("{settings} (PreToolUse): `uv run` runs {}, which does not exist: the hook fails every time it runs. Create the script, or correct its path in the command{relative}", project.root.join("tools/check.py").display()),
+            format!("{settings} (PostToolUse): `python3` runs {lint}, which does not exist: the hook fails every time it runs, with code 2 (`python3`'s for a missing script). Create the script, or correct its path in the command{relative}"),
+        ])
+    );
+    // What doctor says is what happens: the missing script blocks every call.
+    let python = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !python {
+        eprintln!("skipped: python3 is not installed, so the block was not shown");
+        return;
+    }
+    let emitted = run(
+        &project.root,
+        home.path(),
+        &[
+            "emit",
+            "PreToolUse",
+            "--trust-project",
+            "--json",
+            "--input",
+            r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#,
+        ],
+        None,
+    );
+    let outcome = json_of(&emitted);
+    assert_eq!(outcome["block"], true, "{outcome}");
+    assert!(
+        outcome["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("can't open file")),
+        "{outcome}"
+    );
+}
+
+#[test]
+fn replay_shows_a_tool_call_s_outcome_with_the_fields_emit_shows() {
+    let project = project();
+    project.write(
+        ".agent-hooks/hooks/ask.json",
+        &json!({"PreToolUse": [{"matcher": "webfetch", "hooks": [{"type": "command",
+            "command": r#"printf '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "fetch it?"}}'"#}]}]})
+        .to_string(),
+    );
+    let home = temp_dir();
+    let calls = [
+        json!({"tool_name": "exec", "input": {"command": "ls"}}),
+        json!({"tool_name": "exec", "input": {"command": "rm -rf /"}}),
+        json!({"tool_name": "webfetch", "input": {"url": "https://example.com"}}),
+    ];
+    // What `emit` adds around the outcome, and what `replay` adds to it (the tool's result).
+    let emit_only = [
+        "event",
+        "errors",
+        "activity",
+        "warnings",
+        "hooks",
+        "duration_ms",
+    ];
+    let keys = |value: &Value, leave_out: &[&str]| -> Vec<String> {
+        let mut keys: Vec<String> = value
+            .as_object()
+            .unwrap_or_else(|| panic!("not an object: {value}"))
+            .keys()
+            .filter(|k| !leave_out.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        keys.sort();
+        keys
+    };
+    for call in calls {
+        let emitted = run(
+            &project.root,
+            home.path(),
+            &[
+                "emit",
+                "tool_call",
+                "--trust-project",
+                "--json",
+                "--input",
+                &call.to_string(),
+            ],
+            None,
+        );
+        let emitted = json_of(&emitted);
+        let mut line = call.clone();
+        line["event"] = json!("tool_call");
+        let replayed = run(
+            &project.root,
+            home.path(),
+            &["replay", "-", "--trust-project", "--json"],
+            Some(&format!("{line}\n")),
+        );
+        let record: Value =
+            serde_json::from_str(stdout(&replayed).lines().next().unwrap()).unwrap();
+        let outcome = &record["outcome"];
+        assert_eq!(
+            keys(outcome, &["result"]),
+            keys(&emitted, &emit_only),
+            "{call}:\nreplay {outcome}\nemit {emitted}"
+        );
+        for key in ["ask", "approved", "context", "rewritten", "input"] {
+            assert_eq!(outcome[key], emitted[key], "{call}: {key}");
+        }
+        assert_eq!(
+            outcome.get("result").is_some(),
+            call["input"]["command"] == "ls",
+            "{call}: {outcome}"
+        );
+        if call["tool_name"] == "webfetch" {
+            assert_eq!(emitted["ask"], "fetch it?", "{emitted}");
+            assert_eq!(
+                (&outcome["block"], &outcome["reason"]),
+                (&json!(true), &json!("Not confirmed by the user: fetch it?")),
+                "{outcome}"
+            );
+        }
+    }
+}

@@ -478,3 +478,52 @@ fn the_factory_is_told_of_the_ui_and_an_ask_is_confirmed_through_it_in_replay() 
         );
     }
 }
+
+#[test]
+fn a_command_s_text_is_everything_after_its_name() {
+    let dir = project();
+    let text_of = |args: &[&str]| {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let output = agent_hooks(dir.path(), &all);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        json_of(&output)["args"].clone()
+    };
+    // The program's own options after the name are the command's text.
+    assert_eq!(
+        text_of(&["command", "audit", "--json", "-v", "--hook", "x", "--help"]),
+        "--json -v --hook x --help"
+    );
+    assert_eq!(
+        text_of(&["command", "audit", "since", "--json"]),
+        "since --json"
+    );
+    // A `--` right after the name is dropped; a later one is text.
+    assert_eq!(text_of(&["command", "/audit", "--", "--json"]), "--json");
+    assert_eq!(
+        text_of(&["command", "audit", "--", "a", "--", "b"]),
+        "a -- b"
+    );
+    assert_eq!(text_of(&["command", "--", "audit", "-x"]), "-x");
+    assert_eq!(text_of(&["command", "audit"]), "");
+    // Before the name, they are the program's.
+    let output = agent_hooks(dir.path(), &["command", "--json", "audit", "x"]);
+    assert_eq!(json_of(&output)["args"], "x");
+
+    let help = run(dir.path(), dir.path(), &["command", "--help"], None);
+    assert!(
+        stdout(&help).contains(
+            "Everything after NAME is the command's text, options included, joined with spaces"
+        ) && stdout(&help).contains("Usage: agent-hooks command [OPTIONS] <NAME> [TEXT]..."),
+        "{}",
+        stdout(&help)
+    );
+    let missing = run(dir.path(), dir.path(), &["command"], None);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("<NAME>"), "{}", stderr(&missing));
+}

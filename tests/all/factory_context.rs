@@ -270,3 +270,64 @@ fn a_settings_config_that_is_not_an_object_is_a_warning() {
     let runner = HookRunner::new(discovered.loaded.hooks, project.path());
     assert_eq!(report(&runner)["config"]["ask"], json!([]));
 }
+
+/// Where the README puts a plugin's configuration: beside the library, in a hooks folder.
+/// Discovery passes it over (not a stray file, not a hooks file), the plugin reads it, and
+/// `doctor` finds nothing wrong; a `.toml` with no plugin beside it is still reported.
+#[test]
+fn a_configuration_file_beside_a_plugin_in_a_hooks_folder_is_the_plugin_s_own() {
+    use agent_hooks_tests::cli::{json_of, run, stdout};
+    for (file, text) in [
+        ("libboundary.toml", "greeting = \"from the file\"\n"),
+        ("libboundary.json", r#"{"greeting": "from the file"}"#),
+    ] {
+        let home = temp_dir();
+        let project = temp_dir();
+        let hooks = home.path().join(".config/agent-hooks/hooks");
+        std::fs::create_dir_all(&hooks).unwrap();
+        copy_to(&plugin("boundary"), &hooks, "libboundary.so");
+        std::fs::write(hooks.join(file), text).unwrap();
+        let doctor = run(project.path(), home.path(), &["doctor", "--json"], None);
+        let report = json_of(&doctor);
+        assert_eq!(
+            (
+                &report["problems"],
+                &report["warnings"],
+                &report["config_issues"]
+            ),
+            (&json!([]), &json!([]), &json!([])),
+            "{file}: {report}"
+        );
+        assert_eq!(doctor.status.code(), Some(0), "{file}: {report}");
+        assert_eq!(report["hooks"].as_array().unwrap().len(), 1, "{report}");
+        let emitted = run(
+            project.path(),
+            home.path(),
+            &[
+                "emit",
+                "tool_call",
+                "--json",
+                "--input",
+                r#"{"tool_name": "exec", "input": {"command": "info"}}"#,
+            ],
+            None,
+        );
+        assert_eq!(
+            json_of(&emitted)["input"]["config"]["greeting"],
+            "from the file",
+            "{file}: {}",
+            stdout(&emitted)
+        );
+
+        // Without its plugin, the same file is what it looks like: a stray file, or a
+        // hooks file that does not read as one.
+        std::fs::remove_file(hooks.join("libboundary.so")).unwrap();
+        let doctor = run(project.path(), home.path(), &["doctor"], None);
+        assert_eq!(doctor.status.code(), Some(1), "{file}: {}", stdout(&doctor));
+        assert!(
+            stdout(&doctor).contains(&format!("{}", hooks.join(file).display())),
+            "{file}: {}",
+            stdout(&doctor)
+        );
+    }
+}

@@ -937,3 +937,71 @@ fn list_says_which_hooks_are_long_running() {
         assert!(listed.contains(&line), "{line}\n{listed}");
     }
 }
+
+#[test]
+fn list_shows_a_startup_hook_that_registered_runner_events_as_a_long_running_hook() {
+    let project = Project::new("p");
+    let home = project.root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let hello = r#"{"type":"hello","protocol":1,"name":"watcher","events":["tool_call"],"commands":[{"name":"count","description":"Show the count"}]}"#;
+    let watcher = hook_script(&project, "watcher.sh", hello, ANSWER);
+    let file = project.write(
+        "hooks.json",
+        &json!({"SessionStart": [{"hooks": [
+            {"type": "command", "command": watcher, "persistent": "startup"}
+        ]}]})
+        .to_string(),
+    );
+    let args = ["--no-discover", "--hook", "hooks.json"];
+    let listed = cli::run(
+        &project.root,
+        &home,
+        &[&args[..], &["list", "--json"]].concat(),
+        None,
+    );
+    let hooks = cli::json_of(&listed)["hooks"].clone();
+    let row = hooks
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["kind"] != "command")
+        .unwrap_or_else(|| panic!("no row for the hook's process: {hooks:#}"))
+        .clone();
+    assert_eq!(
+        (
+            &row["kind"],
+            &row["path"],
+            &row["command"],
+            &row["dialect"],
+            &row["events"],
+            &row["commands"]
+        ),
+        (
+            &json!("long-running"),
+            &json!(file),
+            &json!(watcher),
+            &json!("agent-hooks"),
+            &json!(["tool_call"]),
+            &json!(["/count"])
+        ),
+        "{row:#}"
+    );
+    let listed = cli::stdout(&cli::run(
+        &project.root,
+        &home,
+        &[&args[..], &["list"]].concat(),
+        None,
+    ));
+    let line = listed
+        .lines()
+        .find(|l| l.contains("long-running (agent-hooks)"))
+        .unwrap_or_else(|| panic!("{listed}"));
+    let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        line.starts_with(
+            "long-running (agent-hooks) project configured hooks.json tool_call, /count (pid "
+        ) && line.ends_with(&format!("): {watcher}")),
+        "{listed}"
+    );
+    assert!(!listed.contains("plugin "), "{listed}");
+}

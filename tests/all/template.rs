@@ -101,7 +101,7 @@ fn the_new_crate_tests_builds_and_loads() {
     let tested = cargo(&crate_dir, &["test", "-j2"]);
     assert!(
         stdout(&tested).contains(
-            "test tests::a_force_push_runs_only_if_the_user_says_yes ... ok\n\n\
+            "test tests::a_force_push_asks_the_user_first ... ok\n\n\
              test result: ok. 1 passed;"
         ),
         "{}",
@@ -137,53 +137,60 @@ fn the_new_crate_tests_builds_and_loads() {
         "{listed}"
     );
 
+    // The commands of the crate's README: `emit` shows the ask (interface 1.1's
+    // `ToolCallResult::ask`), `replay` drives it as an agent would.
+    let readme = std::fs::read_to_string(crate_dir.join("README.md")).unwrap();
     let input = r#"{"tool_name": "exec", "input": {"command": "git push --force"}}"#;
+    assert!(readme.contains(&format!("--input '{input}'")), "{readme}");
+    let hook = ["--no-discover", "--hook", &s(&library)];
     let emitted = run(
         dir.path(),
         dir.path(),
-        &[
-            "emit",
-            "tool_call",
-            "--no-discover",
-            "--hook",
-            &s(&library),
-            "--input",
-            input,
-        ],
+        &[&["emit", "tool_call", "--input", input][..], &hook].concat(),
         None,
     );
     assert!(
         stdout(&emitted).starts_with(
-            "tool_call BLOCKED: Force pushes need a user to confirm them, and there is no UI\n"
+            "tool_call asks the user: `git push --force` rewrites the remote's history \
+             (the agent confirms; blocked without a UI)\n"
         ),
         "{}",
         stdout(&emitted)
     );
-    // With a user who says yes: the plugin's confirm, its answer, and the outcome.
-    let emitted = run(
-        dir.path(),
-        dir.path(),
-        &[
-            "--ui",
-            "yes",
-            "emit",
-            "tool_call",
-            "--no-discover",
-            "--hook",
-            &s(&library),
-            "--input",
-            input,
-        ],
-        None,
-    );
+    let line =
+        r#"{"event": "tool_call", "tool_name": "exec", "input": {"command": "git push --force"}}"#;
     assert!(
-        stdout(&emitted).starts_with(
-            "tool_call allowed\n  confirm \"Force push\": \"Allow `git push --force`?\" → yes\n"
-        ),
-        "{}",
-        stdout(&emitted)
+        readme.contains(&format!("echo '{line}' > push.jsonl")),
+        "{readme}"
     );
-    eprintln!("new + test + build + list + emit: {:?}", started.elapsed());
+    std::fs::write(dir.path().join("push.jsonl"), format!("{line}\n")).unwrap();
+    let replayed = |ui: &str| {
+        let output = run(
+            dir.path(),
+            dir.path(),
+            &[&["--ui", ui, "replay", "push.jsonl"][..], &hook].concat(),
+            None,
+        );
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        stdout(&output)
+    };
+    let prompt = "confirm \"Allow exec?\": \"`git push --force` rewrites the remote's history\"";
+    let no = replayed("no");
+    assert!(
+        no.contains("tool_call            BLOCKED: Not confirmed by the user: `git push --force` rewrites the remote's history ("),
+        "{no}"
+    );
+    assert!(no.contains(&format!("{prompt} → no\n")), "{no}");
+    let yes = replayed("yes");
+    assert!(
+        yes.contains("tool_call            ok: \"ran `git push --force`\" ("),
+        "{yes}"
+    );
+    assert!(yes.contains(&format!("{prompt} → yes\n")), "{yes}");
+    eprintln!(
+        "new + test + build + list + emit + replay: {:?}",
+        started.elapsed()
+    );
 }
 
 #[test]

@@ -53,9 +53,22 @@ fn unknown(session: &Session, name: &str) -> String {
     }
 }
 
+/// The command's name and text from the words after `command`: the first word, then the
+/// others joined with spaces, a `--` right after the name dropped.
+pub fn name_and_text(words: &[String]) -> (&str, String) {
+    let (name, rest) = words
+        .split_first()
+        .map_or(("", &[][..]), |(n, r)| (n.as_str(), r));
+    let rest = match rest.split_first() {
+        Some((first, after)) if first == "--" => after,
+        _ => rest,
+    };
+    (name, rest.join(" "))
+}
+
 /// `agent-hooks command`.
-pub fn run(common: &Common, name: &str, args: &[String]) -> Outcome {
-    let args = args.join(" ");
+pub fn run(common: &Common, words: &[String]) -> Outcome {
+    let (name, args) = name_and_text(words);
     let session = Session::open(common)?;
     let load_failures = session.report_load_failures(common.json);
     let runtime = crate::emit::runtime()?;

@@ -3,7 +3,7 @@
 use std::{os::unix::fs::PermissionsExt, path::Path, process::ExitCode};
 
 use agent_hooks::{
-    command::{CommandHook, Matcher, Severity, ToolNames},
+    command::{CommandHook, Exit2, Matcher, Severity, ToolNames},
     LoadError,
 };
 use serde_json::json;
@@ -117,33 +117,82 @@ fn matcher_advice(hook: &CommandHook, tools: &[String]) -> Option<String> {
     ))
 }
 
-/// The script a command runs, when its first word is a path.
-fn script_advice(hook: &CommandHook, cwd: &Path) -> Option<String> {
-    let first = hook.command.split_whitespace().next()?;
-    let first = first.trim_matches(|c| c == '"' || c == '\'');
-    if !first.contains('/') {
-        return None;
-    }
-    let project = cwd.to_string_lossy();
-    let expanded = first
-        .replace("${CLAUDE_PROJECT_DIR}", &project)
-        .replace("$CLAUDE_PROJECT_DIR", &project)
-        .replace("${AGENT_HOOKS_PROJECT_DIR}", &project)
-        .replace("$AGENT_HOOKS_PROJECT_DIR", &project);
-    let expanded = shellexpand::tilde(&expanded).into_owned();
-    let path = cwd.join(expanded.trim_start_matches("./"));
+/// The scripts a command runs that are missing, or not executable when they are its
+/// program (`./guard.sh`, `"$CLAUDE_PROJECT_DIR"/scripts/guard.sh`, `python3
+/// scripts/lint.py`), its words read as the hook's shell reads them.
+fn script_advice(hook: &CommandHook, cwd: &Path) -> Vec<String> {
     let place = format!("{} ({})", hook.source.display(), hook.event);
-    match std::fs::metadata(&path) {
-        Err(_) => Some(format!(
-            "{place}: the script {} does not exist; the hook would fail with exit code 127",
-            path.display()
-        )),
-        Ok(m) if m.permissions().mode() & 0o111 == 0 => Some(format!(
-            "{place}: the script {} is not executable; fix it with `chmod +x {}`",
-            path.display(),
-            path.display()
-        )),
-        Ok(_) => None,
+    let mut advice = Vec::new();
+    for script in agent_hooks::discover::hook_scripts(hook, cwd) {
+        let path = script.path.display();
+        let unset = unset_note(&script.unset);
+        if let Some(interpreter) = &script.interpreter {
+            if !script.path.is_file() {
+                advice.push(interpreted_advice(
+                    hook,
+                    &place,
+                    interpreter,
+                    &script,
+                    &unset,
+                ));
+            }
+            continue;
+        }
+        advice.extend(match std::fs::metadata(&script.path) {
+            Err(_) => Some(format!(
+                "{place}: the script {path}{unset} does not exist; the hook would fail with exit code 127"
+            )),
+            Ok(m) if m.permissions().mode() & 0o111 == 0 => Some(format!(
+                "{place}: the script {path} is not executable; fix it with `chmod +x {path}`"
+            )),
+            Ok(_) => None,
+        });
+    }
+    advice
+}
+
+/// A missing script run through `interpreter`: the hook fails on every run, and what to do.
+fn interpreted_advice(
+    hook: &CommandHook,
+    place: &str,
+    interpreter: &str,
+    script: &agent_hooks::discover::HookScript,
+    unset: &str,
+) -> String {
+    let program = interpreter.rsplit(' ').next().unwrap_or(interpreter);
+    // Measured: both exit with code 2 when the script does not exist.
+    let exit_2 = program.starts_with("python") || program == "perl";
+    let blocks = match hook.event.spec().exit2 {
+        Exit2::Blocks if exit_2 => format!(
+            ", and `{program}` exits with code 2 for a missing script, which blocks every {} it matches",
+            if hook.event.has_tool() { "tool call" } else { hook.event.name() }
+        ),
+        _ if exit_2 => format!(", with code 2 (`{program}`'s for a missing script)"),
+        _ => String::new(),
+    };
+    let relative = if Path::new(&script.word).is_relative() {
+        "; a relative path is taken from the project folder, where hooks run (\"$CLAUDE_PROJECT_DIR\"/... names it from anywhere)"
+    } else {
+        ""
+    };
+    format!(
+        "{place}: `{interpreter}` runs {}{unset}, which does not exist: the hook fails every time it runs{blocks}. Create the script, or correct its path in the command{relative}",
+        script.path.display()
+    )
+}
+
+/// ` ($NAME is not set here, so it is empty)` for the variables a path uses without a value.
+fn unset_note(unset: &[String]) -> String {
+    match unset {
+        [] => String::new(),
+        [one] => format!(" (${one} is not set here, so it is empty)"),
+        more => {
+            let names: Vec<String> = more.iter().map(|n| format!("${n}")).collect();
+            format!(
+                " ({} are not set here, so they are empty)",
+                names.join(", ")
+            )
+        }
     }
 }
 

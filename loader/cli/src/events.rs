@@ -3,7 +3,7 @@
 use agent_hooks::{
     abi::{events::*, EventKind},
     command::CommandEvent,
-    Combine, HookError, HookRunner,
+    Combine, HookError, HookRunner, ToolCallOutcome,
 };
 use serde_json::{json, Value};
 
@@ -133,17 +133,23 @@ shown_as_serialized!(
 
 impl Shown for ToolCallEvent {
     fn show(&self, outcome: Self::Outcome) -> Value {
-        let rewritten = outcome.input.is_some();
-        json!({
-            "block": outcome.block,
-            "reason": outcome.reason,
-            "input": outcome.input.unwrap_or_else(|| self.input.clone()),
-            "rewritten": rewritten,
-            "ask": outcome.ask,
-            "approved": outcome.approved,
-            "context": outcome.context,
-        })
+        tool_call_json(&self.input, outcome)
     }
+}
+
+/// A `tool_call` outcome as `emit` and `replay` show it; `input` is the call's input as
+/// given.
+pub fn tool_call_json(input: &Value, outcome: ToolCallOutcome) -> Value {
+    let rewritten = outcome.input.is_some();
+    json!({
+        "block": outcome.block,
+        "reason": outcome.reason,
+        "input": outcome.input.unwrap_or_else(|| input.clone()),
+        "rewritten": rewritten,
+        "ask": outcome.ask,
+        "approved": outcome.approved,
+        "context": outcome.context,
+    })
 }
 
 impl Shown for ToolResultEvent {

@@ -3,7 +3,11 @@
 
 use std::process::ExitCode;
 
-use agent_hooks::{command::Matcher, discover::HookEntry, HookOrigin};
+use agent_hooks::{
+    command::{CommandHook, Matcher},
+    discover::HookEntry,
+    HookOrigin,
+};
 use serde_json::{json, Value};
 
 use crate::{
@@ -23,6 +27,15 @@ pub fn report(session: &Session) -> Value {
         .map(|e| (e.path.as_path(), e))
         .collect();
     let entry_of = |path: &std::path::Path| by_path.get(path).copied();
+    // A startup hook that registered runner events or commands is a hook of the runner
+    // too, named by its command, from its hooks file.
+    let startup: std::collections::HashMap<(&str, &std::path::Path), &CommandHook> = session
+        .runner
+        .command_hooks()
+        .hooks()
+        .filter(|c| c.startup)
+        .map(|c| ((c.command.as_str(), c.source.as_path()), c))
+        .collect();
     let mut hooks: Vec<Value> = session
         .runner
         .hooks()
@@ -33,6 +46,23 @@ pub fn report(session: &Session) -> Value {
                 HookOrigin::Plugin { name, version } => (name.clone(), version.clone()),
                 HookOrigin::InProcess => (hook.path().to_owned(), String::new()),
             };
+            let long_running = startup.get(&(hook.path(), hook.resolved_path()));
+            if let Some(command) = long_running {
+                return json!({
+                    "kind": "long-running",
+                    "path": command.source,
+                    "command": command.command,
+                    "dialect": command.dialect.name(),
+                    "name": name,
+                    "version": version,
+                    "source": entry.map(|e| e.source.clone()),
+                    "level": entry.map(|e| e.level.to_string()),
+                    "events": hook.events().map(|e| e.name()).collect::<Vec<_>>(),
+                    "commands": hook.commands().iter().map(|c| format!("/{}", c.name)).collect::<Vec<_>>(),
+                    "warnings": hook.warnings(),
+                    "process": process_json(hook.process_state()),
+                });
+            }
             json!({
                 "kind": "plugin",
                 "path": hook.path(),
@@ -143,7 +173,15 @@ pub fn print(session: &Session, report: &Value, style: Style) {
                     Some(_) => "isolated, stopped".into(),
                     None => "in process".into(),
                 };
-                format!("{} ({runs})", listens.join(", "))
+                match h["command"].as_str() {
+                    // A long-running hook: its process runs its command.
+                    Some(command) => format!(
+                        "{} ({}): {command}",
+                        listens.join(", "),
+                        runs.trim_start_matches("isolated, ")
+                    ),
+                    None => format!("{} ({runs})", listens.join(", ")),
+                }
             };
             let kind = match h["dialect"].as_str() {
                 Some(dialect) => format!("{} ({dialect})", text(&h["kind"])),
@@ -227,7 +265,8 @@ pub fn print(session: &Session, report: &Value, style: Style) {
     });
 }
 
-/// The warnings of a `list` report, for people: each plugin's own (under its path), then
+/// The warnings of a `list` report, for people: each plugin's own (under its path, and a
+/// long-running hook's under its hooks file and command), then
 /// discovery's; paths under `base` relative to it, later lines of a warning indented.
 pub fn warning_lines(report: &Value, base: &std::path::Path) -> Vec<String> {
     let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
@@ -236,7 +275,11 @@ pub fn warning_lines(report: &Value, base: &std::path::Path) -> Vec<String> {
         .into_iter()
         .flatten()
         .flat_map(|h| {
-            let at = short_path(std::path::Path::new(&text(&h["path"])), base);
+            let mut at = short_path(std::path::Path::new(&text(&h["path"])), base);
+            if let Some(command) = h["command"].as_str() {
+                // A long-running hook: its hooks file and its command.
+                at.push_str(&format!(" (`{command}`)"));
+            }
             h["warnings"]
                 .as_array()
                 .into_iter()

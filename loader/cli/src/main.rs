@@ -110,13 +110,22 @@ enum Command {
     },
     /// Run a plugin's slash command (one a plugin registered with `register_command`) and
     /// print what it did. Exit code 1 when the command fails.
+    ///
+    /// Everything after NAME is the command's text, options included, joined with spaces:
+    /// give this program's options before NAME (`agent-hooks --json command audit --since
+    /// monday` runs `/audit` with the text `--since monday`). A `--` right after NAME is
+    /// dropped, so `command audit -- -x` and `command audit -x` both pass `-x`.
     #[command(name = "command")]
     Run {
-        /// The command's name (with or without `/`).
-        name: String,
-        /// The text after the name (joined with spaces).
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
+        /// The command's name (with or without `/`), then its text.
+        #[arg(
+            value_names = ["NAME", "TEXT"],
+            required = true,
+            num_args = 1..,
+            trailing_var_arg = true,
+            allow_hyphen_values = true
+        )]
+        words: Vec<String>,
     },
     /// The built-in demo: the sample plugins and built-in command hooks, on a built-in
     /// session.
@@ -137,7 +146,7 @@ fn main() -> ExitCode {
         Command::Doctor { tools } => doctor::run(&cli.common, &tools),
         Command::Emit { event, input } => emit::run(&cli.common, &event, &input),
         Command::Replay { file } => replay::run(&cli.common, &file),
-        Command::Run { name, args } => command::run(&cli.common, &name, &args),
+        Command::Run { words } => command::run(&cli.common, &words),
         Command::Demo => demo::run(&cli.common),
         Command::Trust => trust::run(&cli.common),
         Command::New(args) => new::run(&args),

@@ -6,13 +6,12 @@
 use std::{
     collections::BTreeMap,
     io::{BufRead, IsTerminal, Write},
-    sync::Mutex,
     time::{Duration, Instant},
 };
 
 use agent_hooks::{
     abi::{events::ContentBlock, EventKind},
-    HookToolWrapper, Tool, ToolCallError, ToolError, ToolOutput,
+    HookToolWrapper, Tool, ToolCallError, ToolCallOutcome, ToolError, ToolOutput,
 };
 use serde_json::{json, Value};
 
@@ -28,7 +27,6 @@ use crate::{
 /// The tool of a replayed call.
 struct StandIn {
     name: String,
-    ran_with: Mutex<Option<Value>>,
 }
 
 impl Tool for StandIn {
@@ -42,7 +40,6 @@ impl Tool for StandIn {
             (_, Some(Value::String(command))) => format!("ran `{command}`"),
             _ => input.to_string(),
         };
-        *crate::session::lock(&self.ran_with) = Some(input);
         Ok(ToolOutput {
             content: vec![ContentBlock::text(text)],
             details: json!({}),
@@ -208,30 +205,34 @@ async fn tool_call(session: &Session, payload: Value) -> Value {
         .or(payload.get("tool_input"))
         .cloned()
         .unwrap_or(json!({}));
-    let tool = HookToolWrapper::new(
-        StandIn {
-            name,
-            ran_with: Mutex::new(None),
-        },
-        session.runner.clone(),
-    );
-    match tool.execute(&id, input.clone()).await {
-        Err(ToolCallError::Blocked { reason, .. }) => json!({"block": true, "reason": reason}),
+    let tool = HookToolWrapper::new(StandIn { name }, session.runner.clone());
+    let (outcome, result) = tool.execute_with_outcome(&id, input.clone()).await;
+    let outcome = match (outcome, &result) {
+        (Some(outcome), _) => outcome,
+        // A hook failed, which blocks: shown as `emit` shows it.
+        (None, Err(ToolCallError::Blocked { reason, .. })) => {
+            return json!({"block": true, "reason": reason});
+        }
+        // No hook listens to `tool_call`.
+        (None, _) => ToolCallOutcome::default(),
+    };
+    let mut shown = events::tool_call_json(&input, outcome);
+    match result {
+        Err(ToolCallError::Blocked { reason, .. }) => {
+            // Blocked by a hook, or not confirmed by the user.
+            shown["block"] = json!(true);
+            shown["reason"] = json!(reason);
+        }
         result => {
-            let ran_with = crate::session::lock(&tool.tool().ran_with).clone();
             let (content, is_error) = match result {
                 Ok(output) => (output.content, false),
                 Err(ToolCallError::MarkedFailed { output, .. }) => (output.content, true),
                 Err(error) => (vec![ContentBlock::text(error.to_string())], true),
             };
-            json!({
-                "block": false,
-                "input": ran_with.clone().unwrap_or(input.clone()),
-                "rewritten": ran_with.is_some_and(|r| r != input),
-                "result": {"content": content, "is_error": is_error},
-            })
+            shown["result"] = json!({"content": content, "is_error": is_error});
         }
     }
+    shown
 }
 
 /// `agent-hooks replay`.

@@ -41,6 +41,7 @@ pub use providers::{
 };
 pub use required::RequiredFailure;
 pub use scan::{scan_hooks_folder, Found};
+pub use scripts::{hook_scripts, HookScript};
 pub use trust::{TrustError, TrustStore, Untrust, TRUST_STORE_FILE};
 
 use crate::{
@@ -343,7 +344,7 @@ impl Discovery {
         let (hooks, _) = crate::command::parse_hooks_bytes(&file.bytes, path);
         let mut scripts: Vec<(PathBuf, String)> = Vec::new();
         for hook in hooks {
-            let code = scripts::locate(&hook.command, project);
+            let code = scripts::locate(&hook, project);
             let mut uncovered = code.uncovered;
             for script in code.scripts {
                 if scripts.iter().any(|(known, _)| *known == script) {

@@ -1,5 +1,7 @@
 //! Reading a hooks folder: plugin libraries and hooks files at the top, scripts in `pre/`
 //! and `post/`, in name order; anything else gets a warning that says where it should go.
+//! A plugin's own configuration file beside it (`lib<name>.toml` or `lib<name>.json` next
+//! to `lib<name>.so`, read by the plugin's `config` service) is neither: it is passed over.
 
 use std::path::{Path, PathBuf};
 
@@ -41,7 +43,8 @@ pub fn scan_hooks_folder(dir: &Path, level: Level, source: &str) -> Found {
         level,
         source: source.to_owned(),
     };
-    for path in sorted(dir) {
+    let paths = sorted(dir);
+    for path in paths.iter().cloned() {
         let name = file_name(&path);
         if path.is_dir() {
             match name.as_str() {
@@ -55,6 +58,9 @@ pub fn scan_hooks_folder(dir: &Path, level: Level, source: &str) -> Found {
             continue;
         }
         let extension = path.extension().map(|e| e.to_string_lossy().into_owned());
+        if is_plugin_config(&path, extension.as_deref(), &paths) {
+            continue;
+        }
         match extension.as_deref() {
             Some(ext) if ext == std::env::consts::DLL_EXTENSION => {
                 found.entries.push(entry(path, EntryKind::Plugin, None));
@@ -68,6 +74,17 @@ pub fn scan_hooks_folder(dir: &Path, level: Level, source: &str) -> Found {
         }
     }
     found
+}
+
+/// Whether `path` (with `extension`) is the configuration file of a plugin library among
+/// `paths` (the folder's entries): `lib<name>.toml` or `lib<name>.json` next to
+/// `lib<name>.so` (see `plugin_config`).
+fn is_plugin_config(path: &Path, extension: Option<&str>, paths: &[PathBuf]) -> bool {
+    if !matches!(extension, Some("toml" | "json")) {
+        return false;
+    }
+    let library = path.with_extension(std::env::consts::DLL_EXTENSION);
+    paths.binary_search(&library).is_ok() && library.is_file()
 }
 
 /// Scans a `pre/` or `post/` folder: each executable `<tool>.<ext>` is a hook for `<tool>`.

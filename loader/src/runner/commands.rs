@@ -405,7 +405,7 @@ impl HookJob {
 /// `GEMINI_SESSION_ID` and `CLAUDE_PROJECT_DIR`; this project's files and Devin's every
 /// project variable), its Claude Code plugin's root, the session's `CLAUDE_ENV_FILE` where
 /// the event has one.
-pub(super) fn hook_env(
+pub(crate) fn hook_env(
     hook: &CommandHook,
     cwd: &std::path::Path,
     env_file: Option<&std::path::Path>,

@@ -25,6 +25,7 @@ pub use combine::{
     Combine, CommandInput, ContextOutcome, Fold, PermissionOutcome, PromptOutcome,
     SessionStartOutcome, StopOutcome, ToolCallOutcome, ToolResultOutcome,
 };
+pub(crate) use commands::hook_env;
 pub use lookups::default_rendering;
 
 use crate::sync::RwLockUnpoisoned;

@@ -207,7 +207,10 @@
 //!
 //! ```toml
 //! [dependencies]
-//! agent-hooks-abi = { version = "1", features = ["log"] }
+//! # From a clone (the crate is not on crates.io yet): its `abi/` folder.
+//! agent-hooks-abi = { path = "../agent-hooks/abi", features = ["log"] }
+//! # Once published:
+//! # agent-hooks-abi = { version = "1.1", features = ["log"] }
 //! log = "0.4"
 //! ```
 //!
@@ -285,13 +288,20 @@
 //! a message and keep unknown fields in `extra`. Unknown JSON fields of every type are
 //! ignored when read (or kept in `extra`), as before.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+// Hand-written `unsafe` lives in `sys` alone (`ffi` is allowed only the code abi_stable's
+// derive and trait macros generate there: its files hold none written by hand).
+#![deny(unsafe_code)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod events;
+#[allow(unsafe_code)]
 pub mod ffi;
 pub mod host;
 mod sdk;
 pub mod services;
+#[allow(unsafe_code)]
+mod sys;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -315,12 +325,14 @@ pub mod prelude {
         HookContext, Host, NavigateTreeOptions, NewSessionOptions, NotifyLevel, RenderOptions, Ui,
     };
     pub use crate::services::{LogLevel, PluginInfo, ServiceError};
-    pub use serde_json::{json, Value};
+    /// The crate itself, for `serde_json::from_value` and the rest, with no dependency line.
+    pub use serde_json::{self, json, Value};
 }
 
 /// Used by [`export_plugin!`]; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::sdk::export::{lib_header, PluginEntry};
+    pub use crate::sdk::export::PluginEntry;
+    pub use crate::sys::lib_header;
     pub use abi_stable::library::LibHeader;
 }

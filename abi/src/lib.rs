@@ -207,7 +207,10 @@
 //!
 //! ```toml
 //! [dependencies]
-//! agent-hooks-abi = { version = "1", features = ["log"] }
+//! # From a clone (the crate is not on crates.io yet): its `abi/` folder.
+//! agent-hooks-abi = { path = "../agent-hooks/abi", features = ["log"] }
+//! # Once published:
+//! # agent-hooks-abi = { version = "1.1", features = ["log"] }
 //! log = "0.4"
 //! ```
 //!
@@ -231,7 +234,7 @@
 //!
 //! | | |
 //! |---|---|
-//! | a minor (`1.y` → `1.y+1`) may add | host services (reached through `call`, see [`services`]); events; fields of events, results, messages and options (they cross as JSON); values of enums that have an `Unknown` fallback |
+//! | a minor (`1.y` → `1.y+1`) may add | host services (reached through `call`, see [`services`]); events; types; fields of the `#[non_exhaustive]` types added since 1.1 (1.0.0's types keep their fields, see below); values of enums that have an `Unknown` fallback |
 //! | only a major (`1.x` → `2.0`) may change | anything in [`ffi`] (the checked types: the root module, the host traits, the handler traits); removing or changing a service, an event or a field |
 //! | a newer host, older plugin | loads; every event and service the plugin knows works; events it does not know are not delivered to it |
 //! | an older host, newer plugin | loads; a service the host lacks answers [`ServiceError::Unsupported`] (never a panic); a handler for an event the host does not emit is listed as a warning; a service the plugin declared with [`HookApi::require`] refuses the load: "upgrade the agent" |
@@ -249,37 +252,56 @@
 //! dwarfs. The host applies this policy itself when it loads a plugin (the major must
 //! match) instead of abi_stable's default rule, so that each refusal says what to do.
 //!
-//! So that a new field does not break a plugin's *source* either, the structs that may gain
-//! fields are `#[non_exhaustive]`: events, results, messages, options and context data. A
-//! plugin reads their fields and matches them with `..`, but builds them only through
-//! `Default` and builder-style setters named after the fields, or a constructor:
+//! ### Source compatibility within 1.x
+//!
+//! A plugin's *source* that compiled against `1.0.0` compiles against every later `1.y`
+//! (checked in CI by `cargo semver-checks` against the last release tag, and by building
+//! 1.0.0's sample plugins, unchanged, against this crate). So the structs of 1.0.0 are built
+//! the way 1.0.0's docs showed, with a struct expression and `..Default::default()`, or with a
+//! constructor, or with the builder-style setters (named after the fields) added in 1.1:
 //!
 //! ```
 //! use agent_hooks_abi::prelude::*;
 //! use std::time::Duration;
 //!
+//! // As 1.0.0's docs showed, and still:
+//! let content = vec![ContentBlock::text("[redacted]")];
+//! let patch = ToolResultPatch { content: Some(content), ..Default::default() };
 //! // Events (the host builds them; plugin tests do too).
 //! let call = ToolCallEvent::new("exec", "call-1", json!({"command": "ls"}));
 //! let ran = ToolResultEvent::new("exec", "call-1", json!({})).is_error(true);
 //! // Results a handler returns.
 //! let blocked = ToolCallResult::block("not here");
-//! let patch = ToolResultPatch::default().details(json!({"redacted": true}));
+//! let details = ToolResultPatch::default().details(json!({"redacted": true}));
 //! let options = ExecOptions::default().timeout(Duration::from_secs(5)).env("LANG", "C");
-//! # let _ = (call, ran, blocked, patch, options);
+//! # let _ = (patch, call, ran, blocked, details, options);
 //! ```
 //!
-//! A field set through a setter keeps compiling when later fields are added (they take
-//! their default). `ContentBlock` and `AgentMessage` stay open: they mirror the wire shape of
+//! Which types may grow within the major, and which are frozen, is one rule
+//! (docs/compatibility-and-versions.md, "The rule for growth"): the types that 1.0.0 had
+//! gain no public field within 1.x (new data comes as a new type, a new event or a host
+//! service); types added since 1.1 are `#[non_exhaustive]` and may gain fields. 1.1.0 broke
+//! this once: it added `ToolCallResult::ask` and made the 1.0.0 types `#[non_exhaustive]`;
+//! the second is undone (see CHANGELOG.md), the first stays (a struct expression of
+//! `ToolCallResult` that names all its fields without `..` fails; 1.0.0's docs built it with
+//! `block` or `replace_input`). `ContentBlock` and `AgentMessage` mirror the wire shape of
 //! a message and keep unknown fields in `extra`. Unknown JSON fields of every type are
 //! ignored when read (or kept in `extra`), as before.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+// Hand-written `unsafe` lives in `sys` alone (`ffi` is allowed only the code abi_stable's
+// derive and trait macros generate there: its files hold none written by hand).
+#![deny(unsafe_code)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod events;
+#[allow(unsafe_code)]
 pub mod ffi;
 pub mod host;
 mod sdk;
 pub mod services;
+#[allow(unsafe_code)]
+mod sys;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -303,12 +325,14 @@ pub mod prelude {
         HookContext, Host, NavigateTreeOptions, NewSessionOptions, NotifyLevel, RenderOptions, Ui,
     };
     pub use crate::services::{LogLevel, PluginInfo, ServiceError};
-    pub use serde_json::{json, Value};
+    /// The crate itself, for `serde_json::from_value` and the rest, with no dependency line.
+    pub use serde_json::{self, json, Value};
 }
 
 /// Used by [`export_plugin!`]; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::sdk::export::{lib_header, PluginEntry};
+    pub use crate::sdk::export::PluginEntry;
+    pub use crate::sys::lib_header;
     pub use abi_stable::library::LibHeader;
 }

@@ -19,7 +19,7 @@ use agent_hooks::{
 };
 use agent_hooks_tests::{
     host_1_0_0, isolated, matrix_plugin, plugin,
-    releases::{file_at, files_at, releases},
+    releases::{file_at, files_at, releases, sample_1_0_0},
     s, temp_dir, RecordingAgent,
 };
 
@@ -266,6 +266,35 @@ fn every_frozen_copy_is_its_release_commit() {
             "row {}: files not in its commit",
             release.version
         );
+    }
+}
+
+/// A plugin's source that compiled against 1.0.0 compiles against today's interface: the
+/// sample plugins of 1.0.0, unchanged (struct expressions with `..Default::default()` and
+/// exhaustive ones, as 1.0.0's docs showed), build and load.
+#[test]
+fn the_sample_plugins_of_1_0_0_compile_unchanged_against_this_interface() {
+    let release = &releases()[0];
+    assert_eq!(release.version, "1.0.0");
+    let root = agent_hooks_tests::workspace_root();
+    let copy = root.join("tests/fixtures/abi-history/samples-1.0.0");
+    let files = files_at(&release.commit, "sample-plugins").unwrap();
+    let sources: Vec<&String> = files.iter().filter(|f| f.ends_with("src/lib.rs")).collect();
+    assert_eq!(sources.len(), 6, "{files:?}");
+    for file in sources {
+        let frozen = std::fs::read(copy.join(file)).unwrap();
+        assert!(
+            frozen == file_at(&release.commit, file).unwrap(),
+            "samples-1.0.0/{file} is not the 1.0.0 commit's"
+        );
+        let name = file.split('/').nth(1).unwrap();
+        let dir = temp_dir();
+        let loaded = load_hooks_with(
+            [s(&sample_1_0_0(name))],
+            dir.path(),
+            &LoadOptions::in_process(),
+        );
+        assert!(loaded.errors.is_empty(), "{name}: {:?}", loaded.errors);
     }
 }
 

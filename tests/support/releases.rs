@@ -66,3 +66,12 @@ pub fn files_at(commit: &str, folder: &str) -> Result<Vec<String>, String> {
 pub fn file_at(commit: &str, path: &str) -> Result<Vec<u8>, String> {
     git(&["show", &format!("{commit}:{path}")])
 }
+
+/// The sample plugin `name` of interface 1.0.0 (`sample-plugins/<name>/src` of its commit,
+/// unchanged, in `tests/fixtures/abi-history/samples-1.0.0`), built against today's `abi/`.
+pub fn sample_1_0_0(name: &str) -> std::path::PathBuf {
+    crate::separate_workspace_plugin(
+        "tests/fixtures/abi-history/samples-1.0.0",
+        &format!("sample-1-0-0-{name}"),
+    )
+}

@@ -30,7 +30,6 @@ use super::{AgentMessage, CustomMessage, ImageContent};
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct ContextEvent {
     /// The messages, oldest first.
     pub messages: Vec<AgentMessage>,
@@ -57,7 +56,6 @@ setters!(ContextEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct ContextResult {
     /// The replacement messages.
     pub messages: Vec<AgentMessage>,
@@ -84,7 +82,6 @@ setters!(ContextResult {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct BeforeAgentStartEvent {
     /// The user's prompt.
     pub prompt: String,
@@ -113,7 +110,6 @@ setters!(BeforeAgentStartEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct BeforeAgentStartResult {
     /// A message to inject before the prompt.
     pub message: Option<CustomMessage>,
@@ -132,7 +128,6 @@ setters!(BeforeAgentStartResult {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct AgentStartEvent {}
 
 /// `agent_end`: the agent finished working on a prompt.
@@ -151,7 +146,6 @@ pub struct AgentStartEvent {}
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct AgentEndEvent {
     /// The messages produced while working.
     pub messages: Vec<AgentMessage>,
@@ -173,7 +167,6 @@ setters!(AgentEndEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct TurnStartEvent {
     /// The turn's index within the prompt, from 0.
     pub turn_index: u32,
@@ -212,7 +205,6 @@ setters!(TurnStartEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct TurnEndEvent {
     /// The turn's index within the prompt, from 0.
     pub turn_index: u32,
@@ -239,7 +231,6 @@ setters!(TurnEndEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct AutoCompactionStartEvent {
     /// `threshold` or `overflow`.
     pub reason: String,
@@ -261,7 +252,6 @@ setters!(AutoCompactionStartEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct AutoCompactionEndEvent {
     /// Whether it was aborted.
     pub aborted: bool,
@@ -288,7 +278,6 @@ setters!(AutoCompactionEndEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct AutoRetryStartEvent {
     /// This attempt, from 1.
     pub attempt: u32,
@@ -320,7 +309,6 @@ setters!(AutoRetryStartEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct AutoRetryEndEvent {
     /// Whether the retry succeeded.
     pub success: bool,
@@ -351,7 +339,6 @@ setters!(AutoRetryEndEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct TtsrTriggeredEvent {
     /// The rules that triggered.
     pub rules: Vec<Value>,
@@ -378,7 +365,6 @@ setters!(TtsrTriggeredEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct TodoReminderEvent {
     /// The unfinished todos.
     pub todos: Vec<Value>,

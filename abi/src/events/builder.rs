@@ -1,5 +1,5 @@
-//! Builder-style setters for the `#[non_exhaustive]` structs of the interface, which a plugin
-//! cannot build with a struct expression: `ExecOptions::default().timeout(d)`.
+//! Builder-style setters for the structs of the interface (added in 1.1, beside struct
+//! expressions): `ExecOptions::default().timeout(d)`.
 
 /// `setters!(Type { field: set<FieldType>, optional: some<InnerType>, })` adds, for each
 /// field, a method of the field's name that sets it (to `Some(..)` for `some`) and returns

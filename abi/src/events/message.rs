@@ -142,7 +142,6 @@ pub struct AgentMessage {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct CustomMessage {
     /// The plugin-defined type; renderers are registered per type (read from `custom_type`
     /// or `customType`).
@@ -205,7 +204,6 @@ pub enum DeliverAs {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SendMessageOptions {
     /// Start a model turn when the agent is idle.
     pub trigger_turn: bool,
@@ -231,7 +229,6 @@ setters!(SendMessageOptions {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct ImageContent {
     /// Base64 data.
     pub data: String,

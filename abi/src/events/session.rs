@@ -14,7 +14,6 @@ use super::setters;
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionStartEvent {
     /// How it started: `startup`, `resume`, `clear`, `compact`, ...
     pub source: String,
@@ -72,7 +71,6 @@ setters!(SessionStartResult {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionBeforeSwitchEvent {
     /// `new` or `resume`.
     pub reason: String,
@@ -96,7 +94,6 @@ setters!(SessionBeforeSwitchEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionBeforeSwitchResult {
     /// Cancel the switch (later handlers do not run).
     pub cancel: bool,
@@ -118,7 +115,6 @@ setters!(SessionBeforeSwitchResult {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionSwitchEvent {
     /// `new` or `resume`.
     pub reason: String,
@@ -142,7 +138,6 @@ setters!(SessionSwitchEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionBeforeBranchEvent {
     /// The entry branched from.
     pub entry_id: String,
@@ -164,7 +159,6 @@ setters!(SessionBeforeBranchEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionBeforeBranchResult {
     /// Cancel the branch (later handlers do not run).
     pub cancel: bool,
@@ -189,7 +183,6 @@ setters!(SessionBeforeBranchResult {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionBranchEvent {
     /// The entry branched from.
     pub entry_id: String,
@@ -215,7 +208,6 @@ setters!(SessionBranchEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionBeforeCompactEvent {
     /// Instructions the user gave for this compaction.
     pub custom_instructions: Option<String>,
@@ -248,7 +240,6 @@ setters!(SessionBeforeCompactEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct Compaction {
     /// The summary that replaces the compacted entries.
     pub summary: String,
@@ -280,7 +271,6 @@ setters!(Compaction {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionBeforeCompactResult {
     /// Cancel the compaction (later handlers do not run).
     pub cancel: bool,
@@ -304,7 +294,6 @@ setters!(SessionBeforeCompactResult {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionCompactingEvent {
     /// Instructions the user gave for this compaction.
     pub custom_instructions: Option<String>,
@@ -331,7 +320,6 @@ setters!(SessionCompactingEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionCompactingResult {
     /// Extra lines of context for the summariser.
     pub context: Vec<String>,
@@ -359,7 +347,6 @@ setters!(SessionCompactingResult {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionCompactEvent {
     /// The summary produced, if any.
     pub summary: Option<String>,
@@ -384,7 +371,6 @@ setters!(SessionCompactEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionBeforeTreeEvent {
     /// The entry moved to.
     pub target_id: String,
@@ -409,7 +395,6 @@ setters!(SessionBeforeTreeEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct BranchSummary {
     /// The summary text.
     pub summary: String,
@@ -437,7 +422,6 @@ setters!(BranchSummary {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionBeforeTreeResult {
     /// Cancel the move (later handlers do not run).
     pub cancel: bool,
@@ -462,7 +446,6 @@ setters!(SessionBeforeTreeResult {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionTreeEvent {
     /// The new leaf.
     pub new_leaf_id: Option<String>,
@@ -486,7 +469,6 @@ setters!(SessionTreeEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionShutdownEvent {
     /// Why: `exit`, `clear`, `logout`, ...
     pub reason: String,

@@ -19,7 +19,6 @@ use super::ContentBlock;
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct ToolCallEvent {
     /// The tool's name, e.g. `exec`.
     pub tool_name: String,
@@ -46,7 +45,6 @@ impl ToolCallEvent {
             tool_name: tool_name.into(),
             tool_call_id: tool_call_id.into(),
             input,
-            ..Self::default()
         }
     }
 }
@@ -77,7 +75,6 @@ impl ToolCallEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(from = "ToolCallWire")]
-#[non_exhaustive]
 pub struct ToolCallResult {
     /// Do not run the tool.
     pub block: bool,
@@ -193,7 +190,6 @@ impl ToolCallResult {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct ToolResultEvent {
     /// The tool's name.
     pub tool_name: String,
@@ -255,7 +251,6 @@ impl ToolResultEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct ToolResultPatch {
     /// Replacement output.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -289,7 +284,6 @@ setters!(ToolResultPatch {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct PermissionRequestEvent {
     /// The tool's name.
     pub tool_name: String,
@@ -316,7 +310,6 @@ impl PermissionRequestEvent {
             tool_name: tool_name.into(),
             tool_call_id: tool_call_id.into(),
             input,
-            ..Self::default()
         }
     }
 }
@@ -353,7 +346,6 @@ pub enum PermissionDecision {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct PermissionResult {
     /// The decision; nothing means "no opinion".
     pub decision: Option<PermissionDecision>,
@@ -378,7 +370,6 @@ setters!(PermissionResult {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct StopEvent {
     /// Whether a stop hook is already keeping the agent going.
     pub stop_hook_active: bool,
@@ -400,7 +391,6 @@ setters!(StopEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct StopResult {
     /// Keep the agent going.
     pub block: bool,

@@ -29,7 +29,6 @@ pub type HandlerResult<T> = Result<T, Error>;
 /// Options of [`Host::exec`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct ExecOptions {
     /// Kill the program (and everything it started) after this long, and report `killed`;
     /// hosts apply a default when unset (60 s for `agent-hooks`).
@@ -64,7 +63,6 @@ impl ExecOptions {
 /// What a program run by [`Host::exec`] did.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct ExecOutput {
     /// Its standard output, as text (invalid UTF-8 replaced).
     pub stdout: String,
@@ -89,7 +87,6 @@ setters!(ExecOutput {
 /// Options given to a message renderer.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct RenderOptions {
     /// Whether the message is shown expanded.
     pub expanded: bool,

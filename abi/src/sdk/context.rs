@@ -11,7 +11,6 @@ use crate::{events::AgentMessage, ffi::HostContextRef, services::ServiceError};
 /// The session a handler runs in.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionInfo {
     /// The session's id.
     pub id: String,
@@ -27,7 +26,6 @@ setters!(SessionInfo {
 /// The model the agent uses.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct ModelInfo {
     /// e.g. `anthropic`.
     pub provider: String,
@@ -43,7 +41,6 @@ setters!(ModelInfo {
 /// The UI's theme.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct Theme {
     /// The theme's name.
     pub name: String,
@@ -91,7 +88,6 @@ impl NotifyLevel {
 /// Options of [`CommandContext::new_session`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct NewSessionOptions {
     /// The session the new one continues from.
     pub parent_session: Option<String>,
@@ -107,7 +103,6 @@ setters!(NewSessionOptions {
 /// Options of [`CommandContext::navigate_tree`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct NavigateTreeOptions {
     /// Summarise the branch left behind.
     pub summarize: bool,
@@ -120,7 +115,6 @@ setters!(NavigateTreeOptions {
 /// What a session action did.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct SessionActionOutcome {
     /// A hook (or the user) cancelled it.
     pub cancelled: bool,

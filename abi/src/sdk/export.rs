@@ -1,7 +1,7 @@
 //! What [`export_plugin!`](crate::export_plugin) expands to, apart from the exported static.
 
 use abi_stable::{
-    library::{CheckTypeLayout, LibHeader, RootModule, RootModuleResult},
+    library::{RootModule, RootModuleResult},
     prefix_type::{PrefixRefTrait, PrefixTypeTrait},
     std_types::RResult,
 };
@@ -41,21 +41,8 @@ fn root_module<P: PluginEntry>() -> PluginModuleRef {
     .leak_into_prefix()
 }
 
-extern "C" fn root_module_constructor<P: PluginEntry>() -> RootModuleResult {
+pub(crate) extern "C" fn root_module_constructor<P: PluginEntry>() -> RootModuleResult {
     abi_stable::library::__call_root_module_loader(root_module::<P>)
-}
-
-/// The library header that abi_stable's loader reads from a plugin.
-pub const fn lib_header<P: PluginEntry>() -> LibHeader {
-    // SAFETY: `from_constructor` needs a constructor whose module was erased from a
-    // `PluginModuleRef`; `root_module_constructor` builds exactly that, through abi_stable's
-    // own wrapper (which also catches a panic in it).
-    unsafe {
-        LibHeader::from_constructor::<PluginModuleRef>(
-            root_module_constructor::<P>,
-            CheckTypeLayout::Yes,
-        )
-    }
 }
 
 // Keeps the names the macro relies on checked by the compiler.

@@ -4,11 +4,13 @@
 //!
 //! ```toml
 //! [dev-dependencies]
-//! agent-hooks-abi = { version = "1", features = ["testing"] }
+//! # From a clone (the crate is not on crates.io yet): the `[dependencies]` line's path.
+//! agent-hooks-abi = { path = "../agent-hooks/abi", features = ["testing"] }
+//! # Once published:
+//! # agent-hooks-abi = { version = "1.1", features = ["testing"] }
 //! ```
 //!
-//! (with the same `path` or `git` as the `[dependencies]` line while the crate is not
-//! published). Write the tests as unit tests in the plugin's `src/lib.rs`: a `cdylib` crate
+//! Write the tests as unit tests in the plugin's `src/lib.rs`: a `cdylib` crate
 //! has no Rust library that `tests/` could link.
 //!
 //! [`TestHost::load`] runs the plugin's factory (the function given to `export_plugin!`)

@@ -29,6 +29,36 @@ impl Deref for TestPlugin {
     }
 }
 
+/// What the factory registered: the events handled, the commands and the renderers, by
+/// name (`{:?}` of a plugin in a test's assertion message).
+impl std::fmt::Debug for TestPlugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let handlers: Vec<&str> = self
+            .registry
+            .handlers
+            .iter()
+            .map(|(k, _)| k.name())
+            .collect();
+        let commands: Vec<&str> = self
+            .registry
+            .commands
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        let renderers: Vec<&str> = self
+            .registry
+            .renderers
+            .iter()
+            .map(|(t, _)| t.as_str())
+            .collect();
+        f.debug_struct("TestPlugin")
+            .field("handlers", &handlers)
+            .field("commands", &commands)
+            .field("renderers", &renderers)
+            .finish_non_exhaustive()
+    }
+}
+
 impl TestPlugin {
     pub(crate) fn new(host: TestHost, sdk_host: Host, registry: Registry) -> Self {
         Self {

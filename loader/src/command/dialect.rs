@@ -27,7 +27,8 @@ pub enum Dialect {
 pub enum MatcherRule {
     /// An unanchored regex; `""` or none matches all (spec 02 hooks files, Devin).
     Regex,
-    /// As [`Regex`](Self::Regex), and `*` also matches all (Codex).
+    /// As [`Regex`](Self::Regex), and `*` also matches all (what Codex's docs describe; the
+    /// real Codex reads matchers as Claude Code does, so no dialect uses it now).
     RegexOrStar,
     /// Claude Code's rule: `*`, `""` or none match all; letters, digits, `_` and `|` only
     /// is an exact name or a `|` list of names; anything else an unanchored regex.
@@ -78,8 +79,9 @@ impl Dialect {
         match self {
             Dialect::Agent if settings_form => MatcherRule::Claude,
             Dialect::Agent | Dialect::Devin => MatcherRule::Regex,
-            Dialect::ClaudeCode => MatcherRule::Claude,
-            Dialect::Codex => MatcherRule::RegexOrStar,
+            // Codex reads a plain name as exact, as Claude Code does (measured with the real
+            // agent, tests/real-agents: `Bas` does not match `Bash`).
+            Dialect::ClaudeCode | Dialect::Codex => MatcherRule::Claude,
             Dialect::Gemini => MatcherRule::Gemini,
         }
     }

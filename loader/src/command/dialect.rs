@@ -110,6 +110,24 @@ impl Dialect {
         }
     }
 
+    /// The name of the common payload field `field` in this dialect's payloads of `event`,
+    /// or `None` where its agent does not send it (measured with the real agents,
+    /// tests/real-agents): Claude Code sends no `permission_mode` at `SessionStart` and
+    /// `SessionEnd`; Codex calls the turn's id `turn_id`; Gemini CLI sends no
+    /// `permission_mode`, `prompt_id` or `tool_use_id`.
+    pub fn payload_field(self, event: CommandEvent, field: &'static str) -> Option<&'static str> {
+        match (self, field) {
+            (Dialect::Gemini, "permission_mode" | "prompt_id" | "tool_use_id") => None,
+            (Dialect::ClaudeCode, "permission_mode")
+                if matches!(event, CommandEvent::SessionStart | CommandEvent::SessionEnd) =>
+            {
+                None
+            }
+            (Dialect::Codex, "prompt_id") => Some("turn_id"),
+            _ => Some(field),
+        }
+    }
+
     /// How many seconds one unit of `timeout` is: Gemini CLI gives milliseconds.
     pub fn timeout_unit(self) -> f64 {
         match self {

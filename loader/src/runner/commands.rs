@@ -291,16 +291,19 @@ impl HookRunner {
         }
         let cwd = self.cwd.to_string_lossy().into_owned();
         common.push(("cwd", Value::String(cwd)));
-        let mode = crate::host::shielded("default".to_owned(), || agent.permission_mode());
-        common.push(("permission_mode", Value::String(mode)));
+        let field = |name| hook.dialect.payload_field(hook.event, name);
+        if let Some(name) = field("permission_mode") {
+            let mode = crate::host::shielded("default".to_owned(), || agent.permission_mode());
+            common.push((name, Value::String(mode)));
+        }
         common.push(("hook_event_name", Value::String(hook.event_name.clone())));
         let prompt_id = self
             .prompt_id
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        if let Some(prompt_id) = prompt_id {
-            common.push(("prompt_id", Value::String(prompt_id)));
+        if let (Some(prompt_id), Some(name)) = (prompt_id, field("prompt_id")) {
+            common.push((name, Value::String(prompt_id)));
         }
         if hook.event.spec().fields.contains(&"model") {
             if let Some(model) = crate::host::shielded(None, || agent.model()) {

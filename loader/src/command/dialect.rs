@@ -5,7 +5,7 @@ use std::{borrow::Cow, fmt, path::Path};
 
 use serde_json::Value;
 
-use super::{answer::Answer, event::CommandEvent};
+use super::{answer::Answer, event::CommandEvent, Exit, Run};
 
 /// The agent a hooks file was written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -86,12 +86,41 @@ impl Dialect {
         }
     }
 
-    /// Gives an answer the meaning its agent gives it where that differs from Claude Code's:
-    /// Gemini CLI's AfterTool `decision: deny` (and exit 2) replaces the tool's result for
+    /// Gives an answer (of the hook's `run`) the meaning its agent gives it where that
+    /// differs from Claude Code's. Gemini CLI (measured with the real agent,
+    /// tests/real-agents): a hook's text that is not JSON (stdout, or stderr when stdout is
+    /// empty) is shown to the user on exit 0 and blocks with it as the reason on any exit
+    /// code but 0, 1 and 2 (exit 2 blocks as everywhere); BeforeTool's `additionalContext`
+    /// is not read; AfterTool's `decision: deny` (and exit 2) replaces the tool's result for
     /// the model with the reason, where Claude Code's PostToolUse appends it.
-    pub fn adapt(self, event: CommandEvent, answer: &mut Answer) {
-        if self == Dialect::Gemini && event == CommandEvent::PostToolUse {
-            answer.replacement = answer.feedback.take();
+    pub fn adapt(self, event: CommandEvent, run: &Run, answer: &mut Answer) {
+        if self != Dialect::Gemini {
+            return;
+        }
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let text = match stdout.trim() {
+            "" => stderr.trim(),
+            text => text,
+        };
+        if !text.is_empty() && !text.starts_with('{') {
+            match run.exit {
+                Exit::Code(0) => {
+                    answer.context.retain(|c| c != text);
+                    answer.system_message = Some(text.to_owned());
+                }
+                Exit::Code(code) if code > 2 => {
+                    answer.failed = false;
+                    answer.problems.clear();
+                    super::answer::exit_2(event, text.to_owned(), answer);
+                }
+                _ => {}
+            }
+        }
+        match event {
+            CommandEvent::PreToolUse => answer.context.clear(),
+            CommandEvent::PostToolUse => answer.replacement = answer.feedback.take(),
+            _ => {}
         }
     }
 

@@ -137,7 +137,7 @@ impl HookRunner {
         let mut combined = CommandOutcome::default();
         for (hook, finished) in waited.iter().zip(runs) {
             let mut answer = finished.answer(event);
-            hook.dialect.adapt(event, &mut answer);
+            hook.dialect.adapt(event, &finished.run, &mut answer);
             if hook.required && event == CommandEvent::PreToolUse {
                 fail_closed(hook, &finished.run, &mut answer);
             }

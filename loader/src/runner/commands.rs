@@ -415,7 +415,7 @@ impl HookJob {
 /// `CLAUDE_PROJECT_DIR`; Codex none; Gemini CLI `GEMINI_PROJECT_DIR`, `GEMINI_CWD`,
 /// `GEMINI_SESSION_ID` and `CLAUDE_PROJECT_DIR`; this project's files and Devin's every
 /// project variable), its Claude Code plugin's root, the session's `CLAUDE_ENV_FILE` where
-/// the event has one.
+/// the event has one (not for Codex and Gemini CLI hooks, which their agents give none).
 pub(super) fn hook_env(
     hook: &CommandHook,
     cwd: &std::path::Path,
@@ -442,6 +442,8 @@ pub(super) fn hook_env(
     if let Some(root) = &hook.plugin_root {
         env.push(("CLAUDE_PLUGIN_ROOT", root.to_string_lossy().into_owned()));
     }
+    // Codex and Gemini CLI give their hooks no CLAUDE_ENV_FILE.
+    let env_file = env_file.filter(|_| !matches!(hook.dialect, Dialect::Codex | Dialect::Gemini));
     if let Some(file) = env_file {
         env.push(("CLAUDE_ENV_FILE", file.to_string_lossy().into_owned()));
     }

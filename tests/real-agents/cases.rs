@@ -327,13 +327,13 @@ pub fn all() -> Vec<Case> {
             event: "pre",
             matcher: None,
             tag: "slow",
-            timeout: Some(1.0),
+            timeout: Some(3.0),
         }],
         agents: ALL,
         answers: |_| {
             vec![(
                 "slow",
-                json!([{"sleep": 4, "code": 2, "stderr": "M-too-late"}]),
+                json!([{"sleep": 8, "code": 2, "stderr": "M-too-late"}]),
             )]
         },
     });

@@ -94,6 +94,7 @@ fn suite(agent: Agent, fail: bool) -> usize {
     let mut comparisons = 0;
     let mut deliberate_seen = 0;
     let only = std::env::var("REAL_AGENTS_CASE").ok();
+    let mut reached: Vec<(&str, String)> = Vec::new();
     for case in cases::all() {
         if !case.agents.contains(&agent) || only.as_deref().is_some_and(|o| !case.name.contains(o))
         {
@@ -119,6 +120,7 @@ fn suite(agent: Agent, fail: bool) -> usize {
             match deliberate::find(agent, case.name, name) {
                 Some(expected) => {
                     deliberate_seen += 1;
+                    reached.push((case.name, name.clone()));
                     if theirs != expected.agent || mine != expected.agent_hooks {
                         case_failures.push(format!(
                             "  {name}: a deliberate difference changed ({})\n    {}: {theirs}\n    agent-hooks: {mine}\n    expected {}: {}\n    expected agent-hooks: {}",
@@ -127,8 +129,11 @@ fn suite(agent: Agent, fail: bool) -> usize {
                     }
                 }
                 None if theirs != mine => case_failures.push(format!(
-                    "  {name}\n    {}: {theirs}\n    agent-hooks: {mine}",
-                    agent.name()
+                    "  {name}\n    {}: {theirs}\n    agent-hooks: {mine}\n    (if deliberate, in deliberate.rs: ({:?}, {:?}, {:?}, r#\"{theirs}\"#, r#\"{mine}\"#, WHY))",
+                    agent.name(),
+                    agent,
+                    case.name,
+                    name
                 )),
                 None => {}
             }
@@ -149,6 +154,15 @@ fn suite(agent: Agent, fail: bool) -> usize {
                 real.detail,
                 ours.detail
             ));
+        }
+    }
+    if only.is_none() {
+        for (case, fact) in deliberate::rows(agent) {
+            if !reached.iter().any(|(c, f)| *c == case && f == fact) {
+                failures.push(format!(
+                    "deliberate.rs has a row no run reached: case `{case}`, fact `{fact}`"
+                ));
+            }
         }
     }
     eprintln!("{}: {comparisons} comparisons, {deliberate_seen} of them deliberate differences, {} case(s) differ", agent.name(), failures.len());

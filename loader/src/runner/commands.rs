@@ -133,7 +133,7 @@ impl HookRunner {
         let mut combined = CommandOutcome::default();
         for (hook, finished) in waited.iter().zip(runs) {
             let mut answer = finished.answer(event);
-            hook.dialect.adapt(event, &mut answer);
+            hook.dialect.adapt(event, &finished.run, &mut answer);
             if hook.required && event == CommandEvent::PreToolUse {
                 fail_closed(hook, &finished.run, &mut answer);
             }
@@ -287,12 +287,15 @@ impl HookRunner {
         }
         let cwd = self.cwd.to_string_lossy().into_owned();
         common.push(("cwd", Value::String(cwd)));
-        let mode = crate::host::shielded("default".to_owned(), || agent.permission_mode());
-        common.push(("permission_mode", Value::String(mode)));
+        let field = |name| hook.dialect.payload_field(hook.event, name);
+        if let Some(name) = field("permission_mode") {
+            let mode = crate::host::shielded("default".to_owned(), || agent.permission_mode());
+            common.push((name, Value::String(mode)));
+        }
         common.push(("hook_event_name", Value::String(hook.event_name.clone())));
         let prompt_id = self.prompt_id.read_unpoisoned().clone();
-        if let Some(prompt_id) = prompt_id {
-            common.push(("prompt_id", Value::String(prompt_id)));
+        if let (Some(prompt_id), Some(name)) = (prompt_id, field("prompt_id")) {
+            common.push((name, Value::String(prompt_id)));
         }
         if hook.event.spec().fields.contains(&"model") {
             if let Some(model) = crate::host::shielded(None, || agent.model()) {
@@ -404,7 +407,7 @@ impl HookJob {
 /// `CLAUDE_PROJECT_DIR`; Codex none; Gemini CLI `GEMINI_PROJECT_DIR`, `GEMINI_CWD`,
 /// `GEMINI_SESSION_ID` and `CLAUDE_PROJECT_DIR`; this project's files and Devin's every
 /// project variable), its Claude Code plugin's root, the session's `CLAUDE_ENV_FILE` where
-/// the event has one.
+/// the event has one (not for Codex and Gemini CLI hooks, which their agents give none).
 pub(crate) fn hook_env(
     hook: &CommandHook,
     cwd: &std::path::Path,
@@ -431,6 +434,8 @@ pub(crate) fn hook_env(
     if let Some(root) = &hook.plugin_root {
         env.push(("CLAUDE_PLUGIN_ROOT", root.to_string_lossy().into_owned()));
     }
+    // Codex and Gemini CLI give their hooks no CLAUDE_ENV_FILE.
+    let env_file = env_file.filter(|_| !matches!(hook.dialect, Dialect::Codex | Dialect::Gemini));
     if let Some(file) = env_file {
         env.push(("CLAUDE_ENV_FILE", file.to_string_lossy().into_owned()));
     }

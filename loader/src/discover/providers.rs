@@ -8,7 +8,7 @@ use super::{
     EntryKind, HookEntry, Level,
 };
 use crate::{
-    command::CommandEvent,
+    command_hook::CommandEvent,
     file::{read_checked, FileError, Limit, StrictModes},
 };
 

@@ -51,8 +51,8 @@ use std::{
 pub use dialects::{plugin_folder_hooks, AgentFiles, ClaudePluginHooks};
 pub use entry::{EntryKind, HookEntry, Level};
 pub use providers::{
-    builtin_providers, AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks,
-    DiscoveryContext, DiscoveryProvider,
+    AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks, DiscoveryContext,
+    DiscoveryProvider,
 };
 pub use required::RequiredFailure;
 pub use scan::{scan_hooks_folder, Found};
@@ -64,6 +64,23 @@ use crate::{
     load::{resolve_path, LoadError, LoadFailure, LoadHooksResult, LoadOptions, PluginLoader},
     runner::HookRunner,
 };
+
+/// The built-in providers, highest priority first (the table above).
+pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
+    vec![
+        Box::new(AgentUserHooks),
+        Box::new(AgentProjectHooks),
+        Box::new(ClaudeUserHooks),
+        Box::new(ClaudeProjectHooks),
+        Box::new(ClaudePluginHooks),
+        Box::new(AgentFiles::CODEX_USER),
+        Box::new(AgentFiles::CODEX_PROJECT),
+        Box::new(AgentFiles::GEMINI_USER),
+        Box::new(AgentFiles::GEMINI_PROJECT),
+        Box::new(AgentFiles::DEVIN_USER),
+        Box::new(AgentFiles::DEVIN_PROJECT),
+    ]
+}
 
 /// How to discover: the agent's name and folders, what is disabled, extra providers, trust.
 pub struct DiscoveryOptions {

@@ -172,20 +172,3 @@ pub(super) fn has_hooks_key(path: &Path, home: Option<&Path>) -> bool {
         Err(e) => !matches!(e, FileError::NotFound { .. }),
     }
 }
-
-/// The built-in providers.
-pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
-    vec![
-        Box::new(AgentUserHooks),
-        Box::new(AgentProjectHooks),
-        Box::new(ClaudeUserHooks),
-        Box::new(ClaudeProjectHooks),
-        Box::new(super::dialects::ClaudePluginHooks),
-        Box::new(super::dialects::AgentFiles::CODEX_USER),
-        Box::new(super::dialects::AgentFiles::CODEX_PROJECT),
-        Box::new(super::dialects::AgentFiles::GEMINI_USER),
-        Box::new(super::dialects::AgentFiles::GEMINI_PROJECT),
-        Box::new(super::dialects::AgentFiles::DEVIN_USER),
-        Box::new(super::dialects::AgentFiles::DEVIN_PROJECT),
-    ]
-}

@@ -79,7 +79,7 @@ impl Forward for Link {
 
 /// Runs the plugin process on `input`/`output` (the protocol's descriptors) until the agent
 /// says goodbye or goes away.
-fn serve(input: File, output: File) {
+fn serve_plugin(input: File, output: File) {
     let link = Arc::new(Link {
         out: Mutex::new(BufWriter::new(output)),
         pending: Mutex::default(),
@@ -480,7 +480,7 @@ fn run_plugin_process() -> i32 {
         eprintln!("agent-hooks plugin process: cannot set up its connection to the agent");
         return 2;
     };
-    serve(input, output);
+    serve_plugin(input, output);
     0
 }
 

@@ -1,5 +1,15 @@
 //! The status line: short texts that hooks set under keys (`ui.set_status`), shown as one
 //! line, safe to print whatever a hook put in it.
+//!
+//! ```
+//! use agent_hooks::StatusLine;
+//!
+//! let line = StatusLine::new();
+//! line.set("b-tests", Some("tests: \x1b[32mgreen\x1b[0m"));
+//! line.set("a-branch", Some("main\n"));
+//! assert_eq!(line.render(80), "main tests: green");
+//! assert_eq!(line.render(8), "main te…");
+//! ```
 
 use std::{collections::BTreeMap, sync::Mutex};
 

@@ -188,7 +188,7 @@ impl PluginApi {
 
 impl PluginApi {
     /// Answers a service of the hook's API in the agent.
-    fn serve(&self, service: &str, request: &str) -> Result<String, ServiceError> {
+    fn answer_service(&self, service: &str, request: &str) -> Result<String, ServiceError> {
         let site = &self.shared.site;
         let json = |value: Result<String, serde_json::Error>| {
             value.map_err(|e| ServiceError::failed(service, e.to_string()))
@@ -213,7 +213,7 @@ impl PluginApi {
                 self.shared.log.record(&record);
                 Ok("null".to_owned())
             }
-            _ => services::serve(service, request, services::API_SERVICES),
+            _ => services::answer_service(service, request, services::API_SERVICES),
         }
     }
 }
@@ -334,7 +334,7 @@ impl HostApi for PluginApi {
                 service: service.to_string(),
                 request: request.to_string(),
             })),
-            None => services::to_abi(self.serve(service.as_str(), request.as_str())),
+            None => services::to_abi(self.answer_service(service.as_str(), request.as_str())),
         };
         if service.as_str() == REQUIRE && answer.is_err() {
             if let Ok(requirement) = serde_json::from_str::<Requirement>(request.as_str()) {

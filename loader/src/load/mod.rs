@@ -116,11 +116,11 @@ enum Slot {
     Loaded(Box<Hook>),
     Failed(LoadFailure),
     Duplicate(DuplicatePath),
-    Starting(Box<Starting>),
+    Pending(Box<PendingProcess>),
 }
 
 /// A plugin process started, its answer not yet read.
-struct Starting {
+struct PendingProcess {
     given: String,
     resolved: PathBuf,
     process: Arc<PluginProcess>,
@@ -220,7 +220,7 @@ impl<'a> PluginLoader<'a> {
             api.clone(),
         ));
         let starting = process.begin();
-        self.slots.push(Slot::Starting(Box::new(Starting {
+        self.slots.push(Slot::Pending(Box::new(PendingProcess {
             given: given.to_owned(),
             resolved: resolved.to_path_buf(),
             process,
@@ -250,8 +250,8 @@ impl<'a> PluginLoader<'a> {
                     result.duplicates.push(duplicate);
                     continue;
                 }
-                Slot::Starting(started) => {
-                    let Starting {
+                Slot::Pending(started) => {
+                    let PendingProcess {
                         given,
                         resolved,
                         process,

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::{
     connection::{death_termination, Connection, Incoming, Wire},
-    requests::{serve, serve_outside_calls},
+    requests::{serve_in_call, serve_outside_calls},
     spawn, PluginSettings,
 };
 use crate::{
@@ -683,7 +683,7 @@ impl PluginProcess {
                     request: asked,
                     ..
                 }) => {
-                    let answer = crate::host::may_block(|| serve(asked, ctx));
+                    let answer = crate::host::may_block(|| serve_in_call(asked, ctx));
                     connection.send(&ToPlugin::Reply {
                         id: request,
                         result: answer,

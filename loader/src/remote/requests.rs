@@ -114,7 +114,7 @@ fn method_name(request: &HostRequest) -> String {
 }
 
 /// Serves one request of a call with the call's context.
-pub(super) fn serve(request: HostRequest, ctx: &CallContext<'_>) -> Answer {
+pub(super) fn serve_in_call(request: HostRequest, ctx: &CallContext<'_>) -> Answer {
     let ok = |value: Value| Answer::Ok { value };
     let text = |value: RString| ok(Value::String(value.into_string()));
     let maybe = |value: abi_stable::std_types::ROption<RString>| {

@@ -18,7 +18,7 @@ use agent_hooks_abi::{
 use serde_json::{Map, Value};
 
 use super::{payload::Payload, Combine, HookError, HookErrorKind, HookRunner, Termination};
-use crate::command::{
+use crate::command_hook::{
     did_not_answer, interpret, run, Answer, CommandEvent, CommandHook, CommandHookReport,
     CommandOutcome, Dialect, Exit, Run, RunSpec, ToolNames,
 };

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::sync::LockUnpoisoned;
 use crate::{
-    command::{CommandHook, Exit, Run},
+    command_hook::{CommandHook, Exit, Run},
     error::{HookErrorKind, LoadError, Termination},
     hook::Hook,
     host::{AgentHost, CallContext, Outbox, PluginApi, Site},

@@ -30,7 +30,7 @@ pub use lookups::default_rendering;
 
 use crate::sync::RwLockUnpoisoned;
 use crate::{
-    command::{CommandHookReport, CommandHooks, ToolNames},
+    command_hook::{CommandHookReport, CommandHooks, ToolNames},
     error::LoadError,
     hook::{Hook, HookOrigin},
     host::{AgentHost, DetachedAgent, Outbox, PluginApi, Site},
@@ -214,7 +214,7 @@ impl HookRunner {
             match finished {
                 Ok(Some(registered)) => joined.push(Ok(registered)),
                 Ok(None) => {}
-                Err(error) => joined.push(Err(crate::command::ConfigIssue {
+                Err(error) => joined.push(Err(crate::command_hook::ConfigIssue {
                     file: hook.source.clone(),
                     location: None,
                     message: format!(
@@ -222,7 +222,7 @@ impl HookRunner {
                         hook.command,
                         crate::remote::script_failure(&error)
                     ),
-                    severity: crate::command::Severity::Error,
+                    severity: crate::command_hook::Severity::Error,
                 })),
             }
         }

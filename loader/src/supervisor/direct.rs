@@ -28,7 +28,7 @@ use nix::{
 };
 use tokio::{io::unix::AsyncFd, net::unix::pipe};
 
-use super::{group::Pipes, Spec};
+use super::{Pipes, Spec};
 use crate::sys::process;
 
 /// A process started by [`spawn`], watched through its pidfd.

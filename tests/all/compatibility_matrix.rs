@@ -6,7 +6,7 @@
 //! and gets the typed error.
 //!
 //! A new row: when an interface version is released, copy `abi/` to
-//! `tests/fixtures/abi-history/<version>/abi` (see the README), and add the version to
+//! `tests/fixtures/abi-history/<version>/abi` (see docs/compatibility.md), and add the version to
 //! `RELEASED`.
 
 use std::{path::Path, sync::Arc};

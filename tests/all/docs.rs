@@ -6,7 +6,7 @@
 //! The scene of a page, and the rule that compares outputs (also told to readers in
 //! `docs/README.md`):
 //!
-//! - a fresh folder, standing for the repository's root after `cargo build --workspace`:
+//! - a fresh folder, standing for the repository's root after the README's first command:
 //!   every `target/debug/lib<name>.so` the page names is the plugin of the package `<name>`
 //!   (with `-` for `_`), built for the tests and copied there, and `clients/` is the
 //!   repository's when the page names it; `HOME` is another fresh folder, `NO_COLOR` is set
@@ -286,4 +286,40 @@ fn the_console_rule_compares_what_it_says() {
     let other = ["tool_call BLOCKED: yes (1 ms)".to_owned()];
     assert!(!matches(&compared(&shows[..1]), &compared(&other)));
     assert!(!matches(&compared(&shows), &compared(&actual[..2])));
+}
+
+/// The README's two commands, as written in its `## Two commands` block (the command of each
+/// line, without its comment).
+fn readme_commands() -> Vec<String> {
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    let section = readme
+        .split_once("## Two commands")
+        .expect("the README has a `## Two commands` section")
+        .1;
+    let block = section
+        .split_once("```sh\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .expect("the section opens with a sh block")
+        .0;
+    block
+        .lines()
+        .map(|line| line.split(" # ").next().unwrap_or(line).trim().to_owned())
+        .filter(|command| !command.is_empty())
+        .collect()
+}
+
+#[test]
+fn ci_runs_the_readmes_test_command() {
+    let commands = readme_commands();
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    let ci = std::fs::read_to_string(workspace_root().join(".ci/run")).unwrap();
+    // CI may add `-j2` (the machine's cores) after `cargo test`.
+    let runs = ci
+        .lines()
+        .any(|line| line.trim().replacen("cargo test -j2 ", "cargo test ", 1) == commands[1]);
+    assert!(
+        runs,
+        ".ci/run does not run the README's test command `{}`",
+        commands[1]
+    );
 }

@@ -36,7 +36,7 @@ fn mkfifo(path: &Path) {
     assert!(status.success());
 }
 
-/// The `cp new.so loaded.so` of the README's install step, then a truncation, under a host
+/// The `cp new.so loaded.so` of docs/embedding.md's sealed copy, then a truncation, under a host
 /// that keeps running on the library: the code that was loaded keeps running (no SIGBUS),
 /// and loading the damaged file again is reported.
 #[test]

@@ -811,7 +811,7 @@ fn start_with_issues(project: &Project, hooks: Vec<Value>) -> (PathBuf, Vec<Stri
     (file, issues, waited)
 }
 
-/// The README's example, as written: `clients/hooks.json` from the repository's root.
+/// The example of docs/command-hooks.md, as written: `clients/hooks.json` from the repository's root.
 #[test]
 fn the_readme_example_runs_from_the_repository_root() {
     if client("python3", "python/guard.py").is_none() {

@@ -17,6 +17,7 @@ mod compatibility_matrix;
 mod concurrency;
 mod dedup;
 mod discovery;
+mod docs;
 mod factory_context;
 mod fail_closed;
 mod file_checks;

@@ -342,3 +342,34 @@ pub fn scripted_runner(
     runner.attach(agent.clone());
     (runner, agent)
 }
+
+/// The Rust blocks of the README and of every page of the book, compiled (and run, unless
+/// marked `no_run`) by `cargo test --doc`: the docs cannot drift from the code. Their shell
+/// examples are run by the `docs` module of the test binary.
+#[cfg(doctest)]
+pub mod book {
+    #[doc = include_str!("../../README.md")]
+    pub struct Readme;
+    #[doc = include_str!("../../docs/README.md")]
+    pub struct Book;
+    #[doc = include_str!("../../docs/cli.md")]
+    pub struct Cli;
+    #[doc = include_str!("../../docs/writing-plugins.md")]
+    pub struct WritingPlugins;
+    #[doc = include_str!("../../docs/compatibility.md")]
+    pub struct Compatibility;
+    #[doc = include_str!("../../docs/embedding.md")]
+    pub struct Embedding;
+    #[doc = include_str!("../../docs/command-hooks.md")]
+    pub struct CommandHooks;
+    #[doc = include_str!("../../docs/long-running-hooks.md")]
+    pub struct LongRunningHooks;
+    #[doc = include_str!("../../docs/discovery-and-trust.md")]
+    pub struct DiscoveryAndTrust;
+    #[doc = include_str!("../../docs/performance.md")]
+    pub struct Performance;
+    #[doc = include_str!("../../docs/architecture.md")]
+    pub struct Architecture;
+    #[doc = include_str!("../../BENCHMARKS.md")]
+    pub struct Benchmarks;
+}

@@ -1,0 +1,325 @@
+//! The shell examples of the README and of the `docs/` book, run: every ```` ```console ````
+//! block is a list of `$ command` lines, each followed by the output it shows, and each page
+//! is one scene in which its blocks run in order and must print exactly what they show. (The
+//! Rust blocks of the same pages are doc tests of the support crate.)
+//!
+//! The scene of a page, and the rule that compares outputs (also told to readers in
+//! `docs/README.md`):
+//!
+//! - a fresh folder, standing for the repository's root after the README's first command:
+//!   every `target/debug/lib<name>.so` the page names is the plugin of the package `<name>`
+//!   (with `-` for `_`), built for the tests and copied there, and `clients/` is the
+//!   repository's when the page names it; `HOME` is another fresh folder, `NO_COLOR` is set
+//!   and `agent-hooks` is the program built for the tests;
+//! - a code block right after a line `<!-- file: PATH -->` is written to `PATH` in the scene
+//!   before the next commands run (executable when it starts with `#!`);
+//! - each command runs with `sh` in the scene's folder, its stderr into its stdout;
+//! - both sides are compared after trailing spaces and blank last lines are dropped, every
+//!   run of spaces is made one space, every duration (`0.61 ms`, `12ms`) is made `# ms`,
+//!   every process id (`pid 4242`) `pid #`; in what the command printed, the scene's folder
+//!   is written `<project>` and `HOME` `~`; a line `...` in the page stands for any lines.
+
+use std::path::{Path, PathBuf};
+
+use agent_hooks_tests::{agent_hooks_bin, plugin, set_mode, temp_dir, workspace_root};
+
+/// The pages of the book that are checked here and as doc tests, from the workspace root.
+fn pages() -> Vec<PathBuf> {
+    let root = workspace_root();
+    let mut pages = vec![root.join("README.md")];
+    let mut book: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .expect("the docs/ folder")
+        .map(|entry| entry.expect("a docs/ entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .collect();
+    book.sort();
+    pages.extend(book);
+    pages
+}
+
+/// One step of a page: a file to write, or a command with the output it shows.
+#[derive(Debug)]
+enum Step {
+    File {
+        path: String,
+        content: String,
+    },
+    Run {
+        line: usize,
+        command: String,
+        shows: Vec<String>,
+    },
+}
+
+/// The steps of a page, in order.
+fn steps(text: &str) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut lines = text.lines().enumerate().peekable();
+    let mut file: Option<String> = None;
+    while let Some((_, line)) = lines.next() {
+        if let Some(path) = line
+            .strip_prefix("<!-- file: ")
+            .and_then(|rest| rest.strip_suffix(" -->"))
+        {
+            file = Some(path.trim().to_owned());
+            continue;
+        }
+        let Some(info) = line.strip_prefix("```") else {
+            if !line.trim().is_empty() {
+                file = None;
+            }
+            continue;
+        };
+        let mut block = Vec::new();
+        for (number, line) in lines.by_ref() {
+            if line.starts_with("```") {
+                break;
+            }
+            block.push((number + 1, line));
+        }
+        if let Some(path) = file.take() {
+            let mut content: String = block.iter().map(|(_, l)| format!("{l}\n")).collect();
+            if content.is_empty() {
+                content.push('\n');
+            }
+            steps.push(Step::File { path, content });
+        } else if info.trim() == "console" {
+            let mut block = block.into_iter().peekable();
+            while let Some((line, text)) = block.next() {
+                let command = text.strip_prefix("$ ").unwrap_or_else(|| {
+                    panic!("line {line}: a console block starts with a `$ ` command")
+                });
+                let mut command = command.to_owned();
+                while command.ends_with('\\') {
+                    let (_, next) = block.next().expect("a command goes on after `\\`");
+                    command.push('\n');
+                    command.push_str(next);
+                }
+                let mut shows = Vec::new();
+                while let Some((_, next)) = block.peek() {
+                    if next.starts_with("$ ") {
+                        break;
+                    }
+                    shows.push(next.to_string());
+                    block.next();
+                }
+                steps.push(Step::Run {
+                    line,
+                    command,
+                    shows,
+                });
+            }
+        }
+    }
+    steps
+}
+
+/// A line as it is compared (see the module's rule).
+fn normalise(line: &str) -> String {
+    let joined = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    let durations = regex::Regex::new(r"\d+(\.\d+)? ?ms\b").unwrap();
+    let pids = regex::Regex::new(r"\bpid \d+").unwrap();
+    let joined = durations.replace_all(&joined, "# ms");
+    pids.replace_all(&joined, "pid #").into_owned()
+}
+
+/// Whether `actual` is what `shows` shows: equal lines, a `...` line for any lines.
+fn matches(shows: &[String], actual: &[String]) -> bool {
+    match shows.split_first() {
+        None => actual.is_empty(),
+        Some((first, rest)) if first == "..." => {
+            (0..=actual.len()).any(|skip| matches(rest, &actual[skip..]))
+        }
+        Some((first, rest)) => {
+            actual.first().is_some_and(|line| line == first) && matches(rest, &actual[1..])
+        }
+    }
+}
+
+fn compared(lines: &[String]) -> Vec<String> {
+    let mut lines: Vec<String> = lines.iter().map(|l| normalise(l)).collect();
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines
+}
+
+/// Lays out the scene of `page` (see the module's rule).
+fn scene(text: &str, root: &Path) {
+    let debug = root.join("target/debug");
+    std::fs::create_dir_all(&debug).unwrap();
+    let names = regex::Regex::new(r"target/debug/lib([a-z0-9_]+)\.so").unwrap();
+    for found in names.captures_iter(text) {
+        let name = &found[1];
+        let to = debug.join(format!("lib{name}.so"));
+        if !to.exists() {
+            std::fs::copy(plugin(&name.replace('_', "-")), &to).unwrap();
+        }
+    }
+    if text.contains("clients/") {
+        let clients = workspace_root().join("clients");
+        copy_tree(&clients, &root.join("clients"));
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    set_mode(to, 0o755);
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn write(root: &Path, path: &str, content: &str) {
+    let to = root.join(path);
+    let mut folder = to.parent().unwrap().to_path_buf();
+    std::fs::create_dir_all(&folder).unwrap();
+    while folder.starts_with(root) && folder != root {
+        set_mode(&folder, 0o755);
+        folder.pop();
+    }
+    std::fs::write(&to, content).unwrap();
+    set_mode(
+        &to,
+        if content.starts_with("#!") {
+            0o755
+        } else {
+            0o644
+        },
+    );
+}
+
+/// Runs the console examples of `page`; what differs, for every command that differs.
+fn check(page: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(page).unwrap();
+    let steps = steps(&text);
+    if !steps.iter().any(|s| matches!(s, Step::Run { .. })) {
+        return Vec::new();
+    }
+    let root = temp_dir();
+    let home = temp_dir();
+    scene(&text, root.path());
+    let program = agent_hooks_bin();
+    let path = std::env::join_paths(
+        std::iter::once(program.parent().unwrap().to_path_buf()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )),
+    )
+    .unwrap();
+    let mut differences = Vec::new();
+    for step in steps {
+        match step {
+            Step::File { path, content } => write(root.path(), &path, &content),
+            Step::Run {
+                line,
+                command,
+                shows,
+            } => {
+                let output = std::process::Command::new("sh")
+                    .arg("-c")
+                    .arg(format!("{{ {command}\n}} 2>&1"))
+                    .current_dir(root.path())
+                    .env("PATH", &path)
+                    .env("HOME", home.path())
+                    .env_remove("XDG_CONFIG_HOME")
+                    .env("NO_COLOR", "1")
+                    .output()
+                    .expect("sh runs");
+                let printed = String::from_utf8_lossy(&output.stdout)
+                    .replace(&*home.path().to_string_lossy(), "~")
+                    .replace(&*root.path().to_string_lossy(), "<project>");
+                let actual: Vec<String> = printed.lines().map(str::to_owned).collect();
+                if !matches(&compared(&shows), &compared(&actual)) {
+                    differences.push(format!(
+                        "{}:{line}: `{command}` printed\n{}\n-- but the page shows --\n{}",
+                        page.display(),
+                        actual.join("\n"),
+                        shows.join("\n")
+                    ));
+                }
+            }
+        }
+    }
+    differences
+}
+
+#[test]
+fn every_console_example_of_the_readme_and_the_book_prints_what_it_shows() {
+    let differences: Vec<String> = pages().iter().flat_map(|page| check(page)).collect();
+    assert!(differences.is_empty(), "{}", differences.join("\n\n"));
+}
+
+#[test]
+fn every_page_of_the_book_is_a_doc_test() {
+    let support = std::fs::read_to_string(workspace_root().join("tests/support/lib.rs")).unwrap();
+    for page in pages() {
+        let relative = page.strip_prefix(workspace_root()).unwrap();
+        let include = format!("include_str!(\"../../{}\")", relative.display());
+        assert!(
+            support.contains(&include),
+            "tests/support/lib.rs does not check the Rust blocks of {}: add `#[doc = {include}]`",
+            relative.display()
+        );
+    }
+}
+
+#[test]
+fn the_console_rule_compares_what_it_says() {
+    let shows = [
+        "tool_call BLOCKED: no (0.61 ms)".to_owned(),
+        "...".to_owned(),
+        "  plugin  pid 4242".to_owned(),
+    ];
+    let actual = [
+        "tool_call BLOCKED: no (12.3ms)  ".to_owned(),
+        "anything".to_owned(),
+        "plugin   pid 7".to_owned(),
+        String::new(),
+    ];
+    assert!(matches(&compared(&shows), &compared(&actual)));
+    let other = ["tool_call BLOCKED: yes (1 ms)".to_owned()];
+    assert!(!matches(&compared(&shows[..1]), &compared(&other)));
+    assert!(!matches(&compared(&shows), &compared(&actual[..2])));
+}
+
+/// The README's two commands, as written in its `## Two commands` block (the command of each
+/// line, without its comment).
+fn readme_commands() -> Vec<String> {
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    let section = readme
+        .split_once("## Two commands")
+        .expect("the README has a `## Two commands` section")
+        .1;
+    let block = section
+        .split_once("```sh\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .expect("the section opens with a sh block")
+        .0;
+    block
+        .lines()
+        .map(|line| line.split(" # ").next().unwrap_or(line).trim().to_owned())
+        .filter(|command| !command.is_empty())
+        .collect()
+}
+
+#[test]
+fn ci_runs_the_readmes_test_command() {
+    let commands = readme_commands();
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    let ci = std::fs::read_to_string(workspace_root().join(".ci/run")).unwrap();
+    // CI may add `-j2` (the machine's cores) after `cargo test`.
+    let runs = ci
+        .lines()
+        .any(|line| line.trim().replacen("cargo test -j2 ", "cargo test ", 1) == commands[1]);
+    assert!(
+        runs,
+        ".ci/run does not run the README's test command `{}`",
+        commands[1]
+    );
+}

@@ -19,7 +19,7 @@ use agent_hooks::{
 };
 use agent_hooks_tests::{
     host_1_0_0, isolated, matrix_plugin, plugin,
-    releases::{file_at, files_at, release_host, releases, sample_1_0_0},
+    releases::{file_at, files_at, layout_break_plugin, release_host, releases, sample_1_0_0},
     s, temp_dir, RecordingAgent,
 };
 
@@ -427,5 +427,33 @@ fn a_1_1_plugin_degrades_as_documented_in_a_host_built_from_the_1_0_0_release() 
         assert_eq!(outcome["errors"], json!([]), "{mode:?}: {outcome}");
         assert_eq!(outcome["block"], json!(false));
         assert!(stderr.contains("[warn] saw exec\n"), "{mode:?}: {stderr}");
+    }
+}
+
+/// A plugin built against an interface crate that claims this major but changed a checked
+/// type is refused, and the refusal names the user's type and field where it changed
+/// (`CallError` at a simulated 1.1.1), not abi_stable's wrappers on the way to it.
+#[test]
+fn layout_breaks_are_refused_naming_the_type_and_field() {
+    for (feature, expected) in [
+        (
+            "field-added",
+            "differs from it: CallError.code: too many fields: the agent has 2, the plugin 3",
+        ),
+        (
+            "field-type",
+            "differs from it: CallError.panicked: mismatched type: the agent has bool, the plugin u8",
+        ),
+    ] {
+        let dir = temp_dir();
+        let loaded = load_hooks_with(
+            [s(&layout_break_plugin(feature))],
+            dir.path(),
+            &LoadOptions::in_process(),
+        );
+        assert_eq!(loaded.errors.len(), 1, "{feature}");
+        let message = loaded.errors[0].error.to_string();
+        let first_line = message.lines().next().unwrap();
+        assert!(first_line.contains(expected), "{feature}: {message}");
     }
 }

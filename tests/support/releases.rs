@@ -125,3 +125,22 @@ pub fn release_host(version: &str) -> std::path::PathBuf {
         crate::executable(command, &format!("agent-hooks {version}"))
     })
 }
+
+/// The matrix plugin built against `tests/fixtures/abi-history/layout-breaks` with the break
+/// `feature` (`field-added`, `field-type`): a copy of its library of its own, since every
+/// feature builds the same file.
+pub fn layout_break_plugin(feature: &str) -> std::path::PathBuf {
+    crate::cached(&format!("layout break {feature}"), || {
+        let manifest = workspace_root().join("tests/fixtures/abi-history/layout-breaks/Cargo.toml");
+        let built = crate::build(
+            &["build", "-p", "layout-break", "--features", feature],
+            &manifest,
+            "layout-break",
+        );
+        let dir = crate::target_dir().join("abi-history");
+        std::fs::create_dir_all(&dir).unwrap();
+        let copy = dir.join(format!("liblayout_break_{}.so", feature.replace('-', "_")));
+        std::fs::copy(&built, &copy).unwrap();
+        copy
+    })
+}

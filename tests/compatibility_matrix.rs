@@ -457,3 +457,18 @@ fn layout_breaks_are_refused_naming_the_type_and_field() {
         assert!(first_line.contains(expected), "{feature}: {message}");
     }
 }
+
+/// A method appended to a frozen trait (`HostApi`) in the plugin's crate is not a refusal:
+/// abi_stable lets a host that knows fewer trailing methods accept the plugin (the docs'
+/// rule for growth says so, and that such a method fails when the plugin calls it). Here so
+/// that the docs change with the behaviour.
+#[test]
+fn a_method_appended_to_a_frozen_trait_is_accepted_as_the_docs_say() {
+    let dir = temp_dir();
+    let loaded = load_hooks_with(
+        [s(&layout_break_plugin("method-appended"))],
+        dir.path(),
+        &LoadOptions::in_process(),
+    );
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+}

@@ -19,7 +19,7 @@ use agent_hooks::{
 };
 use agent_hooks_tests::{
     host_1_0_0, isolated, matrix_plugin, plugin,
-    releases::{file_at, files_at, releases, sample_1_0_0},
+    releases::{file_at, files_at, layout_break_plugin, release_host, releases, sample_1_0_0},
     s, temp_dir, RecordingAgent,
 };
 
@@ -375,4 +375,100 @@ fn a_1_1_plugin_that_asks_is_blocked_by_a_1_0_host() {
     let today: ToolCallResult =
         serde_json::from_value(json!({"block": true, "reason": "no"})).unwrap();
     assert_eq!(today, ToolCallResult::block("no"));
+}
+
+/// What a host built from the 1.0.0 release commit prints for `event` with the 1.1 plugin
+/// `readme-1-1` (configuration with `?`, session_start context, logs): its JSON outcome
+/// and its stderr.
+fn in_1_0_host(mode: &[&str], event: &str, input: &Value) -> (Value, String) {
+    let host = release_host("1.0.0");
+    let dir = temp_dir();
+    let output = std::process::Command::new(host)
+        .args(["--no-discover", "--json", "--hook"])
+        .arg(plugin("readme-1-1"))
+        .args(mode)
+        .args(["emit", event, "--input", &input.to_string()])
+        .current_dir(dir.path())
+        .output()
+        .expect("the 1.0.0 host runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    (serde_json::from_str(&stdout).expect(&stdout), stderr)
+}
+
+/// A 1.1 plugin written as the docs show, in a real 1.0 host (built from the 1.0.0 commit),
+/// in a plugin process and in process: its `config()?` loads with the defaults and a
+/// warning; its session_start context is reported once as not supported (not as an invalid
+/// result); its log records reach the agent's stderr.
+#[test]
+fn a_1_1_plugin_degrades_as_documented_in_a_host_built_from_the_1_0_0_release() {
+    for mode in [&[][..], &["--in-process"][..]] {
+        let (outcome, stderr) = in_1_0_host(mode, "session_start", &json!({"source": "startup"}));
+        assert_eq!(outcome["context"], json!([]), "{mode:?}: {outcome}");
+        let errors: Vec<&str> = outcome["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["error"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            errors,
+            ["session_start context is not supported by this agent (interface 1.0; it needs 1.1): the context was not added"],
+            "{mode:?}"
+        );
+        assert!(
+            stderr.starts_with("[warn] this agent (interface 1.0) gives plugins no configuration: the defaults are used\n[warn] readme-1-1 loaded\n"),
+            "{mode:?}: {stderr}"
+        );
+
+        let call = json!({"tool_name": "exec", "tool_call_id": "1", "input": {}});
+        let (outcome, stderr) = in_1_0_host(mode, "tool_call", &call);
+        assert_eq!(outcome["errors"], json!([]), "{mode:?}: {outcome}");
+        assert_eq!(outcome["block"], json!(false));
+        assert!(stderr.contains("[warn] saw exec\n"), "{mode:?}: {stderr}");
+    }
+}
+
+/// A plugin built against an interface crate that claims this major but changed a checked
+/// type is refused, and the refusal names the user's type and field where it changed
+/// (`CallError` at a simulated 1.1.1), not abi_stable's wrappers on the way to it.
+#[test]
+fn layout_breaks_are_refused_naming_the_type_and_field() {
+    for (feature, expected) in [
+        (
+            "field-added",
+            "differs from it: CallError.code: too many fields: the agent has 2, the plugin 3",
+        ),
+        (
+            "field-type",
+            "differs from it: CallError.panicked: mismatched type: the agent has bool, the plugin u8",
+        ),
+    ] {
+        let dir = temp_dir();
+        let loaded = load_hooks_with(
+            [s(&layout_break_plugin(feature))],
+            dir.path(),
+            &LoadOptions::in_process(),
+        );
+        assert_eq!(loaded.errors.len(), 1, "{feature}");
+        let message = loaded.errors[0].error.to_string();
+        let first_line = message.lines().next().unwrap();
+        assert!(first_line.contains(expected), "{feature}: {message}");
+    }
+}
+
+/// A method appended to a frozen trait (`HostApi`) in the plugin's crate is not a refusal:
+/// abi_stable lets a host that knows fewer trailing methods accept the plugin (the docs'
+/// rule for growth says so, and that such a method fails when the plugin calls it). Here so
+/// that the docs change with the behaviour.
+#[test]
+fn a_method_appended_to_a_frozen_trait_is_accepted_as_the_docs_say() {
+    let dir = temp_dir();
+    let loaded = load_hooks_with(
+        [s(&layout_break_plugin("method-appended"))],
+        dir.path(),
+        &LoadOptions::in_process(),
+    );
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
 }

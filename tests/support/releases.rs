@@ -75,3 +75,72 @@ pub fn sample_1_0_0(name: &str) -> std::path::PathBuf {
         &format!("sample-1-0-0-{name}"),
     )
 }
+
+/// The `agent-hooks` program of interface `version`'s release: the whole workspace of its
+/// commit (`git archive`), built with its own lock file into a target folder of its own
+/// (`<target>/abi-history/host-<version>`; its program must not replace today's), once per
+/// test binary and kept between runs. A real host of that interface: its loader, runner and
+/// plugin processes.
+pub fn release_host(version: &str) -> std::path::PathBuf {
+    crate::cached(&format!("release host {version}"), || {
+        let release = releases()
+            .into_iter()
+            .find(|r| r.version == version)
+            .unwrap_or_else(|| panic!("{version} is not in abi/RELEASES"));
+        let dir = crate::target_dir()
+            .join("abi-history")
+            .join(format!("host-{version}"));
+        let source = dir.join(&release.commit);
+        if !source.join("Cargo.toml").is_file() {
+            let _ = std::fs::remove_dir_all(&source);
+            std::fs::create_dir_all(&source).unwrap();
+            let archive = git(&["archive", "--format=tar", &release.commit]).unwrap();
+            let mut tar = Command::new("tar")
+                .arg("-x")
+                .arg("-C")
+                .arg(&source)
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .expect("tar runs");
+            std::io::Write::write_all(tar.stdin.as_mut().unwrap(), &archive).unwrap();
+            drop(tar.stdin.take());
+            assert!(tar.wait().unwrap().success(), "tar failed");
+        }
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut command = Command::new(cargo);
+        command
+            .args([
+                "build",
+                "--locked",
+                "-p",
+                "agent-hooks",
+                "--bin",
+                "agent-hooks",
+            ])
+            .arg("--manifest-path")
+            .arg(source.join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(dir.join("target"))
+            .arg("--message-format=json-render-diagnostics");
+        crate::executable(command, &format!("agent-hooks {version}"))
+    })
+}
+
+/// The matrix plugin built against `tests/fixtures/abi-history/layout-breaks` with the break
+/// `feature` (`field-added`, `field-type`): a copy of its library of its own, since every
+/// feature builds the same file.
+pub fn layout_break_plugin(feature: &str) -> std::path::PathBuf {
+    crate::cached(&format!("layout break {feature}"), || {
+        let manifest = workspace_root().join("tests/fixtures/abi-history/layout-breaks/Cargo.toml");
+        let built = crate::build(
+            &["build", "-p", "layout-break", "--features", feature],
+            &manifest,
+            "layout-break",
+        );
+        let dir = crate::target_dir().join("abi-history");
+        std::fs::create_dir_all(&dir).unwrap();
+        let copy = dir.join(format!("liblayout_break_{}.so", feature.replace('-', "_")));
+        std::fs::copy(&built, &copy).unwrap();
+        copy
+    })
+}

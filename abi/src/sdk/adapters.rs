@@ -7,7 +7,7 @@ use std::{
     marker::PhantomData,
     rc::Rc,
     sync::{
-        atomic::{AtomicUsize, Ordering},
+        atomic::{AtomicBool, AtomicUsize, Ordering},
         Arc,
     },
 };
@@ -114,14 +114,29 @@ pub(crate) struct EventAdapter<E, F> {
     handler: Guarded<F>,
     /// How many handlers of this event the hook has (this one included).
     group: Arc<AtomicUsize>,
+    /// Set when the host is of an interface whose result for this event has another shape
+    /// (a 1.0 host takes no `session_start` result): a result is then not sent, and the
+    /// first one is reported as not supported.
+    unknown_to_host: Option<UnknownResult>,
     _event: PhantomData<fn(&E)>,
 }
 
+/// A result the host cannot read: what to say, and whether it was said.
+pub(crate) struct UnknownResult {
+    pub(crate) message: String,
+    pub(crate) reported: AtomicBool,
+}
+
 impl<E, F> EventAdapter<E, F> {
-    pub(crate) fn new(handler: F, group: Arc<AtomicUsize>) -> Self {
+    pub(crate) fn new(
+        handler: F,
+        group: Arc<AtomicUsize>,
+        unknown_to_host: Option<UnknownResult>,
+    ) -> Self {
         Self {
             handler: Guarded(Some(handler)),
             group,
+            unknown_to_host,
             _event: PhantomData,
         }
     }
@@ -144,6 +159,16 @@ where
             let ctx = HookContext::new(ctx);
             match handler(&event, &ctx).map_err(author_error)? {
                 None => Ok(RNone),
+                Some(_) if self.unknown_to_host.is_some() => {
+                    let unknown = self.unknown_to_host.as_ref().expect("checked");
+                    // Reported once, as this handler's error (what a 1.0 host shows the
+                    // user); later results are dropped quietly.
+                    if unknown.reported.swap(true, Ordering::Relaxed) {
+                        Ok(RNone)
+                    } else {
+                        Err(CallError::error(unknown.message.clone()))
+                    }
+                }
                 Some(output) => serde_json::to_string(&output)
                     .map(|json| RSome(RString::from(json)))
                     .map_err(|e| CallError::error(format!("cannot write the result: {e}"))),

@@ -223,7 +223,9 @@ impl HookApi {
             }
         };
         count.fetch_add(1, Ordering::Relaxed);
-        let handler = EventHandler_TO::from_value(EventAdapter::new(handler, count), TD_Opaque);
+        let unknown = super::compat::result_unknown_to_host(E::KIND, &self.host);
+        let handler =
+            EventHandler_TO::from_value(EventAdapter::new(handler, count, unknown), TD_Opaque);
         // A host that does not know the event says so and reports it; the plugin goes on.
         let _ = self.host.raw.on(E::KIND.name().into(), handler);
         self

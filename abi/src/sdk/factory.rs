@@ -11,7 +11,8 @@ use crate::services::{self, ConfigAnswer, PluginInfo, Position, ServiceError};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
-    /// The host cannot give a configuration: it is older than interface 1.1, or failed.
+    /// The host cannot give a configuration. Not returned since the fix that reads a 1.0
+    /// host's missing service as no configuration (kept so that matches still compile).
     #[error("{0}")]
     Host(ServiceError),
     /// A configuration file does not parse; the message names the file, line and column.
@@ -101,14 +102,27 @@ impl HookApi {
     ///     Ok(())
     /// }
     /// ```
+    ///
+    /// A host of interface 1.0 has no configuration to give: `T` is then read from an empty
+    /// object (its defaults, as with no file), and a warning goes to the plugin's log, so the
+    /// example above loads in every 1.x agent.
     pub fn config<T: DeserializeOwned>(&self) -> Result<T, ConfigError> {
-        let answer: ConfigAnswer = self
-            .host()
-            .call(services::CONFIG, &serde_json::json!({}))
-            .map_err(|error| match error {
-                ServiceError::Failed { message, .. } => ConfigError::Unreadable(message),
-                other => ConfigError::Host(other),
-            })?;
+        let answer: ConfigAnswer = match self.host().call(services::CONFIG, &serde_json::json!({}))
+        {
+            Ok(answer) => answer,
+            Err(ServiceError::Unsupported { host, .. }) => {
+                self.host().log(
+                    crate::services::LogLevel::Warn,
+                    &format!(
+                        "this agent (interface {host}) gives plugins no configuration: the defaults are used"
+                    ),
+                );
+                ConfigAnswer::default()
+            }
+            Err(ServiceError::Failed { message, .. }) => {
+                return Err(ConfigError::Unreadable(message))
+            }
+        };
         read_config(answer)
     }
 }

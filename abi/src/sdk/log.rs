@@ -117,18 +117,65 @@ impl Host {
 
     fn log_record(&self, record: &LogRecord) {
         if TO_STDERR.load(Ordering::Relaxed) {
-            eprintln!("[{}] {}", record.level, record.message);
+            to_users_stderr(&format!("[{}] {}", record.level, record.message));
             return;
         }
         match self.call::<serde_json::Value>(services::LOG, record) {
             Ok(_) => {}
             Err(ServiceError::Unsupported { .. }) => {
-                eprintln!("[{}] {}", record.level, record.message)
+                to_users_stderr(&format!("[{}] {}", record.level, record.message))
             }
             // The host's log failed: nowhere better to say so.
             Err(_) => {}
         }
     }
+}
+
+/// Writes a log line where a host of interface 1.0 (which has no log) lets the user see it:
+/// the agent's stderr. In process that is this process's; in a 1.0 plugin process (stdin
+/// `/dev/null`, stdout moved onto stderr, both a pipe the host keeps only for crash
+/// reports) it is the parent's, the agent's, on Linux.
+fn to_users_stderr(line: &str) {
+    use std::io::Write;
+    static AGENT: OnceLock<Option<std::sync::Mutex<std::fs::File>>> = OnceLock::new();
+    let agent = AGENT.get_or_init(|| legacy_plugin_process_agent_stderr().map(Into::into));
+    match agent {
+        Some(file) => {
+            let mut file = file.lock().unwrap_or_else(|p| p.into_inner());
+            if writeln!(file, "{line}").is_err() {
+                eprintln!("{line}");
+            }
+        }
+        None => eprintln!("{line}"),
+    }
+}
+
+/// The agent's stderr, when this is a plugin process of a 1.0 host.
+#[cfg(target_os = "linux")]
+fn legacy_plugin_process_agent_stderr() -> Option<std::fs::File> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let fd = |n: u8| std::fs::metadata(format!("/proc/self/fd/{n}")).ok();
+    let (stdin, stdout, stderr) = (fd(0)?, fd(1)?, fd(2)?);
+    let null = std::fs::metadata("/dev/null").ok()?;
+    let stdin_is_null = stdin.dev() == null.dev() && stdin.ino() == null.ino();
+    let stdout_is_stderr = stdout.dev() == stderr.dev() && stdout.ino() == stderr.ino();
+    if !(stdin_is_null && stdout_is_stderr && stderr.file_type().is_fifo()) {
+        return None;
+    }
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // `pid (comm) state ppid ...`: the command may hold spaces and parentheses.
+    let ppid = stat.rsplit_once(") ")?.1.split(' ').nth(1)?;
+    let agent = format!("/proc/{ppid}/fd/2");
+    let theirs = std::fs::metadata(&agent).ok()?;
+    if theirs.dev() == stderr.dev() && theirs.ino() == stderr.ino() {
+        return None;
+    }
+    std::fs::OpenOptions::new().append(true).open(agent).ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn legacy_plugin_process_agent_stderr() -> Option<std::fs::File> {
+    None
 }
 
 impl HookContext<'_> {

@@ -3,6 +3,7 @@
 
 mod adapters;
 mod api;
+mod compat;
 mod context;
 pub(crate) mod export;
 mod factory;

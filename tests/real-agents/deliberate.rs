@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::agents::Agent::{self, Claude, Codex, Copilot, Gemini};
+use crate::agents::Agent::{self, Claude, Codex, Gemini};
 
 /// One deliberate difference, as both sides show it.
 pub struct Expected {
@@ -20,6 +20,9 @@ const STRICTER: &str =
 /// A field only the agent can know (its own state); agent-hooks' runner has no source for it.
 const AGENT_STATE: &str =
     "a field of the agent's own state, which agent-hooks' runner has no source for";
+/// A field of another dialect that means the same is read (spec 02: be liberal in what is
+/// read), where the agent does not know it.
+const LIBERAL: &str = "agent-hooks reads the other dialects' fields that mean the same (spec 02); the agent does not know this one and runs the tool";
 /// Two rewriting hooks: the agent keeps the one that finished last, a race.
 const ORDER: &str =
     "agent-hooks keeps the last rewrite in configuration order, not the last to finish (a race)";
@@ -240,7 +243,104 @@ const TABLE: &[Row] = &[
         r#""rewritten-b""#,
         ORDER,
     ),
+    // Gemini CLI 0.61.0.
+    (
+        Gemini,
+        "no answers",
+        "stdin fields of AfterAgent",
+        r#"["cwd","hook_event_name","prompt","prompt_response","session_id","stop_hook_active","timestamp","transcript_path"]"#,
+        r#"["cwd","hook_event_name","session_id","stop_hook_active","timestamp","transcript_path"]"#,
+        AGENT_STATE,
+    ),
+    (
+        Gemini,
+        "no answers",
+        "stdin values of AfterAgent",
+        r#"{"hook_event_name":"AfterAgent","prompt":"Run the scripted command, then say you are done.","stop_hook_active":false,"cwd":"<run>/project"}"#,
+        r#"{"hook_event_name":"AfterAgent","stop_hook_active":false,"cwd":"<run>/project"}"#,
+        AGENT_STATE,
+    ),
+    (
+        Gemini,
+        "pre: exit 2, nothing on stderr",
+        "hooks that ran",
+        GEMINI_RAN_ON,
+        GEMINI_RAN_OFF,
+        STRICTER,
+    ),
+    (
+        Gemini,
+        "pre: exit 2, nothing on stderr",
+        "tool ran, with what input",
+        r#""ran""#,
+        "null",
+        STRICTER,
+    ),
+    (
+        Gemini,
+        "pre: permissionDecision deny",
+        "hooks that ran",
+        GEMINI_RAN_ON,
+        GEMINI_RAN_OFF,
+        LIBERAL,
+    ),
+    (
+        Gemini,
+        "pre: permissionDecision deny",
+        "model was told",
+        "[]",
+        r#"["M-permission-deny"]"#,
+        LIBERAL,
+    ),
+    (
+        Gemini,
+        "pre: permissionDecision deny",
+        "tool ran, with what input",
+        r#""ran""#,
+        "null",
+        LIBERAL,
+    ),
+    (
+        Gemini,
+        "pre: permissionDecision deny without a reason",
+        "hooks that ran",
+        GEMINI_RAN_ON,
+        GEMINI_RAN_OFF,
+        LIBERAL,
+    ),
+    (
+        Gemini,
+        "pre: permissionDecision deny without a reason",
+        "tool ran, with what input",
+        r#""ran""#,
+        "null",
+        LIBERAL,
+    ),
+    (
+        Gemini,
+        "stop: decision block, once",
+        "hooks that ran",
+        GEMINI_AGAIN,
+        GEMINI_SAME_TURN,
+        CONTINUATION,
+    ),
+    (
+        Gemini,
+        "stop: exit 2, once",
+        "hooks that ran",
+        GEMINI_AGAIN,
+        GEMINI_SAME_TURN,
+        CONTINUATION,
+    ),
 ];
+
+/// Gemini CLI's hooks that ran when the tool ran, and when agent-hooks blocked it.
+const GEMINI_RAN_ON: &str = r#"{"AfterAgent":1,"AfterTool":1,"BeforeAgent":1,"BeforeTool":1,"SessionEnd":1,"SessionStart":1}"#;
+const GEMINI_RAN_OFF: &str =
+    r#"{"AfterAgent":1,"BeforeAgent":1,"BeforeTool":1,"SessionEnd":1,"SessionStart":1}"#;
+/// Gemini CLI's hooks after AfterAgent blocked once: a new turn; agent-hooks: the same one.
+const GEMINI_AGAIN: &str = r#"{"AfterAgent":2,"AfterTool":1,"BeforeAgent":2,"BeforeTool":1,"SessionEnd":1,"SessionStart":1}"#;
+const GEMINI_SAME_TURN: &str = r#"{"AfterAgent":2,"AfterTool":1,"BeforeAgent":1,"BeforeTool":1,"SessionEnd":1,"SessionStart":1}"#;
 
 /// Claude Code's hooks that ran when the tool ran, and when agent-hooks blocked it.
 const RAN_ON: &str = r#"{"PostToolUse":1,"PreToolUse":1,"SessionEnd":1,"SessionStart":1,"Stop":1,"UserPromptSubmit":1}"#;
@@ -253,16 +353,6 @@ const CODEX_RAN_OFF: &str = r#"{"PreToolUse":1,"SessionStart":1,"Stop":1,"UserPr
 
 /// The deliberate difference of `agent` in `case` on `fact`, if there is one.
 pub fn find(agent: Agent, case: &str, fact: &str) -> Option<Expected> {
-    let _ = (
-        STRICTER,
-        AGENT_STATE,
-        ORDER,
-        CONTINUATION,
-        Claude,
-        Codex,
-        Copilot,
-        Gemini,
-    );
     TABLE
         .iter()
         .find(|row| row.0 == agent && row.1 == case && row.2 == fact)

@@ -23,6 +23,8 @@ const AGENT_STATE: &str =
 /// A field of another dialect that means the same is read (spec 02: be liberal in what is
 /// read), where the agent does not know it.
 const LIBERAL: &str = "agent-hooks reads the other dialects' fields that mean the same (spec 02); the agent does not know this one and runs the tool";
+/// Codex applies `updatedInput` only with `permissionDecision: allow`.
+const REWRITE: &str = "Codex runs the original input when updatedInput comes without permissionDecision allow; agent-hooks runs the rewrite the hook asked for";
 /// Two rewriting hooks: the agent keeps the one that finished last, a race.
 const ORDER: &str =
     "agent-hooks keeps the last rewrite in configuration order, not the last to finish (a race)";
@@ -242,6 +244,38 @@ const TABLE: &[Row] = &[
         r#""rewritten-a""#,
         r#""rewritten-b""#,
         ORDER,
+    ),
+    (
+        Codex,
+        "pre: updatedInput alone",
+        "tool ran, with what input",
+        r#""ran""#,
+        r#""rewritten""#,
+        REWRITE,
+    ),
+    (
+        Codex,
+        "post: continue false",
+        "hooks that ran",
+        CODEX_RAN_ON,
+        r#"{"PostToolUse":1,"PreToolUse":1,"SessionStart":1,"UserPromptSubmit":1}"#,
+        STRICTER,
+    ),
+    (
+        Codex,
+        "post: continue false",
+        "model requests",
+        "2",
+        "1",
+        STRICTER,
+    ),
+    (
+        Codex,
+        "post: continue false",
+        "model was told",
+        r#"["M-post-stop"]"#,
+        "[]",
+        STRICTER,
     ),
     // Gemini CLI 0.61.0.
     (

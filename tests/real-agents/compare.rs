@@ -326,7 +326,16 @@ pub fn agent_hooks_side(agent: Agent, run: &Run, case: &Case, seen: &[ProbeRun])
                     if call.block {
                         told.extend(call.reason.clone());
                     }
-                    (call.block, call.input.clone().unwrap_or(input.clone()))
+                    // A headless session has no user to confirm an ask: agent-hooks' tool
+                    // wrapper blocks it then, the question the call's result.
+                    let asked = !call.block && call.ask.is_some();
+                    if asked {
+                        told.extend(call.ask.clone());
+                    }
+                    (
+                        call.block || asked,
+                        call.input.clone().unwrap_or(input.clone()),
+                    )
                 }
                 Err(e) => {
                     told.push(e.to_string());

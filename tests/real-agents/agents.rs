@@ -1,0 +1,327 @@
+//! The real agents, run headless against the fake model: where each is installed, how it is
+//! pointed at the model, where its hooks file goes, and one bounded run of it in a fresh
+//! home, project and temporary folder with a clean environment.
+
+use std::{
+    os::unix::process::CommandExt,
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use serde_json::{json, Value};
+
+/// The longest one agent run may take; then its process group is killed.
+pub const RUN_LIMIT: Duration = Duration::from_secs(90);
+
+/// The prompt every run starts with.
+pub const PROMPT: &str = "Run the scripted command, then say you are done.";
+
+/// One of the agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    /// `@anthropic-ai/claude-code`.
+    Claude,
+    /// `@openai/codex`.
+    Codex,
+    /// `@google/gemini-cli`.
+    Gemini,
+    /// `@github/copilot`.
+    Copilot,
+}
+
+impl Agent {
+    /// Its name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex CLI",
+            Agent::Gemini => "Gemini CLI",
+            Agent::Copilot => "Copilot CLI",
+        }
+    }
+
+    /// Where its hooks file goes, relative to the run's root (`home/` or `project/`).
+    pub fn hooks_file(self) -> &'static str {
+        match self {
+            Agent::Claude | Agent::Copilot => "project/.claude/settings.json",
+            Agent::Codex => "home/.codex/hooks.json",
+            Agent::Gemini => "project/.gemini/settings.json",
+        }
+    }
+}
+
+/// The folder the install script put the agents in (`REAL_AGENTS_DIR`, or the script's
+/// default under the build folder).
+pub fn install_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("REAL_AGENTS_DIR") {
+        return PathBuf::from(dir);
+    }
+    let script = agent_hooks_tests::workspace_root().join("tests/real-agents/install");
+    let output = Command::new(&script)
+        .output()
+        .unwrap_or_else(|e| panic!("{} could not start: {e}", script.display()));
+    assert!(
+        output.status.success(),
+        "{} failed:\n{}",
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let dir = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    agent_hooks_tests::workspace_root().join(dir)
+}
+
+/// The folders of one run.
+pub struct Run {
+    /// Holds everything below; removed at the end.
+    pub root: tempfile::TempDir,
+}
+
+impl Run {
+    /// Fresh `home/`, `project/` and `tmp/`.
+    pub fn new() -> Run {
+        let root = agent_hooks_tests::temp_dir();
+        for dir in ["home", "project", "tmp"] {
+            std::fs::create_dir_all(root.path().join(dir)).expect("create a run folder");
+        }
+        Run { root }
+    }
+
+    /// `relative` below the run's root.
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.root.path().join(relative)
+    }
+
+    /// The home folder.
+    pub fn home(&self) -> PathBuf {
+        self.path("home")
+    }
+
+    /// The project folder (the agent's working folder).
+    pub fn project(&self) -> PathBuf {
+        self.path("project")
+    }
+
+    /// Writes `text` to `relative`, creating its folders.
+    pub fn write(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.path(relative);
+        std::fs::create_dir_all(path.parent().expect("a file has a folder"))
+            .expect("create a folder");
+        std::fs::write(&path, text).expect("write a file");
+        path
+    }
+}
+
+/// What one agent run did, as the process shows it.
+pub struct Outcome {
+    /// Its exit code (`None`: killed by a signal, or by the time limit).
+    pub code: Option<i32>,
+    /// It ran past [`RUN_LIMIT`] and was killed.
+    pub timed_out: bool,
+    /// Its stdout.
+    pub stdout: String,
+    /// Its stderr.
+    pub stderr: String,
+    /// How long it took.
+    pub took: Duration,
+}
+
+impl Outcome {
+    /// A few lines to show when a comparison fails.
+    pub fn describe(&self) -> String {
+        let tail = |text: &str| {
+            let start = text.len().saturating_sub(3000);
+            let start = (start..text.len())
+                .find(|i| text.is_char_boundary(*i))
+                .unwrap_or(text.len());
+            text[start..].to_owned()
+        };
+        format!(
+            "exit {:?} (timed out: {}) after {:.1?}\n--- stdout (tail)\n{}\n--- stderr (tail)\n{}",
+            self.code,
+            self.timed_out,
+            self.took,
+            tail(&self.stdout),
+            tail(&self.stderr)
+        )
+    }
+}
+
+/// Writes the agent's own configuration (model endpoint, no telemetry, no updates) into
+/// the run's home and project, and `hooks` (the agent's hooks map) into its hooks file.
+pub fn configure(agent: Agent, run: &Run, port: u16, hooks: &Value) -> PathBuf {
+    match agent {
+        Agent::Claude | Agent::Copilot => run.write(
+            agent.hooks_file(),
+            &serde_json::to_string_pretty(&json!({ "hooks": hooks })).expect("JSON"),
+        ),
+        Agent::Codex => {
+            let config = format!(
+                r#"model = "gpt-5-codex"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = "http://127.0.0.1:{port}/v1"
+env_key = "FAKE_MODEL_KEY"
+wire_api = "responses"
+
+[analytics]
+enabled = false
+"#
+            );
+            run.write("home/.codex/config.toml", &config);
+            run.write(
+                agent.hooks_file(),
+                &serde_json::to_string_pretty(&json!({ "hooks": hooks })).expect("JSON"),
+            )
+        }
+        Agent::Gemini => {
+            run.write(
+                "home/.gemini/settings.json",
+                &json!({
+                    "privacy": {"usageStatisticsEnabled": false},
+                    "telemetry": {"enabled": false},
+                    "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+                    "security": {"auth": {"selectedType": "gemini-api-key"}},
+                })
+                .to_string(),
+            );
+            run.write(
+                agent.hooks_file(),
+                &serde_json::to_string_pretty(&json!({ "hooks": hooks })).expect("JSON"),
+            )
+        }
+    }
+}
+
+/// Runs `agent` once in `run`, against the model on `port`, bounded by [`RUN_LIMIT`].
+pub fn launch(agent: Agent, install: &Path, run: &Run, port: u16) -> Outcome {
+    let bin = install.join("node_modules/.bin");
+    let url = format!("http://127.0.0.1:{port}");
+    let mut command = match agent {
+        Agent::Claude => {
+            let mut c = Command::new(bin.join("claude"));
+            c.args([
+                "-p",
+                PROMPT,
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--dangerously-skip-permissions",
+            ]);
+            c.env("ANTHROPIC_BASE_URL", &url)
+                .env("ANTHROPIC_API_KEY", "sk-ant-fake")
+                .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                .env("DISABLE_AUTOUPDATER", "1")
+                .env("DISABLE_TELEMETRY", "1")
+                .env("DISABLE_ERROR_REPORTING", "1")
+                .env("IS_SANDBOX", "1");
+            c
+        }
+        Agent::Codex => {
+            let mut c = Command::new(bin.join("codex"));
+            c.args([
+                "exec",
+                "--skip-git-repo-check",
+                "--dangerously-bypass-hook-trust",
+                PROMPT,
+            ]);
+            c.env("FAKE_MODEL_KEY", "sk-fake");
+            c
+        }
+        Agent::Gemini => {
+            let mut c = Command::new("node");
+            c.arg(install.join("node_modules/@google/gemini-cli/bundle/gemini.js"));
+            c.args([
+                "-p",
+                PROMPT,
+                "-m",
+                "gemini-2.5-flash",
+                "--output-format",
+                "stream-json",
+                "--yolo",
+            ]);
+            c.env("GOOGLE_GEMINI_BASE_URL", &url)
+                .env("GEMINI_API_KEY", "fake-key")
+                .env("GEMINI_CLI_NO_RELAUNCH", "true")
+                .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+            c
+        }
+        Agent::Copilot => {
+            let mut c = Command::new(bin.join("copilot"));
+            c.args([
+                "-p",
+                PROMPT,
+                "--allow-all-tools",
+                "--no-auto-update",
+                "--disable-client-telemetry",
+            ]);
+            c.env("COPILOT_OFFLINE", "true")
+                .env("COPILOT_PROVIDER_BASE_URL", &url)
+                .env("COPILOT_PROVIDER_TYPE", "anthropic")
+                .env("COPILOT_PROVIDER_API_KEY", "sk-fake")
+                .env("COPILOT_MODEL", "claude-sonnet-4.5")
+                .env("COPILOT_ALLOW_ALL", "true")
+                .env("COPILOT_AUTO_UPDATE", "false");
+            c
+        }
+    };
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    command
+        .env("PATH", path)
+        .env("HOME", run.home())
+        .env("TMPDIR", run.path("tmp"))
+        .env("LANG", "C.UTF-8")
+        .env("TERM", "dumb")
+        .env("NO_COLOR", "1")
+        .env("CI", "1")
+        .current_dir(run.project())
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(run.path("agent.stdout")).expect("stdout file"))
+        .stderr(std::fs::File::create(run.path("agent.stderr")).expect("stderr file"))
+        .process_group(0);
+    // A clean environment: only what is set above.
+    let envs: Vec<(std::ffi::OsString, Option<std::ffi::OsString>)> = command
+        .get_envs()
+        .map(|(k, v)| (k.to_owned(), v.map(|v| v.to_owned())))
+        .collect();
+    command.env_clear();
+    for (key, value) in envs {
+        if let Some(value) = value {
+            command.env(key, value);
+        }
+    }
+    let started = Instant::now();
+    let mut child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("{} could not start: {e}", agent.name()));
+    let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the agent") {
+            break Some(status);
+        }
+        if started.elapsed() > RUN_LIMIT {
+            timed_out = true;
+            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let took = started.elapsed();
+    // Whatever the agent left running in its group (background shells) ends with it.
+    let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+    let read = |name: &str| std::fs::read_to_string(run.path(name)).unwrap_or_default();
+    Outcome {
+        code: status.and_then(|s| s.code()),
+        timed_out,
+        stdout: read("agent.stdout"),
+        stderr: read("agent.stderr"),
+        took,
+    }
+}

@@ -17,7 +17,9 @@ mod demo;
 mod doctor;
 mod emit;
 mod events;
+mod hook;
 mod input_fields;
+mod install;
 mod list;
 mod log;
 mod new;
@@ -123,6 +125,15 @@ enum Command {
     Demo,
     /// Trust the current project's hooks (lists what it trusts first).
     Trust,
+    /// The command an agent runs for its events: reads the agent's payload on stdin, runs
+    /// every hook agent-hooks knows for that event (not the agent's own hooks files, which
+    /// it runs itself) and answers as that agent expects.
+    Hook(hook::HookArgs),
+    /// Wire an agent to agent-hooks: write the one hook entry (`agent-hooks hook --agent
+    /// NAME`) into the agent's configuration, for every event it has.
+    Install(install::InstallArgs),
+    /// Take out exactly what `install` wrote; the rest of the file stays byte for byte.
+    Uninstall(install::InstallArgs),
     /// Write a new plugin crate (Cargo.toml, src/lib.rs with a handler and its test, a
     /// README) that builds, tests and loads as it is.
     New(new::NewArgs),
@@ -141,6 +152,9 @@ fn main() -> ExitCode {
         Command::Demo => demo::run(&cli.common),
         Command::Trust => trust::run(&cli.common),
         Command::New(args) => new::run(&args),
+        Command::Hook(args) => hook::run(&cli.common, &args),
+        Command::Install(args) => install::install(&cli.common, &args),
+        Command::Uninstall(args) => install::uninstall(&cli.common, &args),
     };
     match outcome {
         Ok(code) => code,

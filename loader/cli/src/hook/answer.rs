@@ -207,11 +207,8 @@ fn claude_like(
         if let Some(reason) = &d.ask {
             specific.insert("permissionDecision".into(), json!("ask"));
             specific.insert("permissionDecisionReason".into(), json!(reason));
-        } else if d.approve || (d.input.is_some() && !gemini) {
-            // Claude Code applies `updatedInput` only with a decision; a rewrite that
-            // nobody approved still goes through the agent's own permission check.
-            let decision = if d.approve { "allow" } else { "ask" };
-            specific.insert("permissionDecision".into(), json!(decision));
+        } else if d.approve {
+            specific.insert("permissionDecision".into(), json!("allow"));
         }
     }
     if let Some((behavior, reason)) = &d.permission {

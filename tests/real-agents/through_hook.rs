@@ -1,0 +1,201 @@
+//! Real Claude Code sessions wired to agent-hooks with `agent-hooks install --agent claude
+//! --project`: the model's tool call goes through `agent-hooks hook --agent claude`, and
+//! what happened is read from the agent's own result (did the tool's side effect appear,
+//! what the model was told next), never from agent-hooks' word.
+//!
+//! Ignored in a plain `cargo test` (it needs the agents installed): `tests/real-agents/run`
+//! runs it with the rest of the real-agents suite.
+
+#[allow(dead_code)]
+#[path = "agents.rs"]
+mod agents;
+#[allow(dead_code)]
+#[path = "model.rs"]
+mod model;
+
+use std::{process::Command, time::Duration};
+
+use agents::{Agent, Run};
+use serde_json::json;
+
+/// What one session left.
+struct Session {
+    run: Run,
+    outcome: agents::Outcome,
+    /// Every request body the model got, as text.
+    told: Vec<String>,
+    /// The settings file before install.
+    before: String,
+}
+
+impl Session {
+    fn side_effect(&self) -> Option<String> {
+        std::fs::read_to_string(self.run.project().join("side-effect.txt")).ok()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{}\n--- model requests: {}",
+            self.outcome.describe(),
+            self.told.len()
+        )
+    }
+}
+
+fn agent_hooks(run: &Run, args: &[&str]) -> std::process::Output {
+    let output = Command::new(agent_hooks_tests::agent_hooks_bin())
+        .args(args)
+        .current_dir(run.project())
+        .env("HOME", run.home())
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .expect("agent-hooks runs");
+    assert!(
+        output.status.success(),
+        "agent-hooks {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// A Claude Code session whose one tool call runs `command`, with agent-hooks installed in
+/// the project and `setup` adding hooks.
+fn claude_session(command: &str, setup: impl FnOnce(&Run)) -> Session {
+    let install = agents::install_dir();
+    let model = model::FakeModel::start(command);
+    let run = Run::new();
+    let settings = agents::configure(Agent::Claude, &run, model.port(), &json!({}));
+    let before = std::fs::read_to_string(&settings).expect("settings written");
+    agent_hooks(&run, &["install", "--agent", "claude", "--project"]);
+    setup(&run);
+    let outcome = agents::launch(Agent::Claude, &install, &run, model.port());
+    let told = model
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    Session {
+        run,
+        outcome,
+        told,
+        before,
+    }
+}
+
+fn user_hooks(run: &Run) -> std::path::PathBuf {
+    let dir = run.home().join(".config/agent-hooks/hooks");
+    std::fs::create_dir_all(&dir).expect("hooks folder");
+    dir
+}
+
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn a_native_plugin_blocks_the_command_and_the_model_is_told_why() {
+    let s = claude_session("rm -rf gone; echo ran >> side-effect.txt", |run| {
+        agent_hooks_tests::copy_to(
+            &agent_hooks_tests::plugin("block-dangerous"),
+            &user_hooks(run),
+            "libblock_dangerous.so",
+        );
+    });
+    assert_eq!(s.side_effect(), None, "the tool ran: {}", s.describe());
+    assert!(
+        s.told
+            .last()
+            .is_some_and(|t| t.contains("Dangerous command blocked")),
+        "the model was not told: {}",
+        s.describe()
+    );
+}
+
+/// A long-running Python guard (persistent) that rewrites `original` into `rewritten`.
+const REWRITER: &str = r#"import json, sys
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+send({"type": "hello", "protocol": 1, "name": "rewriter"})
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("type") == "event":
+        command = (m.get("payload", {}).get("tool_input") or {}).get("command", "")
+        if "original" in command:
+            out = {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                   "updatedInput": {"command": command.replace("original", "rewritten")}}}
+            send({"type": "answer", "id": m["id"], "output": out})
+        else:
+            send({"type": "answer", "id": m["id"]})
+    elif m.get("type") == "goodbye":
+        break
+"#;
+
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn a_long_running_python_guard_rewrites_the_command() {
+    let s = claude_session("echo original >> side-effect.txt", |run| {
+        let dir = user_hooks(run);
+        std::fs::write(dir.join("rewriter.py"), REWRITER).expect("write the guard");
+        let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+            "command": format!("python3 {}", dir.join("rewriter.py").display()),
+            "persistent": true, "timeout": 10}]}]});
+        std::fs::write(dir.join("rewriter.json"), hooks.to_string()).expect("write");
+    });
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("rewritten\n"),
+        "{}",
+        s.describe()
+    );
+}
+
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn an_untrusted_project_hook_does_not_run_and_the_tool_does() {
+    let s = claude_session("echo ran >> side-effect.txt", |run| {
+        run.write(
+            "project/.agent-hooks/hooks/evil.json",
+            r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "touch evil-ran; exit 2"}]}]}"#,
+        );
+    });
+    assert!(
+        !s.run.project().join("evil-ran").exists(),
+        "{}",
+        s.describe()
+    );
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
+}
+
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn a_hook_that_hangs_is_cut_at_its_timeout() {
+    let s = claude_session("echo ran >> side-effect.txt", |run| {
+        let hooks = r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "sleep 60", "timeout": 2}]}]}"#;
+        std::fs::write(user_hooks(run).join("slow.json"), hooks).expect("write");
+    });
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
+    assert!(s.outcome.took < Duration::from_secs(45), "{}", s.describe());
+}
+
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn install_then_uninstall_leaves_the_agents_file_as_it_was() {
+    let s = claude_session("echo ran >> side-effect.txt", |_| {});
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
+    agent_hooks(&s.run, &["uninstall", "--agent", "claude", "--project"]);
+    let after = std::fs::read_to_string(s.run.path("project/.claude/settings.json"))
+        .expect("settings still there");
+    assert_eq!(after, s.before);
+}

@@ -26,6 +26,7 @@ mod new;
 mod output;
 mod recorder;
 mod replay;
+mod serve;
 mod session;
 mod trust;
 mod ui_script;
@@ -129,6 +130,9 @@ enum Command {
     /// every hook agent-hooks knows for that event (not the agent's own hooks files, which
     /// it runs itself) and answers as that agent expects.
     Hook(hook::HookArgs),
+    /// The resident process `hook` talks to (started by the first `hook` call): keeps
+    /// discovery, trust, plugin processes and long-running hooks warm, per agent session.
+    Serve(serve::ServeArgs),
     /// Wire an agent to agent-hooks: write the one hook entry (`agent-hooks hook --agent
     /// NAME`) into the agent's configuration, for every event it has.
     Install(install::InstallArgs),
@@ -153,6 +157,7 @@ fn main() -> ExitCode {
         Command::Trust => trust::run(&cli.common),
         Command::New(args) => new::run(&args),
         Command::Hook(args) => hook::run(&cli.common, &args),
+        Command::Serve(args) => serve::run(&args),
         Command::Install(args) => install::install(&cli.common, &args),
         Command::Uninstall(args) => install::uninstall(&cli.common, &args),
     };

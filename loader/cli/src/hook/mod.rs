@@ -8,13 +8,13 @@ pub mod agent;
 mod answer;
 pub mod request;
 
-use std::{io::Write, process::ExitCode};
+use std::{io::Write, path::PathBuf, process::ExitCode};
 
 use agent_hooks::{command::CommandHook, discover::builtin_providers};
 use serde::{Deserialize, Serialize};
 
 pub use agent::AgentName;
-pub use request::{Request, RequestError};
+pub use request::{Request, RequestError, PAYLOAD_LIMIT};
 
 use crate::{emit::runtime, events, session::Session, Common, Outcome};
 
@@ -67,10 +67,26 @@ pub struct HookArgs {
     pub no_serve: bool,
 }
 
-/// `agent-hooks hook`.
+/// `agent-hooks hook`: through the resident process (started when it is not running), or,
+/// when it cannot be reached or fails mid-call, in this process, saying so on stderr.
 pub fn run(common: &Common, args: &HookArgs) -> Outcome {
-    let request = Request::read(&mut std::io::stdin().lock(), args);
-    Ok(answer_here(common, args, request).deliver())
+    let bytes = request::read_bounded(&mut std::io::stdin().lock());
+    let serve = !args.no_serve && std::env::var_os("AGENT_HOOKS_NO_SERVE").is_none();
+    let mut fallback = None;
+    if let (true, Ok(bytes)) = (serve, &bytes) {
+        match crate::serve::client::ask(common, args, bytes) {
+            Ok(reply) => return Ok(reply.deliver()),
+            Err(error) => fallback = Some(error),
+        }
+    }
+    let request = bytes.and_then(|b| Request::parse(&b, args.agent, args.event.as_deref()));
+    let mut reply = answer_here(common, args, request);
+    if let Some(error) = fallback {
+        reply.note(&format!(
+            "agent-hooks: the resident process could not answer ({error}); the hooks ran in this process"
+        ));
+    }
+    Ok(reply.deliver())
 }
 
 /// Runs `request` in this process and gives the agent's answer. A request that could not be
@@ -99,7 +115,14 @@ pub fn answer_here(
         }
     };
     match request {
-        Ok(request) => answer_with(&session, args.agent, &request),
+        Ok(request) => match runtime() {
+            Ok(runtime) => answer_with(&session, &runtime, args.agent, &request),
+            Err(error) => Reply {
+                code: 1,
+                stderr: format!("agent-hooks hook: hooks did not run: {error}\n"),
+                ..Reply::default()
+            },
+        },
         Err(error) => unreadable(&session, &common, args.agent, &error),
     }
 }
@@ -108,11 +131,27 @@ pub fn answer_here(
 /// nor other agents' unless named with `--with`, nor any hook entry that is agent-hooks
 /// itself (an agent wired to agent-hooks has one in its file).
 pub fn open(common: &Common, args: &HookArgs) -> Result<Session, Box<dyn std::error::Error>> {
+    open_for(common, args, None)
+}
+
+/// [`open`] for a user whose home (and `XDG_CONFIG_HOME`) are given, not this process's.
+pub fn open_for(
+    common: &Common,
+    args: &HookArgs,
+    user: Option<(PathBuf, Option<PathBuf>)>,
+) -> Result<Session, Box<dyn std::error::Error>> {
     let agent = args.agent;
     let with = args.with.clone();
     Session::build_keeping(
         common,
         |options| {
+            if let Some((home, xdg)) = user {
+                options.config_dir = Some(match xdg {
+                    Some(xdg) => xdg.join(&options.app_name),
+                    None => home.join(".config").join(&options.app_name),
+                });
+                options.home = Some(home);
+            }
             if !options.builtin_providers {
                 return;
             }
@@ -152,20 +191,15 @@ pub fn is_agent_hooks_entry(command: &str) -> bool {
 }
 
 /// Runs one readable request through `session` and gives the agent's answer.
-pub fn answer_with(session: &Session, agent: AgentName, request: &Request) -> Reply {
+pub fn answer_with(
+    session: &Session,
+    runtime: &tokio::runtime::Runtime,
+    agent: AgentName,
+    request: &Request,
+) -> Reply {
     let Ok(emitted) = events::parse_event(&request.event) else {
         // An event of the agent that agent-hooks has no moment for: nothing to run.
         return Reply::default();
-    };
-    let runtime = match runtime() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            return Reply {
-                code: 1,
-                stderr: format!("agent-hooks hook: hooks did not run: {error}\n"),
-                ..Reply::default()
-            }
-        }
     };
     let result = runtime.block_on(events::emit(&session.runner, emitted, request.fields()));
     let records = session.take_records();
@@ -174,7 +208,12 @@ pub fn answer_with(session: &Session, agent: AgentName, request: &Request) -> Re
 }
 
 /// The answer when the agent's payload could not be read.
-fn unreadable(session: &Session, common: &Common, agent: AgentName, error: &RequestError) -> Reply {
+pub fn unreadable(
+    session: &Session,
+    common: &Common,
+    agent: AgentName,
+    error: &RequestError,
+) -> Reply {
     let required: Vec<String> = session
         .findings
         .required_failures

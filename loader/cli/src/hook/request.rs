@@ -7,7 +7,7 @@ use agent_hooks::command::ToolNames;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{AgentName, HookArgs};
+use super::AgentName;
 
 /// The largest payload read: past it, the event is refused (a tool's input can hold a whole
 /// file; 16 MiB is far past what an agent sends).
@@ -55,21 +55,6 @@ pub struct Request {
 }
 
 impl Request {
-    /// Reads a payload from `input`, at most [`PAYLOAD_LIMIT`] bytes.
-    pub fn read(input: &mut impl Read, args: &HookArgs) -> Result<Request, RequestError> {
-        let mut bytes = Vec::new();
-        input
-            .take(PAYLOAD_LIMIT as u64 + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| RequestError::Read(e.to_string()))?;
-        if bytes.len() > PAYLOAD_LIMIT {
-            return Err(RequestError::TooLarge {
-                limit: PAYLOAD_LIMIT,
-            });
-        }
-        Self::parse(&bytes, args.agent, args.event.as_deref())
-    }
-
     /// Reads a payload of `agent`; `event` names the event when the payload does not.
     pub fn parse(
         bytes: &[u8],
@@ -136,6 +121,21 @@ impl Request {
         }
         Value::Object(fields)
     }
+}
+
+/// Reads a payload from `input`, at most [`PAYLOAD_LIMIT`] bytes.
+pub fn read_bounded(input: &mut impl Read) -> Result<Vec<u8>, RequestError> {
+    let mut bytes = Vec::new();
+    input
+        .take(PAYLOAD_LIMIT as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| RequestError::Read(e.to_string()))?;
+    if bytes.len() > PAYLOAD_LIMIT {
+        return Err(RequestError::TooLarge {
+            limit: PAYLOAD_LIMIT,
+        });
+    }
+    Ok(bytes)
 }
 
 /// agent-hooks' name of the tool `agent` calls `tool` (`Bash` → `exec`).

@@ -61,14 +61,31 @@ fn agent_hooks(run: &Run, args: &[&str]) -> std::process::Output {
 /// A Claude Code session whose one tool call runs `command`, with agent-hooks installed in
 /// the project and `setup` adding hooks.
 fn claude_session(command: &str, setup: impl FnOnce(&Run)) -> Session {
+    session(Agent::Claude, command, setup)
+}
+
+/// [`claude_session`] for any of the agents: installed where the agent's hooks file is
+/// (the project's for Claude Code and Gemini CLI, the user's for Codex CLI, Copilot CLI's
+/// own `.github/hooks/` in the project).
+fn session(agent: Agent, command: &str, setup: impl FnOnce(&Run)) -> Session {
     let install = agents::install_dir();
     let model = model::FakeModel::start(command);
     let run = Run::new();
-    let settings = agents::configure(Agent::Claude, &run, model.port(), &json!({}));
+    let settings = agents::configure(agent, &run, model.port(), &json!({}));
     let before = std::fs::read_to_string(&settings).expect("settings written");
-    agent_hooks(&run, &["install", "--agent", "claude", "--project"]);
+    let (name, level) = match agent {
+        Agent::Claude => ("claude", "--project"),
+        Agent::Codex => ("codex", "--user"),
+        Agent::Gemini => ("gemini", "--project"),
+        Agent::Copilot => ("copilot", "--project"),
+    };
+    if agent == Agent::Copilot {
+        // Copilot CLI runs the project's .claude/settings.json itself: leave it empty.
+        std::fs::remove_file(&settings).expect("remove");
+    }
+    agent_hooks(&run, &["install", "--agent", name, level]);
     setup(&run);
-    let outcome = agents::launch(Agent::Claude, &install, &run, model.port());
+    let outcome = agents::launch(agent, &install, &run, model.port());
     let told = model
         .requests()
         .iter()
@@ -198,4 +215,41 @@ fn install_then_uninstall_leaves_the_agents_file_as_it_was() {
     let after = std::fs::read_to_string(s.run.path("project/.claude/settings.json"))
         .expect("settings still there");
     assert_eq!(after, s.before);
+}
+
+/// The native plugin's block under each of the other agents.
+fn blocks_under(agent: Agent) {
+    let s = session(agent, "rm -rf gone; echo ran >> side-effect.txt", |run| {
+        agent_hooks_tests::copy_to(
+            &agent_hooks_tests::plugin("block-dangerous"),
+            &user_hooks(run),
+            "libblock_dangerous.so",
+        );
+    });
+    assert_eq!(s.side_effect(), None, "the tool ran: {}", s.describe());
+    assert!(
+        s.told
+            .iter()
+            .any(|t| t.contains("Dangerous command blocked")),
+        "the model was not told: {}",
+        s.describe()
+    );
+}
+
+#[test]
+#[ignore = "runs the real Codex CLI: tests/real-agents/run"]
+fn a_native_plugin_blocks_under_codex_cli() {
+    blocks_under(Agent::Codex);
+}
+
+#[test]
+#[ignore = "runs the real Gemini CLI: tests/real-agents/run"]
+fn a_native_plugin_blocks_under_gemini_cli() {
+    blocks_under(Agent::Gemini);
+}
+
+#[test]
+#[ignore = "runs the real Copilot CLI: tests/real-agents/run"]
+fn a_native_plugin_blocks_under_copilot_cli() {
+    blocks_under(Agent::Copilot);
 }

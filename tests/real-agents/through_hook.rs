@@ -253,3 +253,34 @@ fn a_native_plugin_blocks_under_gemini_cli() {
 fn a_native_plugin_blocks_under_copilot_cli() {
     blocks_under(Agent::Copilot);
 }
+
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn a_gemini_cli_hooks_file_runs_under_claude_code_when_named() {
+    let s = claude_session("echo ran >> side-effect.txt", |run| {
+        // Installed again, with --with gemini.
+        agent_hooks(run, &["uninstall", "--agent", "claude", "--project"]);
+        agent_hooks(
+            run,
+            &[
+                "install",
+                "--agent",
+                "claude",
+                "--project",
+                "--with",
+                "gemini",
+            ],
+        );
+        run.write(
+            "home/.gemini/settings.json",
+            r#"{"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command",
+                "command": "echo 'M-gemini-dialect-block' >&2; exit 2", "timeout": 5000}]}]}}"#,
+        );
+    });
+    assert_eq!(s.side_effect(), None, "the tool ran: {}", s.describe());
+    assert!(
+        s.told.iter().any(|t| t.contains("M-gemini-dialect-block")),
+        "the model was not told: {}",
+        s.describe()
+    );
+}

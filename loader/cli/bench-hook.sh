@@ -50,6 +50,7 @@ TRUE=/bin/true
 [ -x "$TRUE" ] || TRUE=/usr/bin/true
 hooks=""
 trues=""
+versions=""
 i=0
 while [ $i -lt "$ROUNDS" ]; do
     t0=$(now)
@@ -57,6 +58,9 @@ while [ $i -lt "$ROUNDS" ]; do
     t1=$(now)
     j=0; while [ $j -lt "$N" ]; do "$BIN" hook --agent claude < "$TMP/payload.json" > /dev/null; j=$((j + 1)); done
     t2=$(now)
+    j=0; while [ $j -lt "$N" ]; do "$BIN" --version > /dev/null; j=$((j + 1)); done
+    t3=$(now)
+    versions="$versions $(( (t3 - t2) / N / 1000 ))"
     trues="$trues $(( (t1 - t0) / N / 1000 ))"
     hooks="$hooks $(( (t2 - t1) / N / 1000 ))"
     i=$((i + 1))
@@ -65,6 +69,8 @@ median() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/
 mt=$(median "$trues")
 mh=$(median "$hooks")
 echo "bare spawn of true:            ${mt} us per call (median of $ROUNDS rounds of $N)"
+mv=$(median "$versions")
 echo "agent-hooks hook, warm:        ${mh} us per call"
+echo "agent-hooks --version:         ${mv} us per call (the program's own start-up)"
 awk -v h="$mh" -v t="$mt" 'BEGIN {printf "ratio hook / true:             %.2f\n", h / t}'
 rm -f "$HOME"/.cache/agent-hooks/run/*/serve.sock

@@ -535,6 +535,7 @@ pub fn wired_lines(common: &Common) -> Vec<String> {
             ));
         }
     }
+    lines.push(crate::serve::status_line());
     lines
 }
 

@@ -367,3 +367,18 @@ fn handle(
     }
     reply
 }
+
+/// Whether this user's resident process is up, for `list` and `doctor`.
+pub fn status_line() -> String {
+    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+        return "  resident process: unknown (HOME is not set)".into();
+    };
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let socket = wire::folder(&home, xdg.as_deref()).join(wire::SOCKET);
+    match UnixStream::connect(&socket) {
+        Ok(_) => format!("  resident process: up, on {}", socket.display()),
+        Err(_) => "  resident process: not running (the next `agent-hooks hook` starts it)".into(),
+    }
+}

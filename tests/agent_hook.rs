@@ -375,7 +375,7 @@ fn install_into_commented_gemini_settings_and_a_file_that_was_not_there() {
     assert!(value["hooks"]["preToolUse"][0]["bash"]
         .as_str()
         .unwrap()
-        .ends_with("hook --agent copilot --event preToolUse"));
+        .ends_with(" --agent copilot --event preToolUse"));
     assert!(rig
         .run(&["uninstall", "--agent", "copilot", "--project"])
         .status

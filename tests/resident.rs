@@ -328,3 +328,91 @@ fn it_refuses_a_folder_of_another_user_and_the_hook_still_answers() {
         err(&out)
     );
 }
+
+/// The small relay program `agent-hooks-hook`, built next to `agent-hooks`.
+fn relay_bin() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let root = agent_hooks_tests::workspace_root();
+    let mut command = Command::new(cargo);
+    command
+        .args([
+            "build",
+            "-p",
+            "agent-hooks-cli",
+            "--bin",
+            "agent-hooks-hook",
+        ])
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(agent_hooks_tests::target_dir());
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    let status = command.status().expect("cargo runs");
+    assert!(status.success());
+    let relay = agent_hooks_bin().with_file_name("agent-hooks-hook");
+    assert!(relay.is_file(), "{}", relay.display());
+    relay
+}
+
+#[test]
+fn the_relay_program_answers_through_the_resident_process_and_install_uses_it() {
+    let rig = Rig::new();
+    let relay = relay_bin();
+    let pids = long_running_guard(&rig);
+    let run_relay = |payload: &str, extra: &[&str]| {
+        let mut command = Command::new(&relay);
+        command
+            .args(["--agent", "claude"])
+            .args(extra)
+            .current_dir(rig.project())
+            .env("HOME", rig.home())
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env("AGENT_HOOKS_SERVE_IDLE", "60")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = run_relay(&pre("s1", "rm -rf /"), &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    assert!(
+        err(&out).contains("the guard refuses rm -rf"),
+        "{}",
+        err(&out)
+    );
+    let out = run_relay(&pre("s1", "ls"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    // The same guard process, warm in the resident process, served both.
+    let seen = std::fs::read_to_string(&pids).unwrap();
+    let seen: Vec<&str> = seen.lines().collect();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0], seen[1]);
+    // An option it does not read itself: agent-hooks hook runs with the same arguments.
+    let out = run_relay(&pre("s1", "rm -rf /"), &["--no-serve"]);
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    // A malformed payload is agent-hooks' non-blocking error, relayed.
+    let out = run_relay("not json", &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", err(&out));
+    assert!(err(&out).contains("hooks did not run"), "{}", err(&out));
+    // install writes the relay into the entry.
+    let out = rig
+        .command(&["install", "--agent", "claude"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", err(&out));
+    let settings = std::fs::read_to_string(rig.home().join(".claude/settings.json")).unwrap();
+    assert!(
+        settings.contains("agent-hooks-hook' --agent claude"),
+        "{settings}"
+    );
+}

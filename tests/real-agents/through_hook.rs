@@ -68,6 +68,7 @@ fn claude_session(command: &str, setup: impl FnOnce(&Run)) -> Session {
 /// (the project's for Claude Code and Gemini CLI, the user's for Codex CLI, Copilot CLI's
 /// own `.github/hooks/` in the project).
 fn session(agent: Agent, command: &str, setup: impl FnOnce(&Run)) -> Session {
+    relay_bin();
     let install = agents::install_dir();
     let model = model::FakeModel::start(command);
     let run = Run::new();
@@ -84,6 +85,12 @@ fn session(agent: Agent, command: &str, setup: impl FnOnce(&Run)) -> Session {
         std::fs::remove_file(&settings).expect("remove");
     }
     agent_hooks(&run, &["install", "--agent", name, level]);
+    let file = match agent {
+        Agent::Copilot => run.path("project/.github/hooks/agent-hooks.json"),
+        _ => settings.clone(),
+    };
+    let entry = std::fs::read_to_string(&file).expect("installed");
+    assert!(entry.contains("agent-hooks-hook' --agent"), "{entry}");
     setup(&run);
     let outcome = agents::launch(agent, &install, &run, model.port());
     let told = model
@@ -97,6 +104,31 @@ fn session(agent: Agent, command: &str, setup: impl FnOnce(&Run)) -> Session {
         told,
         before,
     }
+}
+
+/// Builds the small relay program `agent-hooks-hook` next to `agent-hooks`, so that
+/// `install` writes it into the agent's entry (as after `cargo install`).
+fn relay_bin() {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .args([
+            "build",
+            "-p",
+            "agent-hooks-cli",
+            "--bin",
+            "agent-hooks-hook",
+        ])
+        .arg("--manifest-path")
+        .arg(agent_hooks_tests::workspace_root().join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(agent_hooks_tests::target_dir());
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    assert!(command.status().expect("cargo runs").success());
+    let relay = agent_hooks_tests::agent_hooks_bin().with_file_name("agent-hooks-hook");
+    assert!(relay.is_file(), "{}", relay.display());
 }
 
 fn user_hooks(run: &Run) -> std::path::PathBuf {

@@ -25,6 +25,7 @@ mod log;
 mod new;
 mod output;
 mod recorder;
+mod relay;
 mod replay;
 mod serve;
 mod session;

@@ -8,47 +8,15 @@ pub mod agent;
 mod answer;
 pub mod request;
 
-use std::{io::Write, path::PathBuf, process::ExitCode};
+use std::path::PathBuf;
 
 use agent_hooks::{command::CommandHook, discover::builtin_providers};
-use serde::{Deserialize, Serialize};
 
+pub use crate::relay::Reply;
 pub use agent::AgentName;
 pub use request::{Request, RequestError, PAYLOAD_LIMIT};
 
 use crate::{emit::runtime, events, session::Session, Common, Outcome};
-
-/// What the agent gets back: an exit code and the two channels.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Reply {
-    /// The exit code.
-    pub code: u8,
-    /// What goes to stdout (JSON for the agent, or nothing).
-    pub stdout: String,
-    /// What goes to stderr (a block's reason, or errors for the user).
-    pub stderr: String,
-}
-
-impl Reply {
-    /// Writes the reply on this process's channels and returns its exit code.
-    pub fn deliver(&self) -> ExitCode {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(self.stdout.as_bytes());
-        let _ = out.flush();
-        let mut err = std::io::stderr().lock();
-        let _ = err.write_all(self.stderr.as_bytes());
-        let _ = err.flush();
-        ExitCode::from(self.code)
-    }
-
-    /// Adds a line for the user on stderr.
-    pub fn note(&mut self, line: &str) {
-        self.stderr.push_str(line);
-        if !line.ends_with('\n') {
-            self.stderr.push('\n');
-        }
-    }
-}
 
 /// `agent-hooks hook`'s options.
 #[derive(Debug, Clone, clap::Args)]
@@ -186,7 +154,8 @@ pub fn is_agent_hooks_entry(command: &str) -> bool {
         .collect();
     words.windows(2).any(|pair| {
         let program = pair[0].rsplit('/').next().unwrap_or(pair[0]);
-        program == "agent-hooks" && pair[1] == "hook"
+        (program == "agent-hooks" && pair[1] == "hook")
+            || (program == "agent-hooks-hook" && pair[1] == "--agent")
     })
 }
 

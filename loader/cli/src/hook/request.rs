@@ -9,9 +9,7 @@ use serde_json::{Map, Value};
 
 use super::AgentName;
 
-/// The largest payload read: past it, the event is refused (a tool's input can hold a whole
-/// file; 16 MiB is far past what an agent sends).
-pub const PAYLOAD_LIMIT: usize = 16 << 20;
+pub use crate::relay::PAYLOAD_LIMIT;
 
 /// Why an agent's payload could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
@@ -125,17 +123,13 @@ impl Request {
 
 /// Reads a payload from `input`, at most [`PAYLOAD_LIMIT`] bytes.
 pub fn read_bounded(input: &mut impl Read) -> Result<Vec<u8>, RequestError> {
-    let mut bytes = Vec::new();
-    input
-        .take(PAYLOAD_LIMIT as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| RequestError::Read(e.to_string()))?;
-    if bytes.len() > PAYLOAD_LIMIT {
-        return Err(RequestError::TooLarge {
+    match crate::relay::read_bounded(input) {
+        Err(e) => Err(RequestError::Read(e.to_string())),
+        Ok(Err(_)) => Err(RequestError::TooLarge {
             limit: PAYLOAD_LIMIT,
-        });
+        }),
+        Ok(Ok(bytes)) => Ok(bytes),
     }
-    Ok(bytes)
 }
 
 /// agent-hooks' name of the tool `agent` calls `tool` (`Bash` → `exec`).

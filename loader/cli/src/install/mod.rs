@@ -138,13 +138,21 @@ pub fn config_file(agent: AgentName, user: bool, project: &Path) -> Result<PathB
 }
 
 /// The command of the entry.
+/// The entry runs the small relay program `agent-hooks-hook` when it is installed next to
+/// this program, else `agent-hooks hook`.
 fn command(agent: AgentName, args: &InstallArgs) -> String {
-    let program = args.program.clone().unwrap_or_else(|| {
-        std::env::current_exe()
-            .map(|p| shell_quote(&p.to_string_lossy()))
-            .unwrap_or_else(|_| "agent-hooks".into())
-    });
-    let mut command = format!("{program} hook --agent {}", agent.name());
+    let relay = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("agent-hooks-hook")))
+        .filter(|p| p.is_file());
+    let program = match (&args.program, relay) {
+        (Some(program), _) => format!("{program} hook"),
+        (None, Some(relay)) => shell_quote(&relay.to_string_lossy()),
+        (None, None) => std::env::current_exe()
+            .map(|p| format!("{} hook", shell_quote(&p.to_string_lossy())))
+            .unwrap_or_else(|_| "agent-hooks hook".into()),
+    };
+    let mut command = format!("{program} --agent {}", agent.name());
     if !args.with.is_empty() {
         let with: Vec<&str> = args.with.iter().map(|a| a.name()).collect();
         command.push_str(&format!(" --with {}", with.join(",")));
@@ -344,10 +352,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
     let path = config_file(agent, !args.project, &project(common)?)?;
     let command = command(agent, args);
     let before = read(&path)?;
-    if before
-        .as_deref()
-        .is_some_and(|t| t.contains(&format!("hook --agent {}", agent.name())))
-    {
+    if before.as_deref().is_some_and(|t| has_entry(t, agent)) {
         outln!(
             "{} already runs agent-hooks: {}",
             agent.title(),
@@ -489,6 +494,17 @@ pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Whether a configuration file's text holds an agent-hooks entry for `agent`.
+fn has_entry(text: &str, agent: AgentName) -> bool {
+    let flag = format!("--agent {}", agent.name());
+    text.match_indices(&flag).any(|(at, _)| {
+        let before = &text[..at];
+        before.ends_with("hook ")
+            || before.ends_with("agent-hooks-hook' ")
+            || before.ends_with("agent-hooks-hook ")
+    })
+}
+
 /// Where each agent is wired to agent-hooks (user and project files holding an
 /// `agent-hooks hook` entry), for `list` and `doctor`.
 pub fn wired(common: &Common) -> Vec<(AgentName, PathBuf)> {
@@ -502,7 +518,7 @@ pub fn wired(common: &Common) -> Vec<(AgentName, PathBuf)> {
                 continue;
             };
             if let Ok(Some(text)) = read(&path) {
-                if text.contains(&format!("hook --agent {}", agent.name())) {
+                if has_entry(&text, agent) {
                     found.push((agent, path));
                 }
             }

@@ -24,10 +24,10 @@ use std::{
     collections::HashMap,
     io::{BufRead, BufReader, Read, Write},
     os::unix::{
-        fs::{MetadataExt, PermissionsExt},
+        fs::MetadataExt,
         net::{UnixListener, UnixStream},
     },
-    path::{Path, PathBuf},
+    path::PathBuf,
     process::ExitCode,
     sync::{Arc, Mutex},
     time::{Duration, Instant, SystemTime},
@@ -51,23 +51,7 @@ pub struct ServeArgs {
     pub idle: u64,
 }
 
-/// Creates `folder` (and its parents) and makes it the user's alone (0700), refusing one
-/// that belongs to someone else.
-pub fn make_folder(folder: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-    let meta = std::fs::metadata(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-    if meta.uid() != nix::unistd::geteuid().as_raw() {
-        return Err(format!(
-            "{} belongs to another user; remove it",
-            folder.display()
-        ));
-    }
-    if meta.mode() & 0o777 != 0o700 {
-        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| format!("{}: {e}", folder.display()))?;
-    }
-    Ok(())
-}
+pub use crate::relay::make_folder;
 
 /// A session's warm runner.
 struct Warm {
@@ -228,7 +212,7 @@ fn serve_one(state: &State, stream: UnixStream) {
         Ok(_) => Ok(payload),
     };
     let reply = match header.agent.parse::<AgentName>().and_then(|agent| {
-        header.with().map(|with| HookArgs {
+        wire::with(&header).map(|with| HookArgs {
             agent,
             event: header.event.clone(),
             with,
@@ -326,7 +310,7 @@ fn handle(
         .or_default()
         .clone();
     let mut warm = lock(&slot);
-    let common = header.common();
+    let common = wire::common(header);
     let user = Some((header.home.clone(), header.xdg_config_home.clone()));
     let stale = match warm.as_ref() {
         None => true,

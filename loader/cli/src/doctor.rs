@@ -287,10 +287,15 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
     if common.json {
         report["problems"] = json!(problems);
         report["notes"] = json!(notes);
+        report["agents"] = crate::install::wired_json(common);
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         let style = Style::for_stdout();
         list::print(&session, &report, style);
+        outln!("Agents");
+        for line in crate::install::wired_lines(common) {
+            outln!("{line}");
+        }
         outln!();
         if problems.is_empty() {
             outln!("{}", style.ok("No problems found."));

@@ -303,9 +303,15 @@ pub fn run(common: &Common) -> Outcome {
     let session = Session::open(common)?;
     let report = report(&session);
     if common.json {
+        let mut report = report;
+        report["agents"] = crate::install::wired_json(common);
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print(&session, &report, Style::for_stdout());
+        outln!("Agents");
+        for line in crate::install::wired_lines(common) {
+            outln!("{line}");
+        }
     }
     let config_errors = session
         .runner

@@ -17,13 +17,17 @@ mod demo;
 mod doctor;
 mod emit;
 mod events;
+mod hook;
 mod input_fields;
+mod install;
 mod list;
 mod log;
 mod new;
 mod output;
 mod recorder;
+mod relay;
 mod replay;
+mod serve;
 mod session;
 mod trust;
 mod ui_script;
@@ -132,6 +136,18 @@ enum Command {
     Demo,
     /// Trust the current project's hooks (lists what it trusts first).
     Trust,
+    /// The command an agent runs for its events: reads the agent's payload on stdin, runs
+    /// every hook agent-hooks knows for that event (not the agent's own hooks files, which
+    /// it runs itself) and answers as that agent expects.
+    Hook(hook::HookArgs),
+    /// The resident process `hook` talks to (started by the first `hook` call): keeps
+    /// discovery, trust, plugin processes and long-running hooks warm, per agent session.
+    Serve(serve::ServeArgs),
+    /// Wire an agent to agent-hooks: write the one hook entry (`agent-hooks hook --agent
+    /// NAME`) into the agent's configuration, for every event it has.
+    Install(install::InstallArgs),
+    /// Take out exactly what `install` wrote; the rest of the file stays byte for byte.
+    Uninstall(install::InstallArgs),
     /// Write a new plugin crate (Cargo.toml, src/lib.rs with a handler and its test, a
     /// README) that builds, tests and loads as it is.
     New(new::NewArgs),
@@ -150,6 +166,10 @@ fn main() -> ExitCode {
         Command::Demo => demo::run(&cli.common),
         Command::Trust => trust::run(&cli.common),
         Command::New(args) => new::run(&args),
+        Command::Hook(args) => hook::run(&cli.common, &args),
+        Command::Serve(args) => serve::run(&args),
+        Command::Install(args) => install::install(&cli.common, &args),
+        Command::Uninstall(args) => install::uninstall(&cli.common, &args),
     };
     match outcome {
         Ok(code) => code,

@@ -53,6 +53,16 @@ impl Session {
         adjust: impl FnOnce(&mut DiscoveryOptions),
         tune: impl FnOnce(&mut HookRunner),
     ) -> Result<Self, Box<dyn std::error::Error>> {
+        Self::build_keeping(common, adjust, |_| true, tune)
+    }
+
+    /// [`build`](Self::build), keeping only the command hooks `keep` accepts.
+    pub fn build_keeping(
+        common: &Common,
+        adjust: impl FnOnce(&mut DiscoveryOptions),
+        keep: impl FnMut(&agent_hooks::command::CommandHook) -> bool,
+        tune: impl FnOnce(&mut HookRunner),
+    ) -> Result<Self, Box<dyn std::error::Error>> {
         let ui = UiMode::parse(&common.ui)?;
         let cwd = match &common.cwd {
             Some(dir) => std::path::absolute(dir)?,
@@ -72,6 +82,7 @@ impl Session {
         options.load.has_ui = ui.has_ui();
         adjust(&mut options);
         let mut findings = discover_and_load_hooks_with(&common.hooks, options);
+        findings.commands.retain(keep);
         let mut runner = findings.take_runner(&cwd);
         tune(&mut runner);
         Ok(Self::around(runner, cwd, findings, Recorder::new(ui)))

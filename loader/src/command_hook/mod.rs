@@ -140,6 +140,12 @@ impl CommandHooks {
         self
     }
 
+    /// Keeps only the hooks for which `keep` says true (the issues stay).
+    pub fn retain(&mut self, mut keep: impl FnMut(&CommandHook) -> bool) -> &mut Self {
+        self.hooks.retain(|hook| keep(hook));
+        self
+    }
+
     /// The hooks, in configuration order.
     pub fn hooks(&self) -> impl Iterator<Item = &CommandHook> + '_ {
         self.hooks.iter().map(Arc::as_ref)

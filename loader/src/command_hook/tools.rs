@@ -98,6 +98,15 @@ impl ToolNames {
             .map_or(tool, |(_, name)| name.as_str())
     }
 
+    /// The agent's own name of the tool `dialect` calls `name` (`Bash` in Claude Code is
+    /// `exec`); `None` when no declared tool has that name in `dialect`.
+    pub fn own_name(&self, dialect: Dialect, name: &str) -> Option<&str> {
+        self.tools
+            .iter()
+            .find(|t| t.names.iter().any(|(d, n)| *d == dialect && n == name))
+            .map(|t| t.tool.as_str())
+    }
+
     /// The tool's input with `dialect`'s field names.
     pub fn input_in(&self, dialect: Dialect, tool: &str, input: &Value) -> Value {
         self.input_view(dialect, tool, input).into_owned()
@@ -173,6 +182,12 @@ mod tests {
         assert_eq!(names.name_in(Dialect::ClaudeCode, "exec"), "Bash");
         assert_eq!(names.name_in(Dialect::Gemini, "exec"), "run_shell_command");
         assert_eq!(names.name_in(Dialect::Devin, "exec"), "exec");
+        assert_eq!(names.own_name(Dialect::ClaudeCode, "Bash"), Some("exec"));
+        assert_eq!(
+            names.own_name(Dialect::Gemini, "run_shell_command"),
+            Some("exec")
+        );
+        assert_eq!(names.own_name(Dialect::Gemini, "Bash"), None);
         assert_eq!(
             names.name_in(Dialect::ClaudeCode, "mcp__gh__x"),
             "mcp__gh__x"

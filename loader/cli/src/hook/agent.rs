@@ -1,0 +1,187 @@
+//! The agents `agent-hooks hook` runs under: what each calls its events and tools, which
+//! hooks files are its own (it runs them itself), and where its configuration is.
+
+use std::{fmt, str::FromStr};
+
+use agent_hooks::command::Dialect;
+
+/// An agent whose hook entry is `agent-hooks hook --agent NAME`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentName {
+    /// Claude Code (`@anthropic-ai/claude-code`).
+    Claude,
+    /// OpenAI Codex CLI (`@openai/codex`).
+    Codex,
+    /// Gemini CLI (`@google/gemini-cli`).
+    Gemini,
+    /// GitHub Copilot CLI (`@github/copilot`).
+    Copilot,
+    /// Devin CLI.
+    Devin,
+}
+
+impl AgentName {
+    /// Every agent, in the order `list` shows them.
+    pub const ALL: [AgentName; 5] = [
+        AgentName::Claude,
+        AgentName::Codex,
+        AgentName::Gemini,
+        AgentName::Copilot,
+        AgentName::Devin,
+    ];
+
+    /// The name given to `--agent`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentName::Claude => "claude",
+            AgentName::Codex => "codex",
+            AgentName::Gemini => "gemini",
+            AgentName::Copilot => "copilot",
+            AgentName::Devin => "devin",
+        }
+    }
+
+    /// The agent's name for people.
+    pub fn title(self) -> &'static str {
+        match self {
+            AgentName::Claude => "Claude Code",
+            AgentName::Codex => "Codex CLI",
+            AgentName::Gemini => "Gemini CLI",
+            AgentName::Copilot => "Copilot CLI",
+            AgentName::Devin => "Devin CLI",
+        }
+    }
+
+    /// The dialect of its payloads and answers: its tool names and input fields.
+    pub fn dialect(self) -> Dialect {
+        match self {
+            AgentName::Claude | AgentName::Copilot => Dialect::ClaudeCode,
+            AgentName::Codex => Dialect::Codex,
+            AgentName::Gemini => Dialect::Gemini,
+            AgentName::Devin => Dialect::Devin,
+        }
+    }
+
+    /// The discovery providers whose hooks files this agent runs itself: `hook` leaves them
+    /// out, so that no hook runs twice. (Copilot CLI also runs a project's
+    /// `.claude/settings.json`.)
+    pub fn own_providers(self) -> &'static [&'static str] {
+        match self {
+            AgentName::Claude => &["claude (user)", "claude (project)", "claude plugins"],
+            AgentName::Codex => &["codex (user)", "codex (project)"],
+            AgentName::Gemini => &["gemini (user)", "gemini (project)"],
+            AgentName::Copilot => &["claude (project)"],
+            AgentName::Devin => &["devin (user)", "devin (project)"],
+        }
+    }
+
+    /// The discovery providers of this agent's hooks files, which run under another agent
+    /// only when the user asks for them (`--with`).
+    pub fn providers(self) -> &'static [&'static str] {
+        match self {
+            AgentName::Claude => &["claude (user)", "claude (project)", "claude plugins"],
+            AgentName::Codex => &["codex (user)", "codex (project)"],
+            AgentName::Gemini => &["gemini (user)", "gemini (project)"],
+            // agent-hooks does not read Copilot CLI's own hooks files.
+            AgentName::Copilot => &[],
+            AgentName::Devin => &["devin (user)", "devin (project)"],
+        }
+    }
+
+    /// The events its hook entry is installed for, by the agent's names.
+    pub fn events(self) -> &'static [&'static str] {
+        match self {
+            AgentName::Claude => &[
+                "SessionStart",
+                "UserPromptSubmit",
+                "PreToolUse",
+                "PermissionRequest",
+                "PostToolUse",
+                "PostToolUseFailure",
+                "Notification",
+                "SubagentStart",
+                "SubagentStop",
+                "Stop",
+                "PreCompact",
+                "SessionEnd",
+            ],
+            AgentName::Codex => &[
+                "SessionStart",
+                "UserPromptSubmit",
+                "PreToolUse",
+                "PermissionRequest",
+                "PostToolUse",
+                "Stop",
+            ],
+            AgentName::Gemini => &[
+                "SessionStart",
+                "BeforeAgent",
+                "BeforeTool",
+                "AfterTool",
+                "AfterAgent",
+                "PreCompress",
+                "Notification",
+                "SessionEnd",
+            ],
+            AgentName::Copilot => &[
+                "sessionStart",
+                "userPromptSubmitted",
+                "preToolUse",
+                "postToolUse",
+                "sessionEnd",
+            ],
+            AgentName::Devin => &[
+                "SessionStart",
+                "UserPromptSubmit",
+                "PreToolUse",
+                "PostToolUse",
+                "Stop",
+                "SessionEnd",
+            ],
+        }
+    }
+
+    /// The command-hook event a name of this agent stands for (`BeforeTool` → `PreToolUse`,
+    /// Copilot CLI's `preToolUse` → `PreToolUse`), as a name `events::parse_event` reads.
+    pub fn event_name(self, name: &str) -> String {
+        let copilot = match name {
+            "sessionStart" => "SessionStart",
+            "sessionEnd" => "SessionEnd",
+            "userPromptSubmitted" => "UserPromptSubmit",
+            "preToolUse" => "PreToolUse",
+            "postToolUse" => "PostToolUse",
+            "errorOccurred" => "Notification",
+            other => other,
+        };
+        copilot.to_owned()
+    }
+}
+
+impl fmt::Display for AgentName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for AgentName {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        let name = name.to_ascii_lowercase();
+        let found = match name.as_str() {
+            "claude" | "claude-code" => AgentName::Claude,
+            "codex" => AgentName::Codex,
+            "gemini" | "gemini-cli" => AgentName::Gemini,
+            "copilot" | "copilot-cli" => AgentName::Copilot,
+            "devin" => AgentName::Devin,
+            _ => {
+                let names: Vec<&str> = AgentName::ALL.iter().map(|a| a.name()).collect();
+                return Err(format!(
+                    "unknown agent `{name}`; agents: {}",
+                    names.join(", ")
+                ));
+            }
+        };
+        Ok(found)
+    }
+}

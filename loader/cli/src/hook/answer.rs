@@ -1,0 +1,274 @@
+//! The combined outcome of an event, told the way the calling agent reads a hook's answer:
+//! a block is exit code 2 with the reason on stderr (every one of these agents reads that the
+//! same way); the rest is the JSON on stdout its hooks reference documents; problems of hooks
+//! are a non-blocking error (exit 1, stderr) or, beside an answer, a `systemMessage`.
+
+use agent_hooks::{abi::EventKind, command::CommandOutcome, HookError};
+use serde_json::{json, Map, Value};
+
+use super::{AgentName, Reply, Request};
+use crate::{events::Emitted, session::Records};
+
+/// What the hooks decided, in neutral terms.
+#[derive(Debug, Default)]
+struct Decision {
+    block: Option<String>,
+    input: Option<Value>,
+    approve: bool,
+    ask: Option<String>,
+    /// PermissionRequest: `allow`, `deny` (with reasons).
+    permission: Option<(&'static str, Option<String>)>,
+    context: Vec<String>,
+    feedback: Vec<String>,
+    replacement: Option<String>,
+    stop: Option<String>,
+    messages: Vec<String>,
+    suppress_output: bool,
+}
+
+fn text(value: &Value) -> Option<String> {
+    value.as_str().filter(|s| !s.is_empty()).map(str::to_owned)
+}
+
+fn texts(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(text)
+        .collect()
+}
+
+impl Decision {
+    fn of(emitted: Emitted, outcome: &Value, said: Option<&CommandOutcome>) -> Decision {
+        let mut d = Decision::default();
+        let blocked = outcome["block"] == true;
+        match emitted.kind() {
+            Some(EventKind::ToolCall) => {
+                if blocked {
+                    d.block = Some(
+                        text(&outcome["reason"]).unwrap_or_else(|| "blocked by a hook".into()),
+                    );
+                }
+                if outcome["rewritten"] == true {
+                    d.input = Some(outcome["input"].clone());
+                }
+                d.approve = outcome["approved"] == true;
+                d.ask = text(&outcome["ask"]);
+                d.context = texts(&outcome["context"]);
+            }
+            Some(EventKind::ToolResult) => {
+                if let Some(said) = said {
+                    d.feedback.extend(said.reasons.iter().cloned());
+                    d.feedback.extend(said.feedback.iter().cloned());
+                    d.context.extend(said.context.iter().cloned());
+                    d.replacement = said.replacement.clone();
+                }
+            }
+            Some(EventKind::BeforeAgentStart) => {
+                if blocked {
+                    d.block = Some(
+                        text(&outcome["reason"]).unwrap_or_else(|| "rejected by a hook".into()),
+                    );
+                }
+                if let Some(message) = outcome.get("message").filter(|m| !m.is_null()) {
+                    let content = crate::events::content_text(&message["content"]);
+                    if !content.is_empty() {
+                        d.context.push(content);
+                    }
+                }
+                d.context.extend(texts(&outcome["context"]));
+            }
+            Some(EventKind::Stop) => {
+                if blocked {
+                    d.block = Some(
+                        text(&outcome["reason"])
+                            .unwrap_or_else(|| "a hook keeps the agent going".into()),
+                    );
+                }
+                d.stop = text(&outcome["stopped"]);
+            }
+            Some(EventKind::SessionStart) => d.context = texts(&outcome["context"]),
+            Some(EventKind::PermissionRequest) => {
+                let reasons = texts(&outcome["reasons"]);
+                let reason = (!reasons.is_empty()).then(|| reasons.join("\n"));
+                d.permission = match outcome["decision"].as_str() {
+                    Some("approve") => Some(("allow", reason)),
+                    Some("deny") => Some(("deny", reason)),
+                    _ => None,
+                };
+                if !outcome["input"].is_null() {
+                    d.input = Some(outcome["input"].clone());
+                }
+            }
+            Some(_) => {}
+            None => {
+                if blocked {
+                    d.block = Some(texts(&outcome["reasons"]).join("\n"));
+                }
+                d.context = texts(&outcome["context"]);
+            }
+        }
+        if let Some(said) = said {
+            if d.stop.is_none() {
+                d.stop = said.stop.clone();
+            }
+            d.messages.extend(said.system_messages.iter().cloned());
+            d.suppress_output = said.suppress_output;
+        }
+        d
+    }
+}
+
+/// The agent's answer to `request`, from what the runner gave and what hooks did.
+pub fn render(
+    agent: AgentName,
+    request: &Request,
+    emitted: Emitted,
+    result: Result<Result<Value, HookError>, String>,
+    records: &Records,
+    load_failures: &[(String, String)],
+) -> Reply {
+    let mut problems: Vec<String> = load_failures
+        .iter()
+        .map(|(path, error)| format!("not loaded: {path}: {error}"))
+        .collect();
+    problems.extend(records.errors.iter().map(|e| e.to_string()));
+    let outcome = match result {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(error)) => {
+            json!({"block": true, "reason": format!("Tool execution was blocked by a hook ({error})")})
+        }
+        Err(unreadable) => {
+            problems.push(unreadable);
+            Value::Null
+        }
+    };
+    let decision = Decision::of(emitted, &outcome, records.commands.as_ref());
+    let mut reply = Reply::default();
+    if let (Some(reason), true) = (&decision.block, request.copilot_form) {
+        let answer = json!({"permissionDecision": "deny", "permissionDecisionReason": reason});
+        reply.stdout = format!("{answer}\n");
+        reply.note(reason);
+        return reply;
+    }
+    if let Some(reason) = &decision.block {
+        reply.code = 2;
+        reply.note(reason);
+        for problem in &problems {
+            reply.note(&format!("agent-hooks: {problem}"));
+        }
+        return reply;
+    }
+    let answer = if request.copilot_form {
+        copilot(request, &decision)
+    } else {
+        claude_like(agent, request, &decision, &problems)
+    };
+    if !answer.is_empty() {
+        reply.stdout = Value::Object(answer).to_string();
+        reply.stdout.push('\n');
+    }
+    if !problems.is_empty() {
+        for problem in &problems {
+            reply.note(&format!("agent-hooks: {problem}"));
+        }
+        // With an answer on stdout the problems are in its systemMessage; without one, a
+        // non-blocking error shows them.
+        if reply.stdout.is_empty() {
+            reply.code = 1;
+        }
+    }
+    reply
+}
+
+/// Claude Code's answer fields, which Codex, Devin and Gemini CLI read too (with their
+/// differences: Gemini CLI's rewritten input is `tool_input`, its AfterTool `deny` replaces
+/// the result).
+fn claude_like(
+    agent: AgentName,
+    request: &Request,
+    d: &Decision,
+    problems: &[String],
+) -> Map<String, Value> {
+    let gemini = agent == AgentName::Gemini;
+    let mut answer = Map::new();
+    let mut specific = Map::new();
+    let event = request.event.as_str();
+    let tool_event = matches!(event, "PreToolUse" | "BeforeTool");
+    if tool_event {
+        if let Some(input) = &d.input {
+            if gemini {
+                specific.insert("tool_input".into(), input.clone());
+            } else {
+                specific.insert("updatedInput".into(), input.clone());
+            }
+        }
+        if let Some(reason) = &d.ask {
+            specific.insert("permissionDecision".into(), json!("ask"));
+            specific.insert("permissionDecisionReason".into(), json!(reason));
+        } else if d.approve {
+            specific.insert("permissionDecision".into(), json!("allow"));
+        }
+    }
+    if let Some((behavior, reason)) = &d.permission {
+        let mut decision = json!({"behavior": behavior});
+        if let Some(reason) = reason {
+            decision["message"] = json!(reason);
+        }
+        if let Some(input) = &d.input {
+            decision["updatedInput"] = input.clone();
+        }
+        specific.insert("decision".into(), decision);
+    }
+    if !d.context.is_empty() {
+        specific.insert("additionalContext".into(), json!(d.context.join("\n")));
+    }
+    if !d.feedback.is_empty() || d.replacement.is_some() {
+        if gemini {
+            let mut text: Vec<String> = d.replacement.iter().cloned().collect();
+            text.extend(d.feedback.iter().cloned());
+            answer.insert("decision".into(), json!("deny"));
+            answer.insert("reason".into(), json!(text.join("\n")));
+        } else {
+            let mut text = d.feedback.clone();
+            text.extend(d.replacement.iter().cloned());
+            answer.insert("decision".into(), json!("block"));
+            answer.insert("reason".into(), json!(text.join("\n")));
+        }
+    }
+    if !specific.is_empty() {
+        specific.insert("hookEventName".into(), json!(request.agent_event));
+        answer.insert("hookSpecificOutput".into(), Value::Object(specific));
+    }
+    if let Some(reason) = &d.stop {
+        answer.insert("continue".into(), json!(false));
+        answer.insert("stopReason".into(), json!(reason));
+    }
+    if d.suppress_output {
+        answer.insert("suppressOutput".into(), json!(true));
+    }
+    let mut messages = d.messages.clone();
+    if !answer.is_empty() || !messages.is_empty() {
+        messages.extend(problems.iter().map(|p| format!("agent-hooks: {p}")));
+    }
+    if !messages.is_empty() {
+        answer.insert("systemMessage".into(), json!(messages.join("\n")));
+    }
+    answer
+}
+
+/// Copilot CLI's own answer: only `preToolUse` is read, as `permissionDecision`.
+fn copilot(request: &Request, d: &Decision) -> Map<String, Value> {
+    let mut answer = Map::new();
+    if request.event != "PreToolUse" {
+        return answer;
+    }
+    if let Some(reason) = &d.ask {
+        answer.insert("permissionDecision".into(), json!("ask"));
+        answer.insert("permissionDecisionReason".into(), json!(reason));
+    } else if d.approve {
+        answer.insert("permissionDecision".into(), json!("allow"));
+    }
+    answer
+}

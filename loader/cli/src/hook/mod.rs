@@ -1,0 +1,223 @@
+//! `agent-hooks hook --agent NAME`: the command an agent runs for each of its events. It
+//! reads the agent's payload on stdin, runs every hook agent-hooks knows for that event
+//! (native plugins, long-running hooks, agent-hooks' own hooks files, and the other agents'
+//! hooks files named with `--with`) but never the calling agent's own hooks files, which that
+//! agent runs itself, and answers as that agent expects.
+
+pub mod agent;
+mod answer;
+pub mod request;
+
+use std::path::PathBuf;
+
+use agent_hooks::{command::CommandHook, discover::builtin_providers};
+
+pub use crate::relay::Reply;
+pub use agent::AgentName;
+pub use request::{Request, RequestError, PAYLOAD_LIMIT};
+
+use crate::{emit::runtime, events, session::Session, Common, Outcome};
+
+/// `agent-hooks hook`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct HookArgs {
+    /// The agent that runs this command: claude, codex, gemini, copilot or devin.
+    #[arg(long, value_name = "NAME")]
+    pub agent: AgentName,
+    /// The event, when the agent's payload does not name it (Copilot CLI's own hooks files).
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+    /// Also run these agents' hooks files (comma-separated: claude, codex, gemini, devin).
+    #[arg(long, value_delimiter = ',', value_name = "AGENTS")]
+    pub with: Vec<AgentName>,
+    /// Run the hooks in this process, not through the resident process.
+    #[arg(long)]
+    pub no_serve: bool,
+}
+
+/// `agent-hooks hook`: through the resident process (started when it is not running), or,
+/// when it cannot be reached or fails mid-call, in this process, saying so on stderr.
+pub fn run(common: &Common, args: &HookArgs) -> Outcome {
+    let bytes = request::read_bounded(&mut std::io::stdin().lock());
+    let serve = !args.no_serve && std::env::var_os("AGENT_HOOKS_NO_SERVE").is_none();
+    let mut fallback = None;
+    if let (true, Ok(bytes)) = (serve, &bytes) {
+        match crate::serve::client::ask(common, args, bytes) {
+            Ok(reply) => return Ok(reply.deliver()),
+            Err(error) => fallback = Some(error),
+        }
+    }
+    let request = bytes.and_then(|b| Request::parse(&b, args.agent, args.event.as_deref()));
+    let mut reply = answer_here(common, args, request);
+    if let Some(error) = fallback {
+        reply.note(&format!(
+            "agent-hooks: the resident process could not answer ({error}); the hooks ran in this process"
+        ));
+    }
+    Ok(reply.deliver())
+}
+
+/// Runs `request` in this process and gives the agent's answer. A request that could not be
+/// read is a non-blocking error, unless a required hook would have run: then it blocks.
+pub fn answer_here(
+    common: &Common,
+    args: &HookArgs,
+    request: Result<Request, RequestError>,
+) -> Reply {
+    let mut common = common.clone();
+    if common.cwd.is_none() {
+        common.cwd = request
+            .as_ref()
+            .ok()
+            .and_then(|r| r.cwd.clone())
+            .filter(|cwd| cwd.is_dir());
+    }
+    let session = match open(&common, args) {
+        Ok(session) => session,
+        Err(error) => {
+            return Reply {
+                code: 1,
+                stdout: String::new(),
+                stderr: format!("agent-hooks hook: hooks did not run: {error}\n"),
+            };
+        }
+    };
+    match request {
+        Ok(request) => match runtime() {
+            Ok(runtime) => answer_with(&session, &runtime, args.agent, &request),
+            Err(error) => Reply {
+                code: 1,
+                stderr: format!("agent-hooks hook: hooks did not run: {error}\n"),
+                ..Reply::default()
+            },
+        },
+        Err(error) => unreadable(&session, &common, args.agent, &error),
+    }
+}
+
+/// The session of one `hook` call: discovery without the calling agent's own hooks files,
+/// nor other agents' unless named with `--with`, nor any hook entry that is agent-hooks
+/// itself (an agent wired to agent-hooks has one in its file).
+pub fn open(common: &Common, args: &HookArgs) -> Result<Session, Box<dyn std::error::Error>> {
+    open_for(common, args, None)
+}
+
+/// [`open`] for a user whose home (and `XDG_CONFIG_HOME`) are given, not this process's.
+pub fn open_for(
+    common: &Common,
+    args: &HookArgs,
+    user: Option<(PathBuf, Option<PathBuf>)>,
+) -> Result<Session, Box<dyn std::error::Error>> {
+    let agent = args.agent;
+    let with = args.with.clone();
+    Session::build_keeping(
+        common,
+        |options| {
+            if let Some((home, xdg)) = user {
+                options.config_dir = Some(match xdg {
+                    Some(xdg) => xdg.join(&options.app_name),
+                    None => home.join(".config").join(&options.app_name),
+                });
+                options.home = Some(home);
+            }
+            if !options.builtin_providers {
+                return;
+            }
+            options.builtin_providers = false;
+            let wanted = |name: &str| {
+                if agent.own_providers().contains(&name) {
+                    return false;
+                }
+                AgentName::ALL
+                    .iter()
+                    .filter(|a| a.providers().contains(&name))
+                    .all(|a| with.contains(a))
+            };
+            let mut providers: Vec<_> = builtin_providers()
+                .into_iter()
+                .filter(|p| wanted(p.name()))
+                .collect();
+            providers.append(&mut options.extra_providers);
+            options.extra_providers = providers;
+        },
+        |hook: &CommandHook| !is_agent_hooks_entry(&hook.command),
+        |_| {},
+    )
+}
+
+/// Whether a command hook's command is an `agent-hooks hook` entry.
+pub fn is_agent_hooks_entry(command: &str) -> bool {
+    let words: Vec<&str> = command
+        .split(|c: char| c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
+        .collect();
+    words.windows(2).any(|pair| {
+        let program = pair[0].rsplit('/').next().unwrap_or(pair[0]);
+        (program == "agent-hooks" && pair[1] == "hook")
+            || (program == "agent-hooks-hook" && pair[1] == "--agent")
+    })
+}
+
+/// Runs one readable request through `session` and gives the agent's answer.
+pub fn answer_with(
+    session: &Session,
+    runtime: &tokio::runtime::Runtime,
+    agent: AgentName,
+    request: &Request,
+) -> Reply {
+    let Ok(emitted) = events::parse_event(&request.event) else {
+        // An event of the agent that agent-hooks has no moment for: nothing to run.
+        return Reply::default();
+    };
+    let result = runtime.block_on(events::emit(&session.runner, emitted, request.fields()));
+    let records = session.take_records();
+    let load_failures = session.load_failures();
+    answer::render(agent, request, emitted, result, &records, &load_failures)
+}
+
+/// The answer when the agent's payload could not be read.
+pub fn unreadable(
+    session: &Session,
+    common: &Common,
+    agent: AgentName,
+    error: &RequestError,
+) -> Reply {
+    let required: Vec<String> = session
+        .findings
+        .required_failures
+        .iter()
+        .map(|f| f.id.clone())
+        .chain(common.required.iter().cloned())
+        .chain(
+            session
+                .runner
+                .command_hooks()
+                .hooks()
+                .filter(|h| h.required)
+                .map(|h| format!("{} ({})", h.command, h.source.display())),
+        )
+        .collect();
+    if required.is_empty() {
+        return Reply {
+            code: 1,
+            stdout: String::new(),
+            stderr: format!(
+                "agent-hooks hook: hooks did not run: {error}; {} goes on without them\n",
+                agent.title()
+            ),
+        };
+    }
+    Reply {
+        code: 2,
+        stdout: String::new(),
+        stderr: format!(
+            "Blocked by agent-hooks: {error}, so the required hook {} could not run. \
+             Check that {} runs `agent-hooks hook --agent {}` for this event (see \
+             `agent-hooks doctor`), or remove the requirement.\n",
+            required.join(", "),
+            agent.title(),
+            agent.name()
+        ),
+    }
+}

@@ -1,0 +1,109 @@
+//! `agent-hooks-hook --agent NAME [--event E] [--with AGENTS]`: the small program an agent
+//! runs for its events when it is installed next to `agent-hooks` (`cargo install` puts both
+//! in the same folder). It does what `agent-hooks hook` does through the resident process,
+//! without starting the whole program: it reads the payload, sends it to the resident process
+//! (starting `agent-hooks serve` when nobody listens) and relays the answer. For anything
+//! else (other options, a payload past the limit, a resident process that cannot answer) it
+//! runs `agent-hooks hook` with the same arguments and the same payload, so that an answer
+//! is never lost.
+
+#[allow(dead_code)]
+mod relay;
+
+use std::{
+    io::Write,
+    path::PathBuf,
+    process::{Command, ExitCode, Stdio},
+};
+
+/// `agent-hooks` in this program's folder, or on the `PATH`.
+fn program() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("agent-hooks")))
+        .filter(|p| p.is_file())
+        .unwrap_or_else(|| PathBuf::from("agent-hooks"))
+}
+
+/// The arguments this program reads itself; `None` for anything else.
+fn parse(args: &[String]) -> Option<(String, Option<String>, Vec<String>)> {
+    let (mut agent, mut event, mut with) = (None, None, Vec::new());
+    let mut i = 0;
+    while i < args.len() {
+        let value = args.get(i + 1).cloned();
+        match args[i].as_str() {
+            "--agent" => agent = Some(value?),
+            "--event" => event = Some(value?),
+            "--with" => with.extend(value?.split(',').map(str::to_owned)),
+            _ => return None,
+        }
+        i += 2;
+    }
+    Some((agent?, event, with))
+}
+
+/// Runs `agent-hooks hook ARGS` with `payload` (and the rest of stdin) as its input.
+fn in_full(args: &[String], payload: &[u8], note: Option<String>) -> ExitCode {
+    let mut command = Command::new(program());
+    command.arg("hook").args(args);
+    if note.is_some() {
+        command.arg("--no-serve");
+    }
+    let child = command.stdin(Stdio::piped()).spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!(
+                "agent-hooks-hook: hooks did not run: {} could not start: {e}",
+                program().display()
+            );
+            return ExitCode::from(1);
+        }
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(payload);
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut stdin);
+    }
+    let code = child.wait().ok().and_then(|s| s.code()).unwrap_or(1);
+    if let Some(note) = note {
+        eprintln!("agent-hooks: the resident process could not answer ({note}); the hooks ran in agent-hooks");
+    }
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let payload = match relay::read_bounded(&mut std::io::stdin().lock()) {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(bytes)) => return in_full(&args, &bytes, None),
+        Err(e) => {
+            eprintln!("agent-hooks-hook: hooks did not run: the payload could not be read from stdin: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let parsed = parse(&args);
+    let no_serve = std::env::var_os("AGENT_HOOKS_NO_SERVE").is_some();
+    let (Some((agent, event, with)), false) = (parsed, no_serve) else {
+        return in_full(&args, &payload, None);
+    };
+    let header = relay::user().and_then(|(home, xdg)| {
+        Ok(relay::Header {
+            v: relay::VERSION,
+            agent,
+            event,
+            with,
+            home,
+            xdg_config_home: xdg,
+            cwd: std::env::current_dir().map_err(|e| e.to_string())?,
+            hooks: Vec::new(),
+            no_discover: false,
+            trust_project: false,
+            required: Vec::new(),
+            in_process: false,
+        })
+    });
+    match header.and_then(|h| relay::ask(&h, &payload, &program())) {
+        Ok(reply) => reply.deliver(),
+        Err(note) => in_full(&args, &payload, Some(note)),
+    }
+}

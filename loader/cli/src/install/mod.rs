@@ -1,0 +1,564 @@
+//! `agent-hooks install --agent NAME [--user | --project]` writes the one hook entry
+//! (`agent-hooks hook --agent NAME`) into that agent's configuration for every event it
+//! has; `uninstall` takes out exactly what `install` put in. The file is edited as text:
+//! each insertion is made right after an opening bracket and recorded (in
+//! `<config>/installed.json`), so that uninstalling removes those bytes and no other, and
+//! the rest of the file (comments, key order, spacing) stays byte for byte.
+
+mod json_text;
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::ExitCode,
+};
+
+use agent_hooks::{command::shell_quote, DiscoveryOptions};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::{hook::AgentName, Common, Outcome};
+use json_text::{array_elements, object_members, top_object, JsonTextError};
+
+/// The largest configuration file edited.
+const FILE_LIMIT: u64 = 4 << 20;
+
+/// Why an install or an uninstall did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// The file could not be read or written.
+    #[error("{path}: {error}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        error: std::io::Error,
+    },
+    /// The file is not JSON that can be edited.
+    #[error("{path} is not a JSON object that agent-hooks can edit ({error}); fix it, or add the entry by hand: {entry}")]
+    NotJson {
+        /// The file.
+        path: PathBuf,
+        /// Where it is broken.
+        error: JsonTextError,
+        /// The entry to add by hand.
+        entry: String,
+    },
+    /// `hooks`, or an event under it, is not what the agent reads.
+    #[error("{path}: `{key}` is not {expected}; fix it, or add the entry by hand")]
+    Shape {
+        /// The file.
+        path: PathBuf,
+        /// The key.
+        key: String,
+        /// What it must be.
+        expected: &'static str,
+    },
+    /// Larger than [`FILE_LIMIT`].
+    #[error("{0} is larger than 4 MiB; agent-hooks does not edit it")]
+    TooLarge(PathBuf),
+    /// A file agent-hooks owns was changed since.
+    #[error(
+        "{0} was changed since agent-hooks wrote it; remove it by hand if you no longer want it"
+    )]
+    Changed(PathBuf),
+    /// No home folder.
+    #[error("no home folder: set HOME")]
+    NoHome,
+}
+
+/// `install`/`uninstall`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct InstallArgs {
+    /// The agent: claude, codex, gemini, copilot or devin.
+    #[arg(long, value_name = "NAME")]
+    pub agent: AgentName,
+    /// The user's configuration of the agent (the default).
+    #[arg(long, conflicts_with = "project")]
+    pub user: bool,
+    /// The project's configuration of the agent (in --cwd).
+    #[arg(long)]
+    pub project: bool,
+    /// Also run these agents' hooks files under this one (written into the entry).
+    #[arg(long, value_delimiter = ',', value_name = "AGENTS")]
+    pub with: Vec<AgentName>,
+    /// The program the entry runs (default: this program's path).
+    #[arg(long, value_name = "PATH")]
+    pub program: Option<String>,
+}
+
+/// One insertion: the container it went into (`[]` the top object, `["hooks"]`, or
+/// `["hooks", EVENT]`) and its text, which starts right after the container's bracket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Insertion {
+    container: Vec<String>,
+    text: String,
+}
+
+/// What one install changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Record {
+    agent: String,
+    path: PathBuf,
+    /// The file did not exist: uninstall removes it (when it holds only what was written).
+    created: bool,
+    insertions: Vec<Insertion>,
+    /// The whole file written (a file agent-hooks owns, Copilot CLI's).
+    #[serde(default)]
+    owned: Option<String>,
+}
+
+fn home() -> Result<PathBuf, InstallError> {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute())
+        .ok_or(InstallError::NoHome)
+}
+
+fn project(common: &Common) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    Ok(match &common.cwd {
+        Some(dir) => std::path::absolute(dir)?,
+        None => std::env::current_dir()?,
+    })
+}
+
+/// The agent's configuration file that holds its hooks, at the user or project level.
+pub fn config_file(agent: AgentName, user: bool, project: &Path) -> Result<PathBuf, InstallError> {
+    let base = if user { home()? } else { project.to_path_buf() };
+    let relative = match (agent, user) {
+        (AgentName::Claude, _) => ".claude/settings.json",
+        (AgentName::Codex, _) => ".codex/hooks.json",
+        (AgentName::Gemini, _) => ".gemini/settings.json",
+        (AgentName::Copilot, true) => ".copilot/hooks/agent-hooks.json",
+        (AgentName::Copilot, false) => ".github/hooks/agent-hooks.json",
+        (AgentName::Devin, true) => ".config/devin/config.json",
+        (AgentName::Devin, false) => ".devin/hooks.v1.json",
+    };
+    Ok(base.join(relative))
+}
+
+/// The command of the entry.
+/// The entry runs the small relay program `agent-hooks-hook` when it is installed next to
+/// this program, else `agent-hooks hook`.
+fn command(agent: AgentName, args: &InstallArgs) -> String {
+    let relay = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("agent-hooks-hook")))
+        .filter(|p| p.is_file());
+    let program = match (&args.program, relay) {
+        (Some(program), _) => format!("{program} hook"),
+        (None, Some(relay)) => shell_quote(&relay.to_string_lossy()),
+        (None, None) => std::env::current_exe()
+            .map(|p| format!("{} hook", shell_quote(&p.to_string_lossy())))
+            .unwrap_or_else(|_| "agent-hooks hook".into()),
+    };
+    let mut command = format!("{program} --agent {}", agent.name());
+    if !args.with.is_empty() {
+        let with: Vec<&str> = args.with.iter().map(|a| a.name()).collect();
+        command.push_str(&format!(" --with {}", with.join(",")));
+    }
+    command
+}
+
+/// One matcher group with the entry, as the agent writes it.
+fn entry(agent: AgentName, command: &str) -> String {
+    let hook = match agent {
+        // Gemini CLI's timeouts are in milliseconds, its default 60 s: agent-hooks bounds
+        // each hook itself, so the entry allows 10 minutes.
+        AgentName::Gemini => {
+            json!({"type": "command", "name": "agent-hooks", "command": command, "timeout": 600_000})
+        }
+        _ => json!({"type": "command", "command": command}),
+    };
+    json!({"hooks": [hook]}).to_string()
+}
+
+/// Copilot CLI's own hooks file, which agent-hooks owns whole.
+fn copilot_file(command: &str) -> String {
+    let mut hooks = serde_json::Map::new();
+    for event in AgentName::Copilot.events() {
+        hooks.insert(
+            (*event).to_owned(),
+            json!([{"type": "command", "bash": format!("{command} --event {event}"), "timeoutSec": 600}]),
+        );
+    }
+    let file = json!({"version": 1, "hooks": hooks});
+    let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn read(path: &Path) -> Result<Option<String>, InstallError> {
+    let io = |error| InstallError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    match fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(e)),
+        Ok(meta) if meta.len() > FILE_LIMIT => return Err(InstallError::TooLarge(path.into())),
+        Ok(meta) if !meta.is_file() => {
+            return Err(io(std::io::Error::other("not a regular file")));
+        }
+        Ok(_) => {}
+    }
+    fs::read_to_string(path).map(Some).map_err(io)
+}
+
+/// Writes `text` to `path` through a temporary file in the same folder, keeping the old
+/// file's permissions.
+fn write(path: &Path, text: &str) -> Result<(), InstallError> {
+    let io = |error| InstallError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io)?;
+    let permissions = fs::metadata(path).ok().map(|m| m.permissions());
+    let temp = dir.join(format!(
+        ".{}.agent-hooks-{}",
+        path.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    ));
+    fs::write(&temp, text).map_err(io)?;
+    if let Some(permissions) = permissions {
+        fs::set_permissions(&temp, permissions).map_err(io)?;
+    }
+    fs::rename(&temp, path).map_err(io)
+}
+
+/// The insertions that put `entry` under every event of `agent` in `text` (`None`: a file
+/// that does not exist yet).
+fn plan(
+    path: &Path,
+    agent: AgentName,
+    entry: &str,
+    text: &str,
+) -> Result<Vec<(usize, Insertion)>, InstallError> {
+    let bytes = text.as_bytes();
+    let not_json = |error| InstallError::NotJson {
+        path: path.to_path_buf(),
+        error,
+        entry: entry.to_owned(),
+    };
+    let top = top_object(bytes).map_err(not_json)?;
+    let (members, _) = object_members(bytes, top).map_err(not_json)?;
+    let events = agent.events();
+    let new_events = |names: &[&str]| -> String {
+        names
+            .iter()
+            .map(|e| format!("\n    \"{e}\": [{entry}]"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let Some(hooks) = members.iter().find(|m| m.key == "hooks") else {
+        let comma = if members.is_empty() { "\n" } else { "," };
+        return Ok(vec![(
+            top + 1,
+            Insertion {
+                container: Vec::new(),
+                text: format!("\n  \"hooks\": {{{}\n  }}{comma}", new_events(events)),
+            },
+        )]);
+    };
+    if bytes[hooks.value_start] != b'{' {
+        return Err(InstallError::Shape {
+            path: path.into(),
+            key: "hooks".into(),
+            expected: "an object",
+        });
+    }
+    let (event_members, _) = object_members(bytes, hooks.value_start).map_err(not_json)?;
+    let mut insertions = Vec::new();
+    let mut missing = Vec::new();
+    for event in events {
+        match event_members.iter().find(|m| m.key == *event) {
+            Some(member) if bytes[member.value_start] == b'[' => {
+                let (count, _) = array_elements(bytes, member.value_start).map_err(not_json)?;
+                let comma = if count == 0 { "" } else { "," };
+                insertions.push((
+                    member.value_start + 1,
+                    Insertion {
+                        container: vec!["hooks".into(), (*event).into()],
+                        text: format!("{entry}{comma}"),
+                    },
+                ));
+            }
+            Some(_) => {
+                return Err(InstallError::Shape {
+                    path: path.into(),
+                    key: format!("hooks.{event}"),
+                    expected: "a list",
+                })
+            }
+            None => missing.push(*event),
+        }
+    }
+    if !missing.is_empty() {
+        let comma = if event_members.is_empty() {
+            "\n  "
+        } else {
+            ","
+        };
+        insertions.push((
+            hooks.value_start + 1,
+            Insertion {
+                container: vec!["hooks".into()],
+                text: format!("{}{comma}", new_events(&missing)),
+            },
+        ));
+    }
+    Ok(insertions)
+}
+
+/// Where the container's opening bracket is in `text` now.
+fn locate(text: &str, container: &[String]) -> Result<Option<usize>, JsonTextError> {
+    let bytes = text.as_bytes();
+    let mut at = top_object(bytes)?;
+    for key in container {
+        if bytes[at] != b'{' {
+            return Ok(None);
+        }
+        let (members, _) = object_members(bytes, at)?;
+        match members.iter().find(|m| &m.key == key) {
+            Some(member) => at = member.value_start,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(at))
+}
+
+fn records_file(common: &Common) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    Ok(DiscoveryOptions::new(project(common)?)
+        .config_dir()
+        .join("installed.json"))
+}
+
+fn load_records(file: &Path) -> Vec<Record> {
+    fs::read_to_string(file)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+fn save_records(file: &Path, records: &[Record]) -> Result<(), InstallError> {
+    let text = serde_json::to_string_pretty(records).unwrap_or_default();
+    write(file, &text)
+}
+
+/// `agent-hooks install`.
+pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
+    let agent = args.agent;
+    let path = config_file(agent, !args.project, &project(common)?)?;
+    let command = command(agent, args);
+    let before = read(&path)?;
+    if before.as_deref().is_some_and(|t| has_entry(t, agent)) {
+        outln!(
+            "{} already runs agent-hooks: {}",
+            agent.title(),
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let record = if agent == AgentName::Copilot {
+        if before.is_some() {
+            return Err(InstallError::Changed(path).into());
+        }
+        let text = copilot_file(&command);
+        write(&path, &text)?;
+        Record {
+            agent: agent.name().into(),
+            path: path.clone(),
+            created: true,
+            insertions: Vec::new(),
+            owned: Some(text),
+        }
+    } else {
+        let created = before.is_none();
+        let text = before.unwrap_or_else(|| "{}\n".into());
+        let entry = entry(agent, &command);
+        let mut planned = plan(&path, agent, &entry, &text)?;
+        planned.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+        let mut after = text.clone();
+        for (at, insertion) in &planned {
+            after.insert_str(*at, &insertion.text);
+        }
+        // What was written must read as JSON where the agent reads strict JSON.
+        if agent != AgentName::Gemini && serde_json::from_str::<serde_json::Value>(&after).is_err()
+        {
+            return Err(InstallError::NotJson {
+                path,
+                error: JsonTextError {
+                    at: 0,
+                    what: "strict JSON (the file has comments or trailing commas)",
+                },
+                entry,
+            }
+            .into());
+        }
+        write(&path, &after)?;
+        Record {
+            agent: agent.name().into(),
+            path: path.clone(),
+            created,
+            insertions: planned.into_iter().map(|(_, i)| i).collect(),
+            owned: None,
+        }
+    };
+    let file = records_file(common)?;
+    let mut records = load_records(&file);
+    records.retain(|r| r.path != path);
+    records.push(record);
+    save_records(&file, &records)?;
+    outln!(
+        "{} now runs `{command}` for {} events: {}",
+        agent.title(),
+        agent.events().len(),
+        path.display()
+    );
+    if agent == AgentName::Codex {
+        outln!("Codex CLI asks to trust a new hook: trust this one in Codex (or run it with --dangerously-bypass-hook-trust).");
+    }
+    outln!(
+        "Undo with: agent-hooks uninstall --agent {}{}",
+        agent.name(),
+        if args.project { " --project" } else { "" }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agent-hooks uninstall`.
+pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
+    let agent = args.agent;
+    let path = config_file(agent, !args.project, &project(common)?)?;
+    let file = records_file(common)?;
+    let mut records = load_records(&file);
+    let Some(index) = records.iter().position(|r| r.path == path) else {
+        outln!(
+            "agent-hooks is not installed in {} (no record of it)",
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    };
+    let record = records.remove(index);
+    let Some(mut text) = read(&path)? else {
+        save_records(&file, &records)?;
+        outln!("{} is gone already", path.display());
+        return Ok(ExitCode::SUCCESS);
+    };
+    if let Some(owned) = &record.owned {
+        if &text != owned {
+            return Err(InstallError::Changed(path).into());
+        }
+        fs::remove_file(&path).map_err(|error| InstallError::Io {
+            path: path.clone(),
+            error,
+        })?;
+    } else {
+        // Deepest containers first: their brackets move when an outer insertion goes.
+        let mut insertions = record.insertions.clone();
+        insertions.sort_by_key(|i| std::cmp::Reverse(i.container.len()));
+        let mut missing = 0;
+        for insertion in &insertions {
+            let at =
+                locate(&text, &insertion.container).map_err(|error| InstallError::NotJson {
+                    path: path.clone(),
+                    error,
+                    entry: String::new(),
+                })?;
+            match at {
+                Some(at) if text[at + 1..].starts_with(&insertion.text) => {
+                    text.replace_range(at + 1..at + 1 + insertion.text.len(), "");
+                }
+                _ => missing += 1,
+            }
+        }
+        if record.created && text == "{}\n" {
+            fs::remove_file(&path).map_err(|error| InstallError::Io {
+                path: path.clone(),
+                error,
+            })?;
+        } else {
+            write(&path, &text)?;
+        }
+        if missing > 0 {
+            eprintln!("agent-hooks: {missing} of the entries written were changed since and are left in {}: remove them by hand", path.display());
+        }
+    }
+    save_records(&file, &records)?;
+    outln!(
+        "{} no longer runs agent-hooks: {}",
+        agent.title(),
+        path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether a configuration file's text holds an agent-hooks entry for `agent`.
+fn has_entry(text: &str, agent: AgentName) -> bool {
+    let flag = format!("--agent {}", agent.name());
+    text.match_indices(&flag).any(|(at, _)| {
+        let before = &text[..at];
+        before.ends_with("hook ")
+            || before.ends_with("agent-hooks-hook' ")
+            || before.ends_with("agent-hooks-hook ")
+    })
+}
+
+/// Where each agent is wired to agent-hooks (user and project files holding an
+/// `agent-hooks hook` entry), for `list` and `doctor`.
+pub fn wired(common: &Common) -> Vec<(AgentName, PathBuf)> {
+    let Ok(project) = project(common) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for agent in AgentName::ALL {
+        for user in [true, false] {
+            let Ok(path) = config_file(agent, user, &project) else {
+                continue;
+            };
+            if let Ok(Some(text)) = read(&path) {
+                if has_entry(&text, agent) {
+                    found.push((agent, path));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The lines `list` and `doctor` print about wired agents.
+pub fn wired_lines(common: &Common) -> Vec<String> {
+    let wired = wired(common);
+    let mut lines = Vec::new();
+    for agent in AgentName::ALL {
+        let places: Vec<String> = wired
+            .iter()
+            .filter(|(a, _)| *a == agent)
+            .map(|(_, p)| p.display().to_string())
+            .collect();
+        if places.is_empty() {
+            lines.push(format!(
+                "  {}: not wired (agent-hooks install --agent {})",
+                agent.title(),
+                agent.name()
+            ));
+        } else {
+            lines.push(format!(
+                "  {}: runs agent-hooks: {}",
+                agent.title(),
+                places.join(", ")
+            ));
+        }
+    }
+    lines.push(crate::serve::status_line());
+    lines
+}
+
+/// The wired agents as JSON: `[{"agent": "claude", "file": PATH}]`.
+pub fn wired_json(common: &Common) -> serde_json::Value {
+    json!(wired(common)
+        .iter()
+        .map(|(agent, path)| json!({"agent": agent.name(), "file": path}))
+        .collect::<Vec<_>>())
+}

@@ -1,0 +1,261 @@
+//! The client side of the resident process, with nothing of the rest of the program: what
+//! `hook` and `agent-hooks serve` say to each other over the Unix socket, where the socket
+//! is, and one request sent (starting the resident process when it is not running). Both
+//! `agent-hooks` and the small `agent-hooks-hook` relay program build this file.
+//!
+//! One request per connection: a header (one JSON line, at most [`HEADER_LIMIT`] bytes),
+//! then the agent's payload as it came (at most [`PAYLOAD_LIMIT`]), then the end of the
+//! client's writing. The answer is one JSON line ([`Reply`]), at most [`REPLY_LIMIT`] bytes.
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    os::unix::{
+        fs::{MetadataExt, PermissionsExt},
+        net::UnixStream,
+        process::CommandExt,
+    },
+    path::{Path, PathBuf},
+    process::{Command, ExitCode, Stdio},
+    time::{Duration, Instant},
+};
+
+use serde::{Deserialize, Serialize};
+
+/// The version of this exchange.
+pub const VERSION: u32 = 1;
+
+/// The largest header.
+pub const HEADER_LIMIT: usize = 64 << 10;
+
+/// The largest payload read: past it, the event is refused (a tool's input can hold a whole
+/// file; 16 MiB is far past what an agent sends).
+pub const PAYLOAD_LIMIT: usize = 16 << 20;
+
+/// The largest answer a client reads.
+pub const REPLY_LIMIT: usize = 32 << 20;
+
+/// The socket in [`folder`].
+pub const SOCKET: &str = "serve.sock";
+
+/// The lock that makes one resident process per folder.
+pub const LOCK: &str = "serve.lock";
+
+/// How long a client waits for a resident process it started to listen.
+const START_WAIT: Duration = Duration::from_secs(3);
+
+/// The longest a call may take before the client gives up on the resident process (the
+/// agent bounds the whole command anyway; this bounds a process that stopped answering).
+const CALL_LIMIT: Duration = Duration::from_secs(600);
+
+/// What the agent gets back: an exit code and the two channels.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reply {
+    /// The exit code.
+    pub code: u8,
+    /// What goes to stdout (JSON for the agent, or nothing).
+    pub stdout: String,
+    /// What goes to stderr (a block's reason, or errors for the user).
+    pub stderr: String,
+}
+
+impl Reply {
+    /// Writes the reply on this process's channels and returns its exit code.
+    pub fn deliver(&self) -> ExitCode {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(self.stdout.as_bytes());
+        let _ = out.flush();
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(self.stderr.as_bytes());
+        let _ = err.flush();
+        ExitCode::from(self.code)
+    }
+
+    /// Adds a line for the user on stderr.
+    pub fn note(&mut self, line: &str) {
+        self.stderr.push_str(line);
+        if !line.ends_with('\n') {
+            self.stderr.push('\n');
+        }
+    }
+}
+
+/// The request's header.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Header {
+    /// [`VERSION`].
+    pub v: u32,
+    /// `--agent`.
+    pub agent: String,
+    /// `--event`.
+    pub event: Option<String>,
+    /// `--with`.
+    pub with: Vec<String>,
+    /// The client's `HOME`.
+    pub home: PathBuf,
+    /// `XDG_CONFIG_HOME`, when set.
+    pub xdg_config_home: Option<PathBuf>,
+    /// `--cwd`, or the client's working folder.
+    pub cwd: PathBuf,
+    /// `--hook` paths.
+    pub hooks: Vec<String>,
+    /// `--no-discover`.
+    pub no_discover: bool,
+    /// `--trust-project`.
+    pub trust_project: bool,
+    /// `--require` ids.
+    pub required: Vec<String>,
+    /// `--in-process`.
+    pub in_process: bool,
+}
+
+/// This process's user: its `HOME` and `XDG_CONFIG_HOME`.
+pub fn user() -> Result<(PathBuf, Option<PathBuf>), String> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute())
+        .ok_or("HOME is not set")?;
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    Ok((home, xdg))
+}
+
+/// A short stable hash (FNV-1a, hex) that names a user's socket folder.
+fn fnv(text: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// The folder of the socket and its lock: `$XDG_RUNTIME_DIR/agent-hooks/<user>` or
+/// `~/.cache/agent-hooks/run/<user>`, where `<user>` stands for the home and configuration
+/// folder, so that each sees its own hooks.
+pub fn folder(home: &Path, xdg_config: Option<&Path>) -> PathBuf {
+    let tag = fnv(&format!(
+        "{}\0{}",
+        home.display(),
+        xdg_config
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    ));
+    let base = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute() && p.is_dir())
+        .map(|p| p.join("agent-hooks"))
+        .unwrap_or_else(|| home.join(".cache").join("agent-hooks").join("run"));
+    base.join(tag)
+}
+
+/// Creates `folder` (and its parents) and makes it the user's alone (0700), refusing one
+/// that belongs to someone else.
+pub fn make_folder(folder: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let meta = std::fs::metadata(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    if meta.uid() != nix::unistd::geteuid().as_raw() {
+        return Err(format!(
+            "{} belongs to another user; remove it",
+            folder.display()
+        ));
+    }
+    if meta.mode() & 0o777 != 0o700 {
+        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| format!("{}: {e}", folder.display()))?;
+    }
+    Ok(())
+}
+
+/// Reads a payload from `input`, at most [`PAYLOAD_LIMIT`] bytes; `Err` past it.
+pub fn read_bounded(input: &mut impl Read) -> std::io::Result<Result<Vec<u8>, Vec<u8>>> {
+    let mut bytes = Vec::new();
+    input
+        .take(PAYLOAD_LIMIT as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(if bytes.len() > PAYLOAD_LIMIT {
+        Err(bytes)
+    } else {
+        Ok(bytes)
+    })
+}
+
+/// Sends one event to the resident process of `header`'s user, started with `program`
+/// (`agent-hooks`) when nobody listens, and gives its answer.
+pub fn ask(header: &Header, payload: &[u8], program: &Path) -> Result<Reply, String> {
+    let folder = folder(&header.home, header.xdg_config_home.as_deref());
+    let socket = folder.join(SOCKET);
+    let stream = match UnixStream::connect(&socket) {
+        Ok(stream) => stream,
+        Err(_) => {
+            start(&folder, program)?;
+            wait_for(&socket)?
+        }
+    };
+    exchange(stream, header, payload)
+}
+
+fn exchange(mut stream: UnixStream, header: &Header, payload: &[u8]) -> Result<Reply, String> {
+    stream
+        .set_read_timeout(Some(CALL_LIMIT))
+        .and_then(|_| stream.set_write_timeout(Some(CALL_LIMIT)))
+        .map_err(|e| e.to_string())?;
+    let mut line = serde_json::to_vec(header).map_err(|e| e.to_string())?;
+    line.push(b'\n');
+    stream
+        .write_all(&line)
+        .and_then(|_| stream.write_all(payload))
+        .and_then(|_| stream.shutdown(std::net::Shutdown::Write))
+        .map_err(|e| format!("sending the event: {e}"))?;
+    let mut answer = Vec::new();
+    BufReader::new(stream.take(REPLY_LIMIT as u64 + 1))
+        .read_until(b'\n', &mut answer)
+        .map_err(|e| format!("reading the answer: {e}"))?;
+    if answer.is_empty() {
+        return Err("it closed the connection without an answer".into());
+    }
+    if answer.len() > REPLY_LIMIT {
+        return Err(format!("its answer is larger than {REPLY_LIMIT} bytes"));
+    }
+    serde_json::from_slice(&answer).map_err(|e| format!("its answer is not readable: {e}"))
+}
+
+/// Starts `program serve` in a process group of its own (so that the agent ending the
+/// hook's group does not end it), its output to a log in `folder`.
+fn start(folder: &Path, program: &Path) -> Result<(), String> {
+    make_folder(folder)?;
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(folder.join("serve.log"))
+        .map_err(|e| e.to_string())?;
+    let mut command = Command::new(program);
+    command.arg("serve");
+    if let Some(idle) = std::env::var_os("AGENT_HOOKS_SERVE_IDLE") {
+        command.arg("--idle").arg(idle);
+    }
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .process_group(0)
+        .spawn()
+        .map(drop)
+        .map_err(|e| format!("starting it: {e}"))
+}
+
+fn wait_for(socket: &Path) -> Result<UnixStream, String> {
+    let started = Instant::now();
+    loop {
+        match UnixStream::connect(socket) {
+            Ok(stream) => return Ok(stream),
+            Err(e) if started.elapsed() > START_WAIT => {
+                return Err(format!(
+                    "it did not listen on {} within {START_WAIT:?}: {e}",
+                    socket.display()
+                ))
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+}

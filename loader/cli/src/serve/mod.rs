@@ -1,0 +1,368 @@
+//! `agent-hooks serve`: one resident process per user (per home and configuration folder)
+//! that `hook` sends events to over a Unix socket, so that an event costs a connection, not
+//! a discovery and a start of every plugin process and long-running hook.
+//!
+//! - The socket is in a folder only the user can enter (0700), under `$XDG_RUNTIME_DIR` or
+//!   `~/.cache/agent-hooks/run`; a connection from another uid is refused (`SO_PEERCRED`).
+//! - One process only: it holds an exclusive lock (`flock`) on `serve.lock` for its life; a
+//!   second one finds it taken and exits.
+//! - Each agent session (its session id, with the project, the agent and the options) has
+//!   a runner of its own, warm between events, so that sessions are kept apart and one
+//!   session's slow hook does not hold another's; events of one session run in order.
+//! - Changed hooks files are seen on the next event: the modification times and sizes of
+//!   every place hooks are found (and of the trust store) are checked per request, and the
+//!   session's runner is built again when one changed (no file watching yet).
+//! - It ends after `--idle` seconds without a request, and when its socket is removed; a
+//!   session is dropped at its `SessionEnd` and after the idle time.
+//! - Requests are bounded (header 64 KiB, payload 16 MiB); a malformed one gets an error
+//!   answer, never a crash.
+
+pub mod client;
+pub mod wire;
+
+use std::{
+    collections::HashMap,
+    io::{BufRead, BufReader, Read, Write},
+    os::unix::{
+        fs::MetadataExt,
+        net::{UnixListener, UnixStream},
+    },
+    path::PathBuf,
+    process::ExitCode,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant, SystemTime},
+};
+
+use agent_hooks::discover::TRUST_STORE_FILE;
+
+use crate::{
+    emit::runtime,
+    hook::{self, AgentName, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
+    session::{lock, Session},
+    Outcome,
+};
+use wire::{Header, HEADER_LIMIT, VERSION};
+
+/// `serve`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// End after this many seconds without a request.
+    #[arg(long, default_value_t = 900, value_name = "SECONDS")]
+    pub idle: u64,
+}
+
+pub use crate::relay::make_folder;
+
+/// A session's warm runner.
+struct Warm {
+    session: Session,
+    runtime: tokio::runtime::Runtime,
+    fingerprint: Vec<(PathBuf, Option<(SystemTime, u64)>)>,
+    used: Instant,
+}
+
+type Key = String;
+
+struct State {
+    sessions: Mutex<HashMap<Key, Arc<Mutex<Option<Warm>>>>>,
+    last_request: Mutex<Instant>,
+    idle: Duration,
+}
+
+/// `agent-hooks serve`.
+pub fn run(args: &ServeArgs) -> Outcome {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute())
+        .ok_or("HOME is not set")?;
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let folder = wire::folder(&home, xdg.as_deref());
+    make_folder(&folder)?;
+    let lock_file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(folder.join(wire::LOCK))?;
+    let _held =
+        match nix::fcntl::Flock::lock(lock_file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+            Ok(held) => held,
+            Err(_) => {
+                eprintln!(
+                    "agent-hooks serve: already running for {}",
+                    folder.display()
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+        };
+    let socket = folder.join(wire::SOCKET);
+    let _ = std::fs::remove_file(&socket);
+    let listener = UnixListener::bind(&socket)?;
+    let inode = std::fs::metadata(&socket)?.ino();
+    eprintln!(
+        "agent-hooks serve: pid {} listening on {}",
+        std::process::id(),
+        socket.display()
+    );
+    let state = Arc::new(State {
+        sessions: Mutex::new(HashMap::new()),
+        last_request: Mutex::new(Instant::now()),
+        idle: Duration::from_secs(args.idle),
+    });
+    watchdog(state.clone(), socket.clone(), inode);
+    let me = nix::unistd::geteuid().as_raw();
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        match nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials) {
+            Ok(cred) if cred.uid() == me => {}
+            _ => {
+                let _ = answer(stream, &error_reply("refused: another user"));
+                continue;
+            }
+        }
+        *lock(&state.last_request) = Instant::now();
+        let state = state.clone();
+        std::thread::spawn(move || serve_one(&state, stream));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Ends the process after the idle time, or when its socket was removed or replaced;
+/// drops sessions idle for that long.
+fn watchdog(state: Arc<State>, socket: PathBuf, inode: u64) {
+    std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let gone = std::fs::metadata(&socket).ok().map(|m| m.ino()) != Some(inode);
+        let idle = lock(&state.last_request).elapsed() > state.idle;
+        if gone || idle {
+            if !gone {
+                let _ = std::fs::remove_file(&socket);
+            }
+            std::process::exit(0);
+        }
+        let mut sessions = lock(&state.sessions);
+        sessions.retain(|_, warm| match warm.try_lock() {
+            Ok(warm) => warm.as_ref().is_none_or(|w| w.used.elapsed() < state.idle),
+            Err(_) => true,
+        });
+    });
+}
+
+fn error_reply(text: &str) -> Reply {
+    Reply {
+        code: 1,
+        stdout: String::new(),
+        stderr: format!("agent-hooks serve: {text}\n"),
+    }
+}
+
+fn answer(mut stream: UnixStream, reply: &Reply) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(reply).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    stream.write_all(&line)?;
+    stream.shutdown(std::net::Shutdown::Write)?;
+    // What a client still sends (a request refused before its end) is read, up to 1 MiB
+    // and 1 s, so that closing does not reset the connection before it reads the answer.
+    stream.set_read_timeout(Some(Duration::from_secs(1)))?;
+    let _ = std::io::copy(&mut (&stream).take(1 << 20), &mut std::io::sink());
+    Ok(())
+}
+
+/// Reads one request (bounded) and answers it.
+fn serve_one(state: &State, stream: UnixStream) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let Ok(reader) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(reader.take((HEADER_LIMIT + PAYLOAD_LIMIT + 1) as u64));
+    let mut line = Vec::new();
+    let header = match (&mut reader)
+        .take(HEADER_LIMIT as u64)
+        .read_until(b'\n', &mut line)
+    {
+        Ok(_) if line.ends_with(b"\n") => serde_json::from_slice::<Header>(&line)
+            .map_err(|e| format!("the request's header is not readable: {e}")),
+        Ok(_) => Err(format!(
+            "the request's header is not one line of at most {HEADER_LIMIT} bytes"
+        )),
+        Err(e) => Err(format!("reading the request: {e}")),
+    };
+    let header = match header {
+        Ok(h) if h.v == VERSION => h,
+        Ok(h) => {
+            let _ = answer(
+                stream,
+                &error_reply(&format!("request version {} (this is {VERSION})", h.v)),
+            );
+            return;
+        }
+        Err(text) => {
+            let _ = answer(stream, &error_reply(&text));
+            return;
+        }
+    };
+    let mut payload = Vec::new();
+    let read = reader.read_to_end(&mut payload);
+    let request = match read {
+        Err(e) => Err(RequestError::Read(e.to_string())),
+        Ok(_) if payload.len() > PAYLOAD_LIMIT => Err(RequestError::TooLarge {
+            limit: PAYLOAD_LIMIT,
+        }),
+        Ok(_) => Ok(payload),
+    };
+    let reply = match header.agent.parse::<AgentName>().and_then(|agent| {
+        wire::with(&header).map(|with| HookArgs {
+            agent,
+            event: header.event.clone(),
+            with,
+            no_serve: true,
+        })
+    }) {
+        Ok(args) => {
+            let request =
+                request.and_then(|b| Request::parse(&b, args.agent, args.event.as_deref()));
+            handle(state, &header, &args, request)
+        }
+        Err(text) => error_reply(&text),
+    };
+    let _ = answer(stream, &reply);
+}
+
+/// Where hooks may be found for `header`'s user and project: their times and sizes say
+/// whether the session must be built again.
+fn fingerprint(header: &Header, session: &Session) -> Vec<(PathBuf, Option<(SystemTime, u64)>)> {
+    let config = match &header.xdg_config_home {
+        Some(xdg) => xdg.join("agent-hooks"),
+        None => header.home.join(".config/agent-hooks"),
+    };
+    let mut places = vec![
+        config.join("hooks"),
+        config.join(TRUST_STORE_FILE),
+        config.join("plugins.toml"),
+        header.cwd.join(".agent-hooks/hooks"),
+    ];
+    for base in [&header.home, &header.cwd] {
+        for relative in [
+            ".claude",
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".claude/hooks/pre",
+            ".claude/hooks/post",
+            ".codex/hooks.json",
+            ".gemini/settings.json",
+            ".devin/hooks.v1.json",
+            ".devin/config.json",
+            ".config/devin/config.json",
+        ] {
+            places.push(base.join(relative));
+        }
+    }
+    let f = &session.findings;
+    places.extend(f.entries.iter().map(|e| e.path.clone()));
+    places.extend(f.untrusted.iter().map(|u| u.entry.path.clone()));
+    places.extend(f.shadowed.iter().map(|e| e.path.clone()));
+    places.extend(
+        f.untrusted
+            .iter()
+            .flat_map(|u| u.scripts.iter().map(|(p, _)| p.clone())),
+    );
+    places.sort();
+    places.dedup();
+    places
+        .into_iter()
+        .map(|p| {
+            let stamp = std::fs::metadata(&p)
+                .ok()
+                .map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len()));
+            (p, stamp)
+        })
+        .collect()
+}
+
+fn handle(
+    state: &State,
+    header: &Header,
+    args: &HookArgs,
+    request: Result<Request, RequestError>,
+) -> Reply {
+    let session_id = request
+        .as_ref()
+        .ok()
+        .and_then(|r| r.session_id.clone())
+        .unwrap_or_default();
+    let key = serde_json::json!([
+        header.home,
+        header.xdg_config_home,
+        header.cwd,
+        header.agent,
+        header.with,
+        header.hooks,
+        header.no_discover,
+        header.trust_project,
+        header.required,
+        header.in_process,
+        session_id
+    ])
+    .to_string();
+    let slot = lock(&state.sessions)
+        .entry(key.clone())
+        .or_default()
+        .clone();
+    let mut warm = lock(&slot);
+    let common = wire::common(header);
+    let user = Some((header.home.clone(), header.xdg_config_home.clone()));
+    let stale = match warm.as_ref() {
+        None => true,
+        Some(w) => fingerprint(header, &w.session) != w.fingerprint,
+    };
+    if stale {
+        // The old runner (its plugin processes and long-running hooks) ends first.
+        *warm = None;
+        let session = match hook::open_for(&common, args, user) {
+            Ok(session) => session,
+            Err(error) => return error_reply(&format!("hooks did not run: {error}")),
+        };
+        let runtime = match runtime() {
+            Ok(runtime) => runtime,
+            Err(error) => return error_reply(&format!("hooks did not run: {error}")),
+        };
+        let fingerprint = fingerprint(header, &session);
+        *warm = Some(Warm {
+            session,
+            runtime,
+            fingerprint,
+            used: Instant::now(),
+        });
+    }
+    let Some(w) = warm.as_mut() else {
+        return error_reply("no session");
+    };
+    w.used = Instant::now();
+    let reply = match &request {
+        Ok(request) => hook::answer_with(&w.session, &w.runtime, args.agent, request),
+        Err(error) => hook::unreadable(&w.session, &common, args.agent, error),
+    };
+    let ended = request.is_ok_and(|r| r.event == "SessionEnd");
+    if ended {
+        *warm = None;
+        drop(warm);
+        lock(&state.sessions).remove(&key);
+    }
+    reply
+}
+
+/// Whether this user's resident process is up, for `list` and `doctor`.
+pub fn status_line() -> String {
+    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+        return "  resident process: unknown (HOME is not set)".into();
+    };
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let socket = wire::folder(&home, xdg.as_deref()).join(wire::SOCKET);
+    match UnixStream::connect(&socket) {
+        Ok(_) => format!("  resident process: up, on {}", socket.display()),
+        Err(_) => "  resident process: not running (the next `agent-hooks hook` starts it)".into(),
+    }
+}

@@ -1,0 +1,27 @@
+//! What `hook` and the resident process say to each other (see [`crate::relay`], which the
+//! small relay program shares), and the header read as the options of a `hook` run.
+
+pub use crate::relay::{folder, Header, HEADER_LIMIT, LOCK, SOCKET, VERSION};
+
+use crate::{hook::AgentName, Common};
+
+/// The options of a `hook` run as the resident process runs it.
+pub fn common(header: &Header) -> Common {
+    Common {
+        cwd: Some(header.cwd.clone()),
+        hooks: header.hooks.clone(),
+        no_discover: header.no_discover,
+        trust_project: header.trust_project,
+        json: false,
+        strict: false,
+        required: header.required.clone(),
+        in_process: header.in_process,
+        ui: "no".into(),
+        verbose: 0,
+    }
+}
+
+/// The agents of the header's `with`, read.
+pub fn with(header: &Header) -> Result<Vec<AgentName>, String> {
+    header.with.iter().map(|a| a.parse()).collect()
+}

@@ -1,0 +1,400 @@
+//! `agent-hooks hook --agent NAME` and `agent-hooks install`/`uninstall`, through the real
+//! program: an agent's payload on stdin, the agent's answer on the exit code and the two
+//! channels; the agent's configuration file edited and restored byte for byte.
+
+use std::path::{Path, PathBuf};
+
+use agent_hooks_tests::{
+    cli::{run, stderr, stdout},
+    copy_to, plugin, temp_dir,
+};
+use serde_json::{json, Value};
+
+/// A home and a project folder.
+struct Rig {
+    dir: tempfile::TempDir,
+}
+
+impl Rig {
+    fn new() -> Rig {
+        let dir = temp_dir();
+        for sub in ["home", "project"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        Rig { dir }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    fn project(&self) -> PathBuf {
+        self.dir.path().join("project")
+    }
+
+    fn write(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.dir.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// The user's agent-hooks hooks folder.
+    fn user_hooks(&self) -> PathBuf {
+        let dir = self.home().join(".config/agent-hooks/hooks");
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// `agent-hooks hook --agent AGENT EXTRA...` with `payload` on stdin.
+    fn hook(&self, agent: &str, extra: &[&str], payload: &str) -> std::process::Output {
+        let mut args = vec!["hook", "--agent", agent];
+        args.extend_from_slice(extra);
+        run(&self.project(), &self.home(), &args, Some(payload))
+    }
+
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        run(&self.project(), &self.home(), args, None)
+    }
+}
+
+/// A PreToolUse payload as Claude Code writes it for its Bash tool.
+fn claude_pre(project: &Path, command: &str) -> String {
+    json!({
+        "session_id": "3b1e7c52-0d4e-4a57-9f59-1c1f2b0e9d11",
+        "transcript_path": "/nonexistent/transcript.jsonl",
+        "cwd": project,
+        "permission_mode": "bypassPermissions",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "Run it"},
+        "tool_use_id": "toolu_01",
+    })
+    .to_string()
+}
+
+/// A BeforeTool payload as Gemini CLI writes it.
+fn gemini_pre(project: &Path, command: &str) -> String {
+    json!({
+        "session_id": "g-1",
+        "transcript_path": "/nonexistent/t.json",
+        "cwd": project,
+        "hook_event_name": "BeforeTool",
+        "timestamp": "2026-12-01T20:00:00.000Z",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": command},
+    })
+    .to_string()
+}
+
+/// A guard in agent-hooks' own hooks folder: exit 2 on `rm -rf`.
+fn guard_file(rig: &Rig) {
+    let guard = r#"{"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": "grep -q 'rm -rf' && { echo 'the guard refuses rm -rf' >&2; exit 2; }; exit 0"}]}]}"#;
+    std::fs::write(rig.user_hooks().join("guard.json"), guard).unwrap();
+}
+
+#[test]
+fn a_hook_of_agent_hooks_blocks_a_claude_code_tool_call_with_exit_2() {
+    let rig = Rig::new();
+    guard_file(&rig);
+    let out = rig.hook("claude", &[], &claude_pre(&rig.project(), "rm -rf /"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the guard refuses rm -rf"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out), "");
+    let out = rig.hook("claude", &[], &claude_pre(&rig.project(), "ls"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn a_native_plugin_blocks_under_gemini_cli() {
+    let rig = Rig::new();
+    copy_to(
+        &plugin("block-dangerous"),
+        &rig.user_hooks(),
+        "libblock_dangerous.so",
+    );
+    let out = rig.hook("gemini", &[], &gemini_pre(&rig.project(), "rm -rf build"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Dangerous command blocked"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_rewrite_is_answered_in_each_agents_field() {
+    let rig = Rig::new();
+    let rewrite = r#"{"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\", \"updatedInput\": {\"command\": \"rtk git status\"}}}'"}]}]}"#;
+    std::fs::write(rig.user_hooks().join("rewrite.json"), rewrite).unwrap();
+    let out = rig.hook("claude", &[], &claude_pre(&rig.project(), "git status"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["updatedInput"]["command"],
+        "rtk git status"
+    );
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    let out = rig.hook("gemini", &[], &gemini_pre(&rig.project(), "git status"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["tool_input"]["command"],
+        "rtk git status"
+    );
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "BeforeTool");
+}
+
+#[test]
+fn the_calling_agents_own_hooks_file_is_its_own_and_others_run_only_when_named() {
+    let rig = Rig::new();
+    // A user-level Claude Code hook (no trust needed) that blocks everything.
+    rig.write(
+        "home/.claude/settings.json",
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo claude-hook-ran >&2; exit 2"}]}]}}"#,
+    );
+    let payload = claude_pre(&rig.project(), "ls");
+    let out = rig.hook("claude", &["--with", "claude"], &payload);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "Claude Code runs it itself: {}",
+        stderr(&out)
+    );
+    let gemini = gemini_pre(&rig.project(), "ls");
+    let out = rig.hook("gemini", &[], &gemini);
+    assert_eq!(out.status.code(), Some(0), "not named: {}", stderr(&out));
+    let out = rig.hook("gemini", &["--with", "claude"], &gemini);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("claude-hook-ran"), "{}", stderr(&out));
+}
+
+#[test]
+fn another_wired_agents_entry_is_not_run_again() {
+    let rig = Rig::new();
+    // Claude Code wired to agent-hooks, then Gemini CLI running Claude Code's files: the
+    // entry would call agent-hooks again (and block, to show it ran).
+    rig.write(
+        "home/.claude/settings.json",
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "/opt/bin/agent-hooks hook --agent claude; echo ran-again >&2; exit 2"}]}]}}"#,
+    );
+    let out = rig.hook(
+        "gemini",
+        &["--with", "claude"],
+        &gemini_pre(&rig.project(), "ls"),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn an_untrusted_project_hook_does_not_run() {
+    let rig = Rig::new();
+    rig.write(
+        "project/.agent-hooks/hooks/evil.json",
+        r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "touch evil-ran; exit 2"}]}]}"#,
+    );
+    let out = rig.hook("claude", &[], &claude_pre(&rig.project(), "ls"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!rig.project().join("evil-ran").exists());
+}
+
+#[test]
+fn a_malformed_payload_is_a_non_blocking_error_unless_a_hook_is_required() {
+    let rig = Rig::new();
+    for payload in ["not json", "[1, 2]", r#"{"tool_name": "Bash"}"#] {
+        let out = rig.hook("claude", &[], payload);
+        assert_eq!(out.status.code(), Some(1), "{payload}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("hooks did not run"), "{err}");
+        assert!(err.contains("Claude Code goes on without them"), "{err}");
+    }
+    guard_file(&rig);
+    let out = rig.hook("claude", &["--require", "guard.json"], "not json");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("required hook guard.json could not run"),
+        "{err}"
+    );
+    assert!(err.contains("agent-hooks doctor"), "{err}");
+}
+
+#[test]
+fn a_payload_past_the_limit_is_refused() {
+    let rig = Rig::new();
+    let big = format!(
+        "{{\"hook_event_name\": \"PreToolUse\", \"x\": \"{}\"}}",
+        "a".repeat(17 << 20)
+    );
+    // The program stops reading past the limit: the write of the rest fails (EPIPE), as it
+    // would for the agent, which is why this does not use `run`.
+    let mut child = std::process::Command::new(agent_hooks_tests::agent_hooks_bin())
+        .args(["hook", "--agent", "claude"])
+        .current_dir(rig.project())
+        .env("HOME", rig.home())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(big.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    let _ = writer.join();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("larger than 16777216 bytes"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_hook_that_hangs_is_cut_at_its_timeout_and_the_call_goes_on() {
+    let rig = Rig::new();
+    let slow = r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "sleep 30", "timeout": 1}]}]}"#;
+    std::fs::write(rig.user_hooks().join("slow.json"), slow).unwrap();
+    let started = std::time::Instant::now();
+    let out = rig.hook("claude", &[], &claude_pre(&rig.project(), "ls"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(1), "reported: {}", stderr(&out));
+    assert!(stderr(&out).contains("agent-hooks:"), "{}", stderr(&out));
+}
+
+/// Claude Code's settings with odd spacing, key order and an existing hook.
+const CLAUDE_SETTINGS: &str = "{\n    \"model\":   \"opus\",\n  \"hooks\": {\"PreToolUse\": [ ],\n \"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"x\"}]}]},\n  \"z\":1}";
+
+#[test]
+fn install_writes_one_entry_per_event_and_uninstall_gives_the_same_bytes() {
+    let rig = Rig::new();
+    let settings = rig.write("home/.claude/settings.json", CLAUDE_SETTINGS);
+    let out = rig.run(&["install", "--agent", "claude", "--program", "agent-hooks"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&settings).unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap();
+    for event in [
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "SessionStart",
+        "UserPromptSubmit",
+    ] {
+        let groups = value["hooks"][event].as_array().unwrap();
+        let ours: Vec<&Value> = groups
+            .iter()
+            .filter(|g| g["hooks"][0]["command"] == "agent-hooks hook --agent claude")
+            .collect();
+        assert_eq!(ours.len(), 1, "{event}: {text}");
+    }
+    assert_eq!(value["hooks"]["Stop"].as_array().unwrap().len(), 2);
+    assert_eq!(value["model"], "opus");
+    let list = rig.run(&["list"]);
+    assert!(
+        stdout(&list).contains(&format!(
+            "Claude Code: runs agent-hooks: {}",
+            settings.display()
+        )),
+        "{}",
+        stdout(&list)
+    );
+    // Twice is once.
+    let again = rig.run(&["install", "--agent", "claude", "--program", "agent-hooks"]);
+    assert!(stdout(&again).contains("already runs agent-hooks"));
+    let out = rig.run(&["uninstall", "--agent", "claude"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), CLAUDE_SETTINGS);
+}
+
+#[test]
+fn uninstall_keeps_what_the_user_changed_elsewhere_in_the_file() {
+    let rig = Rig::new();
+    let settings = rig.write("project/.claude/settings.json", CLAUDE_SETTINGS);
+    let out = rig.run(&[
+        "install",
+        "--agent",
+        "claude",
+        "--project",
+        "--program",
+        "agent-hooks",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let edited = std::fs::read_to_string(&settings)
+        .unwrap()
+        .replace("\"opus\"", "\"sonnet\"");
+    std::fs::write(&settings, &edited).unwrap();
+    let out = rig.run(&["uninstall", "--agent", "claude", "--project"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        CLAUDE_SETTINGS.replace("\"opus\"", "\"sonnet\"")
+    );
+}
+
+#[test]
+fn install_into_commented_gemini_settings_and_a_file_that_was_not_there() {
+    let rig = Rig::new();
+    let commented = "// mine\n{ \"general\": {\"x\": 1}, /* keep */ }\n";
+    let gemini = rig.write("home/.gemini/settings.json", commented);
+    assert!(rig.run(&["install", "--agent", "gemini"]).status.success());
+    let text = std::fs::read_to_string(&gemini).unwrap();
+    assert!(text.contains("\"BeforeTool\": [{"), "{text}");
+    assert!(text.contains("\"timeout\":600000"), "{text}");
+    assert!(rig
+        .run(&["uninstall", "--agent", "gemini"])
+        .status
+        .success());
+    assert_eq!(std::fs::read_to_string(&gemini).unwrap(), commented);
+    // Codex: no file before, none after.
+    let codex = rig.home().join(".codex/hooks.json");
+    assert!(rig.run(&["install", "--agent", "codex"]).status.success());
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&codex).unwrap()).unwrap();
+    assert_eq!(
+        value["hooks"]["PreToolUse"].as_array().map(Vec::len),
+        Some(1)
+    );
+    assert!(rig.run(&["uninstall", "--agent", "codex"]).status.success());
+    assert!(!codex.exists());
+    // Copilot CLI's own file, owned whole.
+    assert!(rig
+        .run(&["install", "--agent", "copilot", "--project"])
+        .status
+        .success());
+    let copilot = rig.project().join(".github/hooks/agent-hooks.json");
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&copilot).unwrap()).unwrap();
+    assert!(value["hooks"]["preToolUse"][0]["bash"]
+        .as_str()
+        .unwrap()
+        .ends_with(" --agent copilot --event preToolUse"));
+    assert!(rig
+        .run(&["uninstall", "--agent", "copilot", "--project"])
+        .status
+        .success());
+    assert!(!copilot.exists());
+}
+
+#[test]
+fn a_file_that_is_not_json_is_left_alone_with_a_reason() {
+    let rig = Rig::new();
+    let broken = "{\"hooks\": [1, 2}";
+    let settings = rig.write("home/.claude/settings.json", broken);
+    let out = rig.run(&["install", "--agent", "claude"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("is not a JSON object that agent-hooks can edit"),
+        "{err}"
+    );
+    assert!(err.contains("add the entry by hand"), "{err}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), broken);
+}

@@ -1,0 +1,418 @@
+//! `agent-hooks serve`, the resident process `hook` talks to, through the real program:
+//! started by the first `hook` call, one only, warm between calls, sessions kept apart,
+//! changed hooks files seen, a malformed request answered with an error, and `hook`
+//! answering itself when the resident process dies mid-call.
+
+use std::{
+    io::{Read, Write},
+    os::unix::{fs::PermissionsExt, net::UnixStream},
+    path::PathBuf,
+    process::{Command, Output, Stdio},
+    time::{Duration, Instant},
+};
+
+use agent_hooks_tests::{agent_hooks_bin, temp_dir};
+use serde_json::json;
+
+struct Rig {
+    dir: tempfile::TempDir,
+}
+
+impl Rig {
+    fn new() -> Rig {
+        let dir = temp_dir();
+        for sub in ["home/.config/agent-hooks/hooks", "project"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        Rig { dir }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    fn project(&self) -> PathBuf {
+        self.dir.path().join("project")
+    }
+
+    fn hooks(&self) -> PathBuf {
+        self.home().join(".config/agent-hooks/hooks")
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(agent_hooks_bin());
+        command
+            .args(args)
+            .current_dir(self.project())
+            .env("HOME", self.home())
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("AGENT_HOOKS_NO_SERVE")
+            .env("AGENT_HOOKS_SERVE_IDLE", "60");
+        command
+    }
+
+    /// `hook --agent claude` with `payload`.
+    fn hook(&self, payload: &str) -> Output {
+        let mut child = self
+            .command(&["hook", "--agent", "claude"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// The resident process's folder (one user folder under the cache).
+    fn folder(&self) -> PathBuf {
+        let run = self.home().join(".cache/agent-hooks/run");
+        let entry = std::fs::read_dir(&run)
+            .unwrap()
+            .next()
+            .expect("a folder for the user")
+            .unwrap();
+        entry.path()
+    }
+
+    fn serve_pids(&self) -> Vec<String> {
+        let log = std::fs::read_to_string(self.folder().join("serve.log")).unwrap_or_default();
+        log.lines()
+            .filter_map(|l| l.strip_prefix("agent-hooks serve: pid "))
+            .filter_map(|l| l.split(' ').next())
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+impl Drop for Rig {
+    fn drop(&mut self) {
+        // The resident process ends when its socket is removed.
+        if let Ok(run) = std::fs::read_dir(self.home().join(".cache/agent-hooks/run")) {
+            for entry in run.flatten() {
+                let _ = std::fs::remove_file(entry.path().join("serve.sock"));
+            }
+        }
+    }
+}
+
+fn pre(session: &str, command: &str) -> String {
+    json!({"session_id": session, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+           "tool_input": {"command": command}})
+    .to_string()
+}
+
+fn err(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A long-running hook that writes its pid into `pids` on every event and blocks `rm -rf`.
+fn long_running_guard(rig: &Rig) -> PathBuf {
+    let pids = rig.dir.path().join("pids");
+    let script = format!(
+        r#"import json, os, sys
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+send({{"type": "hello", "protocol": 1, "name": "guard"}})
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("type") == "event":
+        open({pids:?}, "a").write(str(os.getpid()) + "\n")
+        command = (m["payload"].get("tool_input") or {{}}).get("command", "")
+        if "rm -rf" in command:
+            send({{"type": "answer", "id": m["id"], "block": "the guard refuses rm -rf"}})
+        else:
+            send({{"type": "answer", "id": m["id"]}})
+    elif m.get("type") == "goodbye":
+        break
+"#,
+        pids = pids.display().to_string()
+    );
+    let path = rig.hooks().join("guard.py");
+    std::fs::write(&path, script).unwrap();
+    let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": format!("python3 {}", path.display()), "persistent": true, "timeout": 10}]}]});
+    std::fs::write(rig.hooks().join("guard.json"), hooks.to_string()).unwrap();
+    pids
+}
+
+#[test]
+fn the_first_hook_starts_it_and_the_next_events_reuse_its_warm_hooks() {
+    let rig = Rig::new();
+    let pids = long_running_guard(&rig);
+    let out = rig.hook(&pre("s1", "rm -rf /"));
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    assert!(
+        err(&out).contains("the guard refuses rm -rf"),
+        "{}",
+        err(&out)
+    );
+    for _ in 0..3 {
+        let out = rig.hook(&pre("s1", "ls"));
+        assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+        assert_eq!(err(&out), "");
+    }
+    let seen = std::fs::read_to_string(&pids).unwrap();
+    let seen: Vec<&str> = seen.lines().collect();
+    assert_eq!(seen.len(), 4);
+    assert!(
+        seen.iter().all(|p| *p == seen[0]),
+        "one guard process served the four events: {seen:?}"
+    );
+    assert_eq!(rig.serve_pids().len(), 1);
+    let mode = std::fs::metadata(rig.folder())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700);
+}
+
+#[test]
+fn one_resident_process_whatever_the_race() {
+    let rig = Rig::new();
+    let children: Vec<_> = (0..6)
+        .map(|i| {
+            let mut child = rig
+                .command(&["hook", "--agent", "claude"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let payload = pre(&format!("s{i}"), "ls");
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(payload.as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let log = std::fs::read_to_string(rig.folder().join("serve.log")).unwrap();
+    let listening = log.matches("listening on").count();
+    assert_eq!(listening, 1, "{log}");
+}
+
+#[test]
+fn a_slow_hook_of_one_session_does_not_hold_another() {
+    let rig = Rig::new();
+    let slow = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": "grep -q slow-one && sleep 4; exit 0", "timeout": 10}]}]});
+    std::fs::write(rig.hooks().join("slow.json"), slow.to_string()).unwrap();
+    // Start the resident process first.
+    assert_eq!(rig.hook(&pre("warm", "ls")).status.code(), Some(0));
+    let mut a = rig
+        .command(&["hook", "--agent", "claude"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    a.stdin
+        .take()
+        .unwrap()
+        .write_all(pre("session-a", "echo slow-one").as_bytes())
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let b = rig.hook(&pre("session-b", "ls"));
+    let took = started.elapsed();
+    assert_eq!(b.status.code(), Some(0), "{}", err(&b));
+    assert!(took < Duration::from_secs(3), "session b waited {took:?}");
+    assert_eq!(a.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn a_changed_hooks_file_is_seen_on_the_next_event() {
+    let rig = Rig::new();
+    assert_eq!(rig.hook(&pre("s", "rm -rf x")).status.code(), Some(0));
+    let guard = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": "echo 'new guard' >&2; exit 2"}]}]});
+    std::fs::write(rig.hooks().join("new.json"), guard.to_string()).unwrap();
+    let out = rig.hook(&pre("s", "rm -rf x"));
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    assert!(err(&out).contains("new guard"));
+    assert_eq!(rig.serve_pids().len(), 1, "the same resident process");
+}
+
+#[test]
+fn a_malformed_request_gets_an_error_and_the_process_goes_on() {
+    let rig = Rig::new();
+    assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
+    let socket = rig.folder().join("serve.sock");
+    for garbage in [&b"not json\n"[..], b"{\"v\": 99}\n", &[b'x'; 70_000][..]] {
+        let mut stream = UnixStream::connect(&socket).unwrap();
+        let _ = stream.write_all(garbage);
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        let answer: serde_json::Value = serde_json::from_str(answer.trim()).unwrap();
+        assert_eq!(answer["code"], 1);
+        assert!(
+            answer["stderr"]
+                .as_str()
+                .unwrap()
+                .starts_with("agent-hooks serve: "),
+            "{answer}"
+        );
+    }
+    let out = rig.hook(&pre("s", "ls"));
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    assert_eq!(rig.serve_pids().len(), 1);
+}
+
+fn kill(pid: &str) {
+    let _ = Command::new("kill").args(["-9", pid]).status();
+}
+
+#[test]
+fn killed_mid_call_the_hook_answers_itself_and_says_so() {
+    let rig = Rig::new();
+    let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": "sleep 1; grep -q 'rm -rf' && { echo blocked >&2; exit 2; }; exit 0", "timeout": 10}]}]});
+    std::fs::write(rig.hooks().join("slow-guard.json"), hooks.to_string()).unwrap();
+    assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
+    let pid = rig.serve_pids()[0].clone();
+    let folder = rig.folder();
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(400));
+        kill(&pid);
+        folder
+    });
+    let out = rig.hook(&pre("s", "rm -rf /"));
+    killer.join().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "the answer is not lost: {}",
+        err(&out)
+    );
+    assert!(
+        err(&out).contains("the resident process could not answer"),
+        "{}",
+        err(&out)
+    );
+    // The next event starts a new one.
+    let out = rig.hook(&pre("s", "ls"));
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    assert_eq!(rig.serve_pids().len(), 2);
+}
+
+#[test]
+fn it_refuses_a_folder_of_another_user_and_the_hook_still_answers() {
+    // The folder cannot be made (a file stands where it goes): the hook runs the hooks
+    // itself and says why.
+    let rig = Rig::new();
+    std::fs::create_dir_all(rig.home().join(".cache/agent-hooks")).unwrap();
+    std::fs::write(rig.home().join(".cache/agent-hooks/run"), "in the way").unwrap();
+    let guard = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": "exit 2"}]}]});
+    std::fs::write(rig.hooks().join("g.json"), guard.to_string()).unwrap();
+    let out = rig.hook(&pre("s", "ls"));
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    assert!(
+        err(&out).contains("the hooks ran in this process"),
+        "{}",
+        err(&out)
+    );
+}
+
+/// The small relay program `agent-hooks-hook`, built next to `agent-hooks`.
+fn relay_bin() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let root = agent_hooks_tests::workspace_root();
+    let mut command = Command::new(cargo);
+    command
+        .args([
+            "build",
+            "-p",
+            "agent-hooks-cli",
+            "--bin",
+            "agent-hooks-hook",
+        ])
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(agent_hooks_tests::target_dir());
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    let status = command.status().expect("cargo runs");
+    assert!(status.success());
+    let relay = agent_hooks_bin().with_file_name("agent-hooks-hook");
+    assert!(relay.is_file(), "{}", relay.display());
+    relay
+}
+
+#[test]
+fn the_relay_program_answers_through_the_resident_process_and_install_uses_it() {
+    let rig = Rig::new();
+    let relay = relay_bin();
+    let pids = long_running_guard(&rig);
+    let run_relay = |payload: &str, extra: &[&str]| {
+        let mut command = Command::new(&relay);
+        command
+            .args(["--agent", "claude"])
+            .args(extra)
+            .current_dir(rig.project())
+            .env("HOME", rig.home())
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env("AGENT_HOOKS_SERVE_IDLE", "60")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = run_relay(&pre("s1", "rm -rf /"), &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    assert!(
+        err(&out).contains("the guard refuses rm -rf"),
+        "{}",
+        err(&out)
+    );
+    let out = run_relay(&pre("s1", "ls"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    // The same guard process, warm in the resident process, served both.
+    let seen = std::fs::read_to_string(&pids).unwrap();
+    let seen: Vec<&str> = seen.lines().collect();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0], seen[1]);
+    // An option it does not read itself: agent-hooks hook runs with the same arguments.
+    let out = run_relay(&pre("s1", "rm -rf /"), &["--no-serve"]);
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    // A malformed payload is agent-hooks' non-blocking error, relayed.
+    let out = run_relay("not json", &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", err(&out));
+    assert!(err(&out).contains("hooks did not run"), "{}", err(&out));
+    // install writes the relay into the entry.
+    let out = rig
+        .command(&["install", "--agent", "claude"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", err(&out));
+    let settings = std::fs::read_to_string(rig.home().join(".claude/settings.json")).unwrap();
+    assert!(
+        settings.contains("agent-hooks-hook' --agent claude"),
+        "{settings}"
+    );
+}

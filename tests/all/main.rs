@@ -32,6 +32,7 @@ mod parity;
 mod permissions;
 mod plugin_log;
 mod processes;
+mod required;
 mod runner;
 mod samples;
 mod services;

@@ -263,6 +263,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
         discovery.configured(given.as_ref(), &ctx);
     }
     let mut discovered = discovery.load(&ctx.cwd, &load_options);
+    required::mark(&mut discovered, &options.required);
     discovered.required_failures = required::failures(&discovered, &options.required);
     discovered
 }

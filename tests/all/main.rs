@@ -37,5 +37,6 @@ mod runner;
 mod samples;
 mod services;
 mod template;
+mod trust_config;
 mod trust_store;
 mod wrapper;

@@ -24,6 +24,7 @@ mod home;
 mod host_observers;
 mod interop;
 mod isolation;
+mod keeper;
 mod load_errors;
 mod long_running;
 mod outside_plugin;

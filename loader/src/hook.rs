@@ -60,6 +60,9 @@ pub struct Hook {
     outbox: Arc<Outbox>,
     settings: PluginSettings,
     process: Option<Arc<PluginProcess>>,
+    /// Whether the user requires it: a `tool_call` it cannot answer (disabled, crashed,
+    /// timed out) is blocked, naming it.
+    required: bool,
     /// Kept so that the plugin's host object outlives its handlers.
     _api: PluginApi,
 }
@@ -121,6 +124,7 @@ impl Hook {
             outbox,
             settings,
             process: None,
+            required: false,
             _api: api,
         }
     }
@@ -193,6 +197,7 @@ impl Hook {
             outbox,
             settings,
             process: Some(process),
+            required: false,
             _api: api,
         }
     }
@@ -226,6 +231,18 @@ impl Hook {
     /// stopped, or was disabled, and why.
     pub fn process_state(&self) -> Option<ProcessState> {
         self.process.as_ref().map(|p| p.state())
+    }
+
+    /// Whether the user requires it (`--require`, [`DiscoveryOptions::required`](crate::discover::DiscoveryOptions::required)):
+    /// a `tool_call` it cannot answer, because it is disabled, crashed or timed out, is
+    /// blocked with a reason that names it, instead of going on without it.
+    pub fn is_required(&self) -> bool {
+        self.required
+    }
+
+    /// Makes it required (see [`is_required`](Self::is_required)), or not.
+    pub fn set_required(&mut self, required: bool) {
+        self.required = required;
     }
 
     /// The events it handles, in event order.

@@ -168,7 +168,7 @@ fn a_required_command_hook_that_does_not_answer_blocks() {
                 assert_eq!(outcome["block"], true, "{outcome}");
                 assert_eq!(
                     outcome["reason"],
-                    format!("required hook `{command}` ({}) {failure}, so the call is blocked", s(&file))
+                    format!("required hook `{command}` ({}) {failure}, so the call is blocked: fix the hook, or stop requiring it", s(&file))
                 );
             } else {
                 assert_eq!(outcome["block"], false, "{outcome}");

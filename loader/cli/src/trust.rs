@@ -2,7 +2,10 @@
 
 use std::process::ExitCode;
 
-use agent_hooks::{discover::TrustStore, DiscoveryOptions};
+use agent_hooks::{
+    discover::{EntryKind, TrustStore, UntrustedHook, ABSENT},
+    DiscoveryOptions,
+};
 use serde_json::json;
 
 use crate::{
@@ -32,7 +35,8 @@ pub fn run(common: &Common) -> Outcome {
                     "key": u.entry.key(),
                     "path": u.entry.path,
                     "was": u.reason.to_string(),
-                    "scripts": u.scripts.iter().map(|(script, _)| script).collect::<Vec<_>>(),
+                    "scripts": runs(u).collect::<Vec<_>>(),
+                    "reads": reads(u).collect::<Vec<_>>(),
                 })
             })
             .collect();
@@ -61,13 +65,34 @@ pub fn run(common: &Common) -> Outcome {
             short_path(&hook.entry.path, &session.cwd),
             style.dim(&format!("({})", hook.entry.key()))
         );
-        for (script, _) in &hook.scripts {
+        for script in runs(hook) {
             outln!("    runs {}", short_path(script, &session.cwd));
+        }
+        for config in reads(hook) {
+            outln!("    reads {}", short_path(config, &session.cwd));
         }
     }
     outln!(
-        "Recorded with their SHA-256 (and that of the scripts they run) in {}; a file or script that changes is untrusted again.",
+        "Recorded with their SHA-256 (and that of the scripts they run and the configuration files beside plugins) in {}; a file, script or configuration file that changes (or appears, or goes) is untrusted again.",
         store.path().display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The scripts a hooks file's commands run.
+fn runs(hook: &UntrustedHook) -> impl Iterator<Item = &std::path::Path> + '_ {
+    let plugin = hook.entry.kind == EntryKind::Plugin;
+    hook.scripts
+        .iter()
+        .filter(move |_| !plugin)
+        .map(|(script, _)| script.as_path())
+}
+
+/// The configuration files beside a plugin that exist.
+fn reads(hook: &UntrustedHook) -> impl Iterator<Item = &std::path::Path> + '_ {
+    let plugin = hook.entry.kind == EntryKind::Plugin;
+    hook.scripts
+        .iter()
+        .filter(move |(_, hash)| plugin && hash != ABSENT)
+        .map(|(config, _)| config.as_path())
 }

@@ -128,6 +128,19 @@ impl CommandHooks {
         self
     }
 
+    /// Makes required (as `"required": true` in its file does) every hook `chosen` picks;
+    /// returns how many it picked.
+    pub(crate) fn require_where(&mut self, chosen: impl Fn(&CommandHook) -> bool) -> usize {
+        let mut picked = 0;
+        for hook in &mut self.hooks {
+            if chosen(hook) {
+                Arc::make_mut(hook).required = true;
+                picked += 1;
+            }
+        }
+        picked
+    }
+
     /// Adds a problem found after the files were read (a hook that did not start).
     pub(crate) fn push_issue(&mut self, issue: ConfigIssue) {
         self.issues.push(issue);

@@ -150,7 +150,9 @@ pub struct UntrustedHook {
     /// The SHA-256 of the content that was read and listed: what `trust` records.
     pub hash: String,
     /// For a hooks file: the scripts inside the project its commands run, with the SHA-256
-    /// of each as read; `trust` records them too.
+    /// of each as read. For a plugin: its configuration files (`lib<name>.toml` and `.json`
+    /// beside it), with the SHA-256 of each, or [`ABSENT`] for one that does not exist.
+    /// `trust` records them too.
     pub scripts: Vec<(PathBuf, String)>,
 }
 
@@ -295,9 +297,16 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
         discovery.configured(given.as_ref(), &ctx);
     }
     let mut discovered = discovery.load(&ctx.cwd, &load_options);
+    required::mark(&mut discovered, &options.required);
     discovered.required_failures = required::failures(&discovered, &options.required);
     discovered
 }
+
+/// What trust records for a plugin's configuration file that does not exist.
+pub const ABSENT: &str = "absent";
+
+/// What trust records for a plugin's configuration file that cannot be read.
+const UNREADABLE: &str = "unreadable";
 
 /// Discovery under way: what was read and accepted so far.
 struct Discovery {
@@ -325,12 +334,20 @@ impl Discovery {
             let hash = file.hash();
             let scripts = match entry.kind {
                 EntryKind::HooksFile => self.scripts_of(&entry.path, &file, project),
-                _ => Vec::new(),
+                EntryKind::Plugin => self.configs_of(&entry.path),
+                EntryKind::Script(_) => Vec::new(),
             };
             let verdict = match trust {
-                Ok(store) => store
-                    .check(&entry.path, &hash)
-                    .and_then(|()| store.check_scripts(&scripts)),
+                Ok(store) => store.check(&entry.path, &hash).and_then(|()| {
+                    store
+                        .check_scripts(&scripts)
+                        .map_err(|untrust| match untrust {
+                            Untrust::ScriptChanged(config) if entry.kind == EntryKind::Plugin => {
+                                Untrust::ConfigChanged(config)
+                            }
+                            other => other,
+                        })
+                }),
                 Err(error) => Err(Untrust::StoreUnreadable(error.to_string())),
             };
             if let Err(reason) = verdict {
@@ -400,6 +417,24 @@ impl Discovery {
             }
         }
         scripts
+    }
+
+    /// The configuration files a project plugin at `library` may read (`lib<name>.toml`
+    /// and `.json` beside it), each with the SHA-256 of its content, or [`ABSENT`] when there
+    /// is none (so that one that appears after `trust` is a change too), or [`UNREADABLE`].
+    fn configs_of(&mut self, library: &Path) -> Vec<(PathBuf, String)> {
+        let library = std::fs::canonicalize(library).unwrap_or_else(|_| library.to_path_buf());
+        crate::plugin_config::siblings(&library)
+            .into_iter()
+            .map(|config| {
+                let hash = match read_checked(&config, Limit::HooksFile, &mut self.modes) {
+                    Ok(read) => read.hash(),
+                    Err(crate::file::FileError::NotFound { .. }) => ABSENT.to_owned(),
+                    Err(_) => UNREADABLE.to_owned(),
+                };
+                (config, hash)
+            })
+            .collect()
     }
 
     /// Adds a configured path: a folder of hooks, a hooks file, or a plugin. Its files get

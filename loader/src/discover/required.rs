@@ -81,6 +81,31 @@ fn reason(found: &Discovered, id: &str) -> Option<String> {
     Some("no such hook was found".into())
 }
 
+/// Makes the hooks of `discovered` that `required` names required, so that what they
+/// cannot answer later (disabled, crashed, timed out) blocks tool calls too: plugins by
+/// their path, file name or entry; command hooks by the hooks file (or script) they come
+/// from, whatever kind of hook they are (one-shot or long-running).
+pub(crate) fn mark(discovered: &mut Discovered, required: &[String]) {
+    for id in required {
+        let entries: Vec<&Path> = discovered
+            .entries
+            .iter()
+            .filter(|e| names(e, id))
+            .map(|e| e.path.as_path())
+            .collect();
+        for hook in &mut discovered.loaded.hooks {
+            let path = hook.path().to_owned();
+            if path_names(&path, id) || entries.iter().any(|e| *e == Path::new(&path)) {
+                hook.set_required(true);
+            }
+        }
+        discovered.commands.require_where(|hook| {
+            path_names(&hook.source.to_string_lossy(), id)
+                || entries.iter().any(|e| *e == hook.source)
+        });
+    }
+}
+
 /// Adds to `runner` a hook that blocks every tool call for `failure`.
 pub(crate) fn add_blocker(runner: &mut HookRunner, failure: &RequiredFailure) {
     let reason = failure.block_reason();

@@ -36,6 +36,9 @@ pub enum Untrust {
     /// A script inside the project that one of its commands runs changed (or appeared)
     /// since the user trusted it.
     ScriptChanged(PathBuf),
+    /// A plugin's configuration file (`lib<name>.toml` or `.json` beside it) changed,
+    /// appeared or was removed since the user trusted the plugin.
+    ConfigChanged(PathBuf),
     /// The trust store cannot be read, so nothing is trusted.
     StoreUnreadable(String),
 }
@@ -53,6 +56,11 @@ impl std::fmt::Display for Untrust {
                 f,
                 "runs {}, which changed since it was trusted: review it, then run `agent-hooks trust` again",
                 script.display()
+            ),
+            Untrust::ConfigChanged(config) => write!(
+                f,
+                "reads its configuration from {}, which changed, appeared or was removed since it was trusted: review it, then run `agent-hooks trust` again",
+                config.display()
             ),
             Untrust::StoreUnreadable(error) => write!(f, "not trusted: {error}"),
         }

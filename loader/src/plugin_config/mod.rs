@@ -88,8 +88,9 @@ pub(crate) fn find(given: Option<&PluginConfig>, library: &Path) -> Result<Confi
     }
 }
 
-/// `lib<name>.toml` and `lib<name>.json` next to `lib<name>.so`.
-fn siblings(library: &Path) -> [PathBuf; 2] {
+/// `lib<name>.toml` and `lib<name>.json` next to `lib<name>.so`: the files a plugin's
+/// configuration is read from (trust covers them, see `discover`).
+pub(crate) fn siblings(library: &Path) -> [PathBuf; 2] {
     ["toml", "json"].map(|extension| library.with_extension(extension))
 }
 

@@ -36,6 +36,11 @@ use crate::{
 /// How many lines may wait for a long-running hook to read them.
 const OUT_QUEUE: usize = 1024;
 
+/// How long the agent waits, once a plugin process ended or was killed, for the programs
+/// it ran through `exec` to be killed (each thread that runs one kills its group within
+/// moments of being woken).
+const EXECS_WIND_DOWN: Duration = Duration::from_secs(1);
+
 /// Serves a request that belongs to no call (`requests::serve_outside_calls`): given to
 /// [`Connection::open`] by the process, so that the reader stands below what it serves.
 pub(super) type Outside = fn(&Arc<Connection>, &PluginApi, u64, HostRequest);
@@ -77,6 +82,8 @@ pub(super) struct Connection {
     pub(super) counted: AtomicBool,
     /// Programs running for this process through `exec` (bounded by [`MAX_EXECS`]).
     pub(super) execs: std::sync::atomic::AtomicUsize,
+    /// The agent killed the process: its `exec` programs are to be killed now.
+    pub(super) stopping: AtomicBool,
     pub(super) stderr: Arc<Mutex<VecDeque<u8>>>,
     /// A long-running hook's stderr since the last event took it, and whether some was
     /// dropped.
@@ -117,14 +124,37 @@ impl Connection {
         }
     }
 
-    /// Kills the process's whole group (unless it was reaped already), saying why.
+    /// Kills the process's whole group (unless it was reaped already), saying why, and the
+    /// programs it runs through `exec` (each in a group of its own): those are killed before
+    /// this returns (within [`EXECS_WIND_DOWN`]), so that none outlives an agent that goes
+    /// on, or exits, right after.
     pub(super) fn kill(&self, why: &str) {
-        let reaped = self.reaped.lock_unpoisoned();
-        if !*reaped {
-            self.killed_for
-                .lock_unpoisoned()
-                .get_or_insert_with(|| why.to_owned());
-            let _ = killpg(self.pid, Signal::SIGKILL);
+        {
+            let reaped = self.reaped.lock_unpoisoned();
+            if !*reaped {
+                self.killed_for
+                    .lock_unpoisoned()
+                    .get_or_insert_with(|| why.to_owned());
+                let _ = killpg(self.pid, Signal::SIGKILL);
+            }
+        }
+        // The `exec` threads wait on `ended`: wake them now, not when the reader has seen
+        // the end (which waits a moment for stderr), and wait for them to have killed their
+        // programs' groups.
+        self.stopping
+            .store(true, std::sync::atomic::Ordering::Release);
+        self.ended.notify_waiters();
+        self.wait_for_execs();
+    }
+
+    /// Waits (up to [`EXECS_WIND_DOWN`]) for the `exec` threads, woken by `ended`, to have
+    /// killed their programs' groups.
+    fn wait_for_execs(&self) {
+        let deadline = std::time::Instant::now() + EXECS_WIND_DOWN;
+        while self.execs.load(std::sync::atomic::Ordering::Acquire) > 0
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
 
@@ -141,12 +171,12 @@ impl Connection {
         }
     }
 
-    /// Completes when the process has ended (at once if it has).
+    /// Completes when the process has ended or the agent killed it (at once if it has).
     pub(super) async fn ended(&self) {
         let notified = self.ended.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        if self.death.get().is_some() {
+        if self.death.get().is_some() || self.stopping.load(std::sync::atomic::Ordering::Acquire) {
             return;
         }
         notified.await;
@@ -204,6 +234,7 @@ impl Connection {
             ended: tokio::sync::Notify::new(),
             counted: AtomicBool::new(false),
             execs: std::sync::atomic::AtomicUsize::new(0),
+            stopping: AtomicBool::new(false),
             stderr: Arc::default(),
             stderr_log: (wire == Wire::Lines).then(Arc::default),
             stderr_pipe: (wire == Wire::Lines)
@@ -297,6 +328,9 @@ fn read_messages(
     let _ = stderr_read.recv_timeout(Duration::from_millis(100));
     let _ = connection.death.set(cause.clone());
     connection.ended.notify_waiters();
+    // Its `exec` programs end before its calls hear of its death, so that none outlives an
+    // agent that exits right after.
+    connection.wait_for_execs();
     let calls: Vec<mpsc::SyncSender<Incoming>> = connection
         .calls
         .lock_unpoisoned()

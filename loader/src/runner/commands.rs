@@ -531,7 +531,7 @@ fn timestamp() -> String {
 fn fail_closed(hook: &CommandHook, run: &Run, answer: &mut Answer) {
     if answer.block.is_none() && answer.failed && did_not_answer(&run.exit) {
         answer.block = Some(format!(
-            "required hook `{}` ({}) {}, so the call is blocked",
+            "required hook `{}` ({}) {}, so the call is blocked: fix the hook, or stop requiring it",
             hook.command,
             hook.source.display(),
             answer.problems.first().map_or("failed", String::as_str)

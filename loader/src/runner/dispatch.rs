@@ -204,8 +204,30 @@ impl HookRunner {
                 let started = timed.then(std::time::Instant::now);
                 let result = match handler.call(&payload, serial, &context, timeout) {
                     Ok(output) => parse_output::<E>(hook, output),
+                    // A required plugin that is disabled fails a tool call (it is blocked)
+                    // on every call, not only on the crashes that disabled it.
+                    Err(CallFailure::Disabled)
+                        if hook.is_required() && E::KIND == EventKind::ToolCall =>
+                    {
+                        Err(HookError::new(
+                            HookErrorKind::Failed,
+                            hook.path(),
+                            E::KIND.name(),
+                            required_disabled(hook),
+                        ))
+                    }
                     // A disabled plugin was reported when it was disabled; it is skipped.
                     Err(CallFailure::Disabled) => Ok(None),
+                    Err(CallFailure::Failed(kind, message))
+                        if hook.is_required() && E::KIND == EventKind::ToolCall =>
+                    {
+                        Err(HookError::new(
+                            kind,
+                            hook.path(),
+                            E::KIND.name(),
+                            format!("{message}; {REQUIRED_BLOCKS}"),
+                        ))
+                    }
                     Err(CallFailure::Failed(kind, message)) => {
                         Err(HookError::new(kind, hook.path(), E::KIND.name(), message))
                     }
@@ -229,6 +251,22 @@ impl HookRunner {
         }
         Ok(current)
     }
+}
+
+/// What a required hook's failure means, and what to do.
+const REQUIRED_BLOCKS: &str = "it is required, so the call is blocked: fix the hook, or stop requiring it (--require, \"required\": true)";
+
+/// Why a call is blocked by a required plugin that is disabled.
+fn required_disabled(hook: &Hook) -> String {
+    let cause = match hook.process_state() {
+        Some(crate::remote::ProcessState::Disabled(cause)) => format!(" (last: {cause})"),
+        _ => String::new(),
+    };
+    format!(
+        "is disabled for the rest of the session: its process ended {} times within {}s{cause}; it is required, so every tool call is blocked until the agent starts again with the plugin fixed (or without requiring it: --require, \"required\": true)",
+        crate::remote::CRASH_LIMIT,
+        crate::remote::CRASH_WINDOW.as_secs()
+    )
 }
 
 /// A number for each serialised payload, unique in the process (never 0), so that a plugin

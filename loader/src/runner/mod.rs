@@ -212,7 +212,11 @@ impl HookRunner {
         for (hook, begun) in starting {
             let finished = begun.and_then(|begun| self.long_running.finish_start(begun));
             match finished {
-                Ok(Some(registered)) => joined.push(Ok(registered)),
+                Ok(Some(mut registered)) => {
+                    // What its hello registered is as required as the hook.
+                    registered.set_required(hook.required);
+                    joined.push(Ok(registered));
+                }
                 Ok(None) => {}
                 Err(error) => joined.push(Err(crate::command_hook::ConfigIssue {
                     file: hook.source.clone(),

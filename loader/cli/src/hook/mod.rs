@@ -194,7 +194,8 @@ pub fn unreadable(
                 .runner
                 .command_hooks()
                 .hooks()
-                .filter(|h| h.required)
+                // A hook required because `--require` names its file is named by that.
+                .filter(|h| h.required && !common.required.iter().any(|id| h.source.ends_with(id)))
                 .map(|h| format!("{} ({})", h.command, h.source.display())),
         )
         .collect();

@@ -222,9 +222,12 @@
 //! - [`events::field_names`]: a type's field names as they cross (each event's page also
 //!   shows its JSON).
 //!
-//! An agent of interface 1.0 answers the new services with [`ServiceError::Unsupported`]
-//! (a log record then goes to stderr), reads an ask as a block with its reason, and reports
-//! a `session_start` result as invalid and goes on without it.
+//! In an agent of interface 1.0 (the SDK asks the host's version once and speaks to it in
+//! 1.0's shapes): [`HookApi::config`] gives the type's defaults, with a warning in the
+//! plugin's log; a `session_start` result is not sent, and the first is reported once as
+//! not supported; log records go to the agent's stderr (also from a plugin process, on
+//! Linux); an ask is read as a block with its reason; [`HookApi::plugin_info`] answers
+//! [`ServiceError::Unsupported`].
 //!
 //! ## Versioning policy
 //!

@@ -36,8 +36,9 @@ setters!(SessionStartEvent {
 /// # }
 /// ```
 ///
-/// A host of interface 1.0 expects no result here: it reports that the handler "returned an
-/// invalid session_start result" and goes on without the context.
+/// A host of interface 1.0 takes no result here: the SDK does not send it, and reports the
+/// first as this handler's error ("session_start context is not supported by this agent
+/// (interface 1.0; it needs 1.1): the context was not added").
 ///
 /// On the wire:
 ///

@@ -95,7 +95,8 @@ impl Host {
     /// `-v` for info, `-vv` for debug, `-vvv` for trace; warnings and errors always) and
     /// drops the rest before they leave the plugin. It bounds what a plugin may log (see the
     /// README's "Logging"). A host of interface 1.0 has no log: the record goes to the
-    /// plugin's stderr instead.
+    /// agent's stderr instead (from a plugin process of such a host, on Linux, to its
+    /// parent's: the agent's).
     ///
     /// ```
     /// # use agent_hooks_abi::prelude::*;

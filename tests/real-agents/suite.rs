@@ -19,7 +19,10 @@ mod compare;
 mod deliberate;
 mod model;
 
-use std::collections::BTreeMap;
+use std::{
+    collections::BTreeMap,
+    sync::atomic::{AtomicUsize, Ordering},
+};
 
 use agents::{Agent, Run};
 use serde_json::{json, Value};
@@ -102,6 +105,86 @@ fn relative(value: &mut Value, root: &str) {
     }
 }
 
+/// How many sessions run at once.
+const WORKERS: usize = 2;
+
+/// What one case gave.
+#[derive(Default)]
+struct CaseResult {
+    comparisons: usize,
+    deliberate: usize,
+    reached: Vec<(&'static str, String)>,
+    failure: Option<String>,
+}
+
+/// One case of `agent`, both sides, compared.
+fn run_case(agent: Agent, install: &std::path::Path, case: &cases::Case) -> CaseResult {
+    let mut result = CaseResult::default();
+    let run = Run::new();
+    run.write("probe.py", include_str!("probe.py"));
+    let started = std::time::Instant::now();
+    let mut real = compare::agent_side(agent, install, &run, case);
+    let mut ours = compare::agent_hooks_side(agent, &run, case, &real.probes);
+    if case.name == "no answers" {
+        stdin_facts(&real.probes, &mut real.facts);
+        stdin_facts(&ours.probes, &mut ours.facts);
+    }
+    // The run's folders are temporary: facts name them `<run>`.
+    let root = run.root.path().to_string_lossy().into_owned();
+    for facts in [&mut real.facts, &mut ours.facts] {
+        for value in facts.values_mut() {
+            relative(value, &root);
+        }
+    }
+    let mut names: Vec<&String> = real.facts.keys().chain(ours.facts.keys()).collect();
+    names.sort();
+    names.dedup();
+    let mut case_failures = Vec::new();
+    for name in names {
+        result.comparisons += 1;
+        let theirs = real.facts.get(name).cloned().unwrap_or(Value::Null);
+        let mine = ours.facts.get(name).cloned().unwrap_or(Value::Null);
+        match deliberate::find(agent, case.name, name) {
+            Some(expected) => {
+                result.deliberate += 1;
+                result.reached.push((case.name, name.clone()));
+                if theirs != expected.agent || mine != expected.agent_hooks {
+                    case_failures.push(format!(
+                        "  {name}: a deliberate difference changed ({})\n    {}: {theirs}\n    agent-hooks: {mine}\n    expected {}: {}\n    expected agent-hooks: {}",
+                        expected.why, agent.name(), agent.name(), expected.agent, expected.agent_hooks
+                    ));
+                }
+            }
+            None if theirs != mine => case_failures.push(format!(
+                "  {name}\n    {}: {theirs}\n    agent-hooks: {mine}\n    (if deliberate, in deliberate.rs: ({:?}, {:?}, {:?}, r#\"{theirs}\"#, r#\"{mine}\"#, WHY))",
+                agent.name(),
+                agent,
+                case.name,
+                name
+            )),
+            None => {}
+        }
+    }
+    eprintln!(
+        "{}: {} ({:.1?}): {} difference(s)",
+        agent.name(),
+        case.name,
+        started.elapsed(),
+        case_failures.len()
+    );
+    if !case_failures.is_empty() {
+        result.failure = Some(format!(
+            "case `{}`:\n{}\n  --- {} run\n{}\n  --- agent-hooks run\n{}",
+            case.name,
+            case_failures.join("\n"),
+            agent.name(),
+            real.detail,
+            ours.detail
+        ));
+    }
+    result
+}
+
 /// Runs every case of `agent` on both sides and compares. Returns the number of
 /// comparisons; panics with every unexplained difference.
 fn suite(agent: Agent, fail: bool) -> usize {
@@ -117,80 +200,44 @@ fn suite(agent: Agent, fail: bool) -> usize {
     let mut deliberate_seen = 0;
     let only = std::env::var("REAL_AGENTS_CASE").ok();
     let full = std::env::var_os("REAL_AGENTS_FULL").is_some();
-    let mut reached: Vec<(&str, String)> = Vec::new();
-    for case in cases::all() {
-        if !case.agents.contains(&agent)
-            || only
-                .as_deref()
-                .is_some_and(|o| !o.split('|').any(|o| case.name.contains(o)))
-        {
-            continue;
-        }
-        if agent == Agent::Copilot && !full && !COPILOT_SUBSET.contains(&case.name) {
-            continue;
-        }
-        let run = Run::new();
-        run.write("probe.py", include_str!("probe.py"));
-        let started = std::time::Instant::now();
-        let mut real = compare::agent_side(agent, &install, &run, &case);
-        let mut ours = compare::agent_hooks_side(agent, &run, &case, &real.probes);
-        if case.name == "no answers" {
-            stdin_facts(&real.probes, &mut real.facts);
-            stdin_facts(&ours.probes, &mut ours.facts);
-        }
-        // The run's folders are temporary: facts name them `<run>`.
-        let root = run.root.path().to_string_lossy().into_owned();
-        for facts in [&mut real.facts, &mut ours.facts] {
-            for value in facts.values_mut() {
-                relative(value, &root);
-            }
-        }
-        let mut names: Vec<&String> = real.facts.keys().chain(ours.facts.keys()).collect();
-        names.sort();
-        names.dedup();
-        let mut case_failures = Vec::new();
-        for name in names {
-            comparisons += 1;
-            let theirs = real.facts.get(name).cloned().unwrap_or(Value::Null);
-            let mine = ours.facts.get(name).cloned().unwrap_or(Value::Null);
-            match deliberate::find(agent, case.name, name) {
-                Some(expected) => {
-                    deliberate_seen += 1;
-                    reached.push((case.name, name.clone()));
-                    if theirs != expected.agent || mine != expected.agent_hooks {
-                        case_failures.push(format!(
-                            "  {name}: a deliberate difference changed ({})\n    {}: {theirs}\n    agent-hooks: {mine}\n    expected {}: {}\n    expected agent-hooks: {}",
-                            expected.why, agent.name(), agent.name(), expected.agent, expected.agent_hooks
-                        ));
+    let mut reached: Vec<(&'static str, String)> = Vec::new();
+    let selected: Vec<cases::Case> = cases::all()
+        .into_iter()
+        .filter(|case| {
+            case.agents.contains(&agent)
+                && only
+                    .as_deref()
+                    .is_none_or(|o| o.split('|').any(|o| case.name.contains(o)))
+                && (agent != Agent::Copilot || full || COPILOT_SUBSET.contains(&case.name))
+        })
+        .collect();
+    // Two sessions at a time (the agents' start-up is most of a run), in case order.
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<(usize, CaseResult)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..WORKERS)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(case) = selected.get(i) else { break };
+                        done.push((i, run_case(agent, &install, case)));
                     }
-                }
-                None if theirs != mine => case_failures.push(format!(
-                    "  {name}\n    {}: {theirs}\n    agent-hooks: {mine}\n    (if deliberate, in deliberate.rs: ({:?}, {:?}, {:?}, r#\"{theirs}\"#, r#\"{mine}\"#, WHY))",
-                    agent.name(),
-                    agent,
-                    case.name,
-                    name
-                )),
-                None => {}
-            }
-        }
-        eprintln!(
-            "{}: {} ({:.1?}): {} difference(s)",
-            agent.name(),
-            case.name,
-            started.elapsed(),
-            case_failures.len()
-        );
-        if !case_failures.is_empty() {
-            failures.push(format!(
-                "case `{}`:\n{}\n  --- {} run\n{}\n  --- agent-hooks run\n{}",
-                case.name,
-                case_failures.join("\n"),
-                agent.name(),
-                real.detail,
-                ours.detail
-            ));
-        }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a case worker panicked"))
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    for (_, result) in results {
+        comparisons += result.comparisons;
+        deliberate_seen += result.deliberate;
+        reached.extend(result.reached);
+        failures.extend(result.failure);
     }
     if only.is_none() {
         for (case, fact) in deliberate::rows(agent) {

@@ -24,6 +24,7 @@ use crate::protocol::frames::{
     read_frame, write_frame, Answer, CallOutcome, FromPlugin, HostRequest, Limits, Registered,
     Target, ToPlugin, PROTOCOL_VERSION,
 };
+use crate::sync::LockUnpoisoned;
 use crate::{
     hook::Hook,
     host::Forward,
@@ -40,7 +41,7 @@ struct Link {
 
 impl Link {
     fn send(&self, message: &FromPlugin) -> bool {
-        let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out = self.out.lock_unpoisoned();
         write_frame(&mut *out, message).is_ok()
     }
 
@@ -48,27 +49,17 @@ impl Link {
     fn ask(&self, call: Option<u64>, request: HostRequest) -> Answer {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (sender, receiver) = mpsc::channel();
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id, sender);
+        self.pending.lock_unpoisoned().insert(id, sender);
         let sent = self.send(&FromPlugin::Request { id, call, request });
         let answer = if sent { receiver.recv().ok() } else { None };
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&id);
+        self.pending.lock_unpoisoned().remove(&id);
         answer.unwrap_or_else(|| Answer::Err {
             message: "the agent closed the connection".into(),
         })
     }
 
     fn answered(&self, id: u64, answer: Answer) {
-        let waiting = self
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&id);
+        let waiting = self.pending.lock_unpoisoned().remove(&id);
         if let Some(waiting) = waiting {
             let _ = waiting.send(answer);
         }
@@ -76,10 +67,7 @@ impl Link {
 
     /// Ends every wait: the agent is gone.
     fn close(&self) {
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clear();
+        self.pending.lock_unpoisoned().clear();
     }
 }
 
@@ -91,7 +79,7 @@ impl Forward for Link {
 
 /// Runs the plugin process on `input`/`output` (the protocol's descriptors) until the agent
 /// says goodbye or goes away.
-fn serve(input: File, output: File) {
+fn serve_plugin(input: File, output: File) {
     let link = Arc::new(Link {
         out: Mutex::new(BufWriter::new(output)),
         pending: Mutex::default(),
@@ -492,7 +480,7 @@ fn run_plugin_process() -> i32 {
         eprintln!("agent-hooks plugin process: cannot set up its connection to the agent");
         return 2;
     };
-    serve(input, output);
+    serve_plugin(input, output);
     0
 }
 

@@ -27,8 +27,9 @@ pub enum HookOrigin {
     InProcess,
 }
 
-/// A slash command a hook registered.
-pub struct Command {
+/// A slash command a hook registered (`/name args`), not to be confused with a command
+/// hook ([`command_hook`](crate::command_hook)), which is a shell command run on an event.
+pub struct SlashCommand {
     /// The path of the hook that registered it.
     pub hook_path: String,
     /// The name, without the leading `/`.
@@ -53,7 +54,7 @@ pub struct Hook {
     resolved_path: PathBuf,
     origin: HookOrigin,
     handlers: Box<[Vec<HandlerSlot>]>,
-    commands: Vec<Command>,
+    commands: Vec<SlashCommand>,
     renderers: Vec<Renderer>,
     warnings: Vec<String>,
     outbox: Arc<Outbox>,
@@ -90,7 +91,7 @@ impl Hook {
         }
         let commands = commands
             .into_iter()
-            .map(|(name, description, handler)| Command {
+            .map(|(name, description, handler)| SlashCommand {
                 hook_path: path.clone(),
                 name,
                 description,
@@ -155,7 +156,7 @@ impl Hook {
             .commands
             .into_iter()
             .enumerate()
-            .map(|(index, (name, description))| Command {
+            .map(|(index, (name, description))| SlashCommand {
                 hook_path: path.clone(),
                 name,
                 description,
@@ -241,7 +242,7 @@ impl Hook {
     }
 
     /// Its commands, in registration order.
-    pub fn commands(&self) -> &[Command] {
+    pub fn commands(&self) -> &[SlashCommand] {
         &self.commands
     }
 

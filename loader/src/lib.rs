@@ -90,6 +90,18 @@
 //! }
 //! ```
 //!
+//! ## Where things are
+//!
+//! Most of what a host needs is at the crate root (above). Beside it:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`abi`] | the interface crate: events, results, the plugin SDK |
+//! | [`command_hook`] | command hooks: shell commands configured in JSON, run on events |
+//! | [`discover`] | finding a user's hooks in the agents' folders, trust, required hooks |
+//! | [`isolation`] | plugins in processes of their own: settings, limits, the plugin host |
+//! | [`status_line`] | the line of texts hooks set with `ui.set_status` |
+//!
 //! ## Order and conflicts
 //!
 //! Hooks run in load order (in-process hooks after, in the order added), each hook's
@@ -109,10 +121,11 @@
 //! [`load_hooks`] loads into the agent's process: there a panic is caught inside the plugin
 //! and a handler past its deadline is abandoned, but a crash is the agent's.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
 
 mod child;
-pub mod command;
+pub mod command_hook;
 pub mod discover;
 mod error;
 mod file;
@@ -126,6 +139,10 @@ mod remote;
 mod runner;
 pub mod status_line;
 mod supervisor;
+mod sync;
+// The one module with `unsafe`: see its docs.
+#[allow(unsafe_code)]
+mod sys;
 mod tool_wrapper;
 
 /// The interface crate, re-exported so that a host depends on one crate.
@@ -138,7 +155,7 @@ pub use error::{
     ErrorSubscription, HookError, HookErrorKind, LoadError, Subscription, Termination,
 };
 pub use file::FileError;
-pub use hook::{Command, Hook, HookOrigin, Renderer};
+pub use hook::{Hook, HookOrigin, Renderer, SlashCommand};
 pub use host::{
     exec, AgentHost, DetachedAgent, HostUi, ProgramRun, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP,
     LOG_MESSAGE_CAP, LOG_RECORDS_PER_SECOND, LOG_TARGET,
@@ -156,3 +173,11 @@ pub use status_line::StatusLine;
 pub use tool_wrapper::{
     HookToolWrapper, Tool, ToolCallError, ToolError, ToolOutput, DEFAULT_BLOCK_REASON,
 };
+
+/// The old name of [`command_hook`], kept so that existing paths build (see CHANGELOG.md).
+#[doc(hidden)]
+pub use command_hook as command;
+
+/// The old name of [`SlashCommand`].
+#[deprecated(note = "renamed SlashCommand: a command hook is something else (see `command_hook`)")]
+pub type Command = SlashCommand;

@@ -1,9 +1,21 @@
 //! The status line: short texts that hooks set under keys (`ui.set_status`), shown as one
 //! line, safe to print whatever a hook put in it.
+//!
+//! ```
+//! use agent_hooks::StatusLine;
+//!
+//! let line = StatusLine::new();
+//! line.set("b-tests", Some("tests: \x1b[32mgreen\x1b[0m"));
+//! line.set("a-branch", Some("main\n"));
+//! assert_eq!(line.render(80), "main tests: green");
+//! assert_eq!(line.render(8), "main te…");
+//! ```
 
 use std::{collections::BTreeMap, sync::Mutex};
 
 use unicode_width::UnicodeWidthStr;
+
+use crate::sync::LockUnpoisoned;
 
 const ESC: char = '\u{1b}';
 const ELLIPSIS: char = '…';
@@ -22,7 +34,7 @@ impl StatusLine {
 
     /// Sets the text under `key`; `None` clears it.
     pub fn set(&self, key: &str, text: Option<&str>) {
-        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let mut entries = self.entries.lock_unpoisoned();
         match text {
             Some(text) => entries.insert(key.to_owned(), text.to_owned()),
             None => entries.remove(key),
@@ -32,7 +44,7 @@ impl StatusLine {
     /// The line, at most `width` terminal columns: the texts sorted by key, each sanitised
     /// (see [`sanitize`]), joined with single spaces, cut with "…" when too wide.
     pub fn render(&self, width: usize) -> String {
-        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let entries = self.entries.lock_unpoisoned();
         let line = entries
             .values()
             .map(|text| sanitize(text))

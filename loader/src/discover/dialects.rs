@@ -3,7 +3,7 @@
 //! `.gemini/settings.json`), Devin (`~/.config/devin/config.json`, `.devin/hooks.v1.json`,
 //! `.devin/config.json`, `.devin/config.local.json`) and installed Claude Code plugins
 //! (`~/.claude/plugins/`). Each file is read in its agent's dialect (see
-//! [`Dialect::of_file`](crate::command::Dialect::of_file)); project files need trust like
+//! [`Dialect::of_file`](crate::command_hook::Dialect::of_file)); project files need trust like
 //! every project hook.
 
 use std::path::{Path, PathBuf};

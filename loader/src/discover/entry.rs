@@ -1,6 +1,6 @@
 use std::{fmt, path::PathBuf};
 
-use crate::command::CommandEvent;
+use crate::command_hook::CommandEvent;
 
 /// Whose a hook is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

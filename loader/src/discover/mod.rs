@@ -17,6 +17,21 @@
 //! A hooks folder holds plugin libraries and hooks files (`*.json`) at the top, and scripts
 //! in `pre/` and `post/` named `<tool>.<ext>`. User folders come first, so that a cloned
 //! repository cannot shadow a user's hook with one of its own.
+//!
+//! ```no_run
+//! use agent_hooks::discover::{discover_and_load_hooks_with, DiscoveryOptions};
+//!
+//! let cwd = std::env::current_dir()?;
+//! let mut options = DiscoveryOptions::new(&cwd);
+//! options.app_name = "my-agent".into(); // ~/.config/my-agent/hooks/, .my-agent/hooks/
+//! let found = discover_and_load_hooks_with(&["~/extra/libguard.so"], options);
+//! for hook in &found.untrusted {
+//!     eprintln!("not run until trusted: {hook:?}");
+//! }
+//! let runner = found.into_runner(&cwd);
+//! # let _ = runner;
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 mod crate_folder;
 mod dialects;
@@ -36,19 +51,36 @@ use std::{
 pub use dialects::{plugin_folder_hooks, AgentFiles, ClaudePluginHooks};
 pub use entry::{EntryKind, HookEntry, Level};
 pub use providers::{
-    builtin_providers, AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks,
-    DiscoveryContext, DiscoveryProvider,
+    AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks, DiscoveryContext,
+    DiscoveryProvider,
 };
 pub use required::RequiredFailure;
 pub use scan::{scan_hooks_folder, Found};
 pub use trust::{TrustError, TrustStore, Untrust, TRUST_STORE_FILE};
 
 use crate::{
-    command::CommandHooks,
+    command_hook::CommandHooks,
     file::{read_checked, CheckedFile, Limit, StrictModes},
     load::{resolve_path, LoadError, LoadFailure, LoadHooksResult, LoadOptions, PluginLoader},
     runner::HookRunner,
 };
+
+/// The built-in providers, highest priority first (the table above).
+pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
+    vec![
+        Box::new(AgentUserHooks),
+        Box::new(AgentProjectHooks),
+        Box::new(ClaudeUserHooks),
+        Box::new(ClaudeProjectHooks),
+        Box::new(ClaudePluginHooks),
+        Box::new(AgentFiles::CODEX_USER),
+        Box::new(AgentFiles::CODEX_PROJECT),
+        Box::new(AgentFiles::GEMINI_USER),
+        Box::new(AgentFiles::GEMINI_PROJECT),
+        Box::new(AgentFiles::DEVIN_USER),
+        Box::new(AgentFiles::DEVIN_PROJECT),
+    ]
+}
 
 /// How to discover: the agent's name and folders, what is disabled, extra providers, trust.
 pub struct DiscoveryOptions {
@@ -340,7 +372,7 @@ impl Discovery {
         file: &CheckedFile,
         project: &Path,
     ) -> Vec<(PathBuf, String)> {
-        let (hooks, _) = crate::command::parse_hooks_bytes(&file.bytes, path);
+        let (hooks, _) = crate::command_hook::parse_hooks_bytes(&file.bytes, path);
         let mut scripts: Vec<(PathBuf, String)> = Vec::new();
         for hook in hooks {
             let code = scripts::locate(&hook.command, project);

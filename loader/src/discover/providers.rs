@@ -8,7 +8,7 @@ use super::{
     EntryKind, HookEntry, Level,
 };
 use crate::{
-    command::CommandEvent,
+    command_hook::CommandEvent,
     file::{read_checked, FileError, Limit, StrictModes},
 };
 
@@ -171,21 +171,4 @@ pub(super) fn has_hooks_key(path: &Path, home: Option<&Path>) -> bool {
             .unwrap_or(true),
         Err(e) => !matches!(e, FileError::NotFound { .. }),
     }
-}
-
-/// The built-in providers.
-pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
-    vec![
-        Box::new(AgentUserHooks),
-        Box::new(AgentProjectHooks),
-        Box::new(ClaudeUserHooks),
-        Box::new(ClaudeProjectHooks),
-        Box::new(super::dialects::ClaudePluginHooks),
-        Box::new(super::dialects::AgentFiles::CODEX_USER),
-        Box::new(super::dialects::AgentFiles::CODEX_PROJECT),
-        Box::new(super::dialects::AgentFiles::GEMINI_USER),
-        Box::new(super::dialects::AgentFiles::GEMINI_PROJECT),
-        Box::new(super::dialects::AgentFiles::DEVIN_USER),
-        Box::new(super::dialects::AgentFiles::DEVIN_PROJECT),
-    ]
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use agent_hooks_abi::events::{ToolCallEvent, ToolCallResult};
 
 use super::{Discovered, HookEntry};
-use crate::{command::Severity, HookRunner};
+use crate::{command_hook::Severity, runner::HookRunner};
 
 /// A required hook that is not running, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]

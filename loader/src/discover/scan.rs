@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{EntryKind, HookEntry, Level};
-use crate::command::CommandEvent;
+use crate::command_hook::CommandEvent;
 
 /// What a scan found.
 #[derive(Debug, Default)]

@@ -9,6 +9,8 @@ use std::{
     time::Duration,
 };
 
+use crate::sync::RwLockUnpoisoned;
+
 /// A hook failed while handling an event, running a command or rendering a message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("hook {hook_path} {verb} on {event}: {message}", verb = kind.verb())]
@@ -136,18 +138,14 @@ impl<T> Default for Listeners<T> {
 impl<T: 'static> Listeners<T> {
     pub(crate) fn subscribe(self: &Arc<Self>, listener: Listener<T>) -> Subscription {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        self.listeners
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((id, listener));
+        self.listeners.write_unpoisoned().push((id, listener));
         let listeners = Arc::downgrade(self);
         Subscription {
             unsubscribe: Box::new(move || {
                 if let Some(listeners) = listeners.upgrade() {
                     listeners
                         .listeners
-                        .write()
-                        .unwrap_or_else(|p| p.into_inner())
+                        .write_unpoisoned()
                         .retain(|(i, _)| *i != id);
                 }
             }),
@@ -163,8 +161,7 @@ impl<T: 'static> Listeners<T> {
     pub(crate) fn report_with<R: std::borrow::Borrow<T>>(&self, make: impl FnOnce() -> R) {
         let listeners: Vec<Listener<T>> = self
             .listeners
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
+            .read_unpoisoned()
             .iter()
             .map(|(_, l)| l.clone())
             .collect();

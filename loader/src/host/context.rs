@@ -235,7 +235,7 @@ impl HostContext for CallContext<'_> {
     }
 
     fn call(&self, service: RStr<'_>, request: RStr<'_>) -> RResult<RString, RString> {
-        super::services::to_abi(super::services::serve(
+        super::services::to_abi(super::services::answer_service(
             service.as_str(),
             request.as_str(),
             super::services::CONTEXT_SERVICES,

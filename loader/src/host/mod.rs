@@ -17,18 +17,7 @@ pub(crate) use outbox::Outbox;
 pub(crate) use plugin_api::{Forward, PluginApi, Registry, Site};
 pub use plugin_log::{LOG_MESSAGE_CAP, LOG_RECORDS_PER_SECOND, LOG_TARGET};
 
-/// Runs `f`, which may wait (a UI prompt, a session action, a program), on a thread that may
-/// be a tokio worker: on a multi-threaded runtime the worker first hands its other tasks to
-/// another thread ([`tokio::task::block_in_place`]), so that a hook waiting for the user does
-/// not stall them. Elsewhere `f` just runs.
-pub(crate) fn may_block<T>(f: impl FnOnce() -> T) -> T {
-    match tokio::runtime::Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(f)
-        }
-        _ => f(),
-    }
-}
+pub(crate) use crate::supervisor::may_block;
 
 /// Runs host code called by a plugin, so that a panic in it cannot cross the boundary
 /// (abi_stable would end the process): the panic is swallowed and `fallback` returned.

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{shielded, AgentHost, ProgramRun};
 use crate::error::{HookError, HookErrorKind, Listeners};
+use crate::sync::LockUnpoisoned;
 
 /// Where hooks' messages and entries go: to the agent once one is attached; until then,
 /// into a queue that is delivered, in order, when it is.
@@ -53,9 +54,7 @@ pub(crate) enum Pending {
 
 impl Outbox {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state.lock_unpoisoned()
     }
 
     pub(crate) fn send(&self, item: Pending) {
@@ -111,7 +110,7 @@ impl Outbox {
 
     /// Reports `error` to the runner's error listeners, or keeps it until there are some.
     pub(crate) fn report(&self, error: HookError) {
-        let mut reports = self.reports.lock().unwrap_or_else(|p| p.into_inner());
+        let mut reports = self.reports.lock_unpoisoned();
         match reports.listeners.clone() {
             Some(listeners) => {
                 drop(reports);
@@ -124,7 +123,7 @@ impl Outbox {
     /// Sends problems to `listeners` from now on, and those kept until now.
     pub(crate) fn report_to(&self, listeners: Arc<Listeners<HookError>>) {
         let early = {
-            let mut reports = self.reports.lock().unwrap_or_else(|p| p.into_inner());
+            let mut reports = self.reports.lock_unpoisoned();
             reports.listeners = Some(listeners.clone());
             std::mem::take(&mut reports.early)
         };

@@ -16,6 +16,7 @@ use agent_hooks_abi::{
     ExecOptions, ExecOutput,
 };
 
+use crate::sync::LockUnpoisoned;
 use crate::{
     error::{HookError, HookErrorKind},
     plugin_config::{self, PluginConfig},
@@ -161,11 +162,7 @@ impl PluginApi {
     /// The first service the hook declared as required (from its factory) that this agent
     /// does not offer.
     pub(crate) fn unmet_requirement(&self) -> Option<Requirement> {
-        self.shared
-            .unmet
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()
+        self.shared.unmet.lock_unpoisoned().take()
     }
 
     /// Ends registration and returns what was registered.
@@ -174,11 +171,7 @@ impl PluginApi {
     }
 
     fn with_registry<T>(&self, f: impl FnOnce(&mut Option<Registry>) -> T) -> T {
-        let mut guard = self
-            .shared
-            .registry
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut guard = self.shared.registry.lock_unpoisoned();
         f(&mut guard)
     }
 
@@ -195,7 +188,7 @@ impl PluginApi {
 
 impl PluginApi {
     /// Answers a service of the hook's API in the agent.
-    fn serve(&self, service: &str, request: &str) -> Result<String, ServiceError> {
+    fn answer_service(&self, service: &str, request: &str) -> Result<String, ServiceError> {
         let site = &self.shared.site;
         let json = |value: Result<String, serde_json::Error>| {
             value.map_err(|e| ServiceError::failed(service, e.to_string()))
@@ -220,7 +213,7 @@ impl PluginApi {
                 self.shared.log.record(&record);
                 Ok("null".to_owned())
             }
-            _ => services::serve(service, request, services::API_SERVICES),
+            _ => services::answer_service(service, request, services::API_SERVICES),
         }
     }
 }
@@ -341,15 +334,11 @@ impl HostApi for PluginApi {
                 service: service.to_string(),
                 request: request.to_string(),
             })),
-            None => services::to_abi(self.serve(service.as_str(), request.as_str())),
+            None => services::to_abi(self.answer_service(service.as_str(), request.as_str())),
         };
         if service.as_str() == REQUIRE && answer.is_err() {
             if let Ok(requirement) = serde_json::from_str::<Requirement>(request.as_str()) {
-                let mut unmet = self
-                    .shared
-                    .unmet
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                let mut unmet = self.shared.unmet.lock_unpoisoned();
                 unmet.get_or_insert(requirement);
             }
         }

@@ -9,6 +9,8 @@ use std::{
 use agent_hooks_abi::services::{LogLevel, LogRecord};
 use tracing::Level;
 
+use crate::sync::LockUnpoisoned;
+
 /// Records a plugin may log in one second; the rest of that second's are dropped.
 pub const LOG_RECORDS_PER_SECOND: u32 = 200;
 
@@ -45,7 +47,7 @@ impl PluginLog {
     /// first record over the bound is replaced by a warning that says so).
     pub(crate) fn record(&self, record: &LogRecord) {
         let records = {
-            let mut window = self.window.lock().unwrap_or_else(|p| p.into_inner());
+            let mut window = self.window.lock_unpoisoned();
             if window.started.elapsed() >= Duration::from_secs(1) {
                 window.started = Instant::now();
                 window.records = 0;

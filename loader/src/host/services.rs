@@ -24,7 +24,7 @@ pub(crate) struct Requirement {
 
 /// Answers `service` if it is among `offered`. `require` succeeds when this agent offers
 /// the required service.
-pub(crate) fn serve(
+pub(crate) fn answer_service(
     service: &str,
     request: &str,
     offered: &[&str],

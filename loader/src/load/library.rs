@@ -1,15 +1,13 @@
-//! Opening a plugin library and checking it through abi_stable. The loader's `unsafe` lives
-//! here, and in one other place: reaping a plugin process with `wait4` for its peak memory
-//! (`loader/src/supervisor/reap.rs`).
+//! Opening a plugin library and checking it through abi_stable. The calls that open it and
+//! read its header are `sys::library`'s.
 
 use std::path::Path;
 
-use abi_stable::library::{
-    AbiHeaderRef, LibHeader, LibraryError, RootModuleError, ROOT_MODULE_LOADER_NAME_WITH_NUL,
-};
+use abi_stable::library::{LibHeader, LibraryError, RootModuleError};
 use agent_hooks_abi::ffi::PluginModuleRef;
 
-use super::{sealed::SealedCopy, LoadError};
+use super::LoadError;
+use crate::file::SealedCopy;
 
 /// Where the checked bytes of a library are.
 pub(crate) enum Image<'a> {
@@ -48,19 +46,10 @@ pub(crate) fn open_plugin(path: &Path, image: Image<'_>) -> Result<PluginModuleR
             open_library(path, sealed)?
         }
     };
-    // SAFETY: the symbol is abi_stable's root-module loader static, whose address abi_stable
-    // reads as an `AbiHeaderRef` (a pointer to the header at the start of a `LibHeader`).
-    // A library that exports the name with another type is caught by `upgrade`, which checks
-    // the header's magic before anything else is read. The reference stays valid because
-    // the library is never unloaded (below).
-    let header = unsafe {
-        library
-            .get::<AbiHeaderRef>(ROOT_MODULE_LOADER_NAME_WITH_NUL.as_bytes())
-            .map(|symbol| *symbol)
-    };
-    std::mem::forget(library);
-    let header = header.map_err(|_| LoadError::NotAPlugin {
-        resolved: path.to_path_buf(),
+    let header = crate::sys::library::leak_root_module_header(library).map_err(|_| {
+        LoadError::NotAPlugin {
+            resolved: path.to_path_buf(),
+        }
     })?;
     let header: &'static LibHeader = header.upgrade().map_err(|e| library_error(path, e))?;
     super::policy::check(
@@ -73,22 +62,9 @@ pub(crate) fn open_plugin(path: &Path, image: Image<'_>) -> Result<PluginModuleR
         .map_err(|e| library_error(path, e))
 }
 
-#[cfg(unix)]
+/// Opens the (checked) library at `copy`, naming `path` in errors.
 fn open_library(path: &Path, copy: &Path) -> Result<libloading::Library, LoadError> {
-    use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
-    // SAFETY: opening a library runs its initialisers. We only open files the user named as
-    // hook plugins, after checking they are shared objects; `RTLD_NOW` resolves every symbol
-    // up front (a missing one fails here, not mid-call) and `RTLD_LOCAL` keeps one plugin's
-    // symbols from satisfying another's. Thread-safe: glibc serialises dlopen internally.
-    unsafe { Library::open(Some(copy), RTLD_NOW | RTLD_LOCAL) }
-        .map(libloading::Library::from)
-        .map_err(|e| open_error(path, copy, e))
-}
-
-#[cfg(not(unix))]
-fn open_library(path: &Path, copy: &Path) -> Result<libloading::Library, LoadError> {
-    // SAFETY: as above; the platform loader's defaults are used.
-    unsafe { libloading::Library::new(copy) }.map_err(|e| open_error(path, copy, e))
+    crate::sys::library::open(copy).map_err(|e| open_error(path, copy, e))
 }
 
 fn open_error(path: &Path, copy: &Path, error: libloading::Error) -> LoadError {

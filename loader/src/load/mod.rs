@@ -8,7 +8,6 @@ mod library;
 mod options;
 mod policy;
 mod resolve;
-mod sealed;
 mod sniff;
 
 use std::{
@@ -22,10 +21,8 @@ pub use crate::error::LoadError;
 pub use options::LoadOptions;
 pub(crate) use resolve::resolve_path;
 
-pub(crate) use sealed::SealedCopy;
-
 use crate::{
-    file::{read_checked, CheckedFile, Limit, StrictModes},
+    file::{read_checked, CheckedFile, Limit, SealedCopy, StrictModes},
     hook::{Hook, HookOrigin},
     host::{Forward, Outbox, PluginApi, Site},
     remote::{plugin_host_program, Isolation, PluginProcess, PluginSettings},
@@ -119,11 +116,11 @@ enum Slot {
     Loaded(Box<Hook>),
     Failed(LoadFailure),
     Duplicate(DuplicatePath),
-    Starting(Box<Starting>),
+    Pending(Box<PendingProcess>),
 }
 
 /// A plugin process started, its answer not yet read.
-struct Starting {
+struct PendingProcess {
     given: String,
     resolved: PathBuf,
     process: Arc<PluginProcess>,
@@ -223,7 +220,7 @@ impl<'a> PluginLoader<'a> {
             api.clone(),
         ));
         let starting = process.begin();
-        self.slots.push(Slot::Starting(Box::new(Starting {
+        self.slots.push(Slot::Pending(Box::new(PendingProcess {
             given: given.to_owned(),
             resolved: resolved.to_path_buf(),
             process,
@@ -253,8 +250,8 @@ impl<'a> PluginLoader<'a> {
                     result.duplicates.push(duplicate);
                     continue;
                 }
-                Slot::Starting(started) => {
-                    let Starting {
+                Slot::Pending(started) => {
+                    let PendingProcess {
                         given,
                         resolved,
                         process,

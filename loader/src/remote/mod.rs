@@ -1,18 +1,25 @@
 //! The agent's side of a plugin process: where a plugin's code runs ([`Isolation`]) and
-//! with which deadlines and limits ([`PluginSettings`]), which program is started and from
-//! which thread (`spawn`), and the process itself (`process`): started, called with a
-//! deadline, served, watched, restarted, given up on. The plugin process's own side is
-//! `crate::child`; what the two say to each other is `crate::protocol`.
+//! with which deadlines and limits ([`PluginSettings`]); which program is started and from
+//! which thread (`spawn`); the process itself, started, called with a deadline, watched,
+//! restarted and given up on (`process`); its connection and the thread that reads it
+//! (`connection`); what it asks, served outside calls and during them (`requests`); and its
+//! stderr, kept for reports (`stderr_log`). The plugin process's own side is `crate::child`;
+//! what the two say to each other is `crate::protocol`.
 
+mod connection;
 mod process;
+mod requests;
 mod spawn;
+mod stderr_log;
 
 use std::time::Duration;
 
 pub(crate) use process::{script_failure, CallFailure, PluginProcess, Starting};
-pub use process::{ProcessState, CRASH_LIMIT, CRASH_WINDOW, MAX_EXECS, STDERR_LOG};
+pub use process::{ProcessState, CRASH_LIMIT, CRASH_WINDOW};
+pub use requests::MAX_EXECS;
 pub use spawn::PLUGIN_HOST_ENV;
 pub(crate) use spawn::{plugin_host_program, CHILD_MARKER, SELF_SERVES};
+pub use stderr_log::STDERR_LOG;
 
 pub use crate::protocol::frames::Limits;
 

@@ -10,6 +10,8 @@ use std::{
     thread,
 };
 
+use crate::sync::LockUnpoisoned;
+
 /// Set in a plugin process's environment; `serve_if_plugin_process` looks for it.
 pub(crate) const CHILD_MARKER: &str = "AGENT_HOOKS_PLUGIN_PROCESS";
 
@@ -75,10 +77,7 @@ pub(crate) fn spawn(command: Command) -> std::io::Result<Child> {
         Mutex::new(jobs)
     });
     let (reply, result) = mpsc::channel();
-    let sent = spawner
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .send((command, reply));
+    let sent = spawner.lock_unpoisoned().send((command, reply));
     match sent {
         Ok(()) => result
             .recv()
@@ -119,16 +118,6 @@ pub(crate) fn script(command: &str, env: &[(String, String)], cwd: &Path) -> Com
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    #[cfg(target_os = "linux")]
-    // SAFETY: between fork and exec only async-signal-safe calls are allowed; `prctl` is one,
-    // and the closure allocates nothing.
-    unsafe {
-        shell.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    crate::sys::process::die_with_parent(&mut shell);
     shell
 }

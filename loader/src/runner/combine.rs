@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use agent_hooks_abi::events::*;
 use serde_json::{json, Map, Value};
 
-use crate::command::{strength, CommandEvent, CommandOutcome};
+use crate::command_hook::{strength, CommandEvent, CommandOutcome};
 
 /// What command hooks get for an event: which command event it is, and the event's fields
 /// of the stdin payload (their matchers look at the field the registry names).

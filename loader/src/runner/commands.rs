@@ -18,11 +18,12 @@ use agent_hooks_abi::{
 use serde_json::{Map, Value};
 
 use super::{payload::Payload, Combine, HookError, HookErrorKind, HookRunner, Termination};
-use crate::command::{
+use crate::command_hook::{
     did_not_answer, interpret, run, Answer, CommandEvent, CommandHook, CommandHookReport,
     CommandOutcome, Dialect, Exit, Run, RunSpec, ToolNames,
 };
 use crate::error::Listeners;
+use crate::sync::{LockUnpoisoned, RwLockUnpoisoned};
 use crate::{
     file::{read_checked, Limit, StrictModes},
     host::AgentHost,
@@ -81,11 +82,7 @@ impl HookRunner {
         fields: Map<String, Value>,
     ) -> Option<CommandOutcome> {
         let agent = self.agent();
-        let tools = self
-            .tool_names
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let tools = self.tool_names.read_unpoisoned().clone();
         let hooks = self.commands.matching(event, &fields, &tools, &self.cwd);
         let hooks: Vec<Arc<CommandHook>> = hooks
             .into_iter()
@@ -226,7 +223,7 @@ impl HookRunner {
     /// Whether a `once` hook has not run yet in this runner (and marks it as run).
     fn first_run(&self, hook: &Arc<CommandHook>) -> bool {
         let id = Arc::as_ptr(hook) as usize;
-        let mut ran = self.ran_once.lock().unwrap_or_else(|p| p.into_inner());
+        let mut ran = self.ran_once.lock_unpoisoned();
         if ran.contains(&id) {
             return false;
         }
@@ -287,11 +284,7 @@ impl HookRunner {
         let mode = crate::host::shielded("default".to_owned(), || agent.permission_mode());
         common.push(("permission_mode", Value::String(mode)));
         common.push(("hook_event_name", Value::String(hook.event_name.clone())));
-        let prompt_id = self
-            .prompt_id
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let prompt_id = self.prompt_id.read_unpoisoned().clone();
         if let Some(prompt_id) = prompt_id {
             common.push(("prompt_id", Value::String(prompt_id)));
         }

@@ -10,6 +10,7 @@ use std::{
 use agent_hooks_abi::events::{Event, EventKind, StopEvent};
 
 use super::{Combine, Fold, HandlerTiming, HookError, HookErrorKind, HookRunner, StopOutcome};
+use crate::sync::RwLockUnpoisoned;
 use crate::{hook::Hook, host::CallContext, remote::CallFailure};
 
 impl HookRunner {
@@ -87,8 +88,7 @@ impl HookRunner {
             }
         }
         if E::KIND == EventKind::BeforeAgentStart {
-            *self.prompt_id.write().unwrap_or_else(|p| p.into_inner()) =
-                Some(super::commands::fresh_id("prompt"));
+            *self.prompt_id.write_unpoisoned() = Some(super::commands::fresh_id("prompt"));
         }
         event
     }

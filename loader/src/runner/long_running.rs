@@ -12,8 +12,9 @@ use std::{
 
 use serde_json::Value;
 
+use crate::sync::LockUnpoisoned;
 use crate::{
-    command::{CommandHook, Exit, Run},
+    command_hook::{CommandHook, Exit, Run},
     error::{HookErrorKind, LoadError, Termination},
     hook::Hook,
     host::{AgentHost, CallContext, Outbox, PluginApi, Site},
@@ -106,7 +107,7 @@ impl LongRunningHooks {
         env: &[(&str, String)],
         cwd: &Path,
     ) -> Arc<PluginProcess> {
-        let mut processes = self.processes.lock().unwrap_or_else(|p| p.into_inner());
+        let mut processes = self.processes.lock_unpoisoned();
         processes
             .entry(hook.command.clone())
             .or_insert_with(|| {

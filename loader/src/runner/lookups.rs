@@ -4,7 +4,7 @@ use agent_hooks_abi::{events::CustomMessage, RenderOptions};
 
 use super::{HookError, HookErrorKind, HookRunner};
 use crate::{
-    hook::{Command, Hook, Renderer},
+    hook::{Hook, Renderer, SlashCommand},
     host::CallContext,
     remote::CallFailure,
 };
@@ -24,13 +24,13 @@ fn failure(hook_path: &str, what: String, failure: CallFailure) -> HookError {
 
 impl HookRunner {
     /// The command `name` (without `/`) of the first hook that registered it.
-    pub fn get_command(&self, name: &str) -> Option<&Command> {
+    pub fn get_command(&self, name: &str) -> Option<&SlashCommand> {
         let name = name.trim_start_matches('/');
         self.registered_commands().find(|c| c.name == name)
     }
 
     /// Every command of every hook, in hook order, duplicates included.
-    pub fn registered_commands(&self) -> impl Iterator<Item = &Command> + '_ {
+    pub fn registered_commands(&self) -> impl Iterator<Item = &SlashCommand> + '_ {
         self.hooks.iter().flat_map(|hook| hook.commands())
     }
 

@@ -27,8 +27,9 @@ pub use combine::{
 };
 pub use lookups::default_rendering;
 
+use crate::sync::RwLockUnpoisoned;
 use crate::{
-    command::{CommandHookReport, CommandHooks, ToolNames},
+    command_hook::{CommandHookReport, CommandHooks, ToolNames},
     error::LoadError,
     hook::{Hook, HookOrigin},
     host::{AgentHost, DetachedAgent, Outbox, PluginApi, Site},
@@ -212,7 +213,7 @@ impl HookRunner {
             match finished {
                 Ok(Some(registered)) => joined.push(Ok(registered)),
                 Ok(None) => {}
-                Err(error) => joined.push(Err(crate::command::ConfigIssue {
+                Err(error) => joined.push(Err(crate::command_hook::ConfigIssue {
                     file: hook.source.clone(),
                     location: None,
                     message: format!(
@@ -220,7 +221,7 @@ impl HookRunner {
                         hook.command,
                         crate::remote::script_failure(&error)
                     ),
-                    severity: crate::command::Severity::Error,
+                    severity: crate::command_hook::Severity::Error,
                 })),
             }
         }
@@ -275,8 +276,8 @@ impl HookRunner {
     /// they sent before (from their factories) are delivered to it, in order.
     pub fn attach(&self, agent: Arc<dyn AgentHost>) {
         let names = crate::host::shielded(ToolNames::default(), || agent.tool_names());
-        *self.tool_names.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(names);
-        *self.agent.write().unwrap_or_else(|p| p.into_inner()) = agent.clone();
+        *self.tool_names.write_unpoisoned() = Arc::new(names);
+        *self.agent.write_unpoisoned() = agent.clone();
         for outbox in self.outboxes() {
             outbox.attach(agent.clone());
         }
@@ -342,7 +343,7 @@ impl HookRunner {
     }
 
     fn agent(&self) -> Arc<dyn AgentHost> {
-        self.agent.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.agent.read_unpoisoned().clone()
     }
 }
 

@@ -4,7 +4,7 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
-use crate::command::{Dialect, ToolNames};
+use crate::command_hook::{Dialect, ToolNames};
 
 /// The payload of one hook: the common fields first, in their order, then the event's own
 /// fields in theirs. A field the event gives that is also a common one takes the common

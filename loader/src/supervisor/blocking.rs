@@ -1,3 +1,6 @@
+//! Waiting from synchronous code without stalling tokio: a future run to its end
+//! ([`block_on`]), or a closure that may block ([`may_block`]).
+
 use std::future::Future;
 
 use tokio::runtime::{Builder, Handle, RuntimeFlavor};
@@ -22,6 +25,19 @@ where
                 .unwrap_or_else(|_| Err(std::io::Error::other("the supervising thread panicked")))
         }),
         Err(_) => own_runtime(future),
+    }
+}
+
+/// Runs `f`, which may wait (a UI prompt, a session action, a program), on a thread that may
+/// be a tokio worker: on a multi-threaded runtime the worker first hands its other tasks to
+/// another thread ([`tokio::task::block_in_place`]), so that a hook waiting for the user does
+/// not stall them. Elsewhere `f` just runs.
+pub(crate) fn may_block<T>(f: impl FnOnce() -> T) -> T {
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
     }
 }
 

@@ -7,19 +7,17 @@
 //! names the run sets, plus those. The child is watched through a pidfd registered with
 //! tokio's I/O driver, as `tokio::process` does.
 //!
-//! The environment is read from `environ` directly, as libc's `getenv` and `posix_spawn` do.
-//! `std::env::set_var`'s contract already forbids changing the environment while another
-//! thread reads it, by any means, in a multi-threaded program.
+//! The calls into libc themselves (`posix_spawn`, reading `environ`, `pidfd_open`) are in
+//! `sys::process`.
 
 use std::{
-    ffi::{CStr, CString, OsStr},
+    ffi::{CString, OsStr},
     io,
     os::{
-        fd::{AsRawFd, FromRawFd, OwnedFd},
+        fd::OwnedFd,
         unix::{ffi::OsStrExt, process::ExitStatusExt},
     },
     process::ExitStatus,
-    ptr,
     sync::OnceLock,
 };
 
@@ -28,12 +26,10 @@ use nix::{
     sys::wait::{waitpid, WaitPidFlag, WaitStatus},
     unistd::{pipe2, Pid},
 };
-use tokio::{
-    io::{unix::AsyncFd, Interest},
-    net::unix::pipe,
-};
+use tokio::{io::unix::AsyncFd, net::unix::pipe};
 
-use super::{group::Pipes, Spec};
+use super::{Pipes, Spec};
+use crate::sys::process;
 
 /// A process started by [`spawn`], watched through its pidfd.
 pub(super) struct Direct {
@@ -77,10 +73,10 @@ pub(super) fn spawn(spec: &Spec) -> io::Result<Option<(Direct, Pipes)>> {
     };
     let (stdout, stdout_child) = pipe2(OFlag::O_CLOEXEC)?;
     let (stderr, stderr_child) = pipe2(OFlag::O_CLOEXEC)?;
-    let pid = posix_spawn(
+    let pid = process::posix_spawn(
         &program,
         &argv,
-        &environment(&names, &set),
+        &process::environment(&names, &set),
         &cwd,
         [
             stdin_child.as_ref(),
@@ -90,12 +86,7 @@ pub(super) fn spawn(spec: &Spec) -> io::Result<Option<(Direct, Pipes)>> {
     )?;
     drop((stdin_child, stdout_child, stderr_child));
     let watched = (|| {
-        let pidfd = pidfd_open(pid)?;
-        // SAFETY: `pidfd` is a valid, open descriptor that the `AsyncFd` owns until it is
-        // dropped; nothing else closes or replaces it, and an `OwnedFd` always gives the
-        // same one.
-        let pidfd = unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) }
-            .map_err(|e| e.into_parts().1)?;
+        let pidfd = process::watch(process::pidfd_open(pid)?)?;
         let pipes = Pipes {
             stdin: match stdin {
                 Some(fd) => Some(Box::new(pipe::Sender::from_owned_fd(fd)?)),
@@ -149,19 +140,7 @@ impl Direct {
 /// Whether this kernel has `pidfd_open` (Linux 5.3), asked once.
 fn pidfds_work() -> bool {
     static WORKS: OnceLock<bool> = OnceLock::new();
-    *WORKS.get_or_init(|| pidfd_open(nix::unistd::getpid()).is_ok())
-}
-
-fn pidfd_open(pid: Pid) -> io::Result<OwnedFd> {
-    // SAFETY: `pidfd_open` takes a pid and flags and returns a new descriptor or -1; it
-    // reads and writes no memory of ours.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let fd = i32::try_from(fd).map_err(|_| io::Error::other("pidfd out of range"))?;
-    // SAFETY: `fd` was just returned by `pidfd_open`: it is open and owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    *WORKS.get_or_init(|| process::pidfd_open(nix::unistd::getpid()).is_ok())
 }
 
 /// The process's exit status if it ended (and reaps it), `None` while it runs.
@@ -188,121 +167,6 @@ fn c_string(bytes: &[u8]) -> io::Result<CString> {
             "a program, argument, folder or variable contains a NUL byte",
         )
     })
-}
-
-/// The agent's environment without the variables named in `names`, then `set`: pointers to
-/// the strings where they are, none copied.
-fn environment(names: &[&OsStr], set: &[CString]) -> Vec<*const libc::c_char> {
-    extern "C" {
-        static environ: *const *const libc::c_char;
-    }
-    let mut envp = Vec::with_capacity(64 + set.len());
-    // SAFETY: `environ` is libc's null-terminated array of NUL-terminated strings; it is only
-    // read here, entry by entry, until its null. No thread changes it meanwhile: see the
-    // module docs.
-    unsafe {
-        let mut entry = environ;
-        while !entry.is_null() && !(*entry).is_null() {
-            let text = CStr::from_ptr(*entry).to_bytes();
-            let name = text.split(|&b| b == b'=').next().unwrap_or(text);
-            if !names.iter().any(|n| n.as_bytes() == name) {
-                envp.push(*entry);
-            }
-            entry = entry.add(1);
-        }
-    }
-    envp.extend(set.iter().map(|s| s.as_ptr()));
-    envp.push(ptr::null());
-    envp
-}
-
-/// `posix_spawn` in a process group of its own, in `cwd`, with the given descriptors as
-/// stdin (`None`: `/dev/null`), stdout and stderr, the signal mask emptied and SIGPIPE back to
-/// its default (as std does).
-fn posix_spawn(
-    program: &CStr,
-    argv: &[CString],
-    envp: &[*const libc::c_char],
-    cwd: &CStr,
-    [stdin, stdout, stderr]: [Option<&OwnedFd>; 3],
-) -> io::Result<Pid> {
-    let mut args: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-    args.push(ptr::null());
-    let dev_null = c"/dev/null";
-    let check = |code: libc::c_int| match code {
-        0 => Ok(()),
-        code => Err(io::Error::from_raw_os_error(code)),
-    };
-    // SAFETY: the attribute and file-action objects are initialised before use and destroyed
-    // after, on every path; every pointer given to libc (program, arguments, environment,
-    // folder, `/dev/null`) points at a NUL-terminated string, and `args`/`envp` end with a
-    // null, all alive until `posix_spawn` returns; `pid` is written by it alone.
-    unsafe {
-        let mut actions: libc::posix_spawn_file_actions_t = std::mem::zeroed();
-        check(libc::posix_spawn_file_actions_init(&mut actions))?;
-        let mut attributes: libc::posix_spawnattr_t = std::mem::zeroed();
-        if let Err(e) = check(libc::posix_spawnattr_init(&mut attributes)) {
-            libc::posix_spawn_file_actions_destroy(&mut actions);
-            return Err(e);
-        }
-        let mut pid: libc::pid_t = 0;
-        let spawned = (|| {
-            match stdin {
-                Some(fd) => check(libc::posix_spawn_file_actions_adddup2(
-                    &mut actions,
-                    fd.as_raw_fd(),
-                    0,
-                ))?,
-                None => check(libc::posix_spawn_file_actions_addopen(
-                    &mut actions,
-                    0,
-                    dev_null.as_ptr(),
-                    libc::O_RDONLY,
-                    0,
-                ))?,
-            }
-            for (fd, target) in [(stdout, 1), (stderr, 2)] {
-                if let Some(fd) = fd {
-                    check(libc::posix_spawn_file_actions_adddup2(
-                        &mut actions,
-                        fd.as_raw_fd(),
-                        target,
-                    ))?;
-                }
-            }
-            check(libc::posix_spawn_file_actions_addchdir_np(
-                &mut actions,
-                cwd.as_ptr(),
-            ))?;
-            let mut signals: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut signals);
-            check(libc::posix_spawnattr_setsigmask(&mut attributes, &signals))?;
-            libc::sigaddset(&mut signals, libc::SIGPIPE);
-            check(libc::posix_spawnattr_setsigdefault(
-                &mut attributes,
-                &signals,
-            ))?;
-            check(libc::posix_spawnattr_setpgroup(&mut attributes, 0))?;
-            let flags = libc::POSIX_SPAWN_SETPGROUP
-                | libc::POSIX_SPAWN_SETSIGMASK
-                | libc::POSIX_SPAWN_SETSIGDEF;
-            check(libc::posix_spawnattr_setflags(
-                &mut attributes,
-                flags as libc::c_short,
-            ))?;
-            check(libc::posix_spawn(
-                &mut pid,
-                program.as_ptr(),
-                &actions,
-                &attributes,
-                args.as_ptr() as *const *mut libc::c_char,
-                envp.as_ptr() as *const *mut libc::c_char,
-            ))
-        })();
-        libc::posix_spawn_file_actions_destroy(&mut actions);
-        libc::posix_spawnattr_destroy(&mut attributes);
-        spawned.map(|()| Pid::from_raw(pid))
-    }
 }
 
 #[cfg(test)]

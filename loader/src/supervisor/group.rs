@@ -4,13 +4,11 @@ use nix::{
     sys::signal::{killpg, Signal},
     unistd::Pid,
 };
-use tokio::{
-    io::{AsyncRead, AsyncWrite},
-    process::{Child, Command},
-};
+use tokio::process::{Child, Command};
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 use super::direct::Direct;
+use super::Pipes;
 
 /// A child process that leads a process group of its own, so that everything it starts can
 /// be signalled with it.
@@ -32,13 +30,6 @@ enum Leader {
     /// By `posix_spawn` (see `direct.rs`); `None` once handed to the background reaper.
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     Direct(Option<Direct>),
-}
-
-/// A process's pipes, given when it is started.
-pub(crate) struct Pipes {
-    pub stdin: Option<Box<dyn AsyncWrite + Send + Unpin>>,
-    pub stdout: Option<Box<dyn AsyncRead + Send + Unpin>>,
-    pub stderr: Option<Box<dyn AsyncRead + Send + Unpin>>,
 }
 
 impl ProcessGroup {

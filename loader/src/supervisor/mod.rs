@@ -35,9 +35,12 @@ use std::{
 };
 
 use nix::sys::signal::Signal;
-use tokio::{io::AsyncWriteExt, process::Command};
+use tokio::{
+    io::{AsyncRead, AsyncWrite, AsyncWriteExt},
+    process::Command,
+};
 
-pub(crate) use blocking::block_on;
+pub(crate) use blocking::{block_on, may_block};
 use capture::Captured;
 pub use group::ProcessGroup;
 
@@ -129,9 +132,16 @@ pub(crate) struct Spec {
     pub kill_leftovers: bool,
 }
 
+/// A process's pipes, given when it is started.
+pub(crate) struct Pipes {
+    pub stdin: Option<Box<dyn AsyncWrite + Send + Unpin>>,
+    pub stdout: Option<Box<dyn AsyncRead + Send + Unpin>>,
+    pub stderr: Option<Box<dyn AsyncRead + Send + Unpin>>,
+}
+
 /// Starts `spec`'s program in a process group of its own: by `posix_spawn` where that
 /// applies (see `direct.rs`), else by `tokio::process`; with its pipes.
-fn start(spec: &Spec) -> std::io::Result<(ProcessGroup, group::Pipes)> {
+fn start(spec: &Spec) -> std::io::Result<(ProcessGroup, Pipes)> {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if let Some((direct, pipes)) = direct::spawn(spec)? {
         return Ok((ProcessGroup::direct(direct), pipes));
@@ -176,7 +186,7 @@ pub(crate) async fn run(spec: Spec) -> Run {
         ..
     } = spec;
     drop((program, args, cwd, env));
-    let group::Pipes {
+    let Pipes {
         stdin,
         stdout,
         stderr,

@@ -32,15 +32,7 @@ pub(crate) fn wait_for_end(pid: Pid) -> io::Result<()> {
 
 /// Reaps child `pid`, which has ended, and reads how it ended and its peak memory.
 pub(crate) fn reap(pid: Pid) -> io::Result<Reaped> {
-    let mut status: libc::c_int = 0;
-    // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `status` and `usage` are valid, writable and live for the call; wait4 writes
-    // only to them. `pid` is a child of this process that the caller alone reaps.
-    let reaped = unsafe { libc::wait4(pid.as_raw(), &mut status, 0, &mut usage) };
-    if reaped < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let (status, usage) = crate::sys::process::wait4(pid)?;
     let termination = if libc::WIFSIGNALED(status) {
         Termination::Signal(libc::WTERMSIG(status))
     } else {

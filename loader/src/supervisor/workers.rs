@@ -10,6 +10,8 @@ use std::{
     time::{Duration, Instant},
 };
 
+use crate::sync::LockUnpoisoned;
+
 type Job = Box<dyn FnOnce() + Send>;
 
 /// A pool of threads that grows when all are busy; idle threads are reused. A thread whose
@@ -23,7 +25,7 @@ impl Workers {
     /// Runs `job` on an idle thread, or a new one.
     pub(crate) fn run(&self, job: impl FnOnce() + Send + 'static) {
         let job: Job = Box::new(job);
-        let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let idle = self.idle.lock_unpoisoned().pop();
         let job = match idle {
             Some(worker) => match worker.send(job) {
                 Ok(()) => return,
@@ -40,9 +42,7 @@ impl Workers {
             .spawn(move || {
                 for job in receiver {
                     job();
-                    idle.lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push(me.clone());
+                    idle.lock_unpoisoned().push(me.clone());
                 }
             });
         if let Err(e) = spawned {
@@ -65,11 +65,11 @@ impl CallClock {
     /// Runs `f` with the clock paused.
     pub(crate) fn paused<T>(&self, f: impl FnOnce() -> T) -> T {
         if self.paused.fetch_add(1, Ordering::AcqRel) == 0 {
-            *self.since.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+            *self.since.lock_unpoisoned() = Some(Instant::now());
         }
         let value = f();
         if self.paused.fetch_sub(1, Ordering::AcqRel) == 1 {
-            if let Some(since) = self.since.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            if let Some(since) = self.since.lock_unpoisoned().take() {
                 let us = u64::try_from(since.elapsed().as_micros()).unwrap_or(u64::MAX);
                 self.paused_total_us.fetch_add(us, Ordering::AcqRel);
             }
@@ -99,7 +99,7 @@ pub(crate) fn recv_letting_worker_go<T>(
     let quick = timeout.min(QUICK_ANSWER);
     match receiver.recv_timeout(quick) {
         Err(mpsc::RecvTimeoutError::Timeout) if timeout > quick => {
-            crate::host::may_block(|| receiver.recv_timeout(timeout - quick))
+            super::may_block(|| receiver.recv_timeout(timeout - quick))
         }
         other => other,
     }
@@ -126,7 +126,7 @@ pub(crate) fn call_with_deadline<T: Send + 'static>(
         Err(mpsc::RecvTimeoutError::Timeout) => {}
     }
     // The clock may have been paused: the loop, not one wait, decides when time is up.
-    crate::host::may_block(|| loop {
+    super::may_block(|| loop {
         let deadline = started + timeout + clock.paused_total();
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() && !clock.is_paused() {

@@ -1,5 +1,22 @@
 //! Command hooks: shell commands configured in JSON (spec 02), run as real processes with a
-//! JSON payload on stdin, answering with an exit code and JSON on stdout.
+//! JSON payload on stdin, answering with an exit code and JSON on stdout. (A plugin's slash
+//! command is something else: [`SlashCommand`](crate::SlashCommand).)
+//!
+//! ```
+//! use std::path::Path;
+//!
+//! use agent_hooks::command_hook::{CommandEvent, CommandHooks};
+//!
+//! let mut hooks = CommandHooks::new();
+//! hooks.parse(
+//!     r#"{"hooks": {"PreToolUse": [{"matcher": "Bash",
+//!         "hooks": [{"type": "command", "command": "./guard.sh"}]}]}}"#,
+//!     Path::new("settings.json"),
+//! );
+//! assert!(hooks.issues().is_empty());
+//! assert!(hooks.listens(CommandEvent::PreToolUse));
+//! // Give them to the runner: `HookRunner::add_command_hooks(hooks)`.
+//! ```
 
 mod answer;
 mod condition;
@@ -20,7 +37,8 @@ use std::{
 
 use serde_json::{Map, Value};
 
-pub use answer::{did_not_answer, interpret, Answer};
+pub use answer::Answer;
+pub(crate) use answer::{did_not_answer, interpret};
 pub use condition::Condition;
 pub use config::{
     load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes, CommandHook, ConfigIssue,
@@ -32,7 +50,8 @@ pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub(crate) use outcome::strength;
 pub use outcome::CommandOutcome;
-pub use process::{run, Exit, Run, RunSpec, KILL_GRACE, OUTPUT_CAP, SHELL};
+pub(crate) use process::{run, RunSpec};
+pub use process::{Exit, Run, OUTPUT_CAP};
 pub use tools::{ToolAlias, ToolNames};
 
 /// The command hooks of an agent, from any number of hooks files and script folders, in

@@ -1,6 +1,6 @@
 //! Tool names and input fields in each agent's dialect: a Claude Code hook matches `Bash`
 //! and reads `tool_input.file_path` even when the agent's own tools are `exec` and `read`
-//! with a `path`. The host declares its tools (see `AgentHost::tool_names`, on the host side,
+//! with a `path`. The host declares its tools (the agent's `tool_names`, on the host side,
 //! which stands above this module); the defaults cover the tool names of spec 02.
 
 use std::borrow::Cow;

@@ -6,13 +6,13 @@
 use std::{path::Path, sync::Arc, time::Duration};
 
 use crate::supervisor::{self, Spec};
-pub use crate::supervisor::{Exit, Run, KILL_GRACE, SHELL};
+pub use crate::supervisor::{Exit, Run};
 
 /// How much of stdout, and of stderr, is kept: 1 MiB each.
 pub const OUTPUT_CAP: usize = 1024 * 1024;
 
 /// What to run and how.
-pub struct RunSpec<'a> {
+pub(crate) struct RunSpec<'a> {
     /// The shell command, run as `/bin/sh -c <command>`.
     pub command: &'a str,
     /// The working folder (the project).
@@ -27,7 +27,7 @@ pub struct RunSpec<'a> {
 
 /// Runs a hook. Dropping the future before it completes (a cancelled emit) kills the hook's
 /// whole process group.
-pub async fn run(spec: RunSpec<'_>) -> Run {
+pub(crate) async fn run(spec: RunSpec<'_>) -> Run {
     supervisor::run(Spec {
         program: supervisor::SHELL.into(),
         arg0: Some(supervisor::SHELL_NAME),

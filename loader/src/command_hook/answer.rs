@@ -55,7 +55,7 @@ pub struct Answer {
 }
 
 /// Reads the answer of a hook that ran for `event`.
-pub fn interpret(event: CommandEvent, run: &Run) -> Answer {
+pub(crate) fn interpret(event: CommandEvent, run: &Run) -> Answer {
     let mut answer = Answer::default();
     let stderr = String::from_utf8_lossy(&run.stderr).trim().to_owned();
     match &run.exit {
@@ -106,7 +106,7 @@ fn complete_json(stdout: &[u8]) -> bool {
 
 /// Whether a hook that ended so never gave an answer: it did not start, was not found, was
 /// killed, or ran out of time (a `required` hook then blocks).
-pub fn did_not_answer(exit: &Exit) -> bool {
+pub(crate) fn did_not_answer(exit: &Exit) -> bool {
     matches!(
         exit,
         Exit::SpawnFailed(_) | Exit::TimedOut | Exit::Signal(_) | Exit::Code(126 | 127)

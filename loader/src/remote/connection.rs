@@ -1,0 +1,407 @@
+//! The connection to one plugin process, and its reader: what the agent sends (frames
+//! written in place, or lines queued for a writer thread), and a thread that reads what the
+//! process says, routes each answer and request to the call waiting for it, serves what
+//! belongs to no call, and at the end of the connection reaps the process and says how it
+//! ended.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    io::BufReader,
+    process::{ChildStderr, ChildStdin, ChildStdout},
+    sync::{atomic::AtomicBool, mpsc, Arc, Mutex, OnceLock},
+    thread,
+    time::{Duration, Instant},
+};
+
+use nix::{
+    sys::{
+        signal::{killpg, Signal},
+        wait::{waitid, Id, WaitPidFlag},
+    },
+    unistd::Pid,
+};
+
+use super::stderr_log::{keep_stderr, wait_until_read, StderrLog};
+use crate::{
+    error::Termination,
+    host::PluginApi,
+    protocol::{
+        frames::{read_frame, write_frame, FrameError, FromPlugin, HostRequest, ToPlugin},
+        lines,
+    },
+    supervisor::reap,
+    sync::LockUnpoisoned,
+};
+
+/// How many lines may wait for a long-running hook to read them.
+const OUT_QUEUE: usize = 1024;
+
+/// Serves a request that belongs to no call (`requests::serve_outside_calls`): given to
+/// [`Connection::open`] by the process, so that the reader stands below what it serves.
+pub(super) type Outside = fn(&Arc<Connection>, &PluginApi, u64, HostRequest);
+
+/// Which framing a connection speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Wire {
+    /// The plugin host's length frames.
+    Frames,
+    /// A long-running hook's JSON lines.
+    Lines,
+}
+
+pub(super) enum Incoming {
+    Message(FromPlugin),
+    Died(String),
+}
+
+pub(super) struct Connection {
+    pub(super) pid: Pid,
+    pub(super) wire: Wire,
+    /// Frames are written here, by the thread that sends them.
+    pub(super) writer: Mutex<Option<ChildStdin>>,
+    /// Lines go through a bounded queue to a writer thread, so that a hook that stops
+    /// reading can never block the agent (past [`OUT_QUEUE`] waiting lines it is stopped).
+    pub(super) queue: Option<mpsc::SyncSender<Vec<u8>>>,
+    pub(super) calls: Mutex<HashMap<u64, mpsc::SyncSender<Incoming>>>,
+    pub(super) control: Mutex<Option<mpsc::Sender<Incoming>>>,
+    /// Whether the process was reaped: its group may be signalled only before.
+    pub(super) reaped: Mutex<bool>,
+    /// Why the agent killed it, if it did.
+    pub(super) killed_for: Mutex<Option<String>>,
+    pub(super) death: OnceLock<String>,
+    /// How the process ended, once it was reaped.
+    pub(super) termination: OnceLock<Termination>,
+    /// Woken when the process has ended.
+    pub(super) ended: tokio::sync::Notify,
+    /// The death was counted (and reported) once.
+    pub(super) counted: AtomicBool,
+    /// Programs running for this process through `exec` (bounded by [`MAX_EXECS`]).
+    pub(super) execs: std::sync::atomic::AtomicUsize,
+    pub(super) stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// A long-running hook's stderr since the last event took it, and whether some was
+    /// dropped.
+    pub(super) stderr_log: Option<Arc<Mutex<StderrLog>>>,
+    /// A second handle on a long-running hook's stderr pipe, to see whether what it wrote
+    /// before its answer is still unread.
+    pub(super) stderr_pipe: Option<std::os::fd::OwnedFd>,
+}
+
+impl Connection {
+    pub(super) fn send(&self, message: &ToPlugin) -> bool {
+        match (self.wire, &self.queue) {
+            (Wire::Lines, Some(_)) => lines::encode(message).is_none_or(|line| self.queue(line)),
+            _ => {
+                let mut writer = self.writer.lock_unpoisoned();
+                writer
+                    .as_mut()
+                    .is_some_and(|writer| write_frame(writer, message).is_ok())
+            }
+        }
+    }
+
+    /// Queues a line for the writer thread; a hook that lets [`OUT_QUEUE`] lines wait is
+    /// stopped.
+    pub(super) fn queue(&self, line: Vec<u8>) -> bool {
+        let Some(queue) = &self.queue else {
+            return false;
+        };
+        match queue.try_send(line) {
+            Ok(()) => true,
+            Err(mpsc::TrySendError::Full(_)) => {
+                self.kill(&format!(
+                    "stopped reading what the agent sends ({OUT_QUEUE} messages waited for it); it was stopped, not trusted"
+                ));
+                false
+            }
+            Err(mpsc::TrySendError::Disconnected(_)) => false,
+        }
+    }
+
+    /// Kills the process's whole group (unless it was reaped already), saying why.
+    pub(super) fn kill(&self, why: &str) {
+        let reaped = self.reaped.lock_unpoisoned();
+        if !*reaped {
+            self.killed_for
+                .lock_unpoisoned()
+                .get_or_insert_with(|| why.to_owned());
+            let _ = killpg(self.pid, Signal::SIGKILL);
+        }
+    }
+
+    /// Hands `incoming` to call `id`; whether a call of that id is waiting.
+    pub(super) fn route(&self, id: u64, incoming: Incoming) -> bool {
+        let waiting = self.calls.lock_unpoisoned().get(&id).cloned();
+        match waiting {
+            // Blocks while the call's queue is full: the process waits for the agent.
+            Some(waiting) => {
+                let _ = waiting.send(incoming);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Completes when the process has ended (at once if it has).
+    pub(super) async fn ended(&self) {
+        let notified = self.ended.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if self.death.get().is_some() {
+            return;
+        }
+        notified.await;
+    }
+
+    /// Whether the process has exited (or was reaped), even if its reader has not said so
+    /// yet: a process that exits between two calls gets no call.
+    pub(super) fn exited(&self) -> bool {
+        if *self.reaped.lock_unpoisoned() {
+            return true;
+        }
+        matches!(
+            waitid(
+                Id::Pid(self.pid),
+                WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG
+            ),
+            Ok(status) if status != nix::sys::wait::WaitStatus::StillAlive
+        )
+    }
+
+    pub(super) fn stderr_tail(&self) -> String {
+        let tail = self.stderr.lock_unpoisoned();
+        let bytes: Vec<u8> = tail.iter().copied().collect();
+        String::from_utf8_lossy(&bytes).trim().to_owned()
+    }
+
+    /// Connects to the process `pid` just spawned over its pipes: a reader thread reads
+    /// what it says (serving its outside calls with `outside` and `api`) until it ends, then reaps it;
+    /// another keeps its stderr. Messages that belong to no call go to the receiver.
+    pub(super) fn open(
+        pid: Pid,
+        wire: Wire,
+        stdin: ChildStdin,
+        stdout: ChildStdout,
+        stderr: ChildStderr,
+        api: PluginApi,
+        outside: Outside,
+    ) -> (Arc<Self>, mpsc::Receiver<Incoming>) {
+        let (control, receiver) = mpsc::channel();
+        let (stdin, queue) = match wire {
+            Wire::Frames => (Some(stdin), None),
+            Wire::Lines => (None, Some(write_lines(stdin))),
+        };
+        let connection = Arc::new(Connection {
+            pid,
+            wire,
+            writer: Mutex::new(stdin),
+            queue,
+            calls: Mutex::default(),
+            control: Mutex::new(Some(control)),
+            reaped: Mutex::new(false),
+            killed_for: Mutex::new(None),
+            death: OnceLock::new(),
+            termination: OnceLock::new(),
+            ended: tokio::sync::Notify::new(),
+            counted: AtomicBool::new(false),
+            execs: std::sync::atomic::AtomicUsize::new(0),
+            stderr: Arc::default(),
+            stderr_log: (wire == Wire::Lines).then(Arc::default),
+            stderr_pipe: (wire == Wire::Lines)
+                .then(|| std::os::fd::AsFd::as_fd(&stderr).try_clone_to_owned().ok())
+                .flatten(),
+        });
+        let stderr_read = keep_stderr(
+            stderr,
+            connection.stderr.clone(),
+            connection.stderr_log.clone(),
+        );
+        let reader = connection.clone();
+        thread::spawn(move || {
+            read_messages(reader, BufReader::new(stdout), api, outside, stderr_read)
+        });
+        (connection, receiver)
+    }
+
+    /// A long-running hook's stderr since the last call to this, and whether some of it was
+    /// dropped; nothing for a plugin process.
+    pub(super) fn take_stderr_log(&self) -> (Vec<u8>, bool) {
+        if let Some(pipe) = &self.stderr_pipe {
+            let _ = wait_until_read(pipe);
+        }
+        let Some(log) = self.stderr_log.clone() else {
+            return (Vec::new(), false);
+        };
+        let mut log = log.lock_unpoisoned();
+        std::mem::take(&mut *log)
+    }
+}
+
+pub(super) fn death_termination(connection: &Connection) -> Termination {
+    connection
+        .termination
+        .get()
+        .copied()
+        .unwrap_or(Termination::Signal(9))
+}
+
+/// Writes a long-running hook's lines from a thread of its own; the thread ends when the
+/// connection is gone or the hook's stdin is closed.
+fn write_lines(mut stdin: ChildStdin) -> mpsc::SyncSender<Vec<u8>> {
+    use std::io::Write;
+    let (queue, lines) = mpsc::sync_channel::<Vec<u8>>(OUT_QUEUE);
+    thread::spawn(move || {
+        for line in lines {
+            if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+                break;
+            }
+        }
+    });
+    queue
+}
+
+/// Reads the plugin process's messages until it closes the connection, then reaps it and
+/// tells everyone waiting how it ended. A message the agent cannot read, or an answer for no
+/// call, ends the process: what it says next could not be trusted.
+fn read_messages(
+    connection: Arc<Connection>,
+    mut input: impl std::io::BufRead,
+    api: PluginApi,
+    outside: Outside,
+    stderr_read: mpsc::Receiver<()>,
+) {
+    loop {
+        // Read, then understood: a line that is not a message is the hook's fault, said
+        // with the start of what it wrote.
+        let messages = match connection.wire {
+            Wire::Frames => read_frame::<FromPlugin>(&mut input).map(|m| Ok(vec![m])),
+            Wire::Lines => lines::read_line(&mut input).map(|line| {
+                lines::decode(&line).map_err(|e| format!("wrote {e}: {}", excerpt(&line)))
+            }),
+        };
+        let fault = match messages {
+            Ok(Ok(messages)) => messages
+                .into_iter()
+                .find_map(|message| handle(&connection, &api, outside, message).err()),
+            Ok(Err(fault)) => Some(fault),
+            Err(FrameError::Closed) => break,
+            Err(error) => Some(format!("sent a message the agent cannot read ({error})")),
+        };
+        if let Some(fault) = fault {
+            connection.kill(&format!("{fault}; it was stopped, not trusted"));
+            break;
+        }
+    }
+    let cause = end_of(&connection);
+    // What it wrote last (often why it ended) is in its report: read it first, for a moment
+    // at most (a child of it may hold its stderr open).
+    let _ = stderr_read.recv_timeout(Duration::from_millis(100));
+    let _ = connection.death.set(cause.clone());
+    connection.ended.notify_waiters();
+    let calls: Vec<mpsc::SyncSender<Incoming>> = connection
+        .calls
+        .lock_unpoisoned()
+        .values()
+        .cloned()
+        .collect();
+    for call in calls {
+        let _ = call.send(Incoming::Died(cause.clone()));
+    }
+    if let Some(control) = connection.control.lock_unpoisoned().take() {
+        let _ = control.send(Incoming::Died(cause));
+    }
+}
+
+/// Acts on one message; `Err` says why the process must not be trusted any more.
+fn handle(
+    connection: &Arc<Connection>,
+    api: &PluginApi,
+    outside: Outside,
+    message: FromPlugin,
+) -> Result<(), String> {
+    match message {
+        FromPlugin::Done { id, result } => {
+            if !connection.route(id, Incoming::Message(FromPlugin::Done { id, result })) {
+                return Err(format!("answered call {id}, which no call was waiting for"));
+            }
+        }
+        FromPlugin::Request {
+            id,
+            call: Some(call),
+            request,
+        } => {
+            let request = Incoming::Message(FromPlugin::Request {
+                id,
+                call: Some(call),
+                request,
+            });
+            if !connection.route(call, request) {
+                return Err(format!(
+                    "sent request {id} for call {call}, which is not running"
+                ));
+            }
+        }
+        FromPlugin::Request {
+            id,
+            call: None,
+            request,
+        } => outside(connection, api, id, request),
+        other => {
+            let control = connection.control.lock_unpoisoned().clone();
+            if let Some(control) = control {
+                let _ = control.send(Incoming::Message(other));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The start of a line a hook wrote, for a report.
+fn excerpt(line: &[u8]) -> String {
+    const SHOWN: usize = 120;
+    // Its start only (a line can be 8 MiB): 4 bytes a character at most.
+    let line = String::from_utf8_lossy(&line[..line.len().min(4 * SHOWN + 4)]);
+    match line.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{:?}...", &line[..end]),
+        None => format!("{line:?}"),
+    }
+}
+
+/// Waits for the process to end (killing it if it keeps running without its connection),
+/// reaps it, and says how it ended.
+fn end_of(connection: &Connection) -> String {
+    let ended = || connection.exited();
+    let grace = Instant::now() + Duration::from_millis(200);
+    while !ended() && Instant::now() < grace {
+        thread::sleep(Duration::from_millis(2));
+    }
+    if !ended() {
+        connection.kill("it closed its connection but kept running");
+    }
+    let _ = reap::wait_for_end(connection.pid);
+    let reaped = {
+        let mut reaped_flag = connection.reaped.lock_unpoisoned();
+        let reaped = reap::reap(connection.pid);
+        *reaped_flag = true;
+        reaped
+    };
+    let killed_for = connection.killed_for.lock_unpoisoned().clone();
+    if let Ok(reaped) = &reaped {
+        let _ = connection.termination.set(reaped.termination);
+    }
+    match (reaped, killed_for) {
+        (_, Some(why)) => why,
+        (Ok(reaped), None) => {
+            let memory = format!("peak memory {} MiB", reaped.peak_rss_kib / 1024);
+            match reaped.termination {
+                Termination::Signal(n) => {
+                    format!(
+                        "died with signal {n} ({}; {memory})",
+                        Termination::Signal(n)
+                    )
+                }
+                Termination::Exit(status) => format!("exited with status {status} ({memory})"),
+            }
+        }
+        (Err(e), None) => format!("ended (cannot tell how: {e})"),
+    }
+}

@@ -1,0 +1,77 @@
+//! A plugin process's stderr: the last bytes of it, kept for reports of its death, and a
+//! long-running hook's stderr since the last event took it (bounded), for the event's report.
+
+use std::{
+    collections::VecDeque,
+    io::Read,
+    sync::{mpsc, Arc, Mutex},
+    thread,
+    time::{Duration, Instant},
+};
+
+use crate::sync::LockUnpoisoned;
+
+/// How much of a plugin process's stderr is kept for reports.
+pub(super) const STDERR_TAIL: usize = 2048;
+
+/// How much of a long-running hook's stderr is kept between two events (it is logged with
+/// the event's report); more is dropped, and the drop is said.
+pub const STDERR_LOG: usize = 64 * 1024;
+
+/// How long taking a long-running hook's stderr waits for its reader to catch up.
+pub(super) const STDERR_CATCH_UP: Duration = Duration::from_millis(5);
+
+/// A long-running hook's stderr since an event last took it, and whether some was dropped.
+pub(super) type StderrLog = (Vec<u8>, bool);
+
+/// Keeps the last bytes of the plugin process's stderr, and a long-running hook's stderr
+/// until an event takes it (up to [`STDERR_LOG`]).
+pub(super) fn keep_stderr(
+    mut stderr: impl Read + Send + 'static,
+    tail: Arc<Mutex<VecDeque<u8>>>,
+    log: Option<Arc<Mutex<StderrLog>>>,
+) -> mpsc::Receiver<()> {
+    // Disconnected when the thread ends, at the end of stderr.
+    let (read, done) = mpsc::channel::<()>();
+    thread::spawn(move || {
+        let _read = read;
+        let mut chunk = [0u8; 4096];
+        while let Ok(n) = stderr.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            {
+                let mut tail = tail.lock_unpoisoned();
+                tail.extend(&chunk[..n]);
+                let excess = tail.len().saturating_sub(STDERR_TAIL);
+                tail.drain(..excess);
+            }
+            if let Some(log) = &log {
+                let mut log = log.lock_unpoisoned();
+                let room = STDERR_LOG.saturating_sub(log.0.len());
+                log.0.extend_from_slice(&chunk[..n.min(room)]);
+                log.1 |= n > room;
+            }
+        }
+    });
+    done
+}
+
+/// Waits (a few milliseconds at most) until nothing is left unread in `pipe`: what a hook
+/// wrote to stderr before its answer is read by its own thread, which may not have run yet.
+pub(super) fn wait_until_read(pipe: &std::os::fd::OwnedFd) -> nix::Result<()> {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use std::os::fd::AsFd;
+    let deadline = Instant::now() + STDERR_CATCH_UP;
+    loop {
+        let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)];
+        poll(&mut fds, PollTimeout::ZERO)?;
+        let unread = fds[0]
+            .revents()
+            .is_some_and(|events| events.contains(PollFlags::POLLIN));
+        if !unread || Instant::now() >= deadline {
+            return Ok(());
+        }
+        thread::yield_now();
+    }
+}

@@ -1,0 +1,21 @@
+//! Every `unsafe` of the loader, and nothing else. The rest of the crate is
+//! `#![deny(unsafe_code)]`: it calls the safe functions here, each of which states what it
+//! needs of its caller in its docs and why its blocks are sound in `SAFETY` comments (CI runs
+//! clippy with `undocumented_unsafe_blocks`).
+//!
+//! What is here, and who calls it:
+//!
+//! - [`library`]: opening a plugin library with the platform loader (`dlopen`, which runs its
+//!   initialisers) and reading abi_stable's root-module header out of it (`load/library.rs`).
+//! - [`process`]: starting a supervised process with `posix_spawn` over the agent's own
+//!   `environ`, opening its pidfd and registering it with tokio (`supervisor/direct.rs`, Linux
+//!   with glibc); reaping a plugin process with `wait4` for its peak memory
+//!   (`supervisor/reap.rs`); asking the kernel to kill a long-running hook when the agent
+//!   ends (`PR_SET_PDEATHSIG` between fork and exec, `remote/spawn.rs`).
+//!
+//! The interface crate (`agent-hooks-abi`) has its own `unsafe`, at the plugin boundary; the
+//! sealed copy of a library (`file/sealed.rs`) and the plugin process's descriptors go
+//! through `nix`'s safe calls.
+
+pub(crate) mod library;
+pub(crate) mod process;

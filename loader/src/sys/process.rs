@@ -1,0 +1,203 @@
+//! Starting and reaping processes below std: `posix_spawn` over the agent's own `environ`
+//! and a pidfd watched by tokio (Linux with glibc, for the supervisor's direct spawns; see
+//! `supervisor/direct.rs` for why), `wait4` for a plugin process's peak memory, and
+//! `PR_SET_PDEATHSIG` for a long-running hook.
+//!
+//! The environment is read from `environ` directly, as libc's `getenv` and `posix_spawn` do.
+//! `std::env::set_var`'s contract already forbids changing the environment while another
+//! thread reads it, by any means, in a multi-threaded program.
+
+use std::{io, process::Command};
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(crate) use direct::{environment, pidfd_open, posix_spawn, watch};
+
+/// Reaps child `pid`, which has ended: its wait status and its resource usage (for the
+/// peak resident memory). `pid` must be a child of this process that the caller alone reaps.
+pub(crate) fn wait4(pid: nix::unistd::Pid) -> io::Result<(libc::c_int, libc::rusage)> {
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `status` and `usage` are valid, writable and live for the call; wait4 writes
+    // only to them. `pid` is a child of this process that the caller alone reaps.
+    let reaped = unsafe { libc::wait4(pid.as_raw(), &mut status, 0, &mut usage) };
+    if reaped < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((status, usage))
+}
+
+/// Has `command`'s process killed (SIGKILL) when the thread that starts it ends (Linux;
+/// elsewhere nothing).
+pub(crate) fn die_with_parent(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: between fork and exec only async-signal-safe calls are allowed; `prctl` is
+        // one, and the closure allocates nothing.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod direct {
+    use std::{
+        ffi::{CStr, CString, OsStr},
+        io,
+        os::{
+            fd::{AsRawFd, FromRawFd, OwnedFd},
+            unix::ffi::OsStrExt,
+        },
+        ptr,
+    };
+
+    use nix::unistd::Pid;
+    use tokio::io::{unix::AsyncFd, Interest};
+
+    /// A pidfd of `pid` (Linux 5.3+).
+    pub(crate) fn pidfd_open(pid: Pid) -> io::Result<OwnedFd> {
+        // SAFETY: `pidfd_open` takes a pid and flags and returns a new descriptor or -1; it
+        // reads and writes no memory of ours.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let fd = i32::try_from(fd).map_err(|_| io::Error::other("pidfd out of range"))?;
+        // SAFETY: `fd` was just returned by `pidfd_open`: it is open and owned by nobody else.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// `pidfd` registered with tokio's I/O driver, readable once its process ends. Must be
+    /// called inside a tokio runtime.
+    pub(crate) fn watch(pidfd: OwnedFd) -> io::Result<AsyncFd<OwnedFd>> {
+        // SAFETY: `pidfd` is a valid, open descriptor that the `AsyncFd` owns until it is
+        // dropped; nothing else closes or replaces it, and an `OwnedFd` always gives the
+        // same one.
+        unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) }
+            .map_err(|e| e.into_parts().1)
+    }
+
+    /// The agent's environment without the variables named in `names`, then `set`: pointers to
+    /// the strings where they are, none copied.
+    pub(crate) fn environment(names: &[&OsStr], set: &[CString]) -> Vec<*const libc::c_char> {
+        extern "C" {
+            static environ: *const *const libc::c_char;
+        }
+        let mut envp = Vec::with_capacity(64 + set.len());
+        // SAFETY: `environ` is libc's null-terminated array of NUL-terminated strings; it is only
+        // read here, entry by entry, until its null. No thread changes it meanwhile: see the
+        // module docs.
+        unsafe {
+            let mut entry = environ;
+            while !entry.is_null() && !(*entry).is_null() {
+                let text = CStr::from_ptr(*entry).to_bytes();
+                let name = text.split(|&b| b == b'=').next().unwrap_or(text);
+                if !names.iter().any(|n| n.as_bytes() == name) {
+                    envp.push(*entry);
+                }
+                entry = entry.add(1);
+            }
+        }
+        envp.extend(set.iter().map(|s| s.as_ptr()));
+        envp.push(ptr::null());
+        envp
+    }
+
+    /// `posix_spawn` in a process group of its own, in `cwd`, with the given descriptors as
+    /// stdin (`None`: `/dev/null`), stdout and stderr, the signal mask emptied and SIGPIPE back to
+    /// its default (as std does).
+    pub(crate) fn posix_spawn(
+        program: &CStr,
+        argv: &[CString],
+        envp: &[*const libc::c_char],
+        cwd: &CStr,
+        [stdin, stdout, stderr]: [Option<&OwnedFd>; 3],
+    ) -> io::Result<Pid> {
+        let mut args: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+        args.push(ptr::null());
+        let dev_null = c"/dev/null";
+        let check = |code: libc::c_int| match code {
+            0 => Ok(()),
+            code => Err(io::Error::from_raw_os_error(code)),
+        };
+        // SAFETY: the attribute and file-action objects are initialised before use and destroyed
+        // after, on every path; every pointer given to libc (program, arguments, environment,
+        // folder, `/dev/null`) points at a NUL-terminated string, and `args`/`envp` end with a
+        // null, all alive until `posix_spawn` returns; `pid` is written by it alone.
+        unsafe {
+            let mut actions: libc::posix_spawn_file_actions_t = std::mem::zeroed();
+            check(libc::posix_spawn_file_actions_init(&mut actions))?;
+            let mut attributes: libc::posix_spawnattr_t = std::mem::zeroed();
+            if let Err(e) = check(libc::posix_spawnattr_init(&mut attributes)) {
+                libc::posix_spawn_file_actions_destroy(&mut actions);
+                return Err(e);
+            }
+            let mut pid: libc::pid_t = 0;
+            let spawned = (|| {
+                match stdin {
+                    Some(fd) => check(libc::posix_spawn_file_actions_adddup2(
+                        &mut actions,
+                        fd.as_raw_fd(),
+                        0,
+                    ))?,
+                    None => check(libc::posix_spawn_file_actions_addopen(
+                        &mut actions,
+                        0,
+                        dev_null.as_ptr(),
+                        libc::O_RDONLY,
+                        0,
+                    ))?,
+                }
+                for (fd, target) in [(stdout, 1), (stderr, 2)] {
+                    if let Some(fd) = fd {
+                        check(libc::posix_spawn_file_actions_adddup2(
+                            &mut actions,
+                            fd.as_raw_fd(),
+                            target,
+                        ))?;
+                    }
+                }
+                check(libc::posix_spawn_file_actions_addchdir_np(
+                    &mut actions,
+                    cwd.as_ptr(),
+                ))?;
+                let mut signals: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut signals);
+                check(libc::posix_spawnattr_setsigmask(&mut attributes, &signals))?;
+                libc::sigaddset(&mut signals, libc::SIGPIPE);
+                check(libc::posix_spawnattr_setsigdefault(
+                    &mut attributes,
+                    &signals,
+                ))?;
+                check(libc::posix_spawnattr_setpgroup(&mut attributes, 0))?;
+                let flags = libc::POSIX_SPAWN_SETPGROUP
+                    | libc::POSIX_SPAWN_SETSIGMASK
+                    | libc::POSIX_SPAWN_SETSIGDEF;
+                check(libc::posix_spawnattr_setflags(
+                    &mut attributes,
+                    flags as libc::c_short,
+                ))?;
+                check(libc::posix_spawn(
+                    &mut pid,
+                    program.as_ptr(),
+                    &actions,
+                    &attributes,
+                    args.as_ptr() as *const *mut libc::c_char,
+                    envp.as_ptr() as *const *mut libc::c_char,
+                ))
+            })();
+            libc::posix_spawn_file_actions_destroy(&mut actions);
+            libc::posix_spawnattr_destroy(&mut attributes);
+            spawned.map(|()| Pid::from_raw(pid))
+        }
+    }
+}

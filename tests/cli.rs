@@ -599,3 +599,30 @@ fn emit_runs_events_the_runner_has_no_moment_for_and_list_shows_dialects() {
     ));
     assert!(human.contains("command (gemini-cli)"), "{human}");
 }
+
+#[test]
+fn doctor_notes_where_agent_hooks_is_deliberately_stricter_than_a_hook_s_own_agent() {
+    // docs/real-agents.md: Codex runs a tool whose PreToolUse hook exits 2 with nothing on
+    // stderr; agent-hooks blocks it. One note per file and event, not per hook.
+    let project = Project::new("p");
+    let hook = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}, {"type": "command", "command": "false"}]}], "Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#;
+    project.write(".codex/hooks.json", hook);
+    project.write(
+        ".gemini/settings.json",
+        r#"{"hooks": {"AfterTool": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    );
+    let home = temp_dir();
+    let output = run(
+        &project.root,
+        home.path(),
+        &["doctor", "--trust-project", "--json"],
+        None,
+    );
+    let report = json_of(&output);
+    let codex = project.root.join(".codex/hooks.json");
+    assert_eq!(
+        report["notes"],
+        json!([format!("{} (PreToolUse): Codex runs the tool when this hook exits 2 with nothing on stderr, denies without a reason, asks, or answers `continue: false` or `decision: deny`; agent-hooks does not run it (see docs/real-agents.md)", codex.display())]),
+        "none for Stop, none for Gemini CLI's AfterTool"
+    );
+}

@@ -230,6 +230,46 @@ pub fn all() -> Vec<Case> {
                 json!([rewrite(a, "echo rewritten >> side-effect.txt")]),
             )]
         }),
+        case("pre: updatedInput alone", |a| {
+            let mut answer = rewrite(a, "echo rewritten >> side-effect.txt");
+            let mut output: Value =
+                serde_json::from_str(answer["stdout"].as_str().unwrap_or("{}")).unwrap_or_default();
+            if let Some(specific) = output["hookSpecificOutput"].as_object_mut() {
+                specific.remove("permissionDecision");
+            }
+            answer["stdout"] = json!(output.to_string());
+            vec![("pre", json!([answer]))]
+        }),
+        case("pre: permissionDecision ask", |a| {
+            vec![(
+                "pre",
+                json!([out(specific(
+                    a,
+                    "pre",
+                    json!({"permissionDecision": "ask", "permissionDecisionReason": "M-ask"})
+                ))]),
+            )]
+        }),
+        case("post: continue false", |_| {
+            vec![(
+                "post",
+                json!([out(json!({"continue": false, "stopReason": "M-post-stop"}))]),
+            )]
+        }),
+        case("prompt: continue false", |_| {
+            vec![(
+                "prompt",
+                json!([out(
+                    json!({"continue": false, "stopReason": "M-prompt-stop"})
+                )]),
+            )]
+        }),
+        case("stop: continue false", |_| {
+            vec![(
+                "stop",
+                json!([out(json!({"continue": false, "stopReason": "M-stop-stop"}))]),
+            )]
+        }),
         case("pre: continue false", |_| {
             vec![(
                 "pre",
@@ -327,13 +367,13 @@ pub fn all() -> Vec<Case> {
             event: "pre",
             matcher: None,
             tag: "slow",
-            timeout: Some(1.0),
+            timeout: Some(3.0),
         }],
         agents: ALL,
         answers: |_| {
             vec![(
                 "slow",
-                json!([{"sleep": 4, "code": 2, "stderr": "M-too-late"}]),
+                json!([{"sleep": 8, "code": 2, "stderr": "M-too-late"}]),
             )]
         },
     });

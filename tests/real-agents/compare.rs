@@ -137,6 +137,9 @@ fn hooks_of(agent: Agent, case: &Case, probe: &Path) -> Value {
             // Gemini CLI gives milliseconds, the others seconds.
             hook["timeout"] = if agent == Agent::Gemini {
                 json!((seconds * 1000.0) as u64)
+            } else if seconds.fract() == 0.0 {
+                // Codex refuses a whole hooks file whose timeout is not an integer.
+                json!(seconds as u64)
             } else {
                 json!(seconds)
             };
@@ -299,12 +302,20 @@ pub fn agent_hooks_side(agent: Agent, run: &Run, case: &Case, seen: &[ProbeRun])
             .emit(&BeforeAgentStartEvent::default().prompt(prompt))
             .await;
         let _ = writeln!(detail, "prompt: {prompted:?}");
-        let prompt_blocked = prompted.as_ref().is_ok_and(|p| p.block);
+        // `continue: false` reaches the host as a stop request: the agent stops there.
+        let stopped = || {
+            recording
+                .calls()
+                .iter()
+                .any(|c| c.starts_with("stop_requested"))
+        };
+        let prompt_blocked = prompted.as_ref().is_ok_and(|p| p.block) || stopped();
         if let Ok(p) = &prompted {
             told.extend(p.context.iter().cloned());
         }
         if !prompt_blocked {
             requests += 1;
+            let told_before_call = told.len();
             let call = runner
                 .emit(&ToolCallEvent::new("exec", "call-1", input.clone()))
                 .await;
@@ -315,7 +326,16 @@ pub fn agent_hooks_side(agent: Agent, run: &Run, case: &Case, seen: &[ProbeRun])
                     if call.block {
                         told.extend(call.reason.clone());
                     }
-                    (call.block, call.input.clone().unwrap_or(input.clone()))
+                    // A headless session has no user to confirm an ask: agent-hooks' tool
+                    // wrapper blocks it then, the question the call's result.
+                    let asked = !call.block && call.ask.is_some();
+                    if asked {
+                        told.extend(call.ask.clone());
+                    }
+                    (
+                        call.block || asked,
+                        call.input.clone().unwrap_or(input.clone()),
+                    )
                 }
                 Err(e) => {
                     told.push(e.to_string());
@@ -343,16 +363,24 @@ pub fn agent_hooks_side(agent: Agent, run: &Run, case: &Case, seen: &[ProbeRun])
                     }
                 }
             }
-            requests += 1;
+            // The model is told the tool's result, unless the agent stopped.
+            if !stopped() {
+                requests += 1;
+            } else {
+                told.truncate(told_before_call);
+            }
             let mut active = false;
-            loop {
+            while !stopped() {
                 let stop = runner
                     .emit(&StopEvent::default().stop_hook_active(active))
                     .await;
                 let _ = writeln!(detail, "stop: {stop:?}");
                 match stop {
                     Ok(stop)
-                        if stop.block && stop.stopped.is_none() && !stop.loop_bound_reached =>
+                        if stop.block
+                            && stop.stopped.is_none()
+                            && !stop.loop_bound_reached
+                            && !stopped() =>
                     {
                         told.extend(stop.reasons.iter().cloned());
                         requests += 1;

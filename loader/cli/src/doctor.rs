@@ -3,7 +3,7 @@
 use std::{os::unix::fs::PermissionsExt, path::Path, process::ExitCode};
 
 use agent_hooks::{
-    command::{CommandHook, Matcher, Severity, ToolNames},
+    command::{CommandEvent, CommandHook, Dialect, Matcher, Severity, ToolNames},
     LoadError,
 };
 use serde_json::json;
@@ -159,6 +159,28 @@ fn load_advice(path: &str, error: &LoadError) -> String {
     format!("{path}: {error}{fix}")
 }
 
+/// A note for a hook that may rely on its own agent failing open where agent-hooks,
+/// deliberately, does not (docs/real-agents.md, measured with the real agents).
+fn deliberate_note(hook: &CommandHook) -> Option<String> {
+    let agent_runs_it = match (hook.dialect, hook.event) {
+        (Dialect::ClaudeCode, CommandEvent::PreToolUse) => {
+            "Claude Code runs the tool when this hook answers `continue: false` or `decision: deny`"
+        }
+        (Dialect::Codex, CommandEvent::PreToolUse) => {
+            "Codex runs the tool when this hook exits 2 with nothing on stderr, denies without a reason, asks, or answers `continue: false` or `decision: deny`"
+        }
+        (Dialect::Gemini, CommandEvent::PreToolUse) => {
+            "Gemini CLI runs the tool when this hook exits 2 with nothing on stderr or answers `permissionDecision: deny` or `ask`"
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "{} ({}): {agent_runs_it}; agent-hooks does not run it (see docs/real-agents.md)",
+        hook.source.display(),
+        hook.event_name
+    ))
+}
+
 /// `agent-hooks doctor`.
 pub fn run(common: &Common, tools: &[String]) -> Outcome {
     let session = Session::open(common)?;
@@ -195,7 +217,7 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
                 .map(|w| format!("{}: {w}", hook.path())),
         );
     }
-    let notes: Vec<String> = session
+    let mut notes: Vec<String> = session
         .findings
         .untrusted
         .iter()
@@ -208,7 +230,9 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
                 u.reason
             )
         }))
+        .chain(commands.hooks().filter_map(deliberate_note))
         .collect();
+    notes.dedup();
 
     let mut report = list::report(&session);
     if common.json {

@@ -74,11 +74,7 @@ pub(crate) fn interpret(event: CommandEvent, run: &Run) -> Answer {
             } else {
                 stderr.clone()
             };
-            match event.spec().exit2 {
-                Exit2::Blocks => answer.block = Some(said),
-                Exit2::Feedback => answer.feedback = Some(said),
-                Exit2::ShownToUser => answer.system_message = Some(said),
-            }
+            exit_2(event, said, &mut answer);
         }
         other => {
             answer.failed = true;
@@ -139,6 +135,15 @@ fn excerpt(text: &str) -> String {
         short.push('…');
     }
     short
+}
+
+/// What an exit 2 does at `event`, saying `said`: blocks, is fed back, or is shown.
+pub(super) fn exit_2(event: CommandEvent, said: String, answer: &mut Answer) {
+    match event.spec().exit2 {
+        Exit2::Blocks => answer.block = Some(said),
+        Exit2::Feedback => answer.feedback = Some(said),
+        Exit2::ShownToUser => answer.system_message = Some(said),
+    }
 }
 
 fn read_stdout(event: CommandEvent, stdout: &[u8], answer: &mut Answer) {

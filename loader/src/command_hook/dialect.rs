@@ -5,7 +5,7 @@ use std::{borrow::Cow, fmt, path::Path};
 
 use serde_json::Value;
 
-use super::{answer::Answer, event::CommandEvent};
+use super::{answer::Answer, event::CommandEvent, Exit, Run};
 
 /// The agent a hooks file was written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -27,7 +27,8 @@ pub enum Dialect {
 pub enum MatcherRule {
     /// An unanchored regex; `""` or none matches all (spec 02 hooks files, Devin).
     Regex,
-    /// As [`Regex`](Self::Regex), and `*` also matches all (Codex).
+    /// As [`Regex`](Self::Regex), and `*` also matches all (what Codex's docs describe; the
+    /// real Codex reads matchers as Claude Code does, so no dialect uses it now).
     RegexOrStar,
     /// Claude Code's rule: `*`, `""` or none match all; letters, digits, `_` and `|` only
     /// is an exact name or a `|` list of names; anything else an unanchored regex.
@@ -78,18 +79,48 @@ impl Dialect {
         match self {
             Dialect::Agent if settings_form => MatcherRule::Claude,
             Dialect::Agent | Dialect::Devin => MatcherRule::Regex,
-            Dialect::ClaudeCode => MatcherRule::Claude,
-            Dialect::Codex => MatcherRule::RegexOrStar,
+            // Codex reads a plain name as exact, as Claude Code does (measured with the real
+            // agent, tests/real-agents: `Bas` does not match `Bash`).
+            Dialect::ClaudeCode | Dialect::Codex => MatcherRule::Claude,
             Dialect::Gemini => MatcherRule::Gemini,
         }
     }
 
-    /// Gives an answer the meaning its agent gives it where that differs from Claude Code's:
-    /// Gemini CLI's AfterTool `decision: deny` (and exit 2) replaces the tool's result for
+    /// Gives an answer (of the hook's `run`) the meaning its agent gives it where that
+    /// differs from Claude Code's. Gemini CLI (measured with the real agent,
+    /// tests/real-agents): a hook's text that is not JSON (stdout, or stderr when stdout is
+    /// empty) is shown to the user on exit 0 and blocks with it as the reason on any exit
+    /// code but 0, 1 and 2 (exit 2 blocks as everywhere); BeforeTool's `additionalContext`
+    /// is not read; AfterTool's `decision: deny` (and exit 2) replaces the tool's result for
     /// the model with the reason, where Claude Code's PostToolUse appends it.
-    pub fn adapt(self, event: CommandEvent, answer: &mut Answer) {
-        if self == Dialect::Gemini && event == CommandEvent::PostToolUse {
-            answer.replacement = answer.feedback.take();
+    pub fn adapt(self, event: CommandEvent, run: &Run, answer: &mut Answer) {
+        if self != Dialect::Gemini {
+            return;
+        }
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let text = match stdout.trim() {
+            "" => stderr.trim(),
+            text => text,
+        };
+        if !text.is_empty() && !text.starts_with('{') {
+            match run.exit {
+                Exit::Code(0) => {
+                    answer.context.retain(|c| c != text);
+                    answer.system_message = Some(text.to_owned());
+                }
+                Exit::Code(code) if code > 2 => {
+                    answer.failed = false;
+                    answer.problems.clear();
+                    super::answer::exit_2(event, text.to_owned(), answer);
+                }
+                _ => {}
+            }
+        }
+        match event {
+            CommandEvent::PreToolUse => answer.context.clear(),
+            CommandEvent::PostToolUse => answer.replacement = answer.feedback.take(),
+            _ => {}
         }
     }
 
@@ -105,6 +136,24 @@ impl Dialect {
                 Cow::Owned(Value::Object(fields))
             }
             _ => Cow::Borrowed(response),
+        }
+    }
+
+    /// The name of the common payload field `field` in this dialect's payloads of `event`,
+    /// or `None` where its agent does not send it (measured with the real agents,
+    /// tests/real-agents): Claude Code sends no `permission_mode` at `SessionStart` and
+    /// `SessionEnd`; Codex calls the turn's id `turn_id`; Gemini CLI sends no
+    /// `permission_mode`, `prompt_id` or `tool_use_id`.
+    pub fn payload_field(self, event: CommandEvent, field: &'static str) -> Option<&'static str> {
+        match (self, field) {
+            (Dialect::Gemini, "permission_mode" | "prompt_id" | "tool_use_id") => None,
+            (Dialect::ClaudeCode, "permission_mode")
+                if matches!(event, CommandEvent::SessionStart | CommandEvent::SessionEnd) =>
+            {
+                None
+            }
+            (Dialect::Codex, "prompt_id") => Some("turn_id"),
+            _ => Some(field),
         }
     }
 

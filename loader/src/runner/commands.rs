@@ -92,6 +92,7 @@ impl HookRunner {
             return None;
         }
         let env_file = event.spec().env_file.then(|| self.env_file());
+        let session_id: Arc<str> = self.session_of(agent.as_ref()).into();
         // One payload per (dialect, event name): hooks of one dialect share it.
         let mut payloads: Vec<(PayloadKey, Arc<[u8]>)> = Vec::new();
         let mut jobs: Vec<HookJob> = Vec::new();
@@ -111,6 +112,7 @@ impl HookRunner {
                 payload,
                 cwd: self.cwd.clone(),
                 env_file: env_file.clone(),
+                session_id: session_id.clone(),
                 slots: self.command_slots.clone(),
                 long_running: self.long_running.clone(),
                 agent: agent.clone(),
@@ -131,7 +133,7 @@ impl HookRunner {
         let mut combined = CommandOutcome::default();
         for (hook, finished) in waited.iter().zip(runs) {
             let mut answer = finished.answer(event);
-            hook.dialect.adapt(event, &mut answer);
+            hook.dialect.adapt(event, &finished.run, &mut answer);
             if hook.required && event == CommandEvent::PreToolUse {
                 fail_closed(hook, &finished.run, &mut answer);
             }
@@ -257,6 +259,16 @@ impl HookRunner {
         path
     }
 
+    /// The session's id: the agent's, or the runner's own when the agent has none.
+    fn session_of(&self, agent: &dyn AgentHost) -> String {
+        let agent_session = crate::host::shielded(String::new(), || agent.session().id);
+        if agent_session.is_empty() {
+            self.session_id.clone()
+        } else {
+            agent_session
+        }
+    }
+
     /// The stdin payload of `hook`: the common fields (`session_id`, `transcript_path`,
     /// `cwd`, `permission_mode`, `hook_event_name` as its file names the event, `prompt_id`
     /// once there is one) where `fields` lacks them, then the event's fields, with the tool's
@@ -269,24 +281,21 @@ impl HookRunner {
         fields: &Map<String, Value>,
     ) -> Vec<u8> {
         let mut common: Vec<(&'static str, Value)> = Vec::with_capacity(8);
-        let agent_session = crate::host::shielded(String::new(), || agent.session().id);
-        let session_id = if agent_session.is_empty() {
-            self.session_id.clone()
-        } else {
-            agent_session
-        };
-        common.push(("session_id", Value::String(session_id)));
+        common.push(("session_id", Value::String(self.session_of(agent))));
         if let Some(path) = crate::host::shielded(None, || agent.transcript_path()) {
             common.push(("transcript_path", Value::String(path)));
         }
         let cwd = self.cwd.to_string_lossy().into_owned();
         common.push(("cwd", Value::String(cwd)));
-        let mode = crate::host::shielded("default".to_owned(), || agent.permission_mode());
-        common.push(("permission_mode", Value::String(mode)));
+        let field = |name| hook.dialect.payload_field(hook.event, name);
+        if let Some(name) = field("permission_mode") {
+            let mode = crate::host::shielded("default".to_owned(), || agent.permission_mode());
+            common.push((name, Value::String(mode)));
+        }
         common.push(("hook_event_name", Value::String(hook.event_name.clone())));
         let prompt_id = self.prompt_id.read_unpoisoned().clone();
-        if let Some(prompt_id) = prompt_id {
-            common.push(("prompt_id", Value::String(prompt_id)));
+        if let (Some(prompt_id), Some(name)) = (prompt_id, field("prompt_id")) {
+            common.push((name, Value::String(prompt_id)));
         }
         if hook.event.spec().fields.contains(&"model") {
             if let Some(model) = crate::host::shielded(None, || agent.model()) {
@@ -315,6 +324,8 @@ struct HookJob {
     payload: Arc<[u8]>,
     cwd: PathBuf,
     env_file: Option<PathBuf>,
+    /// The session's id, for Gemini CLI's `GEMINI_SESSION_ID`.
+    session_id: Arc<str>,
     /// The runner's bound on hooks running at once.
     slots: Arc<tokio::sync::Semaphore>,
     /// Where a `persistent` hook's process lives.
@@ -359,7 +370,12 @@ impl HookJob {
                 stderr_dropped: false,
             };
         }
-        let env = hook_env(&self.hook, &self.cwd, self.env_file.as_deref());
+        let env = hook_env(
+            &self.hook,
+            &self.cwd,
+            self.env_file.as_deref(),
+            &self.session_id,
+        );
         if self.hook.persistent {
             let call = self
                 .long_running
@@ -386,23 +402,40 @@ impl HookJob {
     }
 }
 
-/// The variables a command hook's process gets: the project folder under each agent's name,
-/// its Claude Code plugin's root, the session's `CLAUDE_ENV_FILE` where the event has one.
+/// The variables a command hook's process gets: `AGENT_HOOKS_PROJECT_DIR`, and the ones
+/// its file's agent gives (as the real agents do, tests/real-agents: Claude Code
+/// `CLAUDE_PROJECT_DIR`; Codex none; Gemini CLI `GEMINI_PROJECT_DIR`, `GEMINI_CWD`,
+/// `GEMINI_SESSION_ID` and `CLAUDE_PROJECT_DIR`; this project's files and Devin's every
+/// project variable), its Claude Code plugin's root, the session's `CLAUDE_ENV_FILE` where
+/// the event has one (not for Codex and Gemini CLI hooks, which their agents give none).
 pub(super) fn hook_env(
     hook: &CommandHook,
     cwd: &std::path::Path,
     env_file: Option<&std::path::Path>,
+    session_id: &str,
 ) -> Vec<(&'static str, String)> {
     let project = cwd.to_string_lossy().into_owned();
-    let mut env: Vec<(&'static str, String)> = vec![
-        ("AGENT_HOOKS_PROJECT_DIR", project.clone()),
-        ("CLAUDE_PROJECT_DIR", project.clone()),
-        ("GEMINI_PROJECT_DIR", project.clone()),
-        ("DEVIN_PROJECT_DIR", project),
-    ];
+    let mut env: Vec<(&'static str, String)> = vec![("AGENT_HOOKS_PROJECT_DIR", project.clone())];
+    match hook.dialect {
+        Dialect::Codex => {}
+        Dialect::ClaudeCode => env.push(("CLAUDE_PROJECT_DIR", project)),
+        Dialect::Gemini => env.extend([
+            ("CLAUDE_PROJECT_DIR", project.clone()),
+            ("GEMINI_PROJECT_DIR", project.clone()),
+            ("GEMINI_CWD", project),
+            ("GEMINI_SESSION_ID", session_id.to_owned()),
+        ]),
+        Dialect::Agent | Dialect::Devin => env.extend([
+            ("CLAUDE_PROJECT_DIR", project.clone()),
+            ("GEMINI_PROJECT_DIR", project.clone()),
+            ("DEVIN_PROJECT_DIR", project),
+        ]),
+    }
     if let Some(root) = &hook.plugin_root {
         env.push(("CLAUDE_PLUGIN_ROOT", root.to_string_lossy().into_owned()));
     }
+    // Codex and Gemini CLI give their hooks no CLAUDE_ENV_FILE.
+    let env_file = env_file.filter(|_| !matches!(hook.dialect, Dialect::Codex | Dialect::Gemini));
     if let Some(file) = env_file {
         env.push(("CLAUDE_ENV_FILE", file.to_string_lossy().into_owned()));
     }

@@ -203,7 +203,7 @@ impl HookRunner {
                 continue;
             }
             started.push(hook.command.clone());
-            let env = commands::hook_env(hook, &self.cwd, None);
+            let env = commands::hook_env(hook, &self.cwd, None, &self.session_id);
             starting.push((hook, self.long_running.begin_start(hook, &env, &self.cwd)));
         }
         // Every startup hook was started before any hello is waited for.

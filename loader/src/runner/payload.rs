@@ -46,6 +46,7 @@ impl Serialize for Payload<'_> {
                 ("tool_response", _) => {
                     map.serialize_entry(key, &self.dialect.tool_response(value))?
                 }
+                ("tool_use_id", _) if self.dialect == Dialect::Gemini => {}
                 _ => map.serialize_entry(key, value)?,
             }
         }

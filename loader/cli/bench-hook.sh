@@ -6,7 +6,9 @@
 #   cargo build --release -p agent-hooks-cli
 #   loader/cli/bench-hook.sh [target/release/agent-hooks] [ROUNDS] [N]
 #
-# Prints the median per-call time of each over the rounds, and their ratio. With GUARD=1
+# Prints the median per-call time of each over the rounds, and their ratio; also of
+# `agent-hooks --version` (the program's start-up alone) and of the small relay program
+# `agent-hooks-hook` next to it (what `install` writes into the agents' entries). With GUARD=1
 # the user's hooks folder holds a long-running Python guard on PreToolUse (warm in the
 # resident process); without it, no hook is found (the client's and the resident
 # process's own cost).
@@ -51,6 +53,8 @@ TRUE=/bin/true
 hooks=""
 trues=""
 versions=""
+relays=""
+RELAY=$(dirname "$BIN")/agent-hooks-hook
 i=0
 while [ $i -lt "$ROUNDS" ]; do
     t0=$(now)
@@ -61,6 +65,9 @@ while [ $i -lt "$ROUNDS" ]; do
     j=0; while [ $j -lt "$N" ]; do "$BIN" --version > /dev/null; j=$((j + 1)); done
     t3=$(now)
     versions="$versions $(( (t3 - t2) / N / 1000 ))"
+    j=0; while [ $j -lt "$N" ]; do "$RELAY" --agent claude < "$TMP/payload.json" > /dev/null; j=$((j + 1)); done
+    t4=$(now)
+    relays="$relays $(( (t4 - t3) / N / 1000 ))"
     trues="$trues $(( (t1 - t0) / N / 1000 ))"
     hooks="$hooks $(( (t2 - t1) / N / 1000 ))"
     i=$((i + 1))
@@ -72,5 +79,8 @@ echo "bare spawn of true:            ${mt} us per call (median of $ROUNDS rounds
 mv=$(median "$versions")
 echo "agent-hooks hook, warm:        ${mh} us per call"
 echo "agent-hooks --version:         ${mv} us per call (the program's own start-up)"
+mr=$(median "$relays")
+echo "agent-hooks-hook (the relay):  ${mr} us per call"
+awk -v h="$mr" -v t="$mt" 'BEGIN {printf "ratio relay / true:            %.2f\n", h / t}'
 awk -v h="$mh" -v t="$mt" 'BEGIN {printf "ratio hook / true:             %.2f\n", h / t}'
 rm -f "$HOME"/.cache/agent-hooks/run/*/serve.sock

@@ -179,7 +179,23 @@ for line in sys.stdin:
 #[test]
 #[ignore = "runs the real Claude Code: tests/real-agents/run"]
 fn a_long_running_python_guard_rewrites_the_command() {
-    let s = claude_session("echo original >> side-effect.txt", |run| {
+    rewrites_under(Agent::Claude);
+}
+
+#[test]
+#[ignore = "runs the real Codex CLI: tests/real-agents/run"]
+fn a_long_running_python_guard_rewrites_the_command_under_codex_cli() {
+    rewrites_under(Agent::Codex);
+}
+
+#[test]
+#[ignore = "runs the real Gemini CLI: tests/real-agents/run"]
+fn a_long_running_python_guard_rewrites_the_command_under_gemini_cli() {
+    rewrites_under(Agent::Gemini);
+}
+
+fn rewrites_under(agent: Agent) {
+    let s = session(agent, "echo original >> side-effect.txt", |run| {
         let dir = user_hooks(run);
         std::fs::write(dir.join("rewriter.py"), REWRITER).expect("write the guard");
         let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",

@@ -308,9 +308,12 @@ pub fn run(common: &Common) -> Outcome {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print(&session, &report, Style::for_stdout());
-        outln!("Agents");
-        for line in crate::install::wired_lines(common) {
-            outln!("{line}");
+        // Only once some agent is wired: the list is about hooks first.
+        if !crate::install::wired(common).is_empty() {
+            outln!("Agents");
+            for line in crate::install::wired_lines(common) {
+                outln!("{line}");
+            }
         }
     }
     let config_errors = session

@@ -207,7 +207,9 @@ fn claude_like(
         if let Some(reason) = &d.ask {
             specific.insert("permissionDecision".into(), json!("ask"));
             specific.insert("permissionDecisionReason".into(), json!(reason));
-        } else if d.approve {
+        } else if d.approve || (d.input.is_some() && agent == AgentName::Codex) {
+            // Codex CLI 0.171 runs the original input when `updatedInput` comes without
+            // `allow` (the real-agents suite measured it): a rewrite would be lost.
             specific.insert("permissionDecision".into(), json!("allow"));
         }
     }

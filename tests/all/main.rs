@@ -7,6 +7,7 @@
 //! one that needs to runs itself in a process of its own with
 //! [`agent_hooks_tests::alone_in_process`].
 
+mod agent_hook;
 mod cli;
 mod cli_layout;
 mod cli_recording;
@@ -35,6 +36,7 @@ mod permissions;
 mod plugin_log;
 mod processes;
 mod required;
+mod resident;
 mod runner;
 mod samples;
 mod services;

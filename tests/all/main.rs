@@ -7,6 +7,7 @@
 //! one that needs to runs itself in a process of its own with
 //! [`agent_hooks_tests::alone_in_process`].
 
+mod bounds;
 mod cli;
 mod cli_layout;
 mod cli_recording;

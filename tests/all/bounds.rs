@@ -139,3 +139,54 @@ fn the_activity_record_of_one_event_is_bounded_and_says_what_it_dropped() {
             "message": "4000 more UI calls and messages of hooks were not recorded: the record of one event holds at most 1000 of them and 8 MiB"})
     );
 }
+
+/// A plugin that sends 1,500 messages of 1 KB from one handler, in the agent's process and
+/// in a process of its own: the agent gets the first 1,000, the flood is reported once, and
+/// the next call may send again.
+#[test]
+fn a_flood_of_messages_from_one_handler_is_bounded_and_reported_once() {
+    use agent_hooks::{abi::prelude::*, load_hooks_with, HookRunner, LoadOptions};
+    use std::sync::{Arc, Mutex};
+    for isolated in [false, true] {
+        let dir = temp_dir();
+        let mut options = if isolated {
+            LoadOptions::isolated()
+        } else {
+            LoadOptions::in_process()
+        };
+        options.plugin_host = Some(agent_hooks_tests::agent_hooks_bin());
+        let library = agent_hooks_tests::plugin("hostile");
+        let loaded = load_hooks_with([s(&library)], dir.path(), &options);
+        assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+        let runner = HookRunner::new(loaded.hooks, dir.path());
+        let agent = Arc::new(agent_hooks_tests::RecordingAgent::default());
+        runner.attach(agent.clone());
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        runner.on_error(move |e| sink.lock().unwrap().push(e.message.clone()));
+        let flood = ToolCallEvent::new(
+            "exec",
+            "call-1",
+            serde_json::json!({"fault": "message_flood", "count": 1500, "size": 1000}),
+        );
+        runner.emit_blocking(&flood).unwrap();
+        assert_eq!(
+            agent.messages.lock().unwrap().len(),
+            1000,
+            "isolated: {isolated}"
+        );
+        assert_eq!(
+            *errors.lock().unwrap(),
+            ["a hook sent more than 1000 messages and entries, or 16 MiB of them, from one call; the rest of this call's are dropped (send fewer, or batch them into one)"],
+            "isolated: {isolated}"
+        );
+        let few = ToolCallEvent::new(
+            "exec",
+            "call-2",
+            serde_json::json!({"fault": "message_flood", "count": 3, "size": 10}),
+        );
+        runner.emit_blocking(&few).unwrap();
+        assert_eq!(agent.messages.lock().unwrap().len(), 1003);
+        assert_eq!(errors.lock().unwrap().len(), 1);
+    }
+}

@@ -1,6 +1,11 @@
 //! Nothing started on a hook's behalf outlives the agent (issue 24, points 1 and 2): the
 //! real program, real plugins, real processes, looked for in `/proc` after the program ended.
 
+use std::{
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
 use agent_hooks_tests::{
     cli::{run, stdout},
     commands::Project,
@@ -82,4 +87,141 @@ fn the_exec_race_leaves_no_program_running_after_emit_exits() {
         "{} of {runs} runs left the program running after emit exited: {left:?} (still alive 2 s later: {still:?})",
         left.len()
     );
+}
+
+/// A command hook that leaves a background child and a `setsid` escapee, then answers (or,
+/// with `then`, runs it first: `sleep 30` keeps the agent waiting).
+fn leaves_two(project: &Project, then: &str) {
+    let command = format!(
+        "sleep 100 & echo $! > bg-pid; setsid sh -c 'echo $$ > escapee-pid; exec sleep 100' & sleep 0.3; {then} echo '{{}}'"
+    );
+    let hook = serde_json::json!({"type": "command", "command": command, "timeout": 60});
+    project.write(
+        ".agent-hooks/hooks/guard.json",
+        &serde_json::json!({"PreToolUse": [{"matcher": "exec", "hooks": [hook]}]}).to_string(),
+    );
+}
+
+/// `agent-hooks emit` of `input` as `event`, started and not waited for.
+fn agent(project: &Project, home: &std::path::Path, event: &str, input: &str) -> Child {
+    Command::new(agent_hooks_tests::agent_hooks_bin())
+        .args(["emit", event, "--input", input, "--trust-project", "--json"])
+        .current_dir(&project.root)
+        .env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the program runs")
+}
+
+const PRE_TOOL_USE: &str = r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#;
+
+/// The keeper's token of the agent that started `pid` (read from its environment).
+fn token_of(pid: &str) -> String {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+    environ
+        .split(|&b| b == 0)
+        .filter_map(|v| std::str::from_utf8(v).ok())
+        .find(|v| v.starts_with("AGENT_HOOKS_KEEPER="))
+        .unwrap_or_else(|| panic!("{pid} has no keeper token"))
+        .to_owned()
+}
+
+/// The live processes whose environment holds `token`.
+fn carrying(token: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == token.as_bytes()))
+        })
+        .filter(|pid| pid_alive(pid))
+        .collect()
+}
+
+/// Waits up to 1 s for every process carrying `token` to be gone; those left (then killed).
+fn left_after_a_second(token: &str) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    loop {
+        let left = carrying(token);
+        if left.is_empty() || Instant::now() > deadline {
+            for pid in &left {
+                let _ = Command::new("kill").args(["-9", pid]).status();
+            }
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn wait_for(project: &Project, file: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = project.read(file).trim().to_owned();
+        if !text.is_empty() {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "{file} never written");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A normal exit of the agent: the background child and the `setsid` escapee of a command
+/// hook that answered (alive when the agent exits) are gone within a second.
+#[test]
+fn nothing_a_hook_started_outlives_a_normal_exit_of_the_agent() {
+    let home = temp_dir();
+    let project = Project::new("repo");
+    leaves_two(&project, "");
+    let mut agent = agent(&project, home.path(), "PreToolUse", PRE_TOOL_USE);
+    let background = wait_for(&project, "bg-pid");
+    let escapee = wait_for(&project, "escapee-pid");
+    let token = token_of(&escapee);
+    assert_eq!(token_of(&background), token);
+    assert!(agent.wait().unwrap().success());
+    assert_eq!(left_after_a_second(&token), Vec::<String>::new());
+}
+
+/// The agent killed by SIGTERM, then by SIGKILL, (a) while a command hook runs that left a
+/// background child and a `setsid` escapee, (b) while a plugin waits in `exec` for a
+/// program: every process started on their behalf (the hook's shell and children, the
+/// plugin process and its program) is gone within a second.
+#[test]
+fn nothing_a_hook_started_outlives_an_agent_killed_by_sigterm_or_sigkill() {
+    for signal in ["-TERM", "-KILL"] {
+        let home = temp_dir();
+        let project = hostile_project(home.path());
+        std::fs::write(
+            home.path().join(".config/agent-hooks/settings.json"),
+            r#"{"plugins": {"libhostile.so": {"handler_timeout": 30}}}"#,
+        )
+        .unwrap();
+        leaves_two(&project, "sleep 30;");
+        let busy_hook = agent(&project, home.path(), "PreToolUse", PRE_TOOL_USE);
+        let escapee = wait_for(&project, "escapee-pid");
+        let exec_input = r#"{"tool_name": "exec", "input": {"fault": "exec_sleep"}}"#;
+        let busy_plugin = agent(&project, home.path(), "tool_call", exec_input);
+        let program = wait_for(&project, "exec-pid");
+        for (mut agent, pid, at_least) in [(busy_hook, escapee, 4), (busy_plugin, program, 2)] {
+            let token = token_of(&pid);
+            let before = carrying(&token);
+            // The hook's shell, its sleep, its two; or the plugin process and its program.
+            assert!(before.len() >= at_least, "{signal}: {before:?}");
+            let killed = Command::new("kill")
+                .args([signal, &agent.id().to_string()])
+                .status()
+                .unwrap();
+            assert!(killed.success());
+            let _ = agent.wait();
+            assert_eq!(
+                left_after_a_second(&token),
+                Vec::<String>::new(),
+                "{signal}: of {before:?}"
+            );
+        }
+    }
 }

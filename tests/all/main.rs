@@ -8,6 +8,7 @@
 //! [`agent_hooks_tests::alone_in_process`].
 
 mod agent_hook;
+mod bounds;
 mod cli;
 mod cli_layout;
 mod cli_recording;

@@ -1,6 +1,6 @@
 //! `agent-hooks emit EVENT --input JSON`: one event through the loaded hooks.
 
-use std::{io::Read, time::Duration};
+use std::time::Duration;
 
 use agent_hooks::command::CommandOutcome;
 use serde_json::{json, Value};
@@ -15,16 +15,11 @@ use crate::{
 
 /// Reads `--input`: JSON, `@file`, or `-` for stdin.
 pub fn read_input(input: &str) -> Result<Value, Box<dyn std::error::Error>> {
+    use crate::bounded::{read_file, read_text, MAX_INPUT};
     let text = match input {
-        "-" => {
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text)?;
-            text
-        }
+        "-" => read_text(std::io::stdin().lock(), MAX_INPUT, "--input - (stdin)")?,
         _ => match input.strip_prefix('@') {
-            Some(file) => {
-                std::fs::read_to_string(file).map_err(|e| format!("--input @{file}: {e}"))?
-            }
+            Some(file) => read_file(file, MAX_INPUT, &format!("--input @{file}"))?,
             None => input.to_owned(),
         },
     };

@@ -12,6 +12,7 @@ macro_rules! outln {
     };
 }
 
+mod bounded;
 mod command;
 mod demo;
 mod doctor;

@@ -30,13 +30,37 @@ pub struct Recorder {
     recorded: Mutex<Recorded>,
 }
 
+/// How many activity entries one event's record keeps; the rest are counted.
+pub const MAX_ACTIVITY: usize = 1000;
+
+/// How many bytes (as JSON) of activity one event's record keeps; the rest are counted.
+pub const MAX_ACTIVITY_BYTES: usize = 8 << 20;
+
 /// What was recorded since the last take.
 #[derive(Default)]
 pub struct Recorded {
-    /// What hooks did, in order, one JSON object each (`{"call": ..., ...}`).
+    /// What hooks did, in order, one JSON object each (`{"call": ..., ...}`), up to
+    /// [`MAX_ACTIVITY`] entries and [`MAX_ACTIVITY_BYTES`]; then one `{"call": "dropped"}`.
     pub activity: Vec<Value>,
     /// Problems with the `--ui` script.
     pub warnings: Vec<String>,
+    /// The bytes of `activity`, as JSON.
+    bytes: usize,
+    /// Entries past the bounds, not kept.
+    dropped: usize,
+}
+
+impl Recorded {
+    /// Keeps `entry` unless the record is full; then counts it.
+    fn push(&mut self, entry: Value) {
+        let size = entry.to_string().len();
+        if self.activity.len() >= MAX_ACTIVITY || self.bytes + size > MAX_ACTIVITY_BYTES {
+            self.dropped += 1;
+            return;
+        }
+        self.bytes += size;
+        self.activity.push(entry);
+    }
 }
 
 impl Recorder {
@@ -53,11 +77,23 @@ impl Recorder {
 
     /// Takes what was recorded since the last call.
     pub fn take(&self) -> Recorded {
-        std::mem::take(&mut *lock(&self.recorded))
+        let mut taken = std::mem::take(&mut *lock(&self.recorded));
+        if taken.dropped > 0 {
+            taken.activity.push(json!({
+                "call": "dropped",
+                "count": taken.dropped,
+                "message": format!(
+                    "{} more UI calls and messages of hooks were not recorded: the record of one event holds at most {MAX_ACTIVITY} of them and {} MiB",
+                    taken.dropped,
+                    MAX_ACTIVITY_BYTES >> 20
+                ),
+            }));
+        }
+        taken
     }
 
     fn record(&self, entry: Value) {
-        lock(&self.recorded).activity.push(entry);
+        lock(&self.recorded).push(entry);
     }
 
     /// Answers a prompt and records it with its answer.
@@ -69,7 +105,7 @@ impl Recorder {
         }
         entry["answer"] = answered.value.clone();
         let mut recorded = lock(&self.recorded);
-        recorded.activity.push(entry);
+        recorded.push(entry);
         recorded.warnings.extend(answered.warning);
         answered.value
     }
@@ -203,6 +239,7 @@ fn activity_line(entry: &Value) -> String {
     };
     match entry["call"].as_str().unwrap_or_default() {
         "notify" => format!("notify ({}): {}", s("level"), s("message")),
+        "dropped" => s("message"),
         "confirm" => format!(
             "confirm {:?}: {:?} → {}",
             s("title"),

@@ -5,7 +5,7 @@
 
 use std::{
     collections::BTreeMap,
-    io::{BufRead, IsTerminal, Write},
+    io::{IsTerminal, Write},
     time::{Duration, Instant},
 };
 
@@ -237,14 +237,13 @@ async fn tool_call(session: &Session, payload: Value) -> Value {
 
 /// `agent-hooks replay`.
 pub fn run(common: &Common, file: &str) -> Outcome {
-    let lines: Vec<String> = if file == "-" {
-        std::io::stdin().lock().lines().collect::<Result<_, _>>()?
+    let max = crate::bounded::MAX_REPLAY_LINE;
+    let lines: Vec<crate::bounded::Line> = if file == "-" {
+        crate::bounded::lines(std::io::stdin().lock(), max)?
     } else {
-        std::fs::read_to_string(file)
+        let opened = std::fs::File::open(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+        crate::bounded::lines(std::io::BufReader::new(opened), max)
             .map_err(|e| format!("cannot read {file}: {e}"))?
-            .lines()
-            .map(str::to_owned)
-            .collect()
     };
     let session = Session::open(common)?;
     let load_failures = session.report_load_failures(common.json);
@@ -254,11 +253,15 @@ pub fn run(common: &Common, file: &str) -> Outcome {
     let mut summary = Summary::default();
     let started = Instant::now();
     for (number, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() {
+        if line.as_ref().is_ok_and(|line| line.trim().is_empty()) {
             continue;
         }
         let number = number + 1;
-        match replay_line(&session, &runtime, line, &mut summary) {
+        let replayed = match line {
+            Ok(line) => replay_line(&session, &runtime, line, &mut summary),
+            Err(skipped) => Err(skipped.clone()),
+        };
+        match replayed {
             Ok((replayed, mut record)) => {
                 if common.json {
                     record["line"] = json!(number);

@@ -13,20 +13,18 @@
 //!   `null` is "dismissed" everywhere. A prompt the file has no (fitting) answer for is
 //!   answered as without a UI, with a warning that names the file and the answer.
 
-use std::{collections::VecDeque, fmt, path::Path};
+use std::{collections::VecDeque, fmt};
 
 use serde_json::{Map, Value};
 
 /// An error in `--ui`.
 #[derive(Debug, thiserror::Error)]
 pub enum UiScriptError {
-    /// The file cannot be read.
-    #[error("--ui {file}: cannot read it: {source} (give `yes`, `no` or a JSON file of answers)")]
-    Read {
-        /// The file as given.
-        file: String,
-        /// Why.
-        source: std::io::Error,
+    /// The file cannot be read, is too large or is not text: the message says which.
+    #[error("{message} (give `yes`, `no` or a JSON file of answers)")]
+    Bounded {
+        /// What happened, naming the file.
+        message: String,
     },
     /// The file is not JSON.
     #[error("--ui {file}: not JSON: {source}")]
@@ -180,10 +178,8 @@ impl Answered {
 impl Script {
     fn read(file: &str) -> Result<Self, UiScriptError> {
         let text =
-            std::fs::read_to_string(Path::new(file)).map_err(|source| UiScriptError::Read {
-                file: file.to_owned(),
-                source,
-            })?;
+            crate::bounded::read_file(file, crate::bounded::MAX_UI_FILE, &format!("--ui {file}"))
+                .map_err(|message| UiScriptError::Bounded { message })?;
         let value: Value = serde_json::from_str(&text).map_err(|source| UiScriptError::Json {
             file: file.to_owned(),
             source,

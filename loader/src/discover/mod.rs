@@ -339,14 +339,11 @@ impl Discovery {
             };
             let verdict = match trust {
                 Ok(store) => store.check(&entry.path, &hash).and_then(|()| {
-                    store
-                        .check_scripts(&scripts)
-                        .map_err(|untrust| match untrust {
-                            Untrust::ScriptChanged(config) if entry.kind == EntryKind::Plugin => {
-                                Untrust::ConfigChanged(config)
-                            }
-                            other => other,
-                        })
+                    if entry.kind == EntryKind::Plugin {
+                        store.check_configs(&scripts)
+                    } else {
+                        store.check_scripts(&scripts)
+                    }
                 }),
                 Err(error) => Err(Untrust::StoreUnreadable(error.to_string())),
             };

@@ -160,6 +160,23 @@ impl TrustStore {
         }
     }
 
+    /// Whether each configuration file `(path, hash)` of a plugin is as it was when the
+    /// plugin was trusted; a file that is absent ([`ABSENT`](super::ABSENT)) and has no record
+    /// is unchanged (so a plugin trusted before its configuration files were recorded stays
+    /// trusted until one appears).
+    pub fn check_configs(&self, configs: &[(PathBuf, String)]) -> Result<(), Untrust> {
+        let changed = configs
+            .iter()
+            .find(|(path, hash)| match self.trusted.get(&key(path)) {
+                Some(trusted) => trusted != hash,
+                None => hash != super::ABSENT,
+            });
+        match changed {
+            Some((path, _)) => Err(Untrust::ConfigChanged(path.clone())),
+            None => Ok(()),
+        }
+    }
+
     /// Records each `(path, hash)` as trusted and saves the store: under the lock, the
     /// store is read again, the entries added, and the result renamed into place.
     pub fn trust<'a>(

@@ -36,8 +36,20 @@ struct Reports {
 /// before one is attached is dropped (reported once).
 pub(crate) const MAX_PENDING: usize = 1024;
 
+/// How many messages and entries one hook may send from one handler call (and the time
+/// until its next call); the rest are dropped, reported once per call.
+pub(crate) const MAX_PER_CALL: usize = 1000;
+
+/// How many bytes (as JSON) of messages and entries one hook may send from one handler
+/// call; the rest are dropped, reported once per call.
+pub(crate) const MAX_BYTES_PER_CALL: usize = 16 << 20;
+
 #[derive(Default)]
 struct State {
+    /// Sent since the hook's last call began: how many, and their bytes.
+    in_call: (usize, usize),
+    /// The flood of this call was reported.
+    flood_reported: bool,
     agent: Option<Arc<dyn AgentHost>>,
     pending: VecDeque<Pending>,
     /// Sent while [`MAX_PENDING`] waited for an agent, and dropped.
@@ -57,8 +69,36 @@ impl Outbox {
         self.state.lock_unpoisoned()
     }
 
-    pub(crate) fn send(&self, item: Pending) {
+    /// A handler call of the hook begins: what it sends is counted afresh.
+    pub(crate) fn begin_call(&self) {
         let mut state = self.lock();
+        state.in_call = (0, 0);
+        state.flood_reported = false;
+    }
+
+    pub(crate) fn send(&self, item: Pending) {
+        let size = match &item {
+            Pending::Message(message, _) => serde_json::to_vec(message).map_or(0, |v| v.len()),
+            Pending::Entry(custom_type, data) => custom_type.len() + data.to_string().len(),
+        };
+        let mut state = self.lock();
+        let (count, bytes) = state.in_call;
+        // Before an agent is attached, `MAX_PENDING` bounds what waits.
+        let attached = state.agent.is_some();
+        if attached && (count >= MAX_PER_CALL || bytes + size > MAX_BYTES_PER_CALL) {
+            let first = !std::mem::replace(&mut state.flood_reported, true);
+            drop(state);
+            if first {
+                self.report(HookError::new(
+                    HookErrorKind::Protocol,
+                    "",
+                    "send_message",
+                    format!("a hook sent more than {MAX_PER_CALL} messages and entries, or {} MiB of them, from one call; the rest of this call's are dropped (send fewer, or batch them into one)", MAX_BYTES_PER_CALL >> 20),
+                ));
+            }
+            return;
+        }
+        state.in_call = (count + 1, bytes + size);
         match state.agent.clone() {
             Some(agent) if !state.draining => {
                 drop(state);

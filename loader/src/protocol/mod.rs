@@ -6,3 +6,6 @@
 
 pub mod frames;
 pub mod lines;
+
+#[cfg(test)]
+mod fuzz;

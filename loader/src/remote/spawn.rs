@@ -98,6 +98,7 @@ pub(crate) fn command(program: &Path, cwd: &Path) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    crate::supervisor::keeper::mark_command(&mut command);
     command
 }
 
@@ -118,6 +119,7 @@ pub(crate) fn script(command: &str, env: &[(String, String)], cwd: &Path) -> Com
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    crate::supervisor::keeper::mark_command(&mut shell);
     crate::sys::process::die_with_parent(&mut shell);
     shell
 }

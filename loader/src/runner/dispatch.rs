@@ -201,6 +201,7 @@ impl HookRunner {
         for hook in &self.hooks {
             let timeout = hook.settings().handler_timeout;
             for handler in hook.handlers(E::KIND) {
+                hook.outbox().begin_call();
                 let started = timed.then(std::time::Instant::now);
                 let result = match handler.call(&payload, serial, &context, timeout) {
                     Ok(output) => parse_output::<E>(hook, output),

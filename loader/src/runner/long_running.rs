@@ -146,6 +146,8 @@ impl LongRunningHooks {
         agent: Arc<dyn AgentHost>,
     ) -> EventRun {
         let process = self.process(&hook, env, &cwd);
+        // What it sends during this event is counted afresh (see `Outbox::send`).
+        self.outbox.begin_call();
         let hook_command = hook.command.clone();
         let started = Instant::now();
         let call = move || {

@@ -13,6 +13,8 @@
 //!   error.
 //! - stdout and stderr are kept up to a cap each; the rest is read and dropped (so the
 //!   process never blocks on a full pipe) and the truncation is reported.
+//! - Every process carries the keeper's token (`keeper.rs`), so that nothing it starts, in
+//!   its group or out of it, outlives the agent.
 //! - On Linux with glibc, a program named by its path is started with `posix_spawn` itself
 //!   and watched through a pidfd (`direct.rs`): std's `Command` copies the whole environment
 //!   on every spawn to add a hook's variables. Elsewhere, `tokio::process`.
@@ -22,6 +24,7 @@ mod capture;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod direct;
 mod group;
+pub(crate) mod keeper;
 pub(crate) mod reap;
 pub(crate) mod workers;
 
@@ -166,8 +169,9 @@ fn start(spec: &Spec) -> std::io::Result<(ProcessGroup, Pipes)> {
 
 /// Runs `spec` to its end (see the module docs). Dropping the future before it completes
 /// kills the process's group.
-pub(crate) async fn run(spec: Spec) -> Run {
+pub(crate) async fn run(mut spec: Spec) -> Run {
     let started = Instant::now();
+    keeper::mark(&mut spec.env);
     let (mut group, pipes) = match start(&spec) {
         Ok(started) => started,
         Err(e) => return Run::spawn_failed(e, started),

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use agent_hooks::{
-    command::{CommandHook, Matcher},
+    command_hook::{CommandHook, Matcher},
     discover::HookEntry,
     HookOrigin,
 };
@@ -318,7 +318,7 @@ pub fn run(common: &Common) -> Outcome {
         .command_hooks()
         .issues()
         .iter()
-        .any(|i| i.severity == agent_hooks::command::Severity::Error);
+        .any(|i| i.severity == agent_hooks::command_hook::Severity::Error);
     Ok(
         if session.findings.loaded.errors.is_empty() && !config_errors {
             ExitCode::SUCCESS

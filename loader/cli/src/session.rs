@@ -8,7 +8,7 @@ use std::{
 };
 
 use agent_hooks::{
-    command::{CommandHookReport, CommandOutcome, Severity},
+    command_hook::{CommandHookReport, CommandOutcome, Severity},
     discover_and_load_hooks_with, Discovered, DiscoveryOptions, HookError, HookRunner,
 };
 use serde_json::{json, Value};
@@ -60,7 +60,7 @@ impl Session {
     pub fn build_keeping(
         common: &Common,
         adjust: impl FnOnce(&mut DiscoveryOptions),
-        keep: impl FnMut(&agent_hooks::command::CommandHook) -> bool,
+        keep: impl FnMut(&agent_hooks::command_hook::CommandHook) -> bool,
         tune: impl FnOnce(&mut HookRunner),
     ) -> Result<Self, Box<dyn std::error::Error>> {
         let ui = UiMode::parse(&common.ui)?;

@@ -10,8 +10,10 @@ use std::{
 };
 
 use agent_hooks::{
-    abi::prelude::*, command_hook::CommandHooks, isolation::CRASH_LIMIT, HookErrorKind, HookRunner,
-    Termination,
+    abi::prelude::*,
+    command_hook::{CommandHooks, Persistence},
+    isolation::CRASH_LIMIT,
+    HookErrorKind, HookRunner, Termination,
 };
 use agent_hooks_tests::{
     cli,
@@ -606,15 +608,15 @@ fn persistent_takes_true_false_or_startup_and_says_what_else_it_did() {
         ]}]}"#,
         Path::new("hooks.json"),
     );
-    let kinds: Vec<(bool, bool)> = hooks.iter().map(|h| (h.persistent, h.startup)).collect();
+    let kinds: Vec<Persistence> = hooks.iter().map(|h| h.persistent).collect();
     assert_eq!(
         kinds,
         [
-            (true, false),
-            (true, true),
-            (true, false),
-            (false, false),
-            (false, false)
+            Persistence::Session,
+            Persistence::Startup,
+            Persistence::Session,
+            Persistence::PerEvent,
+            Persistence::PerEvent
         ]
     );
     let messages: Vec<String> = issues.iter().map(ToString::to_string).collect();

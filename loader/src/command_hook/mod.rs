@@ -42,7 +42,7 @@ pub(crate) use answer::{did_not_answer, interpret};
 pub use condition::Condition;
 pub use config::{
     load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes, CommandHook, ConfigIssue,
-    Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT,
+    Persistence, Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT,
 };
 pub use dialect::{plugin_root, Dialect, MatcherRule};
 pub use event::{Alias, CommandEvent, EventSpec, Exit2, ALIASES, EVENTS, UNSUPPORTED};
@@ -122,8 +122,7 @@ impl CommandHooks {
             plugin_root: None,
             source: script.to_path_buf(),
             required: false,
-            persistent: false,
-            startup: false,
+            persistent: Persistence::PerEvent,
         }));
         self
     }

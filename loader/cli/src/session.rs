@@ -13,7 +13,7 @@ use agent_hooks::{
 };
 use serde_json::{json, Value};
 
-use crate::{recorder::Recorder, ui_script::UiMode, Common};
+use crate::{recorder::Recorder, sync::lock, ui_script::UiMode, Common};
 
 /// The runner and what it recorded.
 pub struct Session {
@@ -200,9 +200,4 @@ pub fn strict_code(common: &crate::Common, failures: &[Value]) -> std::process::
     } else {
         std::process::ExitCode::SUCCESS
     }
-}
-
-/// Locks a mutex, also after a panic elsewhere.
-pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }

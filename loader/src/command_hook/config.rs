@@ -229,7 +229,7 @@ impl Reader<'_> {
                         format!(
                             "unknown event `{name}`, ignored (known: {}; and the other agents' names {})",
                             known.join(", "),
-                            super::event::ALIASES.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+                            super::dialect::ALIASES.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
                         )
                     }
                 };

@@ -44,8 +44,8 @@ pub use config::{
     load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes, CommandHook, ConfigIssue,
     Persistence, Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT,
 };
-pub use dialect::{plugin_root, Dialect, MatcherRule};
-pub use event::{Alias, CommandEvent, EventSpec, Exit2, ALIASES, EVENTS, UNSUPPORTED};
+pub use dialect::{plugin_root, Alias, Dialect, MatcherRule, ALIASES};
+pub use event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
 pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub(crate) use outcome::strength;

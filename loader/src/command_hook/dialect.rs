@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{
     answer::Answer,
     event::{CommandEvent, EVENTS},
-    Exit, Run,
+    process::{Exit, Run},
 };
 
 /// The agent a hooks file was written for.

@@ -24,7 +24,7 @@ fn guard_runner(cwd: &Path, persistent: bool) -> HookRunner {
     let guard = Path::new(env!("CARGO_MANIFEST_DIR")).join("../clients/python/guard.py");
     let command = format!(
         "python3 {}",
-        agent_hooks::command::shell_quote(&guard.to_string_lossy())
+        agent_hooks::command_hook::shell_quote(&guard.to_string_lossy())
     );
     let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [
         {"type": "command", "command": command, "persistent": persistent}

@@ -1,6 +1,7 @@
 //! The `agent-hooks` program, run as a real process, in human and `--json` form.
 
 use agent_hooks_tests::{
+    agent_hooks_bin,
     cli::{json_of, run, stdout},
     commands::Project,
     copy_to, plugin, s, temp_dir,
@@ -394,6 +395,52 @@ fn demo_runs_every_case_and_exits_0() {
         .collect();
     assert_eq!(records.len(), 13);
     assert!(records[..12].iter().all(|r| r["note"].is_string()));
+}
+
+#[test]
+fn an_installed_program_alone_runs_the_demo_with_in_process_hooks() {
+    // As `cargo install` leaves it: the program in a folder of its own, no sample plugins.
+    let bin = temp_dir();
+    let program = copy_to(&agent_hooks_bin(), bin.path(), "agent-hooks");
+    let (dir, home) = (temp_dir(), temp_dir());
+    let output = std::process::Command::new(&program)
+        .arg("demo")
+        .current_dir(dir.path())
+        .env("HOME", home.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = stdout(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for expected in [
+        "build the workspace (`cargo build --workspace`)",
+        "ok block-dangerous (in-process)  tool_call",
+        "FAIL factory-error (in-process): the plugin's factory failed: missing configuration file ~/.example.toml",
+        "before_agent_start → context added: Deploys require an approved change ticket.",
+        "tool_call → BLOCKED: Dangerous command blocked: `rm -rf` needs a user to confirm it, and there is no UI",
+        "tool_call → rewritten to {\"command\":\"git status --short\"}",
+        "tool_call → ok: \"API_KEY=[REDACTED] DEBUG=1\"",
+        "context → 2 messages after hooks",
+        "permission_request → approve",
+        "handler exploded on purpose",
+        "stop → KEPT GOING: Please run the test suite before stopping.",
+        "stop → allowed to stop: the stop-hook loop bound was reached",
+        "Summary: 10 events, 4 blocked, 1 rewritten, 2 hook errors",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    assert!(!text.contains("segfault"), "{text}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("panicked"),
+        "a panic reached the user: {stderr}"
+    );
 }
 
 #[test]

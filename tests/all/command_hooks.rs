@@ -9,7 +9,7 @@ use std::{
 
 use agent_hooks::{
     abi::prelude::*,
-    command::{CommandEvent, CommandHooks, Exit, OUTPUT_CAP},
+    command_hook::{CommandEvent, CommandHooks, Exit, OUTPUT_CAP},
     load_hooks, HookErrorKind, HookRunner, Termination,
 };
 use agent_hooks_tests::{

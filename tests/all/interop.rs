@@ -14,7 +14,7 @@ use std::{
 
 use agent_hooks::{
     abi::prelude::*,
-    command::{
+    command_hook::{
         shell_quote, CommandEvent, CommandHookReport, CommandHooks, Dialect, ToolAlias, ToolNames,
         EVENTS,
     },

@@ -332,7 +332,7 @@ async fn environment_and_signal_changes_stay_in_the_plugin_process() {
             &json!({"PreToolUse": [{"hooks": [{"type": "command", "command": "echo ok"}]}]})
                 .to_string(),
         );
-        let mut hooks = agent_hooks::command::CommandHooks::new();
+        let mut hooks = agent_hooks::command_hook::CommandHooks::new();
         hooks.load_file(&file);
         let rig = CommandRig::with_hooks(
             &project.root,

@@ -10,8 +10,10 @@ use std::{
 };
 
 use agent_hooks::{
-    abi::prelude::*, command::CommandHooks, isolation::CRASH_LIMIT, HookErrorKind, HookRunner,
-    Termination,
+    abi::prelude::*,
+    command_hook::{CommandHooks, Persistence},
+    isolation::CRASH_LIMIT,
+    HookErrorKind, HookRunner, Termination,
 };
 use agent_hooks_tests::{
     cli,
@@ -61,7 +63,7 @@ fn client(interpreter: &str, file: &str) -> Option<String> {
     let path = workspace_root().join("clients").join(file);
     Some(format!(
         "{interpreter} {}",
-        agent_hooks::command::shell_quote(&path.to_string_lossy())
+        agent_hooks::command_hook::shell_quote(&path.to_string_lossy())
     ))
 }
 
@@ -190,7 +192,7 @@ done
 "#
     );
     let path = project.script(name, &script);
-    agent_hooks::command::shell_quote(&path.to_string_lossy())
+    agent_hooks::command_hook::shell_quote(&path.to_string_lossy())
 }
 
 /// How many times the hook was started.
@@ -493,7 +495,7 @@ async fn a_hook_that_does_not_speak_the_protocol_is_told_what_to_do() {
     // A one-shot hook marked persistent: it waits for the end of its input, which never
     // comes.
     let one_shot = project.script("one-shot.sh", "#!/bin/sh\ncat > /dev/null\necho '{}'\n");
-    let quoted = agent_hooks::command::shell_quote(&one_shot.to_string_lossy());
+    let quoted = agent_hooks::command_hook::shell_quote(&one_shot.to_string_lossy());
     let rig = persistent_rig(&project, &quoted, 1);
     let (_, errors) = emit_ls(&rig).await;
     assert_eq!(errors.len(), 1, "{errors:?}");
@@ -507,7 +509,7 @@ async fn a_hook_that_does_not_speak_the_protocol_is_told_what_to_do() {
         "newer.sh",
         "#!/bin/sh\nread -r hello\necho '{\"type\":\"hello\",\"protocol\":2}'\nsleep 30\n",
     );
-    let quoted = agent_hooks::command::shell_quote(&newer.to_string_lossy());
+    let quoted = agent_hooks::command_hook::shell_quote(&newer.to_string_lossy());
     let rig = persistent_rig(&project, &quoted, 5);
     let (_, errors) = emit_ls(&rig).await;
     assert!(
@@ -544,7 +546,7 @@ while read -r line; do
 done
 "#,
     );
-    let command = agent_hooks::command::shell_quote(&script.to_string_lossy());
+    let command = agent_hooks::command_hook::shell_quote(&script.to_string_lossy());
     let hook = json!({"type": "command", "command": command, "persistent": "startup"});
     let file = project.write(
         "hooks.json",
@@ -596,7 +598,7 @@ done
 
 #[test]
 fn persistent_takes_true_false_or_startup_and_says_what_else_it_did() {
-    let (hooks, issues) = agent_hooks::command::parse_hooks(
+    let (hooks, issues) = agent_hooks::command_hook::parse_hooks(
         r#"{"PreToolUse": [{"hooks": [
             {"command": "a", "persistent": true},
             {"command": "b", "persistent": "startup"},
@@ -606,15 +608,15 @@ fn persistent_takes_true_false_or_startup_and_says_what_else_it_did() {
         ]}]}"#,
         Path::new("hooks.json"),
     );
-    let kinds: Vec<(bool, bool)> = hooks.iter().map(|h| (h.persistent, h.startup)).collect();
+    let kinds: Vec<Persistence> = hooks.iter().map(|h| h.persistent).collect();
     assert_eq!(
         kinds,
         [
-            (true, false),
-            (true, true),
-            (true, false),
-            (false, false),
-            (false, false)
+            Persistence::Session,
+            Persistence::Startup,
+            Persistence::Session,
+            Persistence::PerEvent,
+            Persistence::PerEvent
         ]
     );
     let messages: Vec<String> = issues.iter().map(ToString::to_string).collect();

@@ -10,7 +10,7 @@ use std::sync::{
 };
 
 use agent_hooks::{
-    abi::prelude::*, command::CommandHooks, load_hooks_with, HookRunner, HookToolWrapper,
+    abi::prelude::*, command_hook::CommandHooks, load_hooks_with, HookRunner, HookToolWrapper,
     LoadOptions, PluginConfig, Tool, ToolCallError, ToolError, ToolOutput,
 };
 use agent_hooks_tests::{commands::Project, isolated, plugin, s, RecordingAgent};

@@ -11,7 +11,7 @@ use std::{
 
 use agent_hooks::{
     abi::prelude::*,
-    command::{CommandHookReport, CommandHooks},
+    command_hook::{CommandHookReport, CommandHooks},
     HookRunner,
 };
 use agent_hooks_tests::RecordingAgent;

@@ -7,7 +7,7 @@ use std::{
 };
 
 use agent_hooks::{
-    command::{CommandHookReport, CommandHooks},
+    command_hook::{CommandHookReport, CommandHooks},
     HookError, HookErrorKind, HookRunner,
 };
 

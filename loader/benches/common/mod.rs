@@ -142,7 +142,7 @@ pub fn two_worker_runtime() -> tokio::runtime::Runtime {
 /// A runner over the command hooks of `hooks_json` (a hooks file of `cwd`), which must parse
 /// without issues.
 pub fn command_runner(hooks_json: &str, cwd: &Path) -> agent_hooks::HookRunner {
-    let mut hooks = agent_hooks::command::CommandHooks::new();
+    let mut hooks = agent_hooks::command_hook::CommandHooks::new();
     hooks.parse(hooks_json, &cwd.join("hooks.json"));
     assert!(hooks.issues().is_empty(), "{:?}", hooks.issues());
     let mut runner = agent_hooks::HookRunner::new(Vec::new(), cwd);

@@ -1,9 +1,21 @@
 //! `agent-hooks demo`, the built-in default: the sample plugins (built next to this program
 //! by `cargo build --workspace`) and a built-in set of command hooks, on a built-in session
 //! that shows each thing the hook system does, with a line of explanation each.
+//!
+//! A program installed alone (`cargo install`) has no sample plugins next to it: the demo then
+//! registers the same hooks in the program's own process (as a host does with
+//! `HookRunner::add_in_process`) and leaves out what only a plugin process shows (a segfault
+//! contained).
 
 use std::{path::PathBuf, process::ExitCode};
 
+use agent_hooks::{
+    abi::prelude::{
+        AgentMessage, ContentBlock, ContextEvent, ContextResult, HandlerResult, HookApi,
+        ToolCallEvent, ToolCallResult, ToolResultEvent, ToolResultPatch,
+    },
+    HookRunner, LoadError,
+};
 use serde_json::json;
 
 use crate::{
@@ -42,6 +54,9 @@ const HOOKS_FILE: &str = r#"{
   ]
 }"#;
 
+/// The steps only a plugin process can show (a segfault contained, the process restarted).
+const NATIVE_ONLY: &[&str] = &["segfaults", "starts that plugin's process again"];
+
 /// The built-in session: what each step shows, and the event.
 fn session_steps() -> Vec<(&'static str, serde_json::Value)> {
     vec![
@@ -75,6 +90,94 @@ fn session_steps() -> Vec<(&'static str, serde_json::Value)> {
     ]
 }
 
+/// What the built-in panicking hook panics with.
+const ON_PURPOSE: &str = "handler exploded on purpose";
+
+/// Keeps the panic hook quiet about the built-in hook's panic, which the runner catches and
+/// the demo reports; any other panic is printed as before.
+fn quiet_about_the_demo_panic() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info.payload().downcast_ref::<&str>() != Some(&ON_PURPOSE) {
+            previous(info);
+        }
+    }));
+}
+
+/// The demo's hooks, as sample plugins run in-process, for a program installed without them:
+/// what each does is what its plugin does. Returns the hooks that did not load, by name.
+fn add_built_in_hooks(runner: &mut HookRunner) -> Vec<(String, LoadError)> {
+    let mut failed = Vec::new();
+    let mut add = |name: &str, factory: fn(&mut HookApi) -> HandlerResult<()>| {
+        if let Err(error) = runner.add_in_process(name, factory) {
+            failed.push((name.to_owned(), error));
+        }
+    };
+    add("block-dangerous", |api| {
+        api.on(|event: &ToolCallEvent, ctx| {
+            let command = event.input["command"].as_str().unwrap_or_default();
+            if event.tool_name != "exec" || !command.contains("rm -rf") || ctx.has_ui() {
+                return Ok(None);
+            }
+            Ok(Some(ToolCallResult::block(
+                "Dangerous command blocked: `rm -rf` needs a user to confirm it, and there is no UI",
+            )))
+        });
+        Ok(())
+    });
+    add("redact-secrets", |api| {
+        api.on(|event: &ToolResultEvent, _ctx| {
+            let redact = |text: &str| -> String {
+                text.split(' ')
+                    .map(|word| match word.strip_prefix("API_KEY=") {
+                        Some(_) => "API_KEY=[REDACTED]",
+                        None => word,
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let secret = |b: &ContentBlock| b.as_text().is_some_and(|t| t.contains("API_KEY="));
+            if event.tool_name != "read" || !event.content.iter().any(secret) {
+                return Ok(None);
+            }
+            let content = event
+                .content
+                .iter()
+                .map(|block| match block.as_text() {
+                    Some(text) => ContentBlock::text(redact(text)),
+                    None => block.clone(),
+                })
+                .collect();
+            Ok(Some(ToolResultPatch::default().content(content)))
+        });
+        Ok(())
+    });
+    add("filter-context", |api| {
+        api.on(|event: &ContextEvent, _ctx| {
+            let debug = |m: &AgentMessage| m.custom_type.as_deref() == Some("debug-only");
+            if !event.messages.iter().any(debug) {
+                return Ok(None);
+            }
+            let kept = event.messages.iter().filter(|m| !debug(m)).cloned();
+            Ok(Some(ContextResult::default().messages(kept.collect())))
+        });
+        Ok(())
+    });
+    add("panicking-handler", |api| {
+        api.on(|event: &ToolCallEvent, _ctx| {
+            if event.tool_name == "explode" {
+                std::panic::panic_any(ON_PURPOSE);
+            }
+            Ok(None)
+        });
+        Ok(())
+    });
+    add("factory-error", |_api| {
+        Err("missing configuration file ~/.example.toml".into())
+    });
+    failed
+}
+
 /// `agent-hooks demo`.
 pub fn run(common: &Common) -> Outcome {
     let style = Style::for_stdout();
@@ -93,13 +196,8 @@ pub fn run(common: &Common) -> Outcome {
             ))
         })
         .collect();
-    if let Some(missing) = plugins.iter().find(|p| !p.exists()) {
-        return Err(format!(
-            "the sample plugins are not built ({} is missing): run `cargo build --workspace` first",
-            missing.display()
-        )
-        .into());
-    }
+    // Without the sample plugins (an installed program), their hooks run in this process.
+    let native = plugins.iter().all(|p| p.exists());
     let project = tempfile::Builder::new()
         .prefix("agent-hooks-demo-")
         .tempdir()?;
@@ -111,26 +209,60 @@ pub fn run(common: &Common) -> Outcome {
     demo.cwd = Some(project.path().to_path_buf());
     demo.no_discover = true;
     demo.trust_project = true;
-    demo.hooks = plugins.iter().map(|p| p.display().to_string()).collect();
+    demo.hooks = if native {
+        plugins.iter().map(|p| p.display().to_string()).collect()
+    } else {
+        Vec::new()
+    };
     demo.hooks.push(hooks_file.display().to_string());
-    let session = Session::build(&demo, |_| {}, |runner| runner.set_max_stop_blocks(2))?;
+    let mut built_in_failures = Vec::new();
+    let session = Session::build(
+        &demo,
+        |_| {},
+        |runner| {
+            runner.set_max_stop_blocks(2);
+            if !native {
+                quiet_about_the_demo_panic();
+                built_in_failures = add_built_in_hooks(runner);
+            }
+        },
+    )?;
+    let label = |hook: &agent_hooks::Hook| match hook.resolved_path() {
+        path if path.as_os_str().is_empty() => format!("{} (in-process)", hook.path()),
+        path => short_path(path, &folder),
+    };
 
     if !common.json {
-        outln!(
-            "{}",
-            style.bold("agent-hooks demo: native plugins and command hooks, one runner")
-        );
-        outln!(
-            "Loaded {} plugins and {} command hooks:",
-            session.runner.hooks().len(),
-            session.runner.command_hooks().hooks().count()
-        );
+        if native {
+            outln!(
+                "{}",
+                style.bold("agent-hooks demo: native plugins and command hooks, one runner")
+            );
+            outln!(
+                "Loaded {} plugins and {} command hooks:",
+                session.runner.hooks().len(),
+                session.runner.command_hooks().hooks().count()
+            );
+        } else {
+            outln!(
+                "{}",
+                style.bold("agent-hooks demo: in-process hooks and command hooks, one runner")
+            );
+            outln!(
+                "The sample plugins are not next to this program, so their hooks run in its own process; to see them as native plugins, each in a process of its own, build the workspace (`cargo build --workspace`) and run target/debug/agent-hooks demo."
+            );
+            outln!(
+                "Loaded {} in-process hooks and {} command hooks:",
+                session.runner.hooks().len(),
+                session.runner.command_hooks().hooks().count()
+            );
+        }
         for hook in session.runner.hooks() {
             let events: Vec<&str> = hook.events().map(|e| e.name()).collect();
             outln!(
                 "  {} {}  {}",
                 style.ok("ok"),
-                short_path(hook.resolved_path(), &folder),
+                label(hook),
                 style.dim(&events.join(", "))
             );
         }
@@ -151,13 +283,19 @@ pub fn run(common: &Common) -> Outcome {
                 failure.error
             );
         }
+        for (name, error) in &built_in_failures {
+            outln!("  {} {name} (in-process): {error}", style.bad("FAIL"));
+        }
         outln!();
     }
 
     let runtime = runtime()?;
     let mut summary = Summary::default();
     let started = std::time::Instant::now();
-    for (note, step) in session_steps() {
+    let steps = session_steps()
+        .into_iter()
+        .filter(|(note, _)| native || !NATIVE_ONLY.iter().any(|n| note.contains(n)));
+    for (note, step) in steps {
         let (replayed, record) = replay_line(&session, &runtime, &step.to_string(), &mut summary)?;
         if common.json {
             let mut record = record;

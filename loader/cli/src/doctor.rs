@@ -3,7 +3,7 @@
 use std::{os::unix::fs::PermissionsExt, path::Path, process::ExitCode};
 
 use agent_hooks::{
-    command::{CommandEvent, CommandHook, Dialect, Exit2, Matcher, Severity, ToolNames},
+    command_hook::{CommandEvent, CommandHook, Dialect, Exit2, Matcher, Severity, ToolNames},
     LoadError,
 };
 use serde_json::json;

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use agent_hooks::command::CommandOutcome;
+use agent_hooks::command_hook::CommandOutcome;
 use serde_json::{json, Value};
 
 use crate::{

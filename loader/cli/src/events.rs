@@ -2,7 +2,7 @@
 
 use agent_hooks::{
     abi::{events::*, EventKind},
-    command::CommandEvent,
+    command_hook::CommandEvent,
     Combine, HookError, HookRunner, ToolCallOutcome,
 };
 use serde_json::{json, Value};

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use agent_hooks::{
-    command::{CommandHook, Matcher},
+    command_hook::{CommandHook, Matcher, Persistence},
     discover::HookEntry,
     HookOrigin,
 };
@@ -33,7 +33,7 @@ pub fn report(session: &Session) -> Value {
         .runner
         .command_hooks()
         .hooks()
-        .filter(|c| c.startup)
+        .filter(|c| c.persistent == Persistence::Startup)
         .map(|c| ((c.command.as_str(), c.source.as_path()), c))
         .collect();
     let mut hooks: Vec<Value> = session
@@ -92,7 +92,11 @@ pub fn report(session: &Session) -> Value {
             "if": hook.condition.as_ref().map(|c| c.text.clone()),
             "async": hook.run_async,
             "once": hook.once,
-            "persistent": if hook.startup { json!("startup") } else { json!(hook.persistent) },
+            "persistent": match hook.persistent {
+                Persistence::PerEvent => json!(false),
+                Persistence::Session => json!(true),
+                Persistence::Startup => json!("startup"),
+            },
             "command": hook.command,
             "timeout_s": hook.timeout.as_secs_f64(),
             "plugin_root": hook.plugin_root,
@@ -321,7 +325,7 @@ pub fn run(common: &Common) -> Outcome {
         .command_hooks()
         .issues()
         .iter()
-        .any(|i| i.severity == agent_hooks::command::Severity::Error);
+        .any(|i| i.severity == agent_hooks::command_hook::Severity::Error);
     Ok(
         if session.findings.loaded.errors.is_empty() && !config_errors {
             ExitCode::SUCCESS

@@ -30,6 +30,7 @@ mod relay;
 mod replay;
 mod serve;
 mod session;
+mod sync;
 mod trust;
 mod ui_script;
 

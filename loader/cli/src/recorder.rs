@@ -14,7 +14,7 @@ use agent_hooks::{
 use serde_json::{json, Value};
 
 use crate::{
-    session::lock,
+    sync::lock,
     ui_script::{Prompt, UiMode},
 };
 

@@ -8,12 +8,12 @@ use std::{
 };
 
 use agent_hooks::{
-    command::{CommandHookReport, CommandOutcome, Severity},
+    command_hook::{CommandHookReport, CommandOutcome, Severity},
     discover_and_load_hooks_with, Discovered, DiscoveryOptions, HookError, HookRunner,
 };
 use serde_json::{json, Value};
 
-use crate::{recorder::Recorder, ui_script::UiMode, Common};
+use crate::{recorder::Recorder, sync::lock, ui_script::UiMode, Common};
 
 /// The runner and what it recorded.
 pub struct Session {
@@ -60,7 +60,7 @@ impl Session {
     pub fn build_keeping(
         common: &Common,
         adjust: impl FnOnce(&mut DiscoveryOptions),
-        keep: impl FnMut(&agent_hooks::command::CommandHook) -> bool,
+        keep: impl FnMut(&agent_hooks::command_hook::CommandHook) -> bool,
         tune: impl FnOnce(&mut HookRunner),
     ) -> Result<Self, Box<dyn std::error::Error>> {
         let ui = UiMode::parse(&common.ui)?;
@@ -200,9 +200,4 @@ pub fn strict_code(common: &crate::Common, failures: &[Value]) -> std::process::
     } else {
         std::process::ExitCode::SUCCESS
     }
-}
-
-/// Locks a mutex, also after a panic elsewhere.
-pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }

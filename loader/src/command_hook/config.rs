@@ -57,13 +57,33 @@ pub struct CommandHook {
     /// Marked `"required": true`: when it cannot start or does not answer in time, every
     /// `PreToolUse` it would have seen is blocked instead of going on.
     pub required: bool,
-    /// Marked `"persistent": true`: its command stays running and gets one message per
-    /// event over stdin/stdout (the long-running hook protocol), instead of one process per
+    /// Its `"persistent"` mark: one process per event, or a long-running process (started
+    /// on its first event, or when the runner gets its hooks).
+    pub persistent: Persistence,
+}
+
+/// How a command hook's process lives: its `"persistent"` mark in the hooks file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Persistence {
+    /// Not marked (or `false`): one process per event.
+    #[default]
+    PerEvent,
+    /// `"persistent": true`: its command stays running for the session and gets one message
+    /// per event over stdin/stdout (the long-running hook protocol); it starts on its first
     /// event.
-    pub persistent: bool,
-    /// Marked `"persistent": "startup"`: its process starts when the runner gets its hooks,
-    /// and what its hello registers (runner events, commands) joins the runner's hooks.
-    pub startup: bool,
+    Session,
+    /// `"persistent": "startup"`: long-running, and its process starts when the runner gets
+    /// its hooks; what its hello registers (runner events, commands) joins the runner's
+    /// hooks.
+    Startup,
+}
+
+impl Persistence {
+    /// Whether its process stays running across events ([`Session`](Self::Session) or
+    /// [`Startup`](Self::Startup)).
+    pub fn is_long_running(self) -> bool {
+        self != Self::PerEvent
+    }
 }
 
 /// How serious a configuration problem is.
@@ -209,7 +229,7 @@ impl Reader<'_> {
                         format!(
                             "unknown event `{name}`, ignored (known: {}; and the other agents' names {})",
                             known.join(", "),
-                            super::event::ALIASES.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+                            super::dialect::ALIASES.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
                         )
                     }
                 };
@@ -378,19 +398,20 @@ impl Reader<'_> {
             }
         };
         let run_async = self.flag(entry, "async", at);
-        let (persistent, startup) = match entry.get("persistent") {
-            Some(Value::String(when)) if when == "startup" => (true, true),
+        let persistent = match entry.get("persistent") {
+            Some(Value::String(when)) if when == "startup" => Persistence::Startup,
             Some(Value::String(other)) => {
                 self.issue(
                     Some(format!("{at}.persistent")),
                     format!("`persistent` must be true, false or \"startup\", not \"{other}\"; taken as true"),
                     Severity::Warning,
                 );
-                (true, false)
+                Persistence::Session
             }
-            _ => (self.flag(entry, "persistent", at), false),
+            _ if self.flag(entry, "persistent", at) => Persistence::Session,
+            _ => Persistence::PerEvent,
         };
-        if persistent && http.is_some() {
+        if persistent.is_long_running() && http.is_some() {
             self.issue(
                 Some(format!("{at}.persistent")),
                 "`persistent` applies to command hooks only; this http hook posts once per event"
@@ -398,8 +419,10 @@ impl Reader<'_> {
                 Severity::Warning,
             );
         }
-        let persistent = persistent && http.is_none();
-        let startup = startup && persistent;
+        let persistent = match http {
+            Some(_) => Persistence::PerEvent,
+            None => persistent,
+        };
         let once = self.flag(entry, "once", at);
         let status_message = entry
             .get("statusMessage")
@@ -435,7 +458,6 @@ impl Reader<'_> {
             source: self.source.to_path_buf(),
             required,
             persistent,
-            startup,
         })
     }
 

@@ -5,7 +5,11 @@ use std::{borrow::Cow, fmt, path::Path};
 
 use serde_json::Value;
 
-use super::{answer::Answer, event::CommandEvent, Exit, Run};
+use super::{
+    answer::Answer,
+    event::{CommandEvent, EVENTS},
+    process::{Exit, Run},
+};
 
 /// The agent a hooks file was written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -186,9 +190,66 @@ pub fn plugin_root(hooks_file: &Path) -> Option<&Path> {
         .then_some(root)
 }
 
+/// Another agent's name for an event: Devin's `PostCompaction`, Gemini CLI's names.
+#[derive(Debug, Clone, Copy)]
+pub struct Alias {
+    /// The name in that agent's hooks files.
+    pub name: &'static str,
+    /// The event it is.
+    pub event: CommandEvent,
+    /// The agent whose name it is.
+    pub dialect: Dialect,
+}
+
+/// Other agents' names of events, accepted in any hooks file and shown to those hooks as
+/// `hook_event_name`.
+#[rustfmt::skip]
+pub static ALIASES: [Alias; 6] = [
+    Alias { name: "PostCompaction", event: CommandEvent::PostCompact, dialect: Dialect::Devin },
+    Alias { name: "BeforeTool", event: CommandEvent::PreToolUse, dialect: Dialect::Gemini },
+    Alias { name: "AfterTool", event: CommandEvent::PostToolUse, dialect: Dialect::Gemini },
+    Alias { name: "BeforeAgent", event: CommandEvent::UserPromptSubmit, dialect: Dialect::Gemini },
+    Alias { name: "AfterAgent", event: CommandEvent::Stop, dialect: Dialect::Gemini },
+    Alias { name: "PreCompress", event: CommandEvent::PreCompact, dialect: Dialect::Gemini },
+];
+
+impl CommandEvent {
+    /// Reads an event name: a Claude Code name, or another agent's alias (with its agent).
+    pub fn lookup(name: &str) -> Option<(CommandEvent, Option<Dialect>)> {
+        if let Some(spec) = EVENTS.iter().find(|s| s.name == name) {
+            return Some((spec.event, None));
+        }
+        ALIASES
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| (a.event, Some(a.dialect)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn aliases_are_not_claude_code_names() {
+        for alias in &ALIASES {
+            assert!(
+                EVENTS.iter().all(|s| s.name != alias.name),
+                "{}",
+                alias.name
+            );
+        }
+    }
+
+    #[test]
+    fn aliases_read_as_their_event() {
+        assert_eq!(
+            CommandEvent::lookup("PostCompaction"),
+            Some((CommandEvent::PostCompact, Some(Dialect::Devin)))
+        );
+        assert_eq!("BeforeTool".parse(), Ok(CommandEvent::PreToolUse));
+        assert_eq!("Nope".parse::<CommandEvent>(), Err(()));
+    }
 
     #[test]
     fn the_folder_names_the_dialect() {

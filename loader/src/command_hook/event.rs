@@ -7,8 +7,6 @@ use std::{fmt, str::FromStr};
 
 use agent_hooks_abi::EventKind;
 
-use super::dialect::Dialect;
-
 /// The events of command hooks, by their Claude Code names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CommandEvent {
@@ -162,29 +160,6 @@ pub static EVENTS: [EventSpec; 27] = [
     row!(SessionEnd, Some("reason"), ["reason"], ShownToUser, false, [], false, false, Some(K::SessionShutdown)),
 ];
 
-/// Another agent's name for an event: Devin's `PostCompaction`, Gemini CLI's names.
-#[derive(Debug, Clone, Copy)]
-pub struct Alias {
-    /// The name in that agent's hooks files.
-    pub name: &'static str,
-    /// The event it is.
-    pub event: CommandEvent,
-    /// The agent whose name it is.
-    pub dialect: Dialect,
-}
-
-/// Other agents' names of events, accepted in any hooks file and shown to those hooks as
-/// `hook_event_name`.
-#[rustfmt::skip]
-pub static ALIASES: [Alias; 6] = [
-    Alias { name: "PostCompaction", event: CommandEvent::PostCompact, dialect: Dialect::Devin },
-    Alias { name: "BeforeTool", event: CommandEvent::PreToolUse, dialect: Dialect::Gemini },
-    Alias { name: "AfterTool", event: CommandEvent::PostToolUse, dialect: Dialect::Gemini },
-    Alias { name: "BeforeAgent", event: CommandEvent::UserPromptSubmit, dialect: Dialect::Gemini },
-    Alias { name: "AfterAgent", event: CommandEvent::Stop, dialect: Dialect::Gemini },
-    Alias { name: "PreCompress", event: CommandEvent::PreCompact, dialect: Dialect::Gemini },
-];
-
 /// Events of other agents that this runner has no moment for at all (not even one a host
 /// could emit): named in the configuration issue, never silently dropped.
 pub static UNSUPPORTED: [(&str, &str); 3] = [
@@ -243,17 +218,6 @@ impl CommandEvent {
     pub fn plain_stdout_is_context(self) -> bool {
         self.spec().plain_stdout_is_context
     }
-
-    /// Reads an event name: a Claude Code name, or another agent's alias (with its agent).
-    pub fn lookup(name: &str) -> Option<(CommandEvent, Option<Dialect>)> {
-        if let Some(spec) = EVENTS.iter().find(|s| s.name == name) {
-            return Some((spec.event, None));
-        }
-        ALIASES
-            .iter()
-            .find(|a| a.name == name)
-            .map(|a| (a.event, Some(a.dialect)))
-    }
 }
 
 impl fmt::Display for CommandEvent {
@@ -281,22 +245,5 @@ mod tests {
             assert_eq!(spec.event as usize, i, "{}", spec.name);
             assert_eq!(format!("{:?}", spec.event), spec.name);
         }
-        for alias in &ALIASES {
-            assert!(
-                EVENTS.iter().all(|s| s.name != alias.name),
-                "{}",
-                alias.name
-            );
-        }
-    }
-
-    #[test]
-    fn aliases_read_as_their_event() {
-        assert_eq!(
-            CommandEvent::lookup("PostCompaction"),
-            Some((CommandEvent::PostCompact, Some(Dialect::Devin)))
-        );
-        assert_eq!("BeforeTool".parse(), Ok(CommandEvent::PreToolUse));
-        assert_eq!("Nope".parse::<CommandEvent>(), Err(()));
     }
 }

@@ -42,10 +42,10 @@ pub(crate) use answer::{did_not_answer, interpret};
 pub use condition::Condition;
 pub use config::{
     load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes, CommandHook, ConfigIssue,
-    Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT,
+    Persistence, Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT,
 };
-pub use dialect::{plugin_root, Dialect, MatcherRule};
-pub use event::{Alias, CommandEvent, EventSpec, Exit2, ALIASES, EVENTS, UNSUPPORTED};
+pub use dialect::{plugin_root, Alias, Dialect, MatcherRule, ALIASES};
+pub use event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
 pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub(crate) use outcome::strength;
@@ -122,8 +122,7 @@ impl CommandHooks {
             plugin_root: None,
             source: script.to_path_buf(),
             required: false,
-            persistent: false,
-            startup: false,
+            persistent: Persistence::PerEvent,
         }));
         self
     }

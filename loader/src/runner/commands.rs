@@ -376,7 +376,7 @@ impl HookJob {
             self.env_file.as_deref(),
             &self.session_id,
         );
-        if self.hook.persistent {
+        if self.hook.persistent.is_long_running() {
             let call = self
                 .long_running
                 .call(self.hook, self.payload, &env, self.cwd, self.agent);

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::sync::LockUnpoisoned;
 use crate::{
-    command_hook::{CommandHook, Exit, Run},
+    command_hook::{CommandHook, Exit, Persistence, Run},
     error::{HookErrorKind, LoadError, Termination},
     hook::Hook,
     host::{AgentHost, CallContext, Outbox, PluginApi, Site},
@@ -125,7 +125,7 @@ impl LongRunningHooks {
                 Arc::new(PluginProcess::script(
                     &hook.command,
                     env,
-                    hook.startup,
+                    hook.persistent == Persistence::Startup,
                     cwd,
                     settings,
                     api,

@@ -30,7 +30,7 @@ pub use lookups::default_rendering;
 
 use crate::sync::RwLockUnpoisoned;
 use crate::{
-    command_hook::{CommandHookReport, CommandHooks, ToolNames},
+    command_hook::{CommandHookReport, CommandHooks, Persistence, ToolNames},
     error::LoadError,
     hook::{Hook, HookOrigin},
     host::{AgentHost, DetachedAgent, Outbox, PluginApi, Site},
@@ -200,7 +200,7 @@ impl HookRunner {
             if let Some(kind) = hook.event.runner_event() {
                 self.command[kind.index()] += 1;
             }
-            if !hook.startup || started.contains(&hook.command) {
+            if hook.persistent != Persistence::Startup || started.contains(&hook.command) {
                 continue;
             }
             started.push(hook.command.clone());

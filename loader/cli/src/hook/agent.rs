@@ -3,7 +3,7 @@
 
 use std::{fmt, str::FromStr};
 
-use agent_hooks::command::Dialect;
+use agent_hooks::command_hook::Dialect;
 
 /// An agent whose hook entry is `agent-hooks hook --agent NAME`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! same way); the rest is the JSON on stdout its hooks reference documents; problems of hooks
 //! are a non-blocking error (exit 1, stderr) or, beside an answer, a `systemMessage`.
 
-use agent_hooks::{abi::EventKind, command::CommandOutcome, HookError};
+use agent_hooks::{abi::EventKind, command_hook::CommandOutcome, HookError};
 use serde_json::{json, Map, Value};
 
 use super::{AgentName, Reply, Request};

@@ -10,7 +10,7 @@ pub mod request;
 
 use std::path::PathBuf;
 
-use agent_hooks::{command::CommandHook, discover::builtin_providers};
+use agent_hooks::{command_hook::CommandHook, discover::builtin_providers};
 
 pub use crate::relay::Reply;
 pub use agent::AgentName;

@@ -3,7 +3,7 @@
 
 use std::{io::Read, path::PathBuf};
 
-use agent_hooks::command::ToolNames;
+use agent_hooks::command_hook::ToolNames;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -13,7 +13,7 @@ use std::{
     process::ExitCode,
 };
 
-use agent_hooks::{command::shell_quote, DiscoveryOptions};
+use agent_hooks::{command_hook::shell_quote, DiscoveryOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 

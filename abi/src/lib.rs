@@ -281,7 +281,7 @@
 //! ```
 //!
 //! Which types may grow within the major, and which are frozen, is one rule
-//! (docs/compatibility-and-versions.md, "The rule for growth"): the types that 1.0.0 had
+//! (docs/compatibility.md, "The rule for growth"): the types that 1.0.0 had
 //! gain no public field within 1.x (new data comes as a new type, a new event or a host
 //! service); types added since 1.1 are `#[non_exhaustive]` and may gain fields. 1.1.0 broke
 //! this once: it added `ToolCallResult::ask` and made the 1.0.0 types `#[non_exhaustive]`;

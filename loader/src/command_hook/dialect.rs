@@ -74,7 +74,8 @@ impl Dialect {
     }
 
     /// How its matchers are read; `settings_form` tells whether the events stand under a
-    /// `"hooks"` key (this project's files then follow Claude Code's rule, as docs/command-hooks.md says).
+    /// `"hooks"` key (this project's files then follow Claude Code's rule, as
+    /// docs/command-hooks.md says).
     pub fn matcher_rule(self, settings_form: bool) -> MatcherRule {
         match self {
             Dialect::Agent if settings_form => MatcherRule::Claude,

@@ -248,7 +248,8 @@
 //! host know *fewer* trailing fields or methods of a checked type than the plugin, never
 //! more. Appending a method to `HostApi` in a minor would therefore lock every older plugin
 //! out of every newer host. So the checked graph ([`ffi`]) is frozen for the whole major
-//! version, and growth goes through one method that was there from `1.0`:
+//! version (but for the root module `PluginModule`, a prefix type, which may grow at the
+//! end), and growth goes through one method that was there from `1.0`:
 //! `call(service, json) -> json` on both [`ffi::HostApi`] and [`ffi::HostContext`], with
 //! the SDK's typed methods ([`Host::call`], [`Host::interface_version`],
 //! [`HookContext::call`]) on top. JSON costs microseconds, which a host service (UI, I/O)
@@ -281,7 +282,7 @@
 //! ```
 //!
 //! Which types may grow within the major, and which are frozen, is one rule
-//! (docs/compatibility-and-versions.md, "The rule for growth"): the types that 1.0.0 had
+//! (docs/compatibility.md, "The rule for growth"): the types that 1.0.0 had
 //! gain no public field within 1.x (new data comes as a new type, a new event or a host
 //! service); types added since 1.1 are `#[non_exhaustive]` and may gain fields. 1.1.0 broke
 //! this once: it added `ToolCallResult::ask` and made the 1.0.0 types `#[non_exhaustive]`;

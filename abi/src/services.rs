@@ -1,6 +1,7 @@
 //! Host services: what grows within a major version.
 //!
-//! The checked boundary ([`crate::ffi`]) is frozen for the whole major version. Anything a
+//! The checked boundary ([`crate::ffi`]) is frozen for the whole major version (but for the
+//! root module `PluginModule`, which may grow at the end). Anything a
 //! later minor version adds to what the host offers is a *service*: a name, a JSON request
 //! and a JSON answer, reached through the one generic method `call` of
 //! [`HostApi`](crate::ffi::HostApi) and [`HostContext`](crate::ffi::HostContext). The SDK's

@@ -3,7 +3,7 @@
 //! describes it: every field, method signature, size and alignment reachable from each,
 //! without package versions or source lines), and the one type that may grow,
 //! `PluginModule` (a prefix type), keeps its recorded fields first. See
-//! docs/compatibility-and-versions.md, "The rule for growth".
+//! docs/compatibility.md, "The rule for growth".
 //!
 //! A difference here is a change that plugins or hosts of another 1.y would refuse (or
 //! misread): undo it, or make it in the next major, with a new snapshot.
@@ -176,7 +176,7 @@ fn the_frozen_ffi_types_keep_their_recorded_layout() {
         .find(|(_, (a, b))| a != b)
     {
         panic!(
-            "a frozen ffi type changed ({SNAPSHOT}, line {}):\n  recorded: {was}\n  today:    {is}\nfrozen types change only in a new major (docs/compatibility-and-versions.md)",
+            "a frozen ffi type changed ({SNAPSHOT}, line {}):\n  recorded: {was}\n  today:    {is}\nfrozen types change only in a new major (docs/compatibility.md)",
             n + 1
         );
     }

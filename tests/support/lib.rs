@@ -366,6 +366,14 @@ pub mod book {
     pub struct LongRunningHooks;
     #[doc = include_str!("../../docs/discovery-and-trust.md")]
     pub struct DiscoveryAndTrust;
+    #[doc = include_str!("../../docs/agents.md")]
+    pub struct Agents;
+    #[doc = include_str!("../../docs/resident.md")]
+    pub struct Resident;
+    #[doc = include_str!("../../docs/fail-closed.md")]
+    pub struct FailClosed;
+    #[doc = include_str!("../../docs/real-agents.md")]
+    pub struct RealAgents;
     #[doc = include_str!("../../docs/performance.md")]
     pub struct Performance;
     #[doc = include_str!("../../docs/architecture.md")]

@@ -94,7 +94,7 @@ impl Host {
     /// The agent keeps records at the level it was asked for (the `agent-hooks` command:
     /// `-v` for info, `-vv` for debug, `-vvv` for trace; warnings and errors always) and
     /// drops the rest before they leave the plugin. It bounds what a plugin may log (see the
-    /// README's "Logging"). A host of interface 1.0 has no log: the record goes to the
+    /// docs/writing-plugins.md, "Logging"). A host of interface 1.0 has no log: the record goes to the
     /// agent's stderr instead (from a plugin process of such a host, on Linux, to its
     /// parent's: the agent's).
     ///

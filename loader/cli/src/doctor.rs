@@ -15,7 +15,8 @@ use crate::{
     Common, Outcome,
 };
 
-/// The tool names of spec 02, the default set matchers are checked against.
+/// agent-hooks' own tool names (docs/command-hooks.md), the default set matchers are checked
+/// against.
 const TOOLS: &[&str] = &[
     "read",
     "write",

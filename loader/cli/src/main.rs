@@ -96,7 +96,8 @@ enum Command {
     List,
     /// What `list` shows, plus advice on every problem found. Exit code 1 on a problem.
     Doctor {
-        /// The agent's tool names, to check matchers against (default: spec 02's list).
+        /// The agent's tool names, to check matchers against (default: agent-hooks' own tool
+        /// names, as docs/command-hooks.md lists them).
         #[arg(long, value_delimiter = ',', value_name = "NAMES")]
         tools: Vec<String>,
     },

@@ -1,4 +1,4 @@
-//! Reading hooks files: the map of events to matcher groups, in both forms of spec 02.
+//! Reading hooks files: the map of events to matcher groups, in both forms (docs/command-hooks.md).
 
 use std::{
     path::{Path, PathBuf},

@@ -14,7 +14,7 @@ use super::{
 /// The agent a hooks file was written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dialect {
-    /// This project's own hooks files (spec 02).
+    /// This project's own hooks files (docs/command-hooks.md).
     Agent,
     /// Claude Code: `.claude/settings*.json`, a plugin's `hooks/hooks.json`.
     ClaudeCode,
@@ -29,7 +29,7 @@ pub enum Dialect {
 /// How a matcher is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatcherRule {
-    /// An unanchored regex; `""` or none matches all (spec 02 hooks files, Devin).
+    /// An unanchored regex; `""` or none matches all (this project's hooks files, Devin).
     Regex,
     /// As [`Regex`](Self::Regex), and `*` also matches all (what Codex's docs describe; the
     /// real Codex reads matchers as Claude Code does, so no dialect uses it now).
@@ -78,7 +78,8 @@ impl Dialect {
     }
 
     /// How its matchers are read; `settings_form` tells whether the events stand under a
-    /// `"hooks"` key (this project's files then follow Claude Code's rule, as spec 02 says).
+    /// `"hooks"` key (this project's files then follow Claude Code's rule, as
+    /// docs/command-hooks.md says).
     pub fn matcher_rule(self, settings_form: bool) -> MatcherRule {
         match self {
             Dialect::Agent if settings_form => MatcherRule::Claude,

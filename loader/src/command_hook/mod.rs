@@ -1,4 +1,4 @@
-//! Command hooks: shell commands configured in JSON (spec 02), run as real processes with a
+//! Command hooks: shell commands configured in JSON (docs/command-hooks.md), run as real processes with a
 //! JSON payload on stdin, answering with an exit code and JSON on stdout. (A plugin's slash
 //! command is something else: [`SlashCommand`](crate::SlashCommand).)
 //!
@@ -68,7 +68,7 @@ impl CommandHooks {
         Self::default()
     }
 
-    /// Adds the hooks of the hooks file at `path` (either form of spec 02) after those
+    /// Adds the hooks of the hooks file at `path` (either form: docs/command-hooks.md) after those
     /// already there; its problems are added to [`issues`](Self::issues).
     pub fn load_file(&mut self, path: &Path) -> &mut Self {
         let (hooks, issues) = load_hooks_file(path);

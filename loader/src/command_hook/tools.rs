@@ -1,7 +1,8 @@
 //! Tool names and input fields in each agent's dialect: a Claude Code hook matches `Bash`
 //! and reads `tool_input.file_path` even when the agent's own tools are `exec` and `read`
 //! with a `path`. The host declares its tools (the agent's `tool_names`, on the host side,
-//! which stands above this module); the defaults cover the tool names of spec 02.
+//! which stands above this module); the defaults cover agent-hooks' own tool names
+//! (docs/command-hooks.md).
 
 use std::borrow::Cow;
 
@@ -30,8 +31,8 @@ pub struct ToolNames {
 const CLAUDE_LIKE: [Dialect; 2] = [Dialect::ClaudeCode, Dialect::Codex];
 
 impl Default for ToolNames {
-    /// The tools of spec 02 (`exec`, `read`, `write`, `edit`, `glob`, `grep`, `webfetch`,
-    /// `todo_write`, `notebook_read`, `notebook_edit`, `run_subagent`) with their Claude Code
+    /// agent-hooks' own tools (docs/command-hooks.md: `exec`, `read`, `write`, `edit`, `glob`,
+    /// `grep`, `webfetch`, `todo_write`, `notebook_read`, `notebook_edit`, `run_subagent`) with their Claude Code
     /// (and Codex) and Gemini CLI names; file tools' `path` is those agents' `file_path`.
     fn default() -> Self {
         let table: [(&str, &str, &str, bool); 11] = [

@@ -68,9 +68,9 @@ pub struct DuplicatePath {
 /// that fails becomes an entry in `errors`, and loading goes on with the next.
 ///
 /// Each file is opened once without blocking and checked on the open descriptor (a regular
-/// file, at most 512 MiB, not changeable by other users: see the README's permission
-/// section) before it is read; the library is then loaded from a sealed private copy of the
-/// bytes that were checked, so that changing the file on disk cannot crash the agent.
+/// file, at most 512 MiB, not changeable by other users: see docs/discovery-and-trust.md,
+/// "Reading hook files") before it is read; the library is then loaded from a sealed
+/// private copy of the bytes that were checked, so that changing the file on disk cannot crash the agent.
 ///
 /// Libraries are never unloaded. Loading one library twice in a process (through two calls)
 /// runs its factory again over the same statics. To run plugins in processes of their own,

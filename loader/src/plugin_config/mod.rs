@@ -13,8 +13,9 @@ use serde_json::Value;
 
 use crate::file::{read_checked, FileError, Limit, StrictModes};
 
-/// A plugin's configuration object given by the agent's settings (see the README's "Plugin
-/// configuration"); it wins over a file next to the library.
+/// A plugin's configuration object given by the agent's settings (see
+/// docs/writing-plugins.md, "Where it runs, and its configuration"); it wins over a file next
+/// to the library.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PluginConfig {
     /// The object handed to the plugin.

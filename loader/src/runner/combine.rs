@@ -330,8 +330,8 @@ impl Combine for ToolResultEvent {
 
     /// A failed call is PostToolUseFailure with its `error`; a successful one PostToolUse
     /// with `tool_response` as the tool returned it: its `details` object (e.g. a Write's
-    /// `filePath`, a shell's `stdout`), with spec 02's `success`, `output` and `error` added
-    /// where the tool gave no such field.
+    /// `filePath`, a shell's `stdout`), with agent-hooks' own `success`, `output` and `error`
+    /// (docs/command-hooks.md) added where the tool gave no such field.
     fn command_input(&self) -> Option<CommandInput> {
         let output = text_of(&self.content);
         if self.is_error {

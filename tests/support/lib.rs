@@ -372,6 +372,8 @@ pub mod book {
     pub struct Resident;
     #[doc = include_str!("../../docs/fail-closed.md")]
     pub struct FailClosed;
+    #[doc = include_str!("../../docs/keeper.md")]
+    pub struct Keeper;
     #[doc = include_str!("../../docs/real-agents.md")]
     pub struct RealAgents;
     #[doc = include_str!("../../docs/performance.md")]

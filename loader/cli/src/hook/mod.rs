@@ -7,6 +7,7 @@
 pub mod agent;
 mod answer;
 pub mod request;
+mod resident;
 
 use std::path::PathBuf;
 
@@ -42,7 +43,7 @@ pub fn run(common: &Common, args: &HookArgs) -> Outcome {
     let serve = !args.no_serve && std::env::var_os("AGENT_HOOKS_NO_SERVE").is_none();
     let mut fallback = None;
     if let (true, Ok(bytes)) = (serve, &bytes) {
-        match crate::serve::client::ask(common, args, bytes) {
+        match resident::ask(common, args, bytes) {
             Ok(reply) => return Ok(reply.deliver()),
             Err(error) => fallback = Some(error),
         }

@@ -17,7 +17,6 @@
 //! - Requests are bounded (header 64 KiB, payload 16 MiB); a malformed one gets an error
 //!   answer, never a crash.
 
-pub mod client;
 pub mod wire;
 
 use std::{

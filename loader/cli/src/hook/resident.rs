@@ -1,11 +1,11 @@
-//! `hook`'s side: one request to the resident process (see [`crate::relay`]), which is
-//! started when it is not running. Any failure is an error the caller answers by running
-//! the hooks itself.
+//! `hook`'s side of the resident process (`serve`): one request to it (see
+//! [`crate::relay`]), which starts it when it is not running. Any failure is an error the
+//! caller answers by running the hooks itself.
 
-use super::wire::{Header, VERSION};
+use super::{HookArgs, Reply};
 use crate::{
-    hook::{HookArgs, Reply},
-    relay, Common,
+    relay::{self, Header, VERSION},
+    Common,
 };
 
 /// Sends one event to the resident process and gives its answer.

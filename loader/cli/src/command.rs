@@ -8,9 +8,9 @@ use serde_json::{json, Value};
 use crate::{
     emit::{millis, print_activity},
     events,
+    options::{Common, Outcome},
     output::{relative_text, Style},
     session::{strict_code, Session},
-    Common, Outcome,
 };
 
 /// Runs the command `name` with `args`: its outcome (`{"ok": ...}` and the error, if any)

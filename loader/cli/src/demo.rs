@@ -20,10 +20,10 @@ use serde_json::json;
 
 use crate::{
     emit::runtime,
+    options::{Common, Outcome},
     output::{short_path, Style},
     replay::{print_summary, replay_line, Summary},
     session::Session,
-    Common, Outcome,
 };
 
 /// The plugins the demo loads, by crate name, and what each shows.

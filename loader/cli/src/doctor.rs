@@ -10,9 +10,9 @@ use serde_json::json;
 
 use crate::{
     list,
+    options::{Common, Outcome},
     output::{indent_continuation, relative_text, Style},
     session::Session,
-    Common, Outcome,
 };
 
 /// agent-hooks' own tool names (docs/command-hooks.md), the default set matchers are checked

@@ -7,10 +7,10 @@ use serde_json::{json, Value};
 
 use crate::{
     events,
+    options::{Common, Outcome},
     output::{relative_text, table, Style},
     recorder::activity_lines,
     session::{strict_code, Session},
-    Common, Outcome,
 };
 
 /// Reads `--input`: JSON, `@file`, or `-` for stdin.

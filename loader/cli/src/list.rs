@@ -11,9 +11,9 @@ use agent_hooks::{
 use serde_json::{json, Value};
 
 use crate::{
+    options::{Common, Outcome},
     output::{indent_continuation, relative_text, short_path, table, Style},
     session::Session,
-    Common, Outcome,
 };
 
 /// The `list` report as JSON.

@@ -18,10 +18,10 @@ use serde_json::{json, Value};
 use crate::{
     emit::{millis, runtime},
     events,
+    options::{Common, Outcome},
     output::{relative_text, Style},
     recorder::activity_lines,
     session::{strict_code, Session},
-    Common, Outcome,
 };
 
 /// The tool of a replayed call.

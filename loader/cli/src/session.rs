@@ -13,7 +13,7 @@ use agent_hooks::{
 };
 use serde_json::{json, Value};
 
-use crate::{recorder::Recorder, sync::lock, ui_script::UiMode, Common};
+use crate::{options::Common, recorder::Recorder, sync::lock, ui_script::UiMode};
 
 /// The runner and what it recorded.
 pub struct Session {
@@ -194,7 +194,7 @@ impl Session {
 }
 
 /// The exit code when `--strict` is given and a hook failed to load.
-pub fn strict_code(common: &crate::Common, failures: &[Value]) -> std::process::ExitCode {
+pub fn strict_code(common: &crate::options::Common, failures: &[Value]) -> std::process::ExitCode {
     if common.strict && !failures.is_empty() {
         std::process::ExitCode::FAILURE
     } else {

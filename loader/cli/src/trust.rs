@@ -9,9 +9,9 @@ use agent_hooks::{
 use serde_json::json;
 
 use crate::{
+    options::{Common, Outcome},
     output::{short_path, Style},
     session::Session,
-    Common, Outcome,
 };
 
 /// `agent-hooks trust`.

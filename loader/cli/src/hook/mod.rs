@@ -17,7 +17,12 @@ pub use crate::relay::Reply;
 pub use agent::AgentName;
 pub use request::{Request, RequestError, PAYLOAD_LIMIT};
 
-use crate::{emit::runtime, events, session::Session, Common, Outcome};
+use crate::{
+    emit::runtime,
+    events,
+    options::{Common, Outcome},
+    session::Session,
+};
 
 /// `agent-hooks hook`'s options.
 #[derive(Debug, Clone, clap::Args)]

@@ -4,8 +4,8 @@
 
 use super::{HookArgs, Reply};
 use crate::{
+    options::Common,
     relay::{self, Header, VERSION},
-    Common,
 };
 
 /// Sends one event to the resident process and gives its answer.

@@ -17,7 +17,10 @@ use agent_hooks::{command_hook::shell_quote, DiscoveryOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::{hook::AgentName, Common, Outcome};
+use crate::{
+    hook::AgentName,
+    options::{Common, Outcome},
+};
 use json_text::{array_elements, object_members, top_object, JsonTextError};
 
 /// The largest configuration file edited.

@@ -12,7 +12,7 @@ use std::{
 use clap::Args;
 
 use self::dependency::Dependency;
-use crate::Outcome;
+use crate::options::Outcome;
 
 /// `agent-hooks new`'s arguments.
 #[derive(Args, Debug)]

@@ -37,9 +37,9 @@ use agent_hooks::discover::TRUST_STORE_FILE;
 use crate::{
     emit::runtime,
     hook::{self, AgentName, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
+    options::Outcome,
     session::Session,
     sync::lock,
-    Outcome,
 };
 use wire::{Header, HEADER_LIMIT, VERSION};
 

@@ -3,7 +3,7 @@
 
 pub use crate::relay::{folder, Header, HEADER_LIMIT, LOCK, SOCKET, VERSION};
 
-use crate::{hook::AgentName, Common};
+use crate::{hook::AgentName, options::Common};
 
 /// The options of a `hook` run as the resident process runs it.
 pub fn common(header: &Header) -> Common {

@@ -13,7 +13,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::command::CommandHook;
+use crate::command_hook::CommandHook;
 
 /// Extensions of scripts that interpreters run.
 const SCRIPT_EXTENSIONS: &[&str] = &[
@@ -626,7 +626,7 @@ mod tests {
     fn hook(command: &str) -> CommandHook {
         let file = serde_json::json!({"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]});
         let (mut hooks, issues) =
-            crate::command::parse_hooks(&file.to_string(), Path::new("hooks.json"));
+            crate::command_hook::parse_hooks(&file.to_string(), Path::new("hooks.json"));
         assert!(issues.is_empty(), "{issues:?}");
         hooks.remove(0)
     }

@@ -1,5 +1,5 @@
 //! Wraps any tool so that hooks can block it, rewrite its input, and redact or re-judge its
-//! result (spec 01, "The tool wrapper").
+//! result (docs/embedding.md, "Running hooks").
 
 use std::{future::Future, sync::Arc};
 
@@ -67,7 +67,7 @@ pub enum ToolCallError {
 /// A tool whose calls go through the runner's `tool_call` and `tool_result` hooks.
 ///
 /// 1. If a hook listens to `tool_call`, it is emitted: a block, an error or a panic stops the
-///    call with [`ToolCallError::Blocked`]. **Beyond spec 01:** a handler may return a new
+///    call with [`ToolCallError::Blocked`]. **Beyond a block:** a handler may return a new
 ///    input; the tool runs with the last one. A command hook that asks for confirmation
 ///    (`permissionDecision: ask`) gets it through the UI's `confirm`; no UI means no.
 /// 2. The tool runs.

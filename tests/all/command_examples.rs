@@ -1,4 +1,5 @@
-//! The ten examples of spec 02, written as a user would write them, working as written.
+//! Ten examples of command hooks (docs/command-hooks.md), written as a user would write
+//! them, working as written.
 //! One test, in a process of its own, because examples 4 and 8 write under `~` and so `HOME`
 //! is pointed at a temporary folder first.
 

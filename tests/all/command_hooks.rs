@@ -182,7 +182,10 @@ async fn exit_127_is_a_reported_error_not_a_silent_pass() {
     );
     let rig = CommandRig::new(&project.root, std::slice::from_ref(&file));
     let outcome = rig.runner.emit(&exec("rm -rf /")).await.unwrap();
-    assert!(!outcome.block, "non-blocking, as spec 02 says");
+    assert!(
+        !outcome.block,
+        "non-blocking, as docs/command-hooks.md says"
+    );
     let errors = rig.errors.lock().unwrap().clone();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].hook_path, s(&file));

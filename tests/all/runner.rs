@@ -1,4 +1,4 @@
-//! The runner's conflict table (spec 01), order, errors and lookups, each with two real
+//! The runner's conflict table (docs/embedding.md), order, errors and lookups, each with two real
 //! plugins (`scripted-a`, `scripted-b`) and one in-process hook (`inproc`) whose handlers
 //! record the order in which they ran.
 

@@ -1,4 +1,5 @@
-//! The sample plugins do what spec 01's examples say, loaded as real libraries.
+//! The sample plugins do what docs/writing-plugins.md says of them, loaded as real
+//! libraries.
 
 use std::sync::Arc;
 

@@ -2,7 +2,8 @@
 //! every folder above it, up to the user's home or the filesystem root, must be owned by the
 //! user or root and not writable by group or others. A folder with the sticky bit owned by
 //! root (`/tmp`) is fine: others cannot replace what is in it. Group-write is fine when the
-//! group is the owner's private group (user private groups, umask 002), as spec 03 notes.
+//! group is the owner's private group (user private groups, umask 002): refusing every
+//! group-writable path would refuse every plugin a user builds on such a system.
 
 use std::{
     collections::HashMap,

@@ -1,5 +1,5 @@
-//! How the results of an event's handlers combine: the conflict table of spec 01, one impl
-//! per event.
+//! How the results of an event's handlers combine: the conflict table of
+//! docs/embedding.md ("Running hooks"), one impl per event.
 
 use std::borrow::Cow;
 

@@ -1,5 +1,6 @@
 //! The runner: every handler of every hook for an event, in order, combined by the rules of
-//! spec 01; errors reported to listeners; commands and renderers looked up.
+//! each event (docs/embedding.md, "Running hooks"); errors reported to listeners; commands
+//! and renderers looked up.
 
 mod combine;
 mod commands;

@@ -101,8 +101,9 @@ impl HookRunner {
             let payload = match payloads.iter().find(|(k, _)| *k == key) {
                 Some((_, payload)) => payload.clone(),
                 None => {
-                    let payload: Arc<[u8]> =
-                        self.payload(agent.as_ref(), &tools, hook, &fields).into();
+                    let payload: Arc<[u8]> = self
+                        .payload(agent.as_ref(), &session_id, &tools, hook, &fields)
+                        .into();
                     payloads.push((key, payload.clone()));
                     payload
                 }
@@ -276,12 +277,13 @@ impl HookRunner {
     fn payload(
         &self,
         agent: &dyn AgentHost,
+        session_id: &str,
         tools: &ToolNames,
         hook: &CommandHook,
         fields: &Map<String, Value>,
     ) -> Vec<u8> {
         let mut common: Vec<(&'static str, Value)> = Vec::with_capacity(8);
-        common.push(("session_id", Value::String(self.session_of(agent))));
+        common.push(("session_id", Value::String(session_id.to_owned())));
         if let Some(path) = crate::host::shielded(None, || agent.transcript_path()) {
             common.push(("transcript_path", Value::String(path)));
         }

@@ -6,23 +6,16 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use abi_stable::{sabi_trait::TD_Opaque, std_types::RArc};
 use serde_json::Value;
 
 use super::{
     answers::Answer,
-    host_api::KitHostApi,
-    plugin::TestPlugin,
-    record::{Call, HandlerError, Ran},
-    state::{lock, Registry, Shared},
+    record::{Call, Ran},
+    state::{lock, Shared},
 };
 use crate::{
     events::{CustomMessage, SendMessageOptions},
-    ffi::{HostApiBox, HostApi_TO},
-    sdk::{
-        guard, ExecOptions, ExecOutput, HandlerResult, HookApi, ModelInfo, NotifyLevel,
-        SessionInfo, Theme,
-    },
+    sdk::{ExecOptions, ExecOutput, ModelInfo, NotifyLevel, SessionInfo, Theme},
     services::{ConfigAnswer, LogLevel},
 };
 
@@ -30,7 +23,7 @@ use crate::{
 /// plugin's factory with [`TestHost::load`], then read back what the plugin did.
 ///
 /// Setters take `&self` and chain, so they work before loading and between emits
-/// (a [`TestPlugin`] derefs to its host). Defaults: a UI is attached, the working folder is
+/// (a [`TestPlugin`](super::TestPlugin) derefs to its host). Defaults: a UI is attached, the working folder is
 /// the test's, the session is `test-session`, no model, the agent is idle, programs run
 /// for real.
 #[derive(Clone, Default)]
@@ -44,37 +37,6 @@ impl TestHost {
         Self {
             shared: Arc::new(Mutex::new(Default::default())),
         }
-    }
-
-    /// Runs `factory` (the function given to `export_plugin!`) as a host loading the plugin
-    /// would, and returns the loaded plugin; the factory's error or panic comes back as a
-    /// [`HandlerError`].
-    ///
-    /// # Panics
-    ///
-    /// When the test made a mistake the plugin ran into (a prompt with no scripted answer),
-    /// with a message that says what to change.
-    pub fn load<F>(&self, factory: F) -> Result<TestPlugin, HandlerError>
-    where
-        F: FnOnce(&mut HookApi) -> HandlerResult<()>,
-    {
-        // The hook a plugin library installs: a handler's panic is reported with its place.
-        guard::install_plugin_panic_hook();
-        crate::sdk::log::install_bridge();
-        lock(&self.shared).registry = Some(Registry::default());
-        let api: HostApiBox = HostApi_TO::from_ptr(
-            RArc::new(KitHostApi {
-                shared: self.shared.clone(),
-            }),
-            TD_Opaque,
-        );
-        let host = HookApi::new(api.clone()).host();
-        let outcome =
-            crate::sdk::log::with_test_host(&host, || crate::host::run_factory(api, factory));
-        let registry = lock(&self.shared).registry.take().unwrap_or_default();
-        self.check_problems();
-        outcome.map_err(HandlerError::from)?;
-        Ok(TestPlugin::new(self.clone(), host, registry))
     }
 
     /// Panics with the test's mistakes that the last call into the plugin ran into.

@@ -2,14 +2,57 @@
 
 use std::ops::Deref;
 
-use abi_stable::{sabi_trait::TD_Opaque, std_types::RResult};
+use abi_stable::{
+    sabi_trait::TD_Opaque,
+    std_types::{RArc, RResult},
+};
 
-use super::{context::KitContext, host::TestHost, record::HandlerError, state::Registry};
+use super::{
+    context::KitContext,
+    host::TestHost,
+    host_api::KitHostApi,
+    record::HandlerError,
+    state::{lock, Registry},
+};
 use crate::{
     events::{CustomMessage, Event, EventKind},
-    ffi::{CallError, EventHandlerBox, HostContext_TO},
-    sdk::{log::with_test_host, Host, RenderOptions},
+    ffi::{CallError, EventHandlerBox, HostApiBox, HostApi_TO, HostContext_TO},
+    sdk::{guard, log::with_test_host, HandlerResult, HookApi, Host, RenderOptions},
 };
+
+// Loading lives here, beside what it makes, so that the host knows nothing of the plugin
+// and the plugin imports the host, not the other way round as well.
+impl TestHost {
+    /// Runs `factory` (the function given to `export_plugin!`) as a host loading the plugin
+    /// would, and returns the loaded plugin; the factory's error or panic comes back as a
+    /// [`HandlerError`].
+    ///
+    /// # Panics
+    ///
+    /// When the test made a mistake the plugin ran into (a prompt with no scripted answer),
+    /// with a message that says what to change.
+    pub fn load<F>(&self, factory: F) -> Result<TestPlugin, HandlerError>
+    where
+        F: FnOnce(&mut HookApi) -> HandlerResult<()>,
+    {
+        // The hook a plugin library installs: a handler's panic is reported with its place.
+        guard::install_plugin_panic_hook();
+        crate::sdk::log::install_bridge();
+        lock(&self.shared).registry = Some(Registry::default());
+        let api: HostApiBox = HostApi_TO::from_ptr(
+            RArc::new(KitHostApi {
+                shared: self.shared.clone(),
+            }),
+            TD_Opaque,
+        );
+        let host = HookApi::new(api.clone()).host();
+        let outcome = with_test_host(&host, || crate::host::run_factory(api, factory));
+        let registry = lock(&self.shared).registry.take().unwrap_or_default();
+        self.check_problems();
+        outcome.map_err(HandlerError::from)?;
+        Ok(TestPlugin::new(self.clone(), host, registry))
+    }
+}
 
 /// A plugin whose factory ran in the test: emit events to its handlers, run its commands,
 /// render its messages. Derefs to its [`TestHost`], to script answers and read back what

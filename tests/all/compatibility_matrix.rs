@@ -192,25 +192,63 @@ fn a_plugin_of_the_next_minor_loads_and_its_new_service_is_a_typed_error_in_a_pl
 }
 
 /// The checked boundary is frozen for the major version: today's `abi/src/ffi/` must be the
-/// one released as 1.0.0, or plugins of some 1.y would stop loading.
+/// one released as 1.0.0, or plugins of some 1.y would stop loading. The one place it may
+/// grow is the end of `PluginModule`, a prefix type: lines added after its `factory` field,
+/// and nothing else changed; a module's opening `//!` comment may be mended.
 #[test]
 fn the_checked_boundary_is_the_one_released_as_1_0_0() {
     let root = agent_hooks_tests::workspace_root();
     let frozen = root.join("tests/fixtures/abi-history/1.0.0/abi/src/ffi");
-    for file in [
-        "mod.rs",
-        "module.rs",
-        "host_api.rs",
-        "context.rs",
-        "handlers.rs",
-    ] {
-        let today = std::fs::read_to_string(root.join("abi/src/ffi").join(file)).unwrap();
-        let released = std::fs::read_to_string(frozen.join(file)).unwrap();
+    // The module's opening comment may be mended; its code may not.
+    let code = |text: String| -> String {
+        text.lines()
+            .filter(|line| !line.starts_with("//!"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for file in ["mod.rs", "host_api.rs", "context.rs", "handlers.rs"] {
+        let today = code(std::fs::read_to_string(root.join("abi/src/ffi").join(file)).unwrap());
+        let released = code(std::fs::read_to_string(frozen.join(file)).unwrap());
         assert!(
             today == released,
             "abi/src/ffi/{file} differs from interface 1.0.0's: the checked types are frozen within a major version (add a host service instead, see agent_hooks_abi::services)"
         );
     }
+    let today = std::fs::read_to_string(root.join("abi/src/ffi/module.rs")).unwrap();
+    let released = std::fs::read_to_string(frozen.join("module.rs")).unwrap();
+    let (before, after) = split_after_factory(&released);
+    assert!(
+        today.len() >= released.len() && today.starts_with(before) && today.ends_with(after),
+        "abi/src/ffi/module.rs differs from interface 1.0.0's other than by fields appended to PluginModule after `factory`: within a major version the root module only grows at its end (docs/compatibility.md, the rule for growth)"
+    );
+}
+
+/// `text` cut just after `PluginModule`'s `factory` field, where a minor version may append.
+fn split_after_factory(text: &str) -> (&str, &str) {
+    let field = text
+        .find("    pub factory:")
+        .expect("interface 1.0.0's PluginModule has a factory field");
+    let end = field
+        + text[field..]
+            .find('\n')
+            .expect("a line end after the field")
+        + 1;
+    text.split_at(end)
+}
+
+#[test]
+fn the_root_module_may_grow_at_its_end_and_nowhere_else() {
+    let released = "struct PluginModule {\n    pub a: u8,\n    pub factory: F,\n}\n";
+    let (before, after) = split_after_factory(released);
+    let grown = "struct PluginModule {\n    pub a: u8,\n    pub factory: F,\n    pub more: Option<u8>,\n}\n";
+    let changed = "struct PluginModule {\n    pub a: u16,\n    pub factory: F,\n    pub more: Option<u8>,\n}\n";
+    let inserted =
+        "struct PluginModule {\n    pub x: u8,\n    pub a: u8,\n    pub factory: F,\n}\n";
+    let accepted = |t: &str| t.starts_with(before) && t.ends_with(after);
+    assert!(accepted(released));
+    assert!(accepted(grown));
+    assert!(!accepted(changed));
+    assert!(!accepted(inserted));
 }
 
 /// Each row's frozen copy is exactly `abi/src` of the commit its release was declared in

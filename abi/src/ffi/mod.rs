@@ -9,10 +9,11 @@
 //! [`PluginModule`]. Data that is expected to grow (events, results, messages, options)
 //! crosses as JSON text, so that either side may add fields without breaking the other.
 //!
-//! These types are frozen for a whole major version (see the crate's versioning policy):
-//! nothing is appended to them in a minor release, because a host that knows more trailing
-//! fields or methods than a plugin refuses it. What grows goes through `call` and
-//! [`crate::services`].
+//! These types are frozen for a whole major version (see the crate's versioning policy),
+//! with one exception: [`PluginModule`], the root module, is a prefix type and may gain
+//! fields at its end, which a host that knows them reads as absent from an older plugin.
+//! Nothing is appended to the traits, because a host that knows more trailing methods than a
+//! plugin refuses it. What grows goes through `call` and [`crate::services`].
 
 mod context;
 mod handlers;

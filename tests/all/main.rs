@@ -30,6 +30,7 @@ mod isolation;
 mod keeper;
 mod load_errors;
 mod long_running;
+mod managed_policy;
 mod outside_plugin;
 mod panics;
 mod parity;

@@ -280,6 +280,13 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
                 u.reason
             )
         }))
+        .chain(
+            session
+                .findings
+                .forbidden
+                .iter()
+                .map(|(entry, reason)| format!("{}: {reason}", entry.path.display())),
+        )
         .chain(commands.hooks().filter_map(deliberate_note))
         .collect();
     notes.dedup();

@@ -114,6 +114,11 @@ pub fn report(session: &Session) -> Value {
             value
         }).collect::<Vec<_>>(),
         "duplicates": findings.loaded.duplicates.iter().map(|d| json!({"path": d.path, "same_as": d.same_as})).collect::<Vec<_>>(),
+        "forbidden": findings.forbidden.iter().map(|(e, reason)| {
+            let mut value = entry(e);
+            value["reason"] = json!(reason);
+            value
+        }).collect::<Vec<_>>(),
         "warnings": findings.warnings,
         "uncovered": findings.uncovered.iter().map(|u| json!({
             "file": u.file, "command": u.command, "reason": u.reason,
@@ -224,6 +229,11 @@ pub fn print(session: &Session, report: &Value, style: Style) {
     section("Disabled", &list("disabled"), &|e| {
         format!("{}  {}", text(&e["key"]), path(&e["path"]))
     });
+    section(
+        "Forbidden by the managed policy",
+        &list("forbidden"),
+        &|e| format!("{}  {}", path(&e["path"]), style.warn(&text(&e["reason"]))),
+    );
     section("Untrusted project hooks", &list("untrusted"), &|e| {
         format!("{}  {}", path(&e["path"]), style.warn(&text(&e["reason"])))
     });

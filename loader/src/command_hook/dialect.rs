@@ -64,6 +64,18 @@ impl Dialect {
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
         let last = folders.last().map(String::as_str);
+        // A managed file: the folder right under an `etc` folder names its agent.
+        let managed = folders
+            .windows(2)
+            .rev()
+            .find(|pair| pair[0] == "etc")
+            .map(|pair| pair[1].as_str());
+        match managed {
+            Some("claude-code") => return Dialect::ClaudeCode,
+            Some("gemini-cli") => return Dialect::Gemini,
+            Some("agent-hooks") => return Dialect::Agent,
+            _ => {}
+        }
         if folders.iter().any(|f| f == ".codex") {
             Dialect::Codex
         } else if folders.iter().any(|f| f == ".gemini") {
@@ -261,6 +273,16 @@ mod tests {
             ("/h/.config/devin/config.json", Dialect::Devin),
             ("/p/.claude/settings.json", Dialect::ClaudeCode),
             ("/p/hooks.json", Dialect::Agent),
+            (
+                "/etc/claude-code/managed-settings.json",
+                Dialect::ClaudeCode,
+            ),
+            (
+                "/etc/claude-code/managed-settings.d/a.json",
+                Dialect::ClaudeCode,
+            ),
+            ("/tmp/root/etc/gemini-cli/settings.json", Dialect::Gemini),
+            ("/etc/agent-hooks/policy.json", Dialect::Agent),
         ] {
             assert_eq!(Dialect::of_file(Path::new(path)), dialect, "{path}");
         }

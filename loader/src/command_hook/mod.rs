@@ -140,6 +140,18 @@ impl CommandHooks {
         picked
     }
 
+    /// Changes the target of every HTTP hook with `edit` (a managed policy narrowing the
+    /// variables headers may use).
+    pub(crate) fn edit_http(&mut self, mut edit: impl FnMut(&mut HttpTarget)) {
+        for hook in &mut self.hooks {
+            if hook.http.is_some() {
+                if let Some(target) = &mut Arc::make_mut(hook).http {
+                    edit(target);
+                }
+            }
+        }
+    }
+
     /// Adds a problem found after the files were read (a hook that did not start).
     pub(crate) fn push_issue(&mut self, issue: ConfigIssue) {
         self.issues.push(issue);

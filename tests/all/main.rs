@@ -24,6 +24,7 @@ mod factory_context;
 mod fail_closed;
 mod file_checks;
 mod home;
+mod host_calls;
 mod host_observers;
 mod interop;
 mod isolation;

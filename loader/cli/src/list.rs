@@ -87,6 +87,11 @@ pub fn report(session: &Session) -> Value {
             "source": entry.map(|e| e.source.clone()),
             "level": entry.map(|e| e.level.to_string()),
             "dialect": hook.dialect.name(),
+            "type": match (&hook.http, &hook.host_call) {
+                (Some(_), _) => "http",
+                (_, Some(call)) => call.kind().name(),
+                _ => "command",
+            },
             "events": [hook.event_name.as_str()],
             "matcher": match hook.matcher { Matcher::All => None, _ => hook.matcher_text.clone() },
             "if": hook.condition.as_ref().map(|c| c.text.clone()),

@@ -19,6 +19,7 @@ mod doctor;
 mod emit;
 mod events;
 mod hook;
+mod host_script;
 mod input_fields;
 mod install;
 mod list;

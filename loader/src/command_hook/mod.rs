@@ -23,6 +23,7 @@ mod condition;
 mod config;
 mod dialect;
 mod event;
+mod host_call;
 mod http;
 mod matcher;
 mod outcome;
@@ -46,6 +47,8 @@ pub use config::{
 };
 pub use dialect::{plugin_root, Alias, Dialect, MatcherRule, ALIASES};
 pub use event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
+pub(crate) use host_call::reply_run;
+pub use host_call::{HostCall, PROMPT_TIMEOUT};
 pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub(crate) use outcome::strength;
@@ -114,6 +117,7 @@ impl CommandHooks {
             matcher,
             command: shell_quote(&script.to_string_lossy()),
             http: None,
+            host_call: None,
             timeout: DEFAULT_TIMEOUT,
             condition: None,
             run_async: false,

@@ -2,6 +2,7 @@
 //! it to them.
 
 mod agent;
+mod calls;
 mod context;
 mod exec;
 mod outbox;
@@ -10,6 +11,7 @@ mod plugin_log;
 mod services;
 
 pub use agent::{AgentHost, DetachedAgent, HostUi, ProgramRun};
+pub use calls::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
 pub(crate) use context::CallContext;
 pub(crate) use exec::exec_until;
 pub use exec::{exec, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};

@@ -28,6 +28,7 @@ mod http;
 mod matcher;
 mod outcome;
 mod process;
+mod table;
 mod tools;
 
 use std::{
@@ -55,6 +56,7 @@ pub(crate) use outcome::strength;
 pub use outcome::CommandOutcome;
 pub(crate) use process::{run, RunSpec};
 pub use process::{Exit, Run, OUTPUT_CAP};
+pub use table::{events_table, payload_fields, COMMON_FIELDS};
 pub use tools::{ToolAlias, ToolNames};
 
 /// The command hooks of an agent, from any number of hooks files and script folders, in

@@ -304,7 +304,7 @@ impl HookRunner {
                 common.push(("model", Value::String(model.id)));
             }
         }
-        if hook.dialect == Dialect::Gemini {
+        if hook.dialect.extra_fields().contains(&"timestamp") {
             common.push(("timestamp", Value::String(timestamp())));
         }
         Payload {

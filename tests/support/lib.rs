@@ -372,6 +372,8 @@ pub mod book {
     pub struct Agents;
     #[doc = include_str!("../../docs/resident.md")]
     pub struct Resident;
+    #[doc = include_str!("../../docs/managed-policy.md")]
+    pub struct ManagedPolicy;
     #[doc = include_str!("../../docs/fail-closed.md")]
     pub struct FailClosed;
     #[doc = include_str!("../../docs/keeper.md")]

@@ -276,6 +276,19 @@ impl AgentHost for Recorder {
     }
 }
 
+/// The answer to a hook's call of the agent: its text as it is (quoted when it spans
+/// lines), or the error.
+fn host_answer(answer: &Value) -> String {
+    match answer {
+        Value::String(text) if !text.contains('\n') => text.clone(),
+        Value::String(text) => format!("{text:?}"),
+        other => match other["error"].as_str() {
+            Some(error) => format!("error: {error}"),
+            None => other.to_string(),
+        },
+    }
+}
+
 /// What hooks did, one line each, for people.
 pub fn activity_lines(activity: &[Value]) -> Vec<String> {
     activity.iter().map(activity_line).collect()
@@ -322,9 +335,14 @@ fn activity_line(entry: &Value) -> String {
             s("server"),
             s("tool"),
             entry["input"],
-            answer()
+            host_answer(&entry["answer"])
         ),
-        "prompt" | "agent" => format!("{} {:?} → {}", s("call"), s("prompt"), answer()),
+        "prompt" | "agent" => format!(
+            "{} {:?} → {}",
+            s("call"),
+            s("prompt"),
+            host_answer(&entry["answer"])
+        ),
         "set_status" => {
             let change = match entry["text"].as_str() {
                 Some(text) => format!("status {} = {text:?}", s("key")),

@@ -5,8 +5,7 @@ use agent_hooks_abi::{
 };
 use serde_json::Value;
 
-use super::calls::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
-use crate::command_hook::ToolNames;
+use crate::command_hook::{HostCallError, HostCallKind, McpToolCall, ModelRequest, ToolNames};
 
 /// What the agent offers its hooks. Every method has a default, so a host that implements
 /// nothing works: messages and entries go nowhere, the agent is idle, there is no model and

@@ -2,7 +2,6 @@
 //! it to them.
 
 mod agent;
-mod calls;
 mod context;
 mod exec;
 mod outbox;
@@ -10,8 +9,8 @@ mod plugin_api;
 mod plugin_log;
 mod services;
 
+pub use crate::command_hook::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
 pub use agent::{AgentHost, DetachedAgent, HostUi, ProgramRun};
-pub use calls::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
 pub(crate) use context::CallContext;
 pub(crate) use exec::exec_until;
 pub use exec::{exec, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};

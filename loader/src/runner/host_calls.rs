@@ -11,8 +11,8 @@ use std::{
 use serde_json::Value;
 
 use crate::{
-    command_hook::{reply_run, HostCall, Run},
-    host::{AgentHost, HostCallError, HostCallKind},
+    command_hook::{reply_run, HostCall, HostCallError, HostCallKind, Run},
+    host::AgentHost,
     supervisor::Exit,
 };
 

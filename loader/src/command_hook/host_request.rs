@@ -1,6 +1,6 @@
 //! What hooks of Claude Code's `mcp_tool`, `prompt` and `agent` types ask the agent for:
 //! a call of one of its MCP servers' tools, one turn of its model, or a subagent's run. The
-//! agent answers through [`AgentHost`](super::AgentHost); one that does not says so with
+//! agent answers through [`AgentHost`](crate::AgentHost); one that does not says so with
 //! [`HostCallError::NotSupported`], and the hook's report says it did not run.
 
 use serde_json::Value;
@@ -26,7 +26,7 @@ impl HostCallKind {
         }
     }
 
-    /// The [`AgentHost`](super::AgentHost) method that answers it.
+    /// The [`AgentHost`](crate::AgentHost) method that answers it.
     pub fn method(self) -> &'static str {
         match self {
             HostCallKind::McpTool => "AgentHost::call_mcp_tool",

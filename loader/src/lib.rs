@@ -157,8 +157,9 @@ pub use error::{
 pub use file::FileError;
 pub use hook::{Hook, HookOrigin, Renderer, SlashCommand};
 pub use host::{
-    exec, AgentHost, DetachedAgent, HostUi, ProgramRun, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP,
-    LOG_MESSAGE_CAP, LOG_RECORDS_PER_SECOND, LOG_TARGET,
+    exec, AgentHost, DetachedAgent, HostCallError, HostCallKind, HostUi, McpToolCall, ModelRequest,
+    ProgramRun, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP, LOG_MESSAGE_CAP, LOG_RECORDS_PER_SECOND,
+    LOG_TARGET,
 };
 pub use load::LoadOptions;
 pub use load::{load_hooks, load_hooks_with, DuplicatePath, LoadFailure, LoadHooksResult};

@@ -323,3 +323,106 @@ fn ci_runs_the_readmes_test_command() {
         commands[1]
     );
 }
+
+/// The page of events x agents is what the code says (`command_hook::events_table`, also
+/// `agent-hooks events`). `AGENT_HOOKS_REGENERATE=1` writes the page from the code instead.
+#[test]
+fn the_events_table() {
+    let page = workspace_root().join("docs/events-by-agent.md");
+    let generated = agent_hooks::command_hook::events_table();
+    if std::env::var_os("AGENT_HOOKS_REGENERATE").is_some_and(|v| v == "1") {
+        std::fs::write(&page, &generated).expect("write docs/events-by-agent.md");
+        return;
+    }
+    let written = std::fs::read_to_string(&page).unwrap_or_default();
+    if written != generated {
+        let first = written
+            .lines()
+            .zip(generated.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| written.lines().count().min(generated.lines().count()));
+        panic!(
+            "docs/events-by-agent.md is not what the code says (first difference at line {}: page {:?}, code {:?}). Regenerate it with:\n\n    AGENT_HOOKS_REGENERATE=1 cargo test -p agent-hooks-tests --test all -- docs::the_events_table\n",
+            first + 1,
+            written.lines().nth(first).unwrap_or("<end>"),
+            generated.lines().nth(first).unwrap_or("<end>"),
+        );
+    }
+}
+
+/// `agent-hooks events` prints the same table.
+#[test]
+fn the_program_prints_the_events_table() {
+    let output = std::process::Command::new(agent_hooks_bin())
+        .arg("events")
+        .output()
+        .expect("the program runs");
+    assert!(output.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim_end(),
+        agent_hooks::command_hook::events_table().trim_end()
+    );
+}
+
+/// The payload fields the events table gives each agent are the ones its hooks get: a real
+/// hook per agent and event writes its stdin to a file, and its keys are compared with
+/// `payload_fields` (less `transcript_path`, which this host does not give, and `prompt_id`,
+/// which needs a prompt first).
+#[tokio::test]
+async fn the_events_tables_payload_fields_are_what_hooks_get() {
+    use agent_hooks::command_hook::{payload_fields, CommandEvent, CommandHooks, Dialect};
+
+    let dir = temp_dir();
+    // A place whose folder names the dialect (`Dialect::of_file`).
+    let place = |dialect: Dialect| match dialect {
+        Dialect::Agent => "hooks.json",
+        Dialect::ClaudeCode => ".claude/settings.json",
+        Dialect::Codex => ".codex/hooks.json",
+        Dialect::Gemini => ".gemini/settings.json",
+        Dialect::Devin => ".devin/hooks.v1.json",
+    };
+    for dialect in Dialect::ALL {
+        for event in [
+            CommandEvent::SessionStart,
+            CommandEvent::PreToolUse,
+            CommandEvent::PostToolUse,
+            CommandEvent::Stop,
+            CommandEvent::SessionEnd,
+        ] {
+            let out = dir.path().join(format!("{dialect}-{event}.json"));
+            let file = serde_json::json!({"hooks": {dialect.event_name(event): [{"hooks": [
+                {"type": "command", "command": format!("cat > '{}'", out.display())}
+            ]}]}});
+            let source = dir.path().join(place(dialect));
+            let mut hooks = CommandHooks::new();
+            hooks.parse(&file.to_string(), &source);
+            assert!(hooks.issues().is_empty(), "{:?}", hooks.issues());
+            assert_eq!(hooks.hooks().next().map(|h| h.dialect), Some(dialect));
+            let mut runner = agent_hooks::HookRunner::new(Vec::new(), dir.path());
+            runner.add_command_hooks(hooks);
+            let fields: serde_json::Map<String, serde_json::Value> = event
+                .spec()
+                .fields
+                .iter()
+                .map(|f| {
+                    let value = if *f == "tool_name" { "Bash" } else { "x" };
+                    (f.to_string(), serde_json::json!(value))
+                })
+                .collect();
+            let outcome = runner.emit_command(event, fields).await;
+            assert_eq!(outcome.ran, 1, "{dialect} {event}");
+            let payload: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&out).expect("the hook wrote its stdin"))
+                    .expect("the payload is JSON");
+            let mut got: Vec<String> = payload.as_object().unwrap().keys().cloned().collect();
+            got.sort();
+            let mut expected: Vec<String> = payload_fields(dialect, event)
+                .into_iter()
+                .filter(|f| !matches!(*f, "transcript_path" | "prompt_id" | "turn_id"))
+                .map(str::to_owned)
+                .collect();
+            expected.sort();
+            assert_eq!(got, expected, "{dialect} {event}: {payload}");
+        }
+    }
+}

@@ -1021,14 +1021,34 @@ fn other_hook_types_are_reported_not_skipped_silently() {
     );
     let mut hooks = CommandHooks::new();
     hooks.load_file(&file);
-    assert_eq!(hooks.hooks().count(), 0);
+    // The prompt and agent hooks load (the agent answers them: tests/all/host_calls.rs);
+    // what cannot run is reported.
+    let kinds: Vec<&str> = hooks
+        .hooks()
+        .filter_map(|h| h.host_call.as_ref().map(|c| c.kind().name()))
+        .collect();
+    assert_eq!(kinds, ["prompt", "agent"]);
     let issues: Vec<String> = hooks.issues().iter().map(|i| i.message.clone()).collect();
     assert_eq!(
         issues,
         [
             "`https://policy.example/hook`: https is not supported (this build sends plain HTTP only, it has no TLS stack); this hook does not run",
-            "hook type `prompt` is not supported by this runner (only `command` and `http` hooks run); this hook does not run",
-            "hook type `agent` is not supported by this runner (only `command` and `http` hooks run); this hook does not run",
+        ]
+    );
+    let mut hooks = CommandHooks::new();
+    hooks.parse(
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "prompt"}, {"type": "mcp_tool", "server": "s"}, {"type": "mcp_tool", "server": "s", "tool": "t", "input": "x"}, {"type": "tool"}]}]}}"#,
+        &file,
+    );
+    assert_eq!(hooks.hooks().count(), 0);
+    let issues: Vec<String> = hooks.issues().iter().map(|i| i.message.clone()).collect();
+    assert_eq!(
+        issues,
+        [
+            "a `prompt` hook needs `prompt` (what to ask the model; `$ARGUMENTS` stands for the event's JSON); skipped",
+            "a `mcp_tool` hook needs `tool` (the name of the server's tool); skipped",
+            "`input` must be an object of the tool's arguments, not \"x\"; skipped",
+            "unknown hook type `tool` (known: `command`, `http`, `mcp_tool`, `prompt`, `agent`); skipped",
         ]
     );
 }

@@ -362,6 +362,8 @@ pub mod book {
     pub struct Embedding;
     #[doc = include_str!("../../docs/command-hooks.md")]
     pub struct CommandHooks;
+    #[doc = include_str!("../../docs/events-by-agent.md")]
+    pub struct EventsByAgent;
     #[doc = include_str!("../../docs/long-running-hooks.md")]
     pub struct LongRunningHooks;
     #[doc = include_str!("../../docs/discovery-and-trust.md")]
@@ -370,6 +372,8 @@ pub mod book {
     pub struct Agents;
     #[doc = include_str!("../../docs/resident.md")]
     pub struct Resident;
+    #[doc = include_str!("../../docs/managed-policy.md")]
+    pub struct ManagedPolicy;
     #[doc = include_str!("../../docs/fail-closed.md")]
     pub struct FailClosed;
     #[doc = include_str!("../../docs/keeper.md")]

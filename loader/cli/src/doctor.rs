@@ -280,6 +280,24 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
                 u.reason
             )
         }))
+        .chain(
+            session
+                .findings
+                .forbidden
+                .iter()
+                .map(|(entry, reason)| format!("{}: {reason}", entry.path.display())),
+        )
+        .chain(commands.hooks().filter_map(|hook| {
+            let call = hook.host_call.as_ref()?;
+            Some(format!(
+                "{} ({}): `{}` is a `{}` hook: the agent answers it ({}); the agent-hooks program answers it only from --host-script FILE, and under `agent-hooks hook` it is reported as not supported",
+                hook.source.display(),
+                hook.event_name,
+                hook.command,
+                call.kind().name(),
+                call.kind().method()
+            ))
+        }))
         .chain(commands.hooks().filter_map(deliberate_note))
         .collect();
     notes.dedup();

@@ -87,6 +87,11 @@ pub fn report(session: &Session) -> Value {
             "source": entry.map(|e| e.source.clone()),
             "level": entry.map(|e| e.level.to_string()),
             "dialect": hook.dialect.name(),
+            "type": match (&hook.http, &hook.host_call) {
+                (Some(_), _) => "http",
+                (_, Some(call)) => call.kind().name(),
+                _ => "command",
+            },
             "events": [hook.event_name.as_str()],
             "matcher": match hook.matcher { Matcher::All => None, _ => hook.matcher_text.clone() },
             "if": hook.condition.as_ref().map(|c| c.text.clone()),
@@ -114,6 +119,11 @@ pub fn report(session: &Session) -> Value {
             value
         }).collect::<Vec<_>>(),
         "duplicates": findings.loaded.duplicates.iter().map(|d| json!({"path": d.path, "same_as": d.same_as})).collect::<Vec<_>>(),
+        "forbidden": findings.forbidden.iter().map(|(e, reason)| {
+            let mut value = entry(e);
+            value["reason"] = json!(reason);
+            value
+        }).collect::<Vec<_>>(),
         "warnings": findings.warnings,
         "uncovered": findings.uncovered.iter().map(|u| json!({
             "file": u.file, "command": u.command, "reason": u.reason,
@@ -224,6 +234,11 @@ pub fn print(session: &Session, report: &Value, style: Style) {
     section("Disabled", &list("disabled"), &|e| {
         format!("{}  {}", text(&e["key"]), path(&e["path"]))
     });
+    section(
+        "Forbidden by the managed policy",
+        &list("forbidden"),
+        &|e| format!("{}  {}", path(&e["path"]), style.warn(&text(&e["reason"]))),
+    );
     section("Untrusted project hooks", &list("untrusted"), &|e| {
         format!("{}  {}", path(&e["path"]), style.warn(&text(&e["reason"])))
     });

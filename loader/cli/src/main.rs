@@ -19,6 +19,7 @@ mod doctor;
 mod emit;
 mod events;
 mod hook;
+mod host_script;
 mod input_fields;
 mod install;
 mod list;
@@ -101,6 +102,9 @@ enum Command {
     Demo,
     /// Trust the current project's hooks (lists what it trusts first).
     Trust,
+    /// The table of events x agents (each agent's names, payload fields, answers and
+    /// defaults), in Markdown, generated from the code: the page docs/events-by-agent.md.
+    Events,
     /// The command an agent runs for its events: reads the agent's payload on stdin, runs
     /// every hook agent-hooks knows for that event (not the agent's own hooks files, which
     /// it runs itself) and answers as that agent expects.
@@ -130,6 +134,10 @@ fn main() -> ExitCode {
         Command::Run { words } => command::run(&cli.common, &words),
         Command::Demo => demo::run(&cli.common),
         Command::Trust => trust::run(&cli.common),
+        Command::Events => {
+            outln!("{}", agent_hooks::command_hook::events_table().trim_end());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::New(args) => new::run(&args),
         Command::Hook(args) => hook::run(&cli.common, &args),
         Command::Serve(args) => serve::run(&args),

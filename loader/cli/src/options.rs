@@ -39,6 +39,11 @@ pub struct Common {
     /// by the prompt's title).
     #[arg(long, global = true, value_name = "yes|no|FILE", default_value = "no")]
     pub ui: String,
+    /// What the agent's MCP servers and model answer `mcp_tool`, `prompt` and `agent`
+    /// hooks (emit, replay, command): a JSON file of answers (docs/cli.md). Without it,
+    /// those hooks are reported as not supported by this agent.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub host_script: Option<String>,
     /// Show plugins' log records on stderr: `-v` info, `-vv` debug, `-vvv` trace
     /// (warnings and errors always).
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count, global = true)]

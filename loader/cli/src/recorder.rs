@@ -9,11 +9,13 @@ use agent_hooks::{
         events::{CustomMessage, SendMessageOptions},
         NavigateTreeOptions, NewSessionOptions, NotifyLevel, SessionActionOutcome,
     },
-    AgentHost, HostUi, ProgramRun, StatusLine,
+    AgentHost, HostCallError, HostCallKind, HostUi, McpToolCall, ModelRequest, ProgramRun,
+    StatusLine,
 };
 use serde_json::{json, Value};
 
 use crate::{
+    host_script::HostScript,
     sync::lock,
     ui_script::{Prompt, UiMode},
 };
@@ -28,6 +30,8 @@ pub struct Recorder {
     status: StatusLine,
     editor_text: Mutex<String>,
     recorded: Mutex<Recorded>,
+    /// The answers of `--host-script`, if given.
+    host_script: Mutex<Option<HostScript>>,
 }
 
 /// How many activity entries one event's record keeps; the rest are counted.
@@ -72,7 +76,39 @@ impl Recorder {
             status: StatusLine::new(),
             editor_text: Mutex::new(String::new()),
             recorded: Mutex::new(Recorded::default()),
+            host_script: Mutex::new(None),
         }
+    }
+
+    /// This recorder, answering `mcp_tool`, `prompt` and `agent` hooks from `script`.
+    pub fn answering(self, script: Option<HostScript>) -> Self {
+        *lock(&self.host_script) = script;
+        self
+    }
+
+    /// Answers a hook's call from `--host-script` and records it with its answer.
+    fn host_call(
+        &self,
+        kind: HostCallKind,
+        tool: &str,
+        mut entry: Value,
+    ) -> Result<String, HostCallError> {
+        let answer = match &mut *lock(&self.host_script) {
+            Some(script) => script.answer(kind, tool),
+            None => Err(HostCallError::NotSupported {
+                kind,
+                hint: Some(
+                    "the agent-hooks program answers them only from --host-script FILE (docs/cli.md)"
+                        .into(),
+                ),
+            }),
+        };
+        entry["answer"] = match &answer {
+            Ok(text) => json!(text),
+            Err(error) => json!({"error": error.to_string()}),
+        };
+        self.record(entry);
+        answer
     }
 
     /// Takes what was recorded since the last call.
@@ -171,6 +207,22 @@ impl HostUi for Recorder {
 }
 
 impl AgentHost for Recorder {
+    fn call_mcp_tool(&self, call: &McpToolCall) -> Result<String, HostCallError> {
+        let tool = format!("{}/{}", call.server, call.tool);
+        let entry = json!({"call": "mcp_tool", "server": call.server, "tool": call.tool, "input": call.input});
+        self.host_call(HostCallKind::McpTool, &tool, entry)
+    }
+
+    fn prompt_model(&self, request: &ModelRequest) -> Result<String, HostCallError> {
+        let entry = json!({"call": "prompt", "prompt": request.prompt, "model": request.model});
+        self.host_call(HostCallKind::Prompt, "", entry)
+    }
+
+    fn run_subagent(&self, request: &ModelRequest) -> Result<String, HostCallError> {
+        let entry = json!({"call": "agent", "prompt": request.prompt, "model": request.model});
+        self.host_call(HostCallKind::Agent, "", entry)
+    }
+
     fn send_message(&self, message: CustomMessage, options: SendMessageOptions) {
         self.record(json!({"call": "send_message", "message": message, "options": options}));
     }
@@ -224,6 +276,19 @@ impl AgentHost for Recorder {
     }
 }
 
+/// The answer to a hook's call of the agent: its text as it is (quoted when it spans
+/// lines), or the error.
+fn host_answer(answer: &Value) -> String {
+    match answer {
+        Value::String(text) if !text.contains('\n') => text.clone(),
+        Value::String(text) => format!("{text:?}"),
+        other => match other["error"].as_str() {
+            Some(error) => format!("error: {error}"),
+            None => other.to_string(),
+        },
+    }
+}
+
 /// What hooks did, one line each, for people.
 pub fn activity_lines(activity: &[Value]) -> Vec<String> {
     activity.iter().map(activity_line).collect()
@@ -265,6 +330,19 @@ fn activity_line(entry: &Value) -> String {
             answer()
         ),
         "custom" => format!("custom {:?} {} → {}", s("kind"), entry["data"], answer()),
+        "mcp_tool" => format!(
+            "mcp_tool {}/{} {} → {}",
+            s("server"),
+            s("tool"),
+            entry["input"],
+            host_answer(&entry["answer"])
+        ),
+        "prompt" | "agent" => format!(
+            "{} {:?} → {}",
+            s("call"),
+            s("prompt"),
+            host_answer(&entry["answer"])
+        ),
         "set_status" => {
             let change = match entry["text"].as_str() {
                 Some(text) => format!("status {} = {text:?}", s("key")),

@@ -13,7 +13,9 @@ use agent_hooks::{
 };
 use serde_json::{json, Value};
 
-use crate::{options::Common, recorder::Recorder, sync::lock, ui_script::UiMode};
+use crate::{
+    host_script::HostScript, options::Common, recorder::Recorder, sync::lock, ui_script::UiMode,
+};
 
 /// The runner and what it recorded.
 pub struct Session {
@@ -64,6 +66,11 @@ impl Session {
         tune: impl FnOnce(&mut HookRunner),
     ) -> Result<Self, Box<dyn std::error::Error>> {
         let ui = UiMode::parse(&common.ui)?;
+        let host_script = common
+            .host_script
+            .as_deref()
+            .map(HostScript::read)
+            .transpose()?;
         let cwd = match &common.cwd {
             Some(dir) => std::path::absolute(dir)?,
             None => std::env::current_dir()?,
@@ -85,7 +92,8 @@ impl Session {
         findings.commands.retain(keep);
         let mut runner = findings.take_runner(&cwd);
         tune(&mut runner);
-        Ok(Self::around(runner, cwd, findings, Recorder::new(ui)))
+        let recorder = Recorder::new(ui).answering(host_script);
+        Ok(Self::around(runner, cwd, findings, recorder))
     }
 
     fn around(runner: HookRunner, cwd: PathBuf, findings: Discovered, recorder: Recorder) -> Self {

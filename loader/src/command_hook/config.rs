@@ -11,6 +11,7 @@ use super::{
     condition::Condition,
     dialect::{plugin_root, Dialect},
     event::{CommandEvent, UNSUPPORTED},
+    host_call::{HostCall, PROMPT_TIMEOUT},
     http::HttpTarget,
     matcher::Matcher,
 };
@@ -40,6 +41,9 @@ pub struct CommandHook {
     pub command: String,
     /// For an HTTP hook (`type: "http"`), where it posts; `command` is then its URL.
     pub http: Option<HttpTarget>,
+    /// For a hook the agent answers (`type: "mcp_tool"`, `"prompt"` or `"agent"`), what it
+    /// asks; `command` is then [`HostCall::describe`].
+    pub host_call: Option<HostCall>,
     /// How long it may run.
     pub timeout: Duration,
     /// Its `if` rule: it runs only for tool calls that match.
@@ -319,6 +323,7 @@ impl Reader<'_> {
         matcher_text: &Option<String>,
         at: &str,
     ) -> Option<CommandHook> {
+        let mut host_call = None;
         let (command, http) = match entry.get("type").and_then(Value::as_str) {
             None | Some("command") => {
                 match entry.get("command").and_then(Value::as_str).map(str::trim) {
@@ -337,18 +342,16 @@ impl Reader<'_> {
                 let target = self.http_target(entry, at)?;
                 (target.url.clone(), Some(target))
             }
-            Some(other @ ("prompt" | "agent" | "mcp_tool")) => {
-                self.issue(
-                    Some(at.to_owned()),
-                    format!("hook type `{other}` is not supported by this runner (only `command` and `http` hooks run); this hook does not run"),
-                    Severity::Error,
-                );
-                return None;
+            Some(kind @ ("prompt" | "agent" | "mcp_tool")) => {
+                let call = self.host_call(kind, entry, at)?;
+                let command = call.describe();
+                host_call = Some(call);
+                (command, None)
             }
             Some(other) => {
                 self.issue(
                     Some(at.to_owned()),
-                    format!("unknown hook type `{other}` (only `command` and `http` are supported); skipped"),
+                    format!("unknown hook type `{other}` (known: `command`, `http`, `mcp_tool`, `prompt`, `agent`); skipped"),
                     Severity::Error,
                 );
                 return None;
@@ -419,16 +422,29 @@ impl Reader<'_> {
                 Severity::Warning,
             );
         }
-        let persistent = match http {
-            Some(_) => Persistence::PerEvent,
-            None => persistent,
+        if let (true, Some(call)) = (persistent.is_long_running(), &host_call) {
+            self.issue(
+                Some(format!("{at}.persistent")),
+                format!(
+                    "`persistent` applies to command hooks only; this `{}` hook asks the agent once per event",
+                    call.kind().name()
+                ),
+                Severity::Warning,
+            );
+        }
+        let persistent = match (&http, &host_call) {
+            (None, None) => persistent,
+            _ => Persistence::PerEvent,
         };
         let once = self.flag(entry, "once", at);
         let status_message = entry
             .get("statusMessage")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let timeout = self.timeout(entry.get("timeout"), at);
+        let timeout = match (&host_call, entry.get("timeout")) {
+            (Some(HostCall::Prompt { .. }), None) => PROMPT_TIMEOUT,
+            (_, given) => self.timeout(given, at),
+        };
         let required = match entry.get("required") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(required)) => *required,
@@ -449,6 +465,7 @@ impl Reader<'_> {
             matcher: matcher.clone(),
             command,
             http,
+            host_call,
             timeout,
             condition,
             run_async,
@@ -458,6 +475,69 @@ impl Reader<'_> {
             source: self.source.to_path_buf(),
             required,
             persistent,
+        })
+    }
+
+    /// A hook the agent answers: `mcp_tool` (`server`, `tool`, `input`), `prompt` and
+    /// `agent` (`prompt`, `model`).
+    fn host_call(&mut self, kind: &str, entry: &Value, at: &str) -> Option<HostCall> {
+        let text = |key: &str| {
+            entry
+                .get(key)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned)
+        };
+        let mut missing = |key: &str, what: &str| {
+            self.issue(
+                Some(format!("{at}.{key}")),
+                format!("a `{kind}` hook needs `{key}` ({what}); skipped"),
+                Severity::Error,
+            );
+        };
+        if kind == "mcp_tool" {
+            let Some(server) = text("server") else {
+                missing(
+                    "server",
+                    "the MCP server's name, as the agent's configuration gives it",
+                );
+                return None;
+            };
+            let Some(tool) = text("tool") else {
+                missing("tool", "the name of the server's tool");
+                return None;
+            };
+            let input = match entry.get("input") {
+                None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(input @ Value::Object(_)) => input.clone(),
+                Some(other) => {
+                    self.issue(
+                        Some(format!("{at}.input")),
+                        format!("`input` must be an object of the tool's arguments, not {other}; skipped"),
+                        Severity::Error,
+                    );
+                    return None;
+                }
+            };
+            return Some(HostCall::McpTool {
+                server,
+                tool,
+                input,
+            });
+        }
+        let Some(prompt) = text("prompt") else {
+            missing(
+                "prompt",
+                "what to ask the model; `$ARGUMENTS` stands for the event's JSON",
+            );
+            return None;
+        };
+        let model = text("model");
+        Some(if kind == "agent" {
+            HostCall::Agent { prompt, model }
+        } else {
+            HostCall::Prompt { prompt, model }
         })
     }
 
@@ -594,7 +674,7 @@ mod tests {
           "PreToolUse": [
             {"matcher": "*", "hooks": [{"type": "command", "command": "bad-matcher"}]},
             {"matcher": "exec", "hooks": [
-              {"type": "prompt", "prompt": "x"},
+              {"type": "prompt"},
               {"type": "command"},
               {"type": "command", "command": "slow", "timeout": 5000},
               {"type": "command", "command": "negative", "timeout": -1},
@@ -612,7 +692,7 @@ mod tests {
             issues,
             [
                 "hooks.json (PreToolUse[0].matcher): invalid matcher `*` (a regular expression, not a glob: write `.*`, not `*`): error: repetition operator missing expression; its hooks are skipped",
-                "hooks.json (PreToolUse[1].hooks[0]): hook type `prompt` is not supported by this runner (only `command` and `http` hooks run); this hook does not run",
+                "hooks.json (PreToolUse[1].hooks[0].prompt): a `prompt` hook needs `prompt` (what to ask the model; `$ARGUMENTS` stands for the event's JSON); skipped",
                 "hooks.json (PreToolUse[1].hooks[1]): missing `command`; skipped",
                 "hooks.json (PreToolUse[1].hooks[2].timeout): timeout 5000 is in seconds (83 minutes), more than the 3600 allowed; milliseconds are not accepted; the default of 60 s is used",
                 "hooks.json (PreToolUse[1].hooks[3].timeout): timeout -1 must be a positive number of seconds; the default of 60 s is used",

@@ -42,6 +42,48 @@ pub enum MatcherRule {
 }
 
 impl Dialect {
+    /// Every dialect, in the order of the enum (the columns of the events table).
+    pub const ALL: [Dialect; 5] = [
+        Dialect::Agent,
+        Dialect::ClaudeCode,
+        Dialect::Codex,
+        Dialect::Gemini,
+        Dialect::Devin,
+    ];
+
+    /// Its place in [`ALL`](Self::ALL). A new dialect must be added here and there: this
+    /// match does not compile without it.
+    pub fn position(self) -> usize {
+        match self {
+            Dialect::Agent => 0,
+            Dialect::ClaudeCode => 1,
+            Dialect::Codex => 2,
+            Dialect::Gemini => 3,
+            Dialect::Devin => 4,
+        }
+    }
+
+    /// The agent's name for people (the events table's column).
+    pub fn agent(self) -> &'static str {
+        match self {
+            Dialect::Agent => "agent-hooks",
+            Dialect::ClaudeCode => "Claude Code",
+            Dialect::Codex => "Codex",
+            Dialect::Gemini => "Gemini CLI",
+            Dialect::Devin => "Devin",
+        }
+    }
+
+    /// The name its hooks files give `event` (and its hooks see as `hook_event_name`): its
+    /// own alias where it has one, otherwise Claude Code's name. Every file accepts every
+    /// name; this is the one its agent writes.
+    pub fn event_name(self, event: CommandEvent) -> &'static str {
+        ALIASES
+            .iter()
+            .find(|a| a.dialect == self && a.event == event)
+            .map_or(event.name(), |a| a.name)
+    }
+
     /// Its name, as `list` shows it.
     pub fn name(self) -> &'static str {
         match self {
@@ -64,6 +106,18 @@ impl Dialect {
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
         let last = folders.last().map(String::as_str);
+        // A managed file: the folder right under an `etc` folder names its agent.
+        let managed = folders
+            .windows(2)
+            .rev()
+            .find(|pair| pair[0] == "etc")
+            .map(|pair| pair[1].as_str());
+        match managed {
+            Some("claude-code") => return Dialect::ClaudeCode,
+            Some("gemini-cli") => return Dialect::Gemini,
+            Some("agent-hooks") => return Dialect::Agent,
+            _ => {}
+        }
         if folders.iter().any(|f| f == ".codex") {
             Dialect::Codex
         } else if folders.iter().any(|f| f == ".gemini") {
@@ -99,9 +153,19 @@ impl Dialect {
     /// is not read; AfterTool's `decision: deny` (and exit 2) replaces the tool's result for
     /// the model with the reason, where Claude Code's PostToolUse appends it.
     pub fn adapt(self, event: CommandEvent, run: &Run, answer: &mut Answer) {
-        if self != Dialect::Gemini {
-            return;
+        if self.plain_text_is_a_message() {
+            Self::plain_text(event, run, answer);
         }
+        if !self.reads_context(event) {
+            answer.context.clear();
+        }
+        if self.feedback_replaces_result(event) {
+            answer.replacement = answer.feedback.take();
+        }
+    }
+
+    /// Gemini CLI's reading of a hook's text that is not JSON.
+    fn plain_text(event: CommandEvent, run: &Run, answer: &mut Answer) {
         let stdout = String::from_utf8_lossy(&run.stdout);
         let stderr = String::from_utf8_lossy(&run.stderr);
         let text = match stdout.trim() {
@@ -122,10 +186,31 @@ impl Dialect {
                 _ => {}
             }
         }
-        match event {
-            CommandEvent::PreToolUse => answer.context.clear(),
-            CommandEvent::PostToolUse => answer.replacement = answer.feedback.take(),
-            _ => {}
+    }
+
+    /// Whether a hook's text that is not JSON is shown to the user on exit 0 and blocks on
+    /// exit codes above 2 (Gemini CLI), rather than read as Claude Code reads it.
+    pub fn plain_text_is_a_message(self) -> bool {
+        self == Dialect::Gemini
+    }
+
+    /// Whether its agent reads `additionalContext` on `event` (Gemini CLI does not on
+    /// BeforeTool).
+    pub fn reads_context(self, event: CommandEvent) -> bool {
+        !(self == Dialect::Gemini && event == CommandEvent::PreToolUse)
+    }
+
+    /// Whether a block's reason on `event` replaces the tool's result for the model (Gemini
+    /// CLI's AfterTool), rather than being added after it (Claude Code's PostToolUse).
+    pub fn feedback_replaces_result(self, event: CommandEvent) -> bool {
+        self == Dialect::Gemini && event == CommandEvent::PostToolUse
+    }
+
+    /// Payload fields its agent sends that the others do not: Gemini CLI's `timestamp`.
+    pub fn extra_fields(self) -> &'static [&'static str] {
+        match self {
+            Dialect::Gemini => &["timestamp"],
+            _ => &[],
         }
     }
 
@@ -253,6 +338,13 @@ mod tests {
     }
 
     #[test]
+    fn every_dialect_is_in_all_at_its_position() {
+        for (i, dialect) in Dialect::ALL.iter().enumerate() {
+            assert_eq!(dialect.position(), i, "{dialect}");
+        }
+    }
+
+    #[test]
     fn the_folder_names_the_dialect() {
         for (path, dialect) in [
             ("/p/.codex/hooks.json", Dialect::Codex),
@@ -261,6 +353,16 @@ mod tests {
             ("/h/.config/devin/config.json", Dialect::Devin),
             ("/p/.claude/settings.json", Dialect::ClaudeCode),
             ("/p/hooks.json", Dialect::Agent),
+            (
+                "/etc/claude-code/managed-settings.json",
+                Dialect::ClaudeCode,
+            ),
+            (
+                "/etc/claude-code/managed-settings.d/a.json",
+                Dialect::ClaudeCode,
+            ),
+            ("/tmp/root/etc/gemini-cli/settings.json", Dialect::Gemini),
+            ("/etc/agent-hooks/policy.json", Dialect::Agent),
         ] {
             assert_eq!(Dialect::of_file(Path::new(path)), dialect, "{path}");
         }

@@ -23,10 +23,13 @@ mod condition;
 mod config;
 mod dialect;
 mod event;
+mod host_call;
+mod host_request;
 mod http;
 mod matcher;
 mod outcome;
 mod process;
+mod table;
 mod tools;
 
 use std::{
@@ -46,12 +49,16 @@ pub use config::{
 };
 pub use dialect::{plugin_root, Alias, Dialect, MatcherRule, ALIASES};
 pub use event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
+pub(crate) use host_call::reply_run;
+pub use host_call::{HostCall, PROMPT_TIMEOUT};
+pub use host_request::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
 pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub(crate) use outcome::strength;
 pub use outcome::CommandOutcome;
 pub(crate) use process::{run, RunSpec};
 pub use process::{Exit, Run, OUTPUT_CAP};
+pub use table::{events_table, payload_fields, COMMON_FIELDS};
 pub use tools::{ToolAlias, ToolNames};
 
 /// The command hooks of an agent, from any number of hooks files and script folders, in
@@ -114,6 +121,7 @@ impl CommandHooks {
             matcher,
             command: shell_quote(&script.to_string_lossy()),
             http: None,
+            host_call: None,
             timeout: DEFAULT_TIMEOUT,
             condition: None,
             run_async: false,
@@ -138,6 +146,18 @@ impl CommandHooks {
             }
         }
         picked
+    }
+
+    /// Changes the target of every HTTP hook with `edit` (a managed policy narrowing the
+    /// variables headers may use).
+    pub(crate) fn edit_http(&mut self, mut edit: impl FnMut(&mut HttpTarget)) {
+        for hook in &mut self.hooks {
+            if hook.http.is_some() {
+                if let Some(target) = &mut Arc::make_mut(hook).http {
+                    edit(target);
+                }
+            }
+        }
     }
 
     /// Adds a problem found after the files were read (a hook that did not start).

@@ -92,6 +92,11 @@ impl ToolNames {
         self.tools.iter().find(|t| t.tool == tool)
     }
 
+    /// The declared tools, in order.
+    pub fn tools(&self) -> impl Iterator<Item = &ToolAlias> + '_ {
+        self.tools.iter()
+    }
+
     /// The tool's name in `dialect`.
     pub fn name_in<'a>(&'a self, dialect: Dialect, tool: &'a str) -> &'a str {
         self.alias(tool)

@@ -88,6 +88,8 @@ impl DiscoveryProvider for AgentFiles {
                 None => return Ok(Found::default()),
             },
             Level::Project => ctx.cwd.clone(),
+            // Managed files are ManagedFiles' (discover/managed.rs), not these consts'.
+            Level::Managed => return Ok(Found::default()),
         };
         let mut found = Found::default();
         for (relative, settings) in self.files {

@@ -5,6 +5,10 @@ use crate::command_hook::CommandEvent;
 /// Whose a hook is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Level {
+    /// The machine's: a system-wide managed policy file, owned by root (see
+    /// [`ManagedFiles`](super::ManagedFiles)). Loads first, cannot be disabled, shadowed or
+    /// left untrusted by user or project settings.
+    Managed,
     /// The user's: from the user's folders. Trusted.
     User,
     /// The project's: anything under the working folder. Runs only once trusted.
@@ -14,6 +18,7 @@ pub enum Level {
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            Level::Managed => "managed",
             Level::User => "user",
             Level::Project => "project",
         })

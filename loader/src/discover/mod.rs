@@ -5,6 +5,9 @@
 //!
 //! | priority | provider | where | level |
 //! |---|---|---|---|
+//! | 200 | `agent-hooks (managed)` | `/etc/agent-hooks/policy.json` | managed |
+//! | 190 | `claude-code (managed)` | `/etc/claude-code/managed-settings.json`, `managed-settings.d/*.json` | managed |
+//! | 180 | `gemini-cli (managed)` | `/etc/gemini-cli/settings.json` | managed |
 //! | 100 | `agent (user)` | `<config_dir>/hooks/` (`~/.config/<app>/hooks/`) | user |
 //! | 90 | `agent (project)` | `<cwd>/.<app>/hooks/` | project |
 //! | 80 | `claude (user)` | `~/.claude/settings.json`, `~/.claude/hooks/{pre,post}/` | user |
@@ -13,6 +16,10 @@
 //! | 60, 55 | `codex (user)`, `codex (project)` | `~/.codex/hooks.json`, `<cwd>/.codex/hooks.json` | user, project |
 //! | 50, 45 | `gemini (user)`, `gemini (project)` | `~/.gemini/settings.json`, `<cwd>/.gemini/settings.json` | user, project |
 //! | 40, 35 | `devin (user)`, `devin (project)` | `~/.config/devin/config.json`, `<cwd>/.devin/hooks.v1.json`, `.devin/config*.json` | user, project |
+//!
+//! Managed entries (the first rows, see [`ManagedFiles`]) are read before all others, with
+//! or without the built-in providers, and only when root owns them; their rules
+//! ([`ManagedPolicy`]) can forbid every other hook.
 //!
 //! A hooks folder holds plugin libraries and hooks files (`*.json`) at the top, and scripts
 //! in `pre/` and `post/` named `<tool>.<ext>`. User folders come first, so that a cloned
@@ -36,6 +43,7 @@
 mod crate_folder;
 mod dialects;
 mod entry;
+mod managed;
 mod plugin_settings;
 mod providers;
 mod required;
@@ -50,6 +58,9 @@ use std::{
 
 pub use dialects::{plugin_folder_hooks, AgentFiles, ClaudePluginHooks};
 pub use entry::{EntryKind, HookEntry, Level};
+pub use managed::{
+    managed_providers, url_matches, ManagedFiles, ManagedForm, ManagedPolicy, MANAGED_ROOT_ENV,
+};
 pub use providers::{
     AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks, DiscoveryContext,
     DiscoveryProvider,
@@ -61,6 +72,7 @@ pub use trust::{TrustError, TrustStore, Untrust, TRUST_STORE_FILE};
 
 use crate::{
     command_hook::CommandHooks,
+    command_hook::Dialect,
     file::{read_checked, CheckedFile, Limit, StrictModes},
     load::{resolve_path, LoadError, LoadFailure, LoadHooksResult, LoadOptions, PluginLoader},
     runner::HookRunner,
@@ -107,6 +119,14 @@ pub struct DiscoveryOptions {
     pub required: Vec<String>,
     /// How plugins load: by default each in a process of its own.
     pub load: LoadOptions,
+    /// A second system root under which managed files are read too (for tests: default
+    /// from [`MANAGED_ROOT_ENV`]). It never replaces `/`: a user who sets it cannot escape
+    /// the machine's policy, only add rules on themselves; files under it may be owned by
+    /// the user running the agent as well as by root.
+    pub managed_root: Option<PathBuf>,
+    /// Managed providers (by name) whose hooks do not run here, while their rules still
+    /// apply: the calling agent runs its own managed hooks itself (`agent-hooks hook`).
+    pub managed_rules_only: Vec<String>,
 }
 
 impl DiscoveryOptions {
@@ -123,6 +143,10 @@ impl DiscoveryOptions {
             trust_project: false,
             required: Vec::new(),
             load: LoadOptions::isolated(),
+            managed_root: std::env::var_os(MANAGED_ROOT_ENV)
+                .filter(|root| !root.is_empty())
+                .map(PathBuf::from),
+            managed_rules_only: Vec::new(),
         }
     }
 
@@ -189,6 +213,10 @@ pub struct Discovered {
     pub required_failures: Vec<RequiredFailure>,
     /// Commands of project hooks files that run code trust does not cover.
     pub uncovered: Vec<UncoveredCode>,
+    /// The rules of the managed files that were read (and not refused).
+    pub policy: ManagedPolicy,
+    /// Hooks the managed policy does not let load, with the reason.
+    pub forbidden: Vec<(HookEntry, String)>,
 }
 
 impl Discovered {
@@ -225,17 +253,21 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     configured_paths: &[P],
     options: DiscoveryOptions,
 ) -> Discovered {
+    let mut managed_roots = vec![PathBuf::from("/")];
+    managed_roots.extend(options.managed_root.clone().filter(|r| r != Path::new("/")));
     let ctx = DiscoveryContext {
         app_name: options.app_name.clone(),
         cwd: options.cwd.clone(),
         home: options.home.clone(),
         config_dir: options.config_dir(),
+        managed_roots,
     };
-    let mut providers = if options.builtin_providers {
-        builtin_providers()
-    } else {
-        Vec::new()
-    };
+    // The managed providers always run: neither `builtin_providers: false` nor
+    // `--no-discover` turns the machine's policy off.
+    let mut providers = managed_providers();
+    if options.builtin_providers {
+        providers.extend(builtin_providers());
+    }
     providers.extend(options.extra_providers);
     // A stable sort: equal priorities keep registration order.
     providers.sort_by_key(|p| std::cmp::Reverse(p.priority()));
@@ -264,42 +296,66 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     for (name, config) in read.configs {
         load_options.configs.entry(name).or_insert(config);
     }
+    let mut found_entries = Vec::new();
     for provider in &providers {
-        let found = match provider.discover(&ctx) {
-            Ok(found) => found,
-            Err(error) => {
-                discovery.discovered.warnings.push(format!(
-                    "hook provider `{}` failed: {error}",
-                    provider.name()
-                ));
-                continue;
+        match provider.discover(&ctx) {
+            Ok(found) => {
+                discovery.discovered.warnings.extend(found.warnings);
+                found_entries.extend(found.entries);
             }
-        };
-        discovery.discovered.warnings.extend(found.warnings);
-        for entry in found.entries {
-            let key = entry.key();
-            if !keys.insert(key.clone()) {
-                discovery.discovered.shadowed.push(entry);
-                continue;
-            }
-            if options
-                .disabled
-                .iter()
-                .any(|d| *d == key || *d == entry.name)
-            {
-                discovery.discovered.disabled.push(entry);
-                continue;
-            }
-            discovery.admit(entry, &trust, &project, options.trust_project);
+            Err(error) => discovery.discovered.warnings.push(format!(
+                "hook provider `{}` failed: {error}",
+                provider.name()
+            )),
         }
+    }
+    // Managed entries first, whatever their providers' priorities.
+    let (managed, others): (Vec<HookEntry>, Vec<HookEntry>) = found_entries
+        .into_iter()
+        .partition(|e| e.level == Level::Managed);
+    discovery.managed(managed, &ctx, &options.managed_rules_only);
+    for entry in others {
+        let key = entry.key();
+        if !keys.insert(key.clone()) {
+            discovery.discovered.shadowed.push(entry);
+            continue;
+        }
+        if let Some(reason) = discovery.discovered.policy.forbids(&entry) {
+            discovery.discovered.forbidden.push((entry, reason));
+            continue;
+        }
+        if options
+            .disabled
+            .iter()
+            .any(|d| *d == key || *d == entry.name)
+        {
+            discovery.discovered.disabled.push(entry);
+            continue;
+        }
+        discovery.admit(entry, &trust, &project, options.trust_project);
     }
     for given in configured_paths {
         discovery.configured(given.as_ref(), &ctx);
     }
+    discovery.forbid_configured();
     let mut discovered = discovery.load(&ctx.cwd, &load_options);
+    let policy = std::mem::take(&mut discovered.policy);
+    policy.apply_http(&mut discovered.commands);
+    discovered.policy = policy;
     required::mark(&mut discovered, &options.required);
     discovered.required_failures = required::failures(&discovered, &options.required);
     discovered
+}
+
+/// Whether a managed file has hooks to load: a JSON settings file only with a `hooks` key
+/// (one that is not JSON is loaded, so that the hooks' reader reports it).
+fn settings_with_hooks(entry: &HookEntry, file: &CheckedFile) -> bool {
+    if entry.path.extension().is_none_or(|e| e != "json") {
+        return true;
+    }
+    serde_json::from_slice::<serde_json::Value>(&file.bytes)
+        .map(|v| v.get("hooks").is_some())
+        .unwrap_or(true)
 }
 
 /// What trust records for a plugin's configuration file that does not exist.
@@ -316,6 +372,64 @@ struct Discovery {
 }
 
 impl Discovery {
+    /// Reads the managed entries with the managed check (owned by root, writable by no one
+    /// else; under a test root the user may own them too), combines their rules, and
+    /// accepts their hooks first, unless their rules say no hook runs. A refused file's
+    /// rules are not applied: nothing says the administrator wrote them.
+    fn managed(&mut self, entries: Vec<HookEntry>, ctx: &DiscoveryContext, rules_only: &[String]) {
+        let mut read = Vec::new();
+        for entry in entries {
+            let under_test_root = ctx
+                .managed_roots
+                .iter()
+                .skip(1)
+                .any(|root| entry.path.starts_with(root));
+            let mut modes = StrictModes::managed(under_test_root);
+            let given = entry.path.to_string_lossy().into_owned();
+            match read_checked(&entry.path, Limit::HooksFile, &mut modes) {
+                Ok(file) => {
+                    let dialect = Dialect::of_file(&entry.path);
+                    let (policy, warnings) = ManagedPolicy::read(dialect, &file.bytes, &entry.path);
+                    self.discovered.warnings.extend(warnings);
+                    self.discovered.policy.merge(policy);
+                    read.push((given, entry, file));
+                }
+                Err(error) => {
+                    self.discovered.warnings.push(format!(
+                        "the managed policy file {given} is refused, so neither its rules nor its hooks apply: {error}"
+                    ));
+                    self.discovered.loaded.errors.push(LoadFailure {
+                        path: given,
+                        error: LoadError::from(error),
+                    });
+                }
+            }
+        }
+        for (given, entry, file) in read {
+            if let Some(reason) = self.discovered.policy.forbids(&entry) {
+                self.discovered.forbidden.push((entry, reason));
+            } else if !rules_only.contains(&entry.source) && settings_with_hooks(&entry, &file) {
+                self.accepted.push((given, entry, file));
+            }
+        }
+    }
+
+    /// Moves the configured paths the managed policy forbids out of the accepted ones.
+    fn forbid_configured(&mut self) {
+        let policy = &self.discovered.policy;
+        if policy.is_empty() {
+            return;
+        }
+        let mut kept = Vec::new();
+        for (given, entry, file) in std::mem::take(&mut self.accepted) {
+            match policy.forbids(&entry) {
+                Some(reason) => self.discovered.forbidden.push((entry, reason)),
+                None => kept.push((given, entry, file)),
+            }
+        }
+        self.accepted = kept;
+    }
+
     /// Reads a discovered `entry` once, checked, and accepts it unless it is refused, or
     /// comes from the project and trust does not cover it (the file as read, and the scripts
     /// its commands run): then it is listed as untrusted.

@@ -23,6 +23,9 @@ pub struct DiscoveryContext {
     pub home: Option<PathBuf>,
     /// The agent's user configuration folder (`~/.config/<name>` by default).
     pub config_dir: PathBuf,
+    /// The system roots managed files are read under: `/` first, then the test root of
+    /// [`DiscoveryOptions::managed_root`](super::DiscoveryOptions::managed_root), if any.
+    pub managed_roots: Vec<PathBuf>,
 }
 
 /// A source of hooks.

@@ -78,6 +78,10 @@ pub(crate) struct CommandCode {
 /// Finds the project code `hook`'s command runs; `project` is the canonical project folder.
 pub(crate) fn locate(hook: &CommandHook, project: &Path) -> CommandCode {
     let mut code = CommandCode::default();
+    // An HTTP hook's URL and a prompt are no shell command: they run no file.
+    if hook.http.is_some() || hook.host_call.is_some() {
+        return code;
+    }
     for command in simple_commands(words(&hook.command, &hook_variables(hook, project))) {
         let program = command.program.iter();
         for word in program.chain(&command.arguments).chain(&command.inputs) {
@@ -142,6 +146,9 @@ pub struct HookScript {
 /// left out.
 pub fn hook_scripts(hook: &CommandHook, cwd: &Path) -> Vec<HookScript> {
     let mut scripts = Vec::new();
+    if hook.http.is_some() || hook.host_call.is_some() {
+        return scripts;
+    }
     for command in simple_commands(words(&hook.command, &hook_variables(hook, cwd))) {
         let Some(program) = command.program.filter(|p| p.exact) else {
             continue;

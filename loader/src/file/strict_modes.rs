@@ -25,6 +25,9 @@ const STICKY: u32 = 0o1000;
 pub(crate) struct StrictModes {
     user: u32,
     home: Option<PathBuf>,
+    /// The managed check: the owner must be root (or `user`, when that is allowed) and no
+    /// group may write, private or not; the walk goes up to `/`.
+    managed: bool,
     folders: HashMap<PathBuf, Option<String>>,
     names: HashMap<u32, String>,
 }
@@ -35,6 +38,24 @@ impl StrictModes {
         Self {
             user: Uid::effective().as_raw(),
             home: home.and_then(|h| std::fs::canonicalize(h).ok()),
+            managed: false,
+            folders: HashMap::new(),
+            names: HashMap::new(),
+        }
+    }
+
+    /// The check of a managed policy file: it and every folder above it, up to `/`, owned
+    /// by root and writable by no one else (a root-owned sticky folder such as `/tmp` is
+    /// fine). `also_self`: the user running the agent may own them too (a test root).
+    pub(crate) fn managed(also_self: bool) -> Self {
+        Self {
+            user: if also_self {
+                Uid::effective().as_raw()
+            } else {
+                0
+            },
+            home: None,
+            managed: true,
             folders: HashMap::new(),
             names: HashMap::new(),
         }
@@ -99,6 +120,17 @@ impl StrictModes {
     fn problem(&mut self, metadata: &Metadata, folder: bool) -> Option<String> {
         let mode = metadata.permissions().mode();
         let owner = metadata.uid();
+        if self.managed && owner != self.user && owner != 0 {
+            let name = self.user_name(owner);
+            let allowed = if self.user == 0 {
+                "root".to_owned()
+            } else {
+                format!("root or you ({})", self.user_name(self.user))
+            };
+            return Some(format!(
+                "is owned by {name}, not by {allowed} as a managed policy must be, so {name} could"
+            ));
+        }
         if owner != self.user && owner != 0 {
             let name = self.user_name(owner);
             let me = self.user_name(self.user);
@@ -127,6 +159,20 @@ impl StrictModes {
                 )
             });
         }
+        if mode & GROUP_WRITE != 0 && self.managed {
+            let group = self.group_name(metadata.gid());
+            return Some(if folder {
+                format!(
+                    "{group} can write to (mode {:o}), so its members could",
+                    mode & 0o7777
+                )
+            } else {
+                format!(
+                    "is writable by {group} (mode {:o}), so its members could",
+                    mode & 0o7777
+                )
+            });
+        }
         if mode & GROUP_WRITE != 0 {
             if let Some(group) = self.shared_group(owner, metadata.gid()) {
                 return Some(if folder {
@@ -148,12 +194,17 @@ impl StrictModes {
     /// The command that makes `path` safe.
     fn fix(&mut self, metadata: &Metadata, path: &Path) -> String {
         let owner = metadata.uid();
+        if self.managed && owner != self.user && owner != 0 {
+            return format!("chown root {}", path.display());
+        }
         if owner != self.user && owner != 0 {
             return format!("chown {} {}", self.user_name(self.user), path.display());
         }
         let mode = metadata.permissions().mode();
         let who = if mode & OTHERS_WRITE != 0 { "o" } else { "" };
-        let who = if mode & GROUP_WRITE != 0 && self.shared_group(owner, metadata.gid()).is_some() {
+        let who = if mode & GROUP_WRITE != 0
+            && (self.managed || self.shared_group(owner, metadata.gid()).is_some())
+        {
             format!("g{who}")
         } else {
             who.to_owned()
@@ -178,6 +229,14 @@ impl StrictModes {
             let names: Vec<&str> = others.iter().map(|m| m.as_str()).collect();
             format!("group `{}` (members: {})", group.name, names.join(", "))
         })
+    }
+
+    /// How to name group `gid` in a message.
+    fn group_name(&self, gid: u32) -> String {
+        match Group::from_gid(Gid::from_raw(gid)) {
+            Ok(Some(group)) => format!("group `{}`", group.name),
+            _ => format!("group {gid}"),
+        }
     }
 
     fn user_name(&mut self, uid: u32) -> String {

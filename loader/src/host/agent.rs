@@ -5,7 +5,7 @@ use agent_hooks_abi::{
 };
 use serde_json::Value;
 
-use crate::command_hook::ToolNames;
+use crate::command_hook::{HostCallError, HostCallKind, McpToolCall, ModelRequest, ToolNames};
 
 /// What the agent offers its hooks. Every method has a default, so a host that implements
 /// nothing works: messages and entries go nowhere, the agent is idle, there is no model and
@@ -123,6 +123,32 @@ pub trait AgentHost: Send + Sync {
     /// far, each time.
     fn environment_file(&self, lines: &[String]) {
         let _ = lines;
+    }
+
+    /// An `mcp_tool` hook calls a tool of one of the agent's MCP servers: the tool's text
+    /// output (read as a command hook's stdout), or why there is none. Called on a thread
+    /// of its own; the runner stops waiting at the hook's timeout, so bound the call too.
+    /// Default: not supported (the hook's report says so; it never passes silently).
+    fn call_mcp_tool(&self, call: &McpToolCall) -> Result<String, HostCallError> {
+        let _ = call;
+        Err(HostCallError::not_supported(HostCallKind::McpTool))
+    }
+
+    /// A `prompt` hook asks the agent's model for one answer: the model's text, which
+    /// should be `{"ok": true}` or `{"ok": false, "reason": "..."}` (a host tells its model
+    /// so). Called and bounded as [`call_mcp_tool`](Self::call_mcp_tool). Default: not
+    /// supported.
+    fn prompt_model(&self, request: &ModelRequest) -> Result<String, HostCallError> {
+        let _ = request;
+        Err(HostCallError::not_supported(HostCallKind::Prompt))
+    }
+
+    /// An `agent` hook asks the agent to run a subagent (with the agent's tools) on the
+    /// request: its final answer, read as a `prompt` hook's. Called and bounded as
+    /// [`call_mcp_tool`](Self::call_mcp_tool). Default: not supported.
+    fn run_subagent(&self, request: &ModelRequest) -> Result<String, HostCallError> {
+        let _ = request;
+        Err(HostCallError::not_supported(HostCallKind::Agent))
     }
 }
 

@@ -9,6 +9,7 @@ mod plugin_api;
 mod plugin_log;
 mod services;
 
+pub use crate::command_hook::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
 pub use agent::{AgentHost, DetachedAgent, HostUi, ProgramRun};
 pub(crate) use context::CallContext;
 pub(crate) use exec::exec_until;

@@ -304,7 +304,7 @@ impl HookRunner {
                 common.push(("model", Value::String(model.id)));
             }
         }
-        if hook.dialect == Dialect::Gemini {
+        if hook.dialect.extra_fields().contains(&"timestamp") {
             common.push(("timestamp", Value::String(timestamp())));
         }
         Payload {
@@ -364,6 +364,15 @@ impl HookJob {
         // Closed only when the runner is gone: then the hook runs unbounded.
         let _slot = self.slots.clone().acquire_owned().await.ok();
         // The rarer kinds are boxed, so that a command hook's run stays small.
+        if let Some(call) = &self.hook.host_call {
+            let asked = super::host_calls::ask(call, &self.payload, self.agent, self.hook.timeout);
+            let (run, failure) = Box::pin(asked).await;
+            return Finished {
+                run,
+                failure,
+                stderr_dropped: false,
+            };
+        }
         if let Some(target) = &self.hook.http {
             let posted = Box::pin(target.post(self.payload, self.hook.timeout)).await;
             return Finished {

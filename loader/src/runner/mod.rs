@@ -5,6 +5,7 @@
 mod combine;
 mod commands;
 mod dispatch;
+mod host_calls;
 mod join;
 mod long_running;
 mod lookups;

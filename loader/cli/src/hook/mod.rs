@@ -126,6 +126,16 @@ pub fn open_for(
                 });
                 options.home = Some(home);
             }
+            // The calling agent runs its own managed hooks; other agents' run only when
+            // named with `--with`. Their rules apply either way.
+            options.managed_rules_only = [
+                ("claude-code (managed)", AgentName::Claude),
+                ("gemini-cli (managed)", AgentName::Gemini),
+            ]
+            .into_iter()
+            .filter(|(_, of)| *of == agent || !with.contains(of))
+            .map(|(name, _)| name.to_owned())
+            .collect();
             if !options.builtin_providers {
                 return;
             }

@@ -17,6 +17,8 @@ pub fn common(header: &Header) -> Common {
         required: header.required.clone(),
         in_process: header.in_process,
         ui: "no".into(),
+        // Under an agent, agent-hooks cannot call that agent's MCP servers or model.
+        host_script: None,
         verbose: 0,
     }
 }

@@ -24,6 +24,12 @@ pub enum Dialect {
     Gemini,
     /// Devin CLI: `.devin/hooks.v1.json`, `~/.config/devin/config.json`.
     Devin,
+    /// GitHub Copilot CLI: `.github/hooks/*.json`, `~/.copilot/hooks/*.json`,
+    /// `/etc/github-copilot/policy.d/*.json` (its own format: `super::copilot`).
+    Copilot,
+    /// Cursor: `.cursor/hooks.json`, `~/.cursor/hooks.json` (its own format:
+    /// `super::cursor`).
+    Cursor,
 }
 
 /// How a matcher is read.
@@ -50,12 +56,16 @@ impl Dialect {
             Dialect::Codex => "codex",
             Dialect::Gemini => "gemini-cli",
             Dialect::Devin => "devin",
+            Dialect::Copilot => "copilot-cli",
+            Dialect::Cursor => "cursor",
         }
     }
 
     /// The dialect of the hooks file at `path`, from where it lies: a `.claude`, `.codex`,
-    /// `.gemini` or `.devin` folder (or `~/.config/devin`), or a Claude Code plugin's
-    /// `hooks/hooks.json`; anything else is this project's own format.
+    /// `.gemini` or `.devin` folder (or `~/.config/devin`), a Claude Code plugin's
+    /// `hooks/hooks.json`, Copilot CLI's `.github/hooks/`, `.copilot/hooks/` or
+    /// `github-copilot/policy.d/`, a `.cursor` folder; anything else is this project's own
+    /// format.
     pub fn of_file(path: &Path) -> Dialect {
         let folders: Vec<String> = path
             .parent()
@@ -64,7 +74,17 @@ impl Dialect {
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
         let last = folders.last().map(String::as_str);
-        if folders.iter().any(|f| f == ".codex") {
+        let parent = folders.len().checked_sub(2).map(|i| folders[i].as_str());
+        let copilot = matches!(
+            (parent, last),
+            (Some(".github" | ".copilot"), Some("hooks"))
+                | (Some("github-copilot"), Some("policy.d"))
+        );
+        if copilot {
+            Dialect::Copilot
+        } else if folders.iter().any(|f| f == ".cursor") {
+            Dialect::Cursor
+        } else if folders.iter().any(|f| f == ".codex") {
             Dialect::Codex
         } else if folders.iter().any(|f| f == ".gemini") {
             Dialect::Gemini
@@ -84,6 +104,8 @@ impl Dialect {
         match self {
             Dialect::Agent if settings_form => MatcherRule::Claude,
             Dialect::Agent | Dialect::Devin => MatcherRule::Regex,
+            // Their own readers compile their matchers (`super::copilot`, `super::cursor`).
+            Dialect::Copilot | Dialect::Cursor => MatcherRule::Regex,
             // Codex reads a plain name as exact, as Claude Code does (measured with the real
             // agent, tests/real-agents: `Bas` does not match `Bash`).
             Dialect::ClaudeCode | Dialect::Codex => MatcherRule::Claude,
@@ -160,6 +182,44 @@ impl Dialect {
             (Dialect::Codex, "prompt_id") => Some("turn_id"),
             _ => Some(field),
         }
+    }
+
+    /// The dialect whose tool names and input fields a hook of this dialect sees for an
+    /// event its file names `event_name`: a PascalCase event of a Copilot CLI file (its VS
+    /// Code-compatible form) sees Claude Code's (`Bash`, not `bash`).
+    pub fn tool_dialect(self, event_name: &str) -> Dialect {
+        match self {
+            Dialect::Copilot if !super::copilot::is_camel_case(event_name) => Dialect::ClaudeCode,
+            other => other,
+        }
+    }
+
+    /// Whether its payloads are not Claude Code's fields (Copilot CLI, Cursor): then
+    /// [`payload`](Self::payload) gives them.
+    pub fn own_payload(self) -> bool {
+        matches!(self, Dialect::Copilot | Dialect::Cursor)
+    }
+
+    /// The payload a hook of this dialect gets for `event` (named `event_name` in its file),
+    /// from the payload in Claude Code's fields (tool names already the hook's).
+    pub fn payload(self, event: CommandEvent, event_name: &str, claude: Value) -> Value {
+        let Value::Object(fields) = claude else {
+            return claude;
+        };
+        match self {
+            Dialect::Copilot => super::copilot::payload(event, event_name, fields),
+            Dialect::Cursor => super::cursor::payload(event, event_name, fields),
+            _ => Value::Object(fields),
+        }
+    }
+
+    /// Whether its agent gives hooks `CLAUDE_ENV_FILE` (Claude Code's, and this project's
+    /// and Devin's files, which follow it).
+    pub fn has_env_file(self) -> bool {
+        !matches!(
+            self,
+            Dialect::Codex | Dialect::Gemini | Dialect::Copilot | Dialect::Cursor
+        )
     }
 
     /// How many seconds one unit of `timeout` is: Gemini CLI gives milliseconds.
@@ -260,6 +320,14 @@ mod tests {
             ("/p/.devin/hooks.v1.json", Dialect::Devin),
             ("/h/.config/devin/config.json", Dialect::Devin),
             ("/p/.claude/settings.json", Dialect::ClaudeCode),
+            ("/p/.github/hooks/guard.json", Dialect::Copilot),
+            ("/h/.copilot/hooks/audit.json", Dialect::Copilot),
+            (
+                "/etc/github-copilot/policy.d/10-gate.json",
+                Dialect::Copilot,
+            ),
+            ("/p/.github/workflows/ci.json", Dialect::Agent),
+            ("/p/.cursor/hooks.json", Dialect::Cursor),
             ("/p/hooks.json", Dialect::Agent),
         ] {
             assert_eq!(Dialect::of_file(Path::new(path)), dialect, "{path}");

@@ -13,6 +13,8 @@
 //! | 60, 55 | `codex (user)`, `codex (project)` | `~/.codex/hooks.json`, `<cwd>/.codex/hooks.json` | user, project |
 //! | 50, 45 | `gemini (user)`, `gemini (project)` | `~/.gemini/settings.json`, `<cwd>/.gemini/settings.json` | user, project |
 //! | 40, 35 | `devin (user)`, `devin (project)` | `~/.config/devin/config.json`, `<cwd>/.devin/hooks.v1.json`, `.devin/config*.json` | user, project |
+//! | 30, 25 | `copilot (user)`, `copilot (project)` | `~/.copilot/hooks/*.json` (`$COPILOT_HOME/hooks/`), `<cwd>/.github/hooks/*.json` | user, project |
+//! | 20, 15 | `cursor (user)`, `cursor (project)` | `~/.cursor/hooks.json`, `<cwd>/.cursor/hooks.json` | user, project |
 //!
 //! A hooks folder holds plugin libraries and hooks files (`*.json`) at the top, and scripts
 //! in `pre/` and `post/` named `<tool>.<ext>`. User folders come first, so that a cloned
@@ -33,6 +35,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+mod agent_folders;
 mod crate_folder;
 mod dialects;
 mod entry;
@@ -48,6 +51,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
+pub use agent_folders::AgentFolders;
 pub use dialects::{plugin_folder_hooks, AgentFiles, ClaudePluginHooks};
 pub use entry::{EntryKind, HookEntry, Level};
 pub use providers::{
@@ -80,6 +84,10 @@ pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
         Box::new(AgentFiles::GEMINI_PROJECT),
         Box::new(AgentFiles::DEVIN_USER),
         Box::new(AgentFiles::DEVIN_PROJECT),
+        Box::new(AgentFolders::COPILOT_USER),
+        Box::new(AgentFolders::COPILOT_PROJECT),
+        Box::new(AgentFolders::CURSOR_USER),
+        Box::new(AgentFolders::CURSOR_PROJECT),
     ]
 }
 

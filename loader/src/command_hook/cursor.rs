@@ -33,6 +33,10 @@ use super::{
     process::{Exit, Run},
 };
 
+/// What `cursor_version` and `CURSOR_VERSION` say to a Cursor hook run by agent-hooks: not
+/// a Cursor version, but present, since hooks written for several agents tell Cursor by it.
+pub const CURSOR_VERSION: &str = concat!("agent-hooks ", env!("CARGO_PKG_VERSION"));
+
 /// Cursor's event names and what each is here (`None`: no moment in this runner).
 pub static EVENTS: [(&str, Option<CommandEvent>); 20] = [
     ("sessionStart", Some(CommandEvent::SessionStart)),
@@ -158,6 +162,8 @@ pub(super) fn payload(event: CommandEvent, event_name: &str, claude: Map<String,
     out.insert("generation_id".into(), generation);
     out.insert("hook_event_name".into(), json!(event_name));
     out.insert("workspace_roots".into(), json!([get("cwd")]));
+    // Hooks written for several agents tell Cursor by this field (or CURSOR_VERSION).
+    out.insert("cursor_version".into(), json!(CURSOR_VERSION));
     if let Some(path) = claude.get("transcript_path") {
         out.insert("transcript_path".into(), path.clone());
     }
@@ -416,7 +422,7 @@ mod tests {
         assert_eq!(
             sent,
             json!({"conversation_id": "s", "generation_id": "s", "hook_event_name": "beforeShellExecution",
-                "workspace_roots": ["/p"], "command": "ls", "cwd": "/p"})
+                "workspace_roots": ["/p"], "cursor_version": CURSOR_VERSION, "command": "ls", "cwd": "/p"})
         );
     }
 }

@@ -50,7 +50,7 @@ pub use config::{
 pub use copilot::{
     claude_fields as copilot_claude_fields, event_of as copilot_event, EVENTS as COPILOT_EVENTS,
 };
-pub use cursor::EVENTS as CURSOR_EVENTS;
+pub use cursor::{CURSOR_VERSION, EVENTS as CURSOR_EVENTS};
 pub use dialect::{plugin_root, Alias, Dialect, MatcherRule, ALIASES};
 pub use event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
 pub use http::{HttpTarget, Posted};

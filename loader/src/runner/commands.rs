@@ -450,6 +450,10 @@ pub(crate) fn hook_env(
         Dialect::Cursor => env.extend([
             ("CLAUDE_PROJECT_DIR", project.clone()),
             ("CURSOR_PROJECT_DIR", project),
+            (
+                "CURSOR_VERSION",
+                crate::command_hook::CURSOR_VERSION.to_owned(),
+            ),
         ]),
         Dialect::Agent | Dialect::Devin => env.extend([
             ("CLAUDE_PROJECT_DIR", project.clone()),

@@ -131,7 +131,8 @@ pub fn open_for(
             }
             options.builtin_providers = false;
             let wanted = |name: &str| {
-                if agent.own_providers().contains(&name) {
+                // Cursor's files are Cursor's: no agent here runs them through `hook`.
+                if agent.own_providers().contains(&name) || name.starts_with("cursor ") {
                     return false;
                 }
                 AgentName::ALL

@@ -174,3 +174,37 @@ fn list_shows_copilot_and_cursor_hooks_as_such_and_where_they_are() {
         "the problem is shown: {text}"
     );
 }
+
+#[test]
+fn doctor_explains_the_copilot_and_cursor_hooks_it_cannot_run() {
+    let dir = temp_dir();
+    let home = temp_dir();
+    let project = dir.path();
+    std::fs::create_dir_all(project.join(".github/hooks")).unwrap();
+    std::fs::create_dir_all(project.join(".cursor")).unwrap();
+    std::fs::write(
+        project.join(".github/hooks/a.json"),
+        r#"{"version": 1, "hooks": {
+            "preToolUse": [{"powershell": "./g.ps1"}, {"bash": "./missing.sh"}],
+            "sessionStart": [{"type": "prompt", "prompt": "/init"}],
+            "userPromptTransformed": [{"bash": "true"}]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(".cursor/hooks.json"),
+        r#"{"version": 1, "hooks": {"afterTabFileEdit": [{"command": "true"}]}}"#,
+    )
+    .unwrap();
+    let output = run(project, home.path(), &["doctor", "--trust-project"], None);
+    let text = stdout(&output);
+    assert!(!output.status.success(), "{text}");
+    for expected in [
+        "only a `powershell` command, which Copilot CLI runs on Windows only",
+        "a `prompt` hook submits text as the user",
+        "event `userPromptTransformed` is not supported",
+        "event `afterTabFileEdit` is not supported",
+        "the script missing.sh does not exist; the hook would fail with exit code 127, and in Copilot CLI's dialect any failure of `preToolUse` denies the call",
+    ] {
+        assert!(text.contains(expected), "{expected}:\n{text}");
+    }
+}

@@ -85,8 +85,14 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "a timeout lets the tool run",
-            hooks: &[("preToolUse", "slow", Some(2))],
-            answers: || vec![("slow", json!([{"sleep": 6, "code": 2, "stderr": "M-late"}]))],
+            // 5 s: under load the probe (Python) needs a second or two to start and log.
+            hooks: &[("preToolUse", "slow", Some(5))],
+            answers: || {
+                vec![(
+                    "slow",
+                    json!([{"sleep": 12, "code": 2, "stderr": "M-late"}]),
+                )]
+            },
         },
         Case {
             name: "modifiedResult and additionalContext",

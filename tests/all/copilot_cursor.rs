@@ -162,8 +162,23 @@ fn list_shows_copilot_and_cursor_hooks_as_such_and_where_they_are() {
         r#"{"version": 1, "hooks": {"sessionEnd": [{"bash": "true"}], "beforeEverything": [{"bash": "true"}]}}"#,
     )
     .unwrap();
+    // Copilot CLI's settings files count with a `hooks` key only.
+    std::fs::write(
+        home.path().join(".copilot/settings.json"),
+        r#"{"model": "x", "hooks": {"agentStop": [{"bash": "./inline-stop.sh"}]}}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(project.join(".github/copilot")).unwrap();
+    std::fs::write(
+        project.join(".github/copilot/settings.json"),
+        r#"{"model": "x"}"#,
+    )
+    .unwrap();
     let output = run(project, home.path(), &["list", "--trust-project"], None);
     let text = stdout(&output);
+    assert!(text.contains("agentStop: ./inline-stop.sh"), "{text}");
+    assert!(!text.contains(".github/copilot/settings.json"), "{text}");
+    assert!(!text.contains("no `version`"), "{text}");
     assert!(text.contains("command (copilot-cli)"), "{text}");
     assert!(text.contains("command (cursor)"), "{text}");
     assert!(text.contains(".github/hooks/hooks.json"), "{text}");

@@ -79,6 +79,8 @@ impl Dialect {
             (parent, last),
             (Some(".github" | ".copilot"), Some("hooks"))
                 | (Some("github-copilot"), Some("policy.d"))
+                | (Some(".github"), Some("copilot"))
+                | (_, Some(".copilot"))
         );
         if copilot {
             Dialect::Copilot
@@ -327,6 +329,8 @@ mod tests {
                 Dialect::Copilot,
             ),
             ("/p/.github/workflows/ci.json", Dialect::Agent),
+            ("/p/.github/copilot/settings.json", Dialect::Copilot),
+            ("/h/.copilot/settings.json", Dialect::Copilot),
             ("/p/.cursor/hooks.json", Dialect::Cursor),
             ("/p/hooks.json", Dialect::Agent),
         ] {

@@ -89,8 +89,14 @@ impl Reader<'_> {
                 return self.issue(Some(at), message, Severity::Error);
             }
         };
+        // A settings file (Copilot CLI's `settings.json`) has a `hooks` key, not a version.
+        let settings = self
+            .source
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("settings"));
         match top.get("version") {
             Some(v) if v.as_u64() == Some(1) => {}
+            None if settings => {}
             None => self.issue(
                 Some("version".into()),
                 format!("no `version`; read as version 1 ({agent} files say `\"version\": 1`)"),

@@ -1,7 +1,9 @@
 //! Providers for Copilot CLI's and Cursor's hooks files, where those agents read them:
 //! Copilot CLI every `*.json` of the project's `.github/hooks/` and of the user's
 //! `~/.copilot/hooks/` (`$COPILOT_HOME/hooks/` when that is set), in name order; Cursor
-//! `.cursor/hooks.json` of the project and `~/.cursor/hooks.json`. Each file is read in its
+//! `.cursor/hooks.json` of the project and `~/.cursor/hooks.json`. Copilot CLI's settings
+//! files with a `hooks` key (`~/.copilot/settings.json`, `.github/copilot/settings.json`,
+//! `.github/copilot/settings.local.json`) too. Each file is read in its
 //! agent's dialect (see [`Dialect::of_file`](crate::command_hook::Dialect::of_file)); project
 //! files need trust like every project hook. (Copilot CLI's root-owned policy hooks in
 //! `/etc/github-copilot/policy.d/` are read as Copilot CLI files too, by the managed layer.)
@@ -17,6 +19,8 @@ enum Place {
     Folder(&'static str),
     /// This one file.
     File(&'static str),
+    /// These settings files, each when it has a `hooks` key.
+    Settings(&'static [&'static str]),
 }
 
 /// One agent's hooks files at one level (a table row: [`AgentFolders::COPILOT_USER`], ...).
@@ -41,6 +45,24 @@ impl AgentFolders {
         priority: 25,
         level: Level::Project,
         place: Place::Folder(".github/hooks"),
+    };
+    /// Copilot CLI, user level: the `hooks` key of `~/.copilot/settings.json`.
+    pub const COPILOT_USER_SETTINGS: AgentFolders = AgentFolders {
+        name: "copilot settings (user)",
+        priority: 29,
+        level: Level::User,
+        place: Place::Settings(&[".copilot/settings.json"]),
+    };
+    /// Copilot CLI, project level: the `hooks` key of `.github/copilot/settings.json` and
+    /// `.github/copilot/settings.local.json`.
+    pub const COPILOT_PROJECT_SETTINGS: AgentFolders = AgentFolders {
+        name: "copilot settings (project)",
+        priority: 24,
+        level: Level::Project,
+        place: Place::Settings(&[
+            ".github/copilot/settings.json",
+            ".github/copilot/settings.local.json",
+        ]),
     };
     /// Cursor, user level: `~/.cursor/hooks.json`.
     pub const CURSOR_USER: AgentFolders = AgentFolders {
@@ -82,6 +104,7 @@ impl AgentFolders {
         let (relative, shown) = match self.place {
             Place::Folder(relative) => (relative, format!("{prefix}{relative}/")),
             Place::File(relative) => (relative, format!("{prefix}{relative}")),
+            Place::Settings(_) => ("", prefix.to_owned()),
         };
         Some((base.join(relative), shown))
     }
@@ -110,6 +133,16 @@ impl DiscoveryProvider for AgentFolders {
             source: self.name.to_owned(),
         };
         match self.place {
+            Place::Settings(files) => {
+                for relative in files {
+                    let file = path.join(relative);
+                    if super::providers::has_hooks_key(&file, ctx.home.as_deref()) {
+                        found
+                            .entries
+                            .push(entry(file, format!("{shown}{relative}")));
+                    }
+                }
+            }
             Place::File(_) => {
                 if path.exists() {
                     found.entries.push(entry(path, shown));

@@ -14,6 +14,7 @@
 //! | 50, 45 | `gemini (user)`, `gemini (project)` | `~/.gemini/settings.json`, `<cwd>/.gemini/settings.json` | user, project |
 //! | 40, 35 | `devin (user)`, `devin (project)` | `~/.config/devin/config.json`, `<cwd>/.devin/hooks.v1.json`, `.devin/config*.json` | user, project |
 //! | 30, 25 | `copilot (user)`, `copilot (project)` | `~/.copilot/hooks/*.json` (`$COPILOT_HOME/hooks/`), `<cwd>/.github/hooks/*.json` | user, project |
+//! | 29, 24 | `copilot settings (user)`, `copilot settings (project)` | the `hooks` key of `~/.copilot/settings.json`, `<cwd>/.github/copilot/settings.json`, `settings.local.json` | user, project |
 //! | 20, 15 | `cursor (user)`, `cursor (project)` | `~/.cursor/hooks.json`, `<cwd>/.cursor/hooks.json` | user, project |
 //!
 //! A hooks folder holds plugin libraries and hooks files (`*.json`) at the top, and scripts
@@ -85,7 +86,9 @@ pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
         Box::new(AgentFiles::DEVIN_USER),
         Box::new(AgentFiles::DEVIN_PROJECT),
         Box::new(AgentFolders::COPILOT_USER),
+        Box::new(AgentFolders::COPILOT_USER_SETTINGS),
         Box::new(AgentFolders::COPILOT_PROJECT),
+        Box::new(AgentFolders::COPILOT_PROJECT_SETTINGS),
         Box::new(AgentFolders::CURSOR_USER),
         Box::new(AgentFolders::CURSOR_PROJECT),
     ]

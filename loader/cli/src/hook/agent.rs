@@ -72,7 +72,13 @@ impl AgentName {
             AgentName::Claude => &["claude (user)", "claude (project)", "claude plugins"],
             AgentName::Codex => &["codex (user)", "codex (project)"],
             AgentName::Gemini => &["gemini (user)", "gemini (project)"],
-            AgentName::Copilot => &["copilot (user)", "copilot (project)", "claude (project)"],
+            AgentName::Copilot => &[
+                "copilot (user)",
+                "copilot settings (user)",
+                "copilot (project)",
+                "copilot settings (project)",
+                "claude (project)",
+            ],
             AgentName::Devin => &["devin (user)", "devin (project)"],
         }
     }
@@ -84,7 +90,12 @@ impl AgentName {
             AgentName::Claude => &["claude (user)", "claude (project)", "claude plugins"],
             AgentName::Codex => &["codex (user)", "codex (project)"],
             AgentName::Gemini => &["gemini (user)", "gemini (project)"],
-            AgentName::Copilot => &["copilot (user)", "copilot (project)"],
+            AgentName::Copilot => &[
+                "copilot (user)",
+                "copilot settings (user)",
+                "copilot (project)",
+                "copilot settings (project)",
+            ],
             AgentName::Devin => &["devin (user)", "devin (project)"],
         }
     }

@@ -379,6 +379,8 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
         Dialect::ClaudeCode => ".claude/settings.json",
         Dialect::Codex => ".codex/hooks.json",
         Dialect::Gemini => ".gemini/settings.json",
+        Dialect::Copilot => ".github/hooks/hooks.json",
+        Dialect::Cursor => ".cursor/hooks.json",
         Dialect::Devin => ".devin/hooks.v1.json",
     };
     for dialect in Dialect::ALL {

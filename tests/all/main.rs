@@ -17,6 +17,7 @@ mod command_hooks;
 mod compatibility;
 mod compatibility_matrix;
 mod concurrency;
+mod copilot_cursor;
 mod dedup;
 mod discovery;
 mod docs;

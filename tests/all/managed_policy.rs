@@ -1,5 +1,5 @@
 //! Managed policy: root-owned system files (agent-hooks' `/etc/agent-hooks/policy.json`,
-//! Claude Code's managed settings, Gemini CLI's system settings), laid out under a second
+//! Claude Code's managed settings, Gemini CLI's system settings, Copilot CLI's `policy.d`), laid out under a second
 //! system root (`AGENT_HOOKS_MANAGED_ROOT` / `DiscoveryOptions::managed_root`, which adds to
 //! `/`, never replaces it). Each rule: managed hooks load first and cannot be disabled,
 //! `--no-discover` keeps them, `allowManagedHooksOnly` forbids every other hook (configured
@@ -410,4 +410,34 @@ fn a_hook_call_leaves_the_calling_agents_managed_hooks_to_it_but_keeps_their_rul
     });
     assert!(commands(&found).is_empty(), "{:?}", commands(&found));
     assert_eq!(forbidden(&found).len(), 1);
+}
+
+#[test]
+fn copilot_clis_policy_folder_is_managed_read_in_its_dialect_in_name_order() {
+    let m = machine().with_user_and_project_hooks();
+    let folder = m.root.join("etc/github-copilot/policy.d");
+    write(
+        &folder.join("20-audit.json"),
+        r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "echo audit"}]}}"#,
+    );
+    write(
+        &folder.join("10-gate.json"),
+        r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "echo gate"}]}}"#,
+    );
+    // Not a policy file: only `*.json` at the folder's top are read.
+    write(&folder.join("README.txt"), "notes");
+    let found = m.discover(&[], |o| o.disabled = vec![s(&folder.join("10-gate.json"))]);
+    assert_eq!(
+        commands(&found),
+        ["echo gate", "echo audit", "echo user", "echo project"]
+    );
+    let first = found.commands.hooks().next().unwrap();
+    assert_eq!(
+        (first.dialect, first.event),
+        (Dialect::Copilot, CommandEvent::PreToolUse)
+    );
+    assert_eq!(
+        (found.entries[0].level, found.entries[0].source.as_str()),
+        (Level::Managed, "copilot-cli (managed)")
+    );
 }

@@ -16,6 +16,7 @@
 mod agents;
 mod cases;
 mod compare;
+mod copilot_format;
 mod deliberate;
 mod model;
 
@@ -280,10 +281,17 @@ fn gemini_cli_and_agent_hooks_agree() {
     suite(Agent::Gemini, true);
 }
 
-/// Copilot CLI's own hooks format (`.github/hooks/*.json`) is not read by agent-hooks yet;
-/// its run of a project's `.claude/settings.json` is compared and recorded, not failed.
+/// Copilot CLI's run of a project's `.claude/settings.json` (which it reads its own way) is
+/// compared and recorded, not failed; its own format is compared in the next test.
 #[test]
 #[ignore = "runs the real agents: tests/real-agents/run"]
 fn copilot_cli_is_recorded() {
     suite(Agent::Copilot, false);
+}
+
+/// Copilot CLI's own format (`.github/hooks/*.json`): compared, and failed on a difference.
+#[test]
+#[ignore = "runs the real agents: tests/real-agents/run"]
+fn copilot_cli_own_format_and_agent_hooks_agree() {
+    copilot_format::suite();
 }

@@ -332,3 +332,36 @@ fn a_gemini_cli_hooks_file_runs_under_claude_code_when_named() {
         s.describe()
     );
 }
+
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn a_copilot_cli_hooks_file_runs_under_claude_code_when_named() {
+    let s = claude_session("echo ran >> side-effect.txt", |run| {
+        // Installed again, with --with copilot.
+        agent_hooks(run, &["uninstall", "--agent", "claude", "--project"]);
+        agent_hooks(
+            run,
+            &[
+                "install",
+                "--agent",
+                "claude",
+                "--project",
+                "--with",
+                "copilot",
+            ],
+        );
+        // Copilot CLI's own format: its tool name (`bash`, an anchored matcher) and its
+        // top-level answer.
+        run.write(
+            "home/.copilot/hooks/guard.json",
+            r#"{"version": 1, "hooks": {"preToolUse": [{"matcher": "bash", "timeoutSec": 10,
+                "bash": "echo '{\"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"M-copilot-dialect-deny\"}'"}]}}"#,
+        );
+    });
+    assert_eq!(s.side_effect(), None, "the tool ran: {}", s.describe());
+    assert!(
+        s.told.iter().any(|t| t.contains("M-copilot-dialect-deny")),
+        "the model was not told: {}",
+        s.describe()
+    );
+}

@@ -85,7 +85,11 @@ fn matcher_advice(hook: &CommandHook, tools: &[String]) -> Option<String> {
     let names = ToolNames::default();
     let tools: Vec<String> = tools
         .iter()
-        .map(|t| names.name_in(hook.dialect, t).to_owned())
+        .map(|t| {
+            names
+                .name_in(hook.dialect.tool_dialect(&hook.event_name), t)
+                .to_owned()
+        })
         .collect();
     let tools = &tools[..];
     if !hook.event.has_tool() || tools.iter().any(|t| hook.matcher.matches(t)) {
@@ -141,7 +145,8 @@ fn script_advice(hook: &CommandHook, cwd: &Path) -> Vec<String> {
         }
         advice.extend(match std::fs::metadata(&script.path) {
             Err(_) => Some(format!(
-                "{place}: the script {path}{unset} does not exist; the hook would fail with exit code 127"
+                "{place}: the script {path}{unset} does not exist; the hook would fail with exit code 127{}",
+                copilot_denies(hook)
             )),
             Ok(m) if m.permissions().mode() & 0o111 == 0 => Some(format!(
                 "{place}: the script {path} is not executable; fix it with `chmod +x {path}`"
@@ -164,6 +169,7 @@ fn interpreted_advice(
     // Measured: both exit with code 2 when the script does not exist.
     let exit_2 = program.starts_with("python") || program == "perl";
     let blocks = match hook.event.spec().exit2 {
+        _ if !copilot_denies(hook).is_empty() => copilot_denies(hook),
         Exit2::Blocks if exit_2 => format!(
             ", and `{program}` exits with code 2 for a missing script, which blocks every {} it matches",
             if hook.event.has_tool() { "tool call" } else { hook.event.name() }
@@ -180,6 +186,23 @@ fn interpreted_advice(
         "{place}: `{interpreter}` runs {}{unset}, which does not exist: the hook fails every time it runs{blocks}. Create the script, or correct its path in the command{relative}",
         script.path.display()
     )
+}
+
+/// For a hook of Copilot CLI's `preToolUse` or `permissionRequest`, which every failure
+/// turns into a deny (docs/command-hooks.md#copilot-cli): what that does; else nothing.
+fn copilot_denies(hook: &CommandHook) -> String {
+    let decides = matches!(
+        hook.event,
+        CommandEvent::PreToolUse | CommandEvent::PermissionRequest
+    );
+    if hook.dialect == Dialect::Copilot && decides {
+        format!(
+            ", and in Copilot CLI's dialect any failure of `{}` denies the call, so it blocks every tool call it matches",
+            hook.event_name
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// ` ($NAME is not set here, so it is empty)` for the variables a path uses without a value.

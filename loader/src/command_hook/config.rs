@@ -151,6 +151,12 @@ pub fn parse_hooks_as(
     source: &Path,
     dialect: Dialect,
 ) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+    // Their own formats: events that list hooks directly.
+    match dialect {
+        Dialect::Copilot => return super::copilot::parse(bytes, source),
+        Dialect::Cursor => return super::cursor::parse(bytes, source),
+        _ => {}
+    }
     let mut reader = Reader {
         source,
         dialect,

@@ -24,6 +24,12 @@ pub enum Dialect {
     Gemini,
     /// Devin CLI: `.devin/hooks.v1.json`, `~/.config/devin/config.json`.
     Devin,
+    /// GitHub Copilot CLI: `.github/hooks/*.json`, `~/.copilot/hooks/*.json`,
+    /// `/etc/github-copilot/policy.d/*.json` (its own format: `super::copilot`).
+    Copilot,
+    /// Cursor: `.cursor/hooks.json`, `~/.cursor/hooks.json` (its own format:
+    /// `super::cursor`).
+    Cursor,
 }
 
 /// How a matcher is read.
@@ -43,11 +49,13 @@ pub enum MatcherRule {
 
 impl Dialect {
     /// Every dialect, in the order of the enum (the columns of the events table).
-    pub const ALL: [Dialect; 5] = [
+    pub const ALL: [Dialect; 7] = [
         Dialect::Agent,
         Dialect::ClaudeCode,
         Dialect::Codex,
         Dialect::Gemini,
+        Dialect::Copilot,
+        Dialect::Cursor,
         Dialect::Devin,
     ];
 
@@ -59,7 +67,9 @@ impl Dialect {
             Dialect::ClaudeCode => 1,
             Dialect::Codex => 2,
             Dialect::Gemini => 3,
-            Dialect::Devin => 4,
+            Dialect::Copilot => 4,
+            Dialect::Cursor => 5,
+            Dialect::Devin => 6,
         }
     }
 
@@ -70,6 +80,8 @@ impl Dialect {
             Dialect::ClaudeCode => "Claude Code",
             Dialect::Codex => "Codex",
             Dialect::Gemini => "Gemini CLI",
+            Dialect::Copilot => "Copilot CLI",
+            Dialect::Cursor => "Cursor",
             Dialect::Devin => "Devin",
         }
     }
@@ -92,12 +104,16 @@ impl Dialect {
             Dialect::Codex => "codex",
             Dialect::Gemini => "gemini-cli",
             Dialect::Devin => "devin",
+            Dialect::Copilot => "copilot-cli",
+            Dialect::Cursor => "cursor",
         }
     }
 
     /// The dialect of the hooks file at `path`, from where it lies: a `.claude`, `.codex`,
-    /// `.gemini` or `.devin` folder (or `~/.config/devin`), or a Claude Code plugin's
-    /// `hooks/hooks.json`; anything else is this project's own format.
+    /// `.gemini` or `.devin` folder (or `~/.config/devin`), a Claude Code plugin's
+    /// `hooks/hooks.json`, Copilot CLI's `.github/hooks/`, `.copilot/hooks/` or
+    /// `github-copilot/policy.d/`, a `.cursor` folder; anything else is this project's own
+    /// format.
     pub fn of_file(path: &Path) -> Dialect {
         let folders: Vec<String> = path
             .parent()
@@ -115,10 +131,23 @@ impl Dialect {
         match managed {
             Some("claude-code") => return Dialect::ClaudeCode,
             Some("gemini-cli") => return Dialect::Gemini,
+            Some("github-copilot") => return Dialect::Copilot,
+            Some("codex") => return Dialect::Codex,
             Some("agent-hooks") => return Dialect::Agent,
             _ => {}
         }
-        if folders.iter().any(|f| f == ".codex") {
+        let parent = folders.len().checked_sub(2).map(|i| folders[i].as_str());
+        let copilot = matches!(
+            (parent, last),
+            (Some(".github" | ".copilot"), Some("hooks"))
+                | (Some(".github"), Some("copilot"))
+                | (_, Some(".copilot"))
+        );
+        if copilot {
+            Dialect::Copilot
+        } else if folders.iter().any(|f| f == ".cursor") {
+            Dialect::Cursor
+        } else if folders.iter().any(|f| f == ".codex") {
             Dialect::Codex
         } else if folders.iter().any(|f| f == ".gemini") {
             Dialect::Gemini
@@ -138,6 +167,8 @@ impl Dialect {
         match self {
             Dialect::Agent if settings_form => MatcherRule::Claude,
             Dialect::Agent | Dialect::Devin => MatcherRule::Regex,
+            // Their own readers compile their matchers (`super::copilot`, `super::cursor`).
+            Dialect::Copilot | Dialect::Cursor => MatcherRule::Regex,
             // Codex reads a plain name as exact, as Claude Code does (measured with the real
             // agent, tests/real-agents: `Bas` does not match `Bash`).
             Dialect::ClaudeCode | Dialect::Codex => MatcherRule::Claude,
@@ -209,7 +240,7 @@ impl Dialect {
     /// Payload fields its agent sends that the others do not: Gemini CLI's `timestamp`.
     pub fn extra_fields(self) -> &'static [&'static str] {
         match self {
-            Dialect::Gemini => &["timestamp"],
+            Dialect::Gemini | Dialect::Copilot => &["timestamp"],
             _ => &[],
         }
     }
@@ -245,6 +276,44 @@ impl Dialect {
             (Dialect::Codex, "prompt_id") => Some("turn_id"),
             _ => Some(field),
         }
+    }
+
+    /// The dialect whose tool names and input fields a hook of this dialect sees for an
+    /// event its file names `event_name`: a PascalCase event of a Copilot CLI file (its VS
+    /// Code-compatible form) sees Claude Code's (`Bash`, not `bash`).
+    pub fn tool_dialect(self, event_name: &str) -> Dialect {
+        match self {
+            Dialect::Copilot if !super::copilot::is_camel_case(event_name) => Dialect::ClaudeCode,
+            other => other,
+        }
+    }
+
+    /// Whether its payloads are not Claude Code's fields (Copilot CLI, Cursor): then
+    /// [`payload`](Self::payload) gives them.
+    pub fn own_payload(self) -> bool {
+        matches!(self, Dialect::Copilot | Dialect::Cursor)
+    }
+
+    /// The payload a hook of this dialect gets for `event` (named `event_name` in its file),
+    /// from the payload in Claude Code's fields (tool names already the hook's).
+    pub fn payload(self, event: CommandEvent, event_name: &str, claude: Value) -> Value {
+        let Value::Object(fields) = claude else {
+            return claude;
+        };
+        match self {
+            Dialect::Copilot => super::copilot::payload(event, event_name, fields),
+            Dialect::Cursor => super::cursor::payload(event, event_name, fields),
+            _ => Value::Object(fields),
+        }
+    }
+
+    /// Whether its agent gives hooks `CLAUDE_ENV_FILE` (Claude Code's, and this project's
+    /// and Devin's files, which follow it).
+    pub fn has_env_file(self) -> bool {
+        !matches!(
+            self,
+            Dialect::Codex | Dialect::Gemini | Dialect::Copilot | Dialect::Cursor
+        )
     }
 
     /// How many seconds one unit of `timeout` is: Gemini CLI gives milliseconds.
@@ -352,6 +421,16 @@ mod tests {
             ("/p/.devin/hooks.v1.json", Dialect::Devin),
             ("/h/.config/devin/config.json", Dialect::Devin),
             ("/p/.claude/settings.json", Dialect::ClaudeCode),
+            ("/p/.github/hooks/guard.json", Dialect::Copilot),
+            ("/h/.copilot/hooks/audit.json", Dialect::Copilot),
+            (
+                "/etc/github-copilot/policy.d/10-gate.json",
+                Dialect::Copilot,
+            ),
+            ("/p/.github/workflows/ci.json", Dialect::Agent),
+            ("/p/.github/copilot/settings.json", Dialect::Copilot),
+            ("/h/.copilot/settings.json", Dialect::Copilot),
+            ("/p/.cursor/hooks.json", Dialect::Cursor),
             ("/p/hooks.json", Dialect::Agent),
             (
                 "/etc/claude-code/managed-settings.json",

@@ -21,8 +21,11 @@
 mod answer;
 mod condition;
 mod config;
+mod copilot;
+mod cursor;
 mod dialect;
 mod event;
+mod flat_file;
 mod host_call;
 mod host_request;
 mod http;
@@ -41,12 +44,16 @@ use std::{
 use serde_json::{Map, Value};
 
 pub use answer::Answer;
-pub(crate) use answer::{did_not_answer, interpret};
+pub(crate) use answer::{did_not_answer, interpret_hook};
 pub use condition::Condition;
 pub use config::{
     load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes, CommandHook, ConfigIssue,
     Persistence, Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT,
 };
+pub use copilot::{
+    claude_fields as copilot_claude_fields, event_of as copilot_event, EVENTS as COPILOT_EVENTS,
+};
+pub use cursor::{CURSOR_VERSION, EVENTS as CURSOR_EVENTS};
 pub use dialect::{plugin_root, Alias, Dialect, MatcherRule, ALIASES};
 pub use event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
 pub(crate) use host_call::reply_run;
@@ -214,8 +221,9 @@ impl CommandHooks {
             if hook.event != event || selected.iter().any(|s| s.command == hook.command) {
                 continue;
             }
+            let dialect = hook.dialect.tool_dialect(&hook.event_name);
             let name = match subject {
-                Some(tool) if event.has_tool() => tools.name_in(hook.dialect, tool),
+                Some(tool) if event.has_tool() => tools.name_in(dialect, tool),
                 other => other.unwrap_or_default(),
             };
             // A matcher needs the subject: without it, only a match-all matcher runs.
@@ -228,7 +236,7 @@ impl CommandHooks {
             }
             if let Some(condition) = &hook.condition {
                 let input = match subject {
-                    Some(tool) => tools.input_view(hook.dialect, tool, tool_input),
+                    Some(tool) => tools.input_view(dialect, tool, tool_input),
                     None => std::borrow::Cow::Owned(Value::Null),
                 };
                 if !condition.matches(name, &input, cwd) {

@@ -33,34 +33,80 @@ const CLAUDE_LIKE: [Dialect; 2] = [Dialect::ClaudeCode, Dialect::Codex];
 impl Default for ToolNames {
     /// agent-hooks' own tools (docs/command-hooks.md: `exec`, `read`, `write`, `edit`, `glob`,
     /// `grep`, `webfetch`, `todo_write`, `notebook_read`, `notebook_edit`, `run_subagent`) with their Claude Code
-    /// (and Codex) and Gemini CLI names; file tools' `path` is those agents' `file_path`.
+    /// (and Codex), Gemini CLI, Copilot CLI and Cursor names; file tools' `path` is
+    /// `file_path` for all but Copilot CLI.
     fn default() -> Self {
-        let table: [(&str, &str, &str, bool); 11] = [
-            ("exec", "Bash", "run_shell_command", false),
-            ("read", "Read", "read_file", true),
-            ("write", "Write", "write_file", true),
-            ("edit", "Edit", "replace", true),
-            ("glob", "Glob", "glob", false),
-            ("grep", "Grep", "search_file_content", false),
-            ("webfetch", "WebFetch", "web_fetch", false),
-            ("todo_write", "TodoWrite", "write_todos", false),
-            ("notebook_read", "NotebookRead", "notebook_read", false),
-            ("notebook_edit", "NotebookEdit", "notebook_edit", false),
-            ("run_subagent", "Task", "run_subagent", false),
+        // Own name, Claude Code (and Codex), Gemini CLI, Copilot CLI, Cursor; file tool.
+        let table: [(&str, &str, &str, &str, &str, bool); 11] = [
+            ("exec", "Bash", "run_shell_command", "bash", "Shell", false),
+            ("read", "Read", "read_file", "view", "Read", true),
+            ("write", "Write", "write_file", "create", "Write", true),
+            ("edit", "Edit", "replace", "edit", "Write", true),
+            ("glob", "Glob", "glob", "glob", "Glob", false),
+            ("grep", "Grep", "search_file_content", "grep", "Grep", false),
+            (
+                "webfetch",
+                "WebFetch",
+                "web_fetch",
+                "web_fetch",
+                "WebFetch",
+                false,
+            ),
+            (
+                "todo_write",
+                "TodoWrite",
+                "write_todos",
+                "update_todo",
+                "TodoWrite",
+                false,
+            ),
+            (
+                "notebook_read",
+                "NotebookRead",
+                "notebook_read",
+                "notebook_read",
+                "NotebookRead",
+                false,
+            ),
+            (
+                "notebook_edit",
+                "NotebookEdit",
+                "notebook_edit",
+                "notebook_edit",
+                "NotebookEdit",
+                false,
+            ),
+            (
+                "run_subagent",
+                "Task",
+                "run_subagent",
+                "task",
+                "Task",
+                false,
+            ),
         ];
         let tools = table
             .into_iter()
-            .map(|(tool, claude, gemini, file_tool)| {
+            .map(|(tool, claude, gemini, copilot, cursor, file_tool)| {
                 let mut names: Vec<(Dialect, String)> = CLAUDE_LIKE
                     .iter()
                     .map(|d| (*d, claude.to_owned()))
                     .collect();
                 names.push((Dialect::Gemini, gemini.to_owned()));
+                names.push((Dialect::Copilot, copilot.to_owned()));
+                names.push((Dialect::Cursor, cursor.to_owned()));
+                // Copilot CLI's file tools take `path`, as agent-hooks' do; Cursor's
+                // payloads name the file `file_path`.
                 let fields = if file_tool {
-                    [Dialect::ClaudeCode, Dialect::Codex, Dialect::Gemini]
-                        .into_iter()
-                        .map(|d| (d, "path".to_owned(), "file_path".to_owned()))
-                        .collect()
+                    [
+                        Dialect::ClaudeCode,
+                        Dialect::Codex,
+                        Dialect::Gemini,
+                        Dialect::Cursor,
+                    ]
+                    .into_iter()
+                    .map(|d| (d, "path".to_owned(), "file_path".to_owned()))
+                    .collect()
                 } else {
                     Vec::new()
                 };
@@ -188,6 +234,9 @@ mod tests {
         assert_eq!(names.name_in(Dialect::ClaudeCode, "exec"), "Bash");
         assert_eq!(names.name_in(Dialect::Gemini, "exec"), "run_shell_command");
         assert_eq!(names.name_in(Dialect::Devin, "exec"), "exec");
+        assert_eq!(names.name_in(Dialect::Copilot, "read"), "view");
+        assert_eq!(names.own_name(Dialect::Copilot, "bash"), Some("exec"));
+        assert_eq!(names.name_in(Dialect::Cursor, "exec"), "Shell");
         assert_eq!(names.own_name(Dialect::ClaudeCode, "Bash"), Some("exec"));
         assert_eq!(
             names.own_name(Dialect::Gemini, "run_shell_command"),

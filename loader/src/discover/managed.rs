@@ -57,6 +57,12 @@ impl ManagedFiles {
         priority: 180,
         files: &[("etc/gemini-cli/settings.json", ManagedForm::File)],
     };
+    /// Copilot CLI: every `/etc/github-copilot/policy.d/*.json`, in name order.
+    pub const COPILOT: ManagedFiles = ManagedFiles {
+        name: "copilot-cli (managed)",
+        priority: 170,
+        files: &[("etc/github-copilot/policy.d", ManagedForm::Folder)],
+    };
 }
 
 /// The managed providers. They run on every discovery, with or without the built-in
@@ -66,6 +72,7 @@ pub fn managed_providers() -> Vec<Box<dyn DiscoveryProvider>> {
         Box::new(ManagedFiles::AGENT_HOOKS),
         Box::new(ManagedFiles::CLAUDE_CODE),
         Box::new(ManagedFiles::GEMINI),
+        Box::new(ManagedFiles::COPILOT),
     ]
 }
 
@@ -198,8 +205,13 @@ impl ManagedPolicy {
                 policy.allowed_http_urls = list("allowedHttpHookUrls");
                 policy.http_env_vars = list("httpHookAllowedEnvVars");
             }
-            // Gemini CLI's system settings give hooks, and no rules over other hooks.
-            Dialect::Gemini | Dialect::Codex | Dialect::Devin => {}
+            // Gemini CLI's system settings and Copilot CLI's policy files give hooks, and no
+            // rules over other hooks.
+            Dialect::Gemini
+            | Dialect::Codex
+            | Dialect::Copilot
+            | Dialect::Cursor
+            | Dialect::Devin => {}
         }
         (policy, warnings)
     }

@@ -16,6 +16,9 @@
 //! | 60, 55 | `codex (user)`, `codex (project)` | `~/.codex/hooks.json`, `<cwd>/.codex/hooks.json` | user, project |
 //! | 50, 45 | `gemini (user)`, `gemini (project)` | `~/.gemini/settings.json`, `<cwd>/.gemini/settings.json` | user, project |
 //! | 40, 35 | `devin (user)`, `devin (project)` | `~/.config/devin/config.json`, `<cwd>/.devin/hooks.v1.json`, `.devin/config*.json` | user, project |
+//! | 30, 25 | `copilot (user)`, `copilot (project)` | `~/.copilot/hooks/*.json` (`$COPILOT_HOME/hooks/`), `<cwd>/.github/hooks/*.json` | user, project |
+//! | 29, 24 | `copilot settings (user)`, `copilot settings (project)` | the `hooks` key of `~/.copilot/settings.json`, `<cwd>/.github/copilot/settings.json`, `settings.local.json` | user, project |
+//! | 20, 15 | `cursor (user)`, `cursor (project)` | `~/.cursor/hooks.json`, `<cwd>/.cursor/hooks.json` | user, project |
 //!
 //! Managed entries (the first rows, see [`ManagedFiles`]) are read before all others, with
 //! or without the built-in providers, and only when root owns them; their rules
@@ -40,6 +43,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+mod agent_folders;
 mod crate_folder;
 mod dialects;
 mod entry;
@@ -56,6 +60,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
+pub use agent_folders::AgentFolders;
 pub use dialects::{plugin_folder_hooks, AgentFiles, ClaudePluginHooks};
 pub use entry::{EntryKind, HookEntry, Level};
 pub use managed::{
@@ -92,6 +97,12 @@ pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
         Box::new(AgentFiles::GEMINI_PROJECT),
         Box::new(AgentFiles::DEVIN_USER),
         Box::new(AgentFiles::DEVIN_PROJECT),
+        Box::new(AgentFolders::COPILOT_USER),
+        Box::new(AgentFolders::COPILOT_USER_SETTINGS),
+        Box::new(AgentFolders::COPILOT_PROJECT),
+        Box::new(AgentFolders::COPILOT_PROJECT_SETTINGS),
+        Box::new(AgentFolders::CURSOR_USER),
+        Box::new(AgentFolders::CURSOR_PROJECT),
     ]
 }
 

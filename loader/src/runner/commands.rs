@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::{payload::Payload, Combine, HookError, HookErrorKind, HookRunner, Termination};
 use crate::command_hook::{
-    did_not_answer, interpret, run, Answer, CommandEvent, CommandHook, CommandHookReport,
+    did_not_answer, interpret_hook, run, Answer, CommandEvent, CommandHook, CommandHookReport,
     CommandOutcome, Dialect, Exit, Run, RunSpec, ToolNames,
 };
 use crate::error::Listeners;
@@ -133,7 +133,7 @@ impl HookRunner {
         }
         let mut combined = CommandOutcome::default();
         for (hook, finished) in waited.iter().zip(runs) {
-            let mut answer = finished.answer(event);
+            let mut answer = finished.answer(hook);
             hook.dialect.adapt(event, &finished.run, &mut answer);
             if hook.required && event == CommandEvent::PreToolUse {
                 fail_closed(hook, &finished.run, &mut answer);
@@ -145,8 +145,8 @@ impl HookRunner {
                 fields.get("tool_name").and_then(Value::as_str),
             ) {
                 let original = fields.get("tool_input").unwrap_or(&Value::Null);
-                answer.updated_input =
-                    Some(tools.input_back(hook.dialect, tool, updated, original));
+                let dialect = hook.dialect.tool_dialect(&hook.event_name);
+                answer.updated_input = Some(tools.input_back(dialect, tool, updated, original));
             }
             combined.add(&answer);
             deliver(agent.as_ref(), &answer, false);
@@ -186,7 +186,7 @@ impl HookRunner {
         let background = async move {
             let hook = job.hook.clone();
             let finished = job.run().await;
-            let mut answer = finished.answer(hook.event);
+            let mut answer = finished.answer(&hook);
             let mut run = finished.run;
             run.stderr_truncated |= finished.stderr_dropped;
             let decided = answer.block.is_some()
@@ -307,13 +307,19 @@ impl HookRunner {
         if hook.dialect.extra_fields().contains(&"timestamp") {
             common.push(("timestamp", Value::String(timestamp())));
         }
-        Payload {
+        let payload = Payload {
             common,
             fields,
-            dialect: hook.dialect,
+            dialect: hook.dialect.tool_dialect(&hook.event_name),
             tools,
+        };
+        if !hook.dialect.own_payload() {
+            return payload.to_vec();
         }
-        .to_vec()
+        // Copilot CLI's and Cursor's payloads are their own: written from Claude Code's.
+        let claude = serde_json::to_value(&payload).unwrap_or_default();
+        let own = hook.dialect.payload(hook.event, &hook.event_name, claude);
+        serde_json::to_vec(&own).unwrap_or_default()
     }
 }
 
@@ -346,10 +352,10 @@ struct Finished {
 }
 
 impl Finished {
-    /// Its answer: read from its output, or the request's failure.
-    fn answer(&self, event: CommandEvent) -> Answer {
+    /// Its answer: read from its output in its dialect, or the request's failure.
+    fn answer(&self, hook: &CommandHook) -> Answer {
         match &self.failure {
-            None => interpret(event, &self.run),
+            None => interpret_hook(hook, &self.run),
             Some(failure) => Answer {
                 failed: true,
                 problems: vec![failure.clone()],
@@ -436,6 +442,28 @@ pub(crate) fn hook_env(
             ("GEMINI_CWD", project),
             ("GEMINI_SESSION_ID", session_id.to_owned()),
         ]),
+        // Measured with Copilot CLI 1.0.102 (tests/real-agents): both project variables and
+        // the folder of the hook's file.
+        Dialect::Copilot => env.extend([
+            ("CLAUDE_PROJECT_DIR", project.clone()),
+            ("COPILOT_PROJECT_DIR", project),
+            (
+                "COPILOT_HOOK_DIR",
+                hook.source
+                    .parent()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            ),
+        ]),
+        // From Cursor's docs (Cursor does not run here).
+        Dialect::Cursor => env.extend([
+            ("CLAUDE_PROJECT_DIR", project.clone()),
+            ("CURSOR_PROJECT_DIR", project),
+            (
+                "CURSOR_VERSION",
+                crate::command_hook::CURSOR_VERSION.to_owned(),
+            ),
+        ]),
         Dialect::Agent | Dialect::Devin => env.extend([
             ("CLAUDE_PROJECT_DIR", project.clone()),
             ("GEMINI_PROJECT_DIR", project.clone()),
@@ -445,8 +473,8 @@ pub(crate) fn hook_env(
     if let Some(root) = &hook.plugin_root {
         env.push(("CLAUDE_PLUGIN_ROOT", root.to_string_lossy().into_owned()));
     }
-    // Codex and Gemini CLI give their hooks no CLAUDE_ENV_FILE.
-    let env_file = env_file.filter(|_| !matches!(hook.dialect, Dialect::Codex | Dialect::Gemini));
+    // Codex, Gemini CLI, Copilot CLI and Cursor give their hooks no CLAUDE_ENV_FILE.
+    let env_file = env_file.filter(|_| hook.dialect.has_env_file());
     if let Some(file) = env_file {
         env.push(("CLAUDE_ENV_FILE", file.to_string_lossy().into_owned()));
     }

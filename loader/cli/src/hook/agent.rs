@@ -55,7 +55,8 @@ impl AgentName {
     /// The dialect of its payloads and answers: its tool names and input fields.
     pub fn dialect(self) -> Dialect {
         match self {
-            AgentName::Claude | AgentName::Copilot => Dialect::ClaudeCode,
+            AgentName::Claude => Dialect::ClaudeCode,
+            AgentName::Copilot => Dialect::Copilot,
             AgentName::Codex => Dialect::Codex,
             AgentName::Gemini => Dialect::Gemini,
             AgentName::Devin => Dialect::Devin,
@@ -64,13 +65,20 @@ impl AgentName {
 
     /// The discovery providers whose hooks files this agent runs itself: `hook` leaves them
     /// out, so that no hook runs twice. (Copilot CLI also runs a project's
-    /// `.claude/settings.json`.)
+    /// `.claude/settings.json`.) Its root-owned policy files it runs itself too; they are
+    /// the managed layer's, not a provider of this list.
     pub fn own_providers(self) -> &'static [&'static str] {
         match self {
             AgentName::Claude => &["claude (user)", "claude (project)", "claude plugins"],
             AgentName::Codex => &["codex (user)", "codex (project)"],
             AgentName::Gemini => &["gemini (user)", "gemini (project)"],
-            AgentName::Copilot => &["claude (project)"],
+            AgentName::Copilot => &[
+                "copilot (user)",
+                "copilot settings (user)",
+                "copilot (project)",
+                "copilot settings (project)",
+                "claude (project)",
+            ],
             AgentName::Devin => &["devin (user)", "devin (project)"],
         }
     }
@@ -82,8 +90,12 @@ impl AgentName {
             AgentName::Claude => &["claude (user)", "claude (project)", "claude plugins"],
             AgentName::Codex => &["codex (user)", "codex (project)"],
             AgentName::Gemini => &["gemini (user)", "gemini (project)"],
-            // agent-hooks does not read Copilot CLI's own hooks files.
-            AgentName::Copilot => &[],
+            AgentName::Copilot => &[
+                "copilot (user)",
+                "copilot settings (user)",
+                "copilot (project)",
+                "copilot settings (project)",
+            ],
             AgentName::Devin => &["devin (user)", "devin (project)"],
         }
     }
@@ -128,6 +140,7 @@ impl AgentName {
                 "userPromptSubmitted",
                 "preToolUse",
                 "postToolUse",
+                "agentStop",
                 "sessionEnd",
             ],
             AgentName::Devin => &[
@@ -142,18 +155,17 @@ impl AgentName {
     }
 
     /// The command-hook event a name of this agent stands for (`BeforeTool` → `PreToolUse`,
-    /// Copilot CLI's `preToolUse` → `PreToolUse`), as a name `events::parse_event` reads.
+    /// Copilot CLI's `preToolUse` → `PreToolUse`, from the Copilot CLI dialect's table), as a
+    /// name `events::parse_event` reads.
     pub fn event_name(self, name: &str) -> String {
-        let copilot = match name {
-            "sessionStart" => "SessionStart",
-            "sessionEnd" => "SessionEnd",
-            "userPromptSubmitted" => "UserPromptSubmit",
-            "preToolUse" => "PreToolUse",
-            "postToolUse" => "PostToolUse",
-            "errorOccurred" => "Notification",
-            other => other,
-        };
-        copilot.to_owned()
+        let copilot = agent_hooks::command_hook::COPILOT_EVENTS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, event)| *event);
+        match copilot {
+            Some(event) => event.name().to_owned(),
+            None => name.to_owned(),
+        }
     }
 }
 

@@ -146,8 +146,20 @@ pub fn render(
     };
     let decision = Decision::of(emitted, &outcome, records.commands.as_ref());
     let mut reply = Reply::default();
-    if let (Some(reason), true) = (&decision.block, request.copilot_form) {
-        let answer = json!({"permissionDecision": "deny", "permissionDecisionReason": reason});
+    // Copilot CLI's own form: a deny, or a stop that keeps the agent going, is JSON.
+    let copilot_block = match request.event.as_str() {
+        "PreToolUse" | "PermissionRequest" => Some("permissionDecision"),
+        "Stop" | "SubagentStop" => Some("decision"),
+        _ => None,
+    };
+    if let (Some(reason), true, Some(field)) =
+        (&decision.block, request.copilot_form, copilot_block)
+    {
+        let answer = if field == "decision" {
+            json!({"decision": "block", "reason": reason})
+        } else {
+            json!({"permissionDecision": "deny", "permissionDecisionReason": reason})
+        };
         reply.stdout = format!("{answer}\n");
         reply.note(reason);
         return reply;
@@ -260,17 +272,41 @@ fn claude_like(
     answer
 }
 
-/// Copilot CLI's own answer: only `preToolUse` is read, as `permissionDecision`.
+/// Copilot CLI's own answer, in the fields of the Copilot CLI dialect (docs/command-hooks.md):
+/// `permissionDecision` and `modifiedArgs` on `preToolUse`, `modifiedResult` and
+/// `additionalContext` on `postToolUse`, `additionalContext` at the start and on a prompt.
 fn copilot(request: &Request, d: &Decision) -> Map<String, Value> {
     let mut answer = Map::new();
-    if request.event != "PreToolUse" {
-        return answer;
+    match request.event.as_str() {
+        "PreToolUse" => {
+            if let Some(reason) = &d.ask {
+                answer.insert("permissionDecision".into(), json!("ask"));
+                answer.insert("permissionDecisionReason".into(), json!(reason));
+            } else if d.approve {
+                answer.insert("permissionDecision".into(), json!("allow"));
+            }
+            if let Some(input) = &d.input {
+                answer.insert("modifiedArgs".into(), input.clone());
+            }
+        }
+        "PostToolUse" => {
+            if let Some(text) = &d.replacement {
+                answer.insert(
+                    "modifiedResult".into(),
+                    json!({"resultType": "success", "textResultForLlm": text}),
+                );
+            }
+        }
+        _ => {}
     }
-    if let Some(reason) = &d.ask {
-        answer.insert("permissionDecision".into(), json!("ask"));
-        answer.insert("permissionDecisionReason".into(), json!(reason));
-    } else if d.approve {
-        answer.insert("permissionDecision".into(), json!("allow"));
+    let mut context = d.feedback.clone();
+    context.extend(d.context.iter().cloned());
+    let reads_context = matches!(
+        request.event.as_str(),
+        "PostToolUse" | "PostToolUseFailure" | "SessionStart" | "UserPromptSubmit"
+    );
+    if reads_context && !context.is_empty() {
+        answer.insert("additionalContext".into(), json!(context.join("\n")));
     }
     answer
 }

@@ -131,6 +131,7 @@ pub fn open_for(
             options.managed_rules_only = [
                 ("claude-code (managed)", AgentName::Claude),
                 ("gemini-cli (managed)", AgentName::Gemini),
+                ("copilot-cli (managed)", AgentName::Copilot),
             ]
             .into_iter()
             .filter(|(_, of)| *of == agent || !with.contains(of))
@@ -141,7 +142,8 @@ pub fn open_for(
             }
             options.builtin_providers = false;
             let wanted = |name: &str| {
-                if agent.own_providers().contains(&name) {
+                // Cursor's files are Cursor's: no agent here runs them through `hook`.
+                if agent.own_providers().contains(&name) || name.starts_with("cursor ") {
                     return false;
                 }
                 AgentName::ALL

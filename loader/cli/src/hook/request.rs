@@ -3,7 +3,7 @@
 
 use std::{io::Read, path::PathBuf};
 
-use agent_hooks::command_hook::ToolNames;
+use agent_hooks::command_hook::{Dialect, ToolNames};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -70,7 +70,7 @@ impl Request {
         let copilot_form = !payload.contains_key("hook_event_name")
             && (payload.contains_key("toolName") || payload.contains_key("timestamp"));
         if copilot_form {
-            copilot_fields(&mut payload);
+            agent_hooks::command_hook::copilot_claude_fields(&mut payload);
         }
         let agent_event = payload
             .get("hook_event_name")
@@ -132,46 +132,16 @@ pub fn read_bounded(input: &mut impl Read) -> Result<Vec<u8>, RequestError> {
     }
 }
 
-/// agent-hooks' name of the tool `agent` calls `tool` (`Bash` → `exec`).
+/// agent-hooks' name of the tool `agent` calls `tool` (`Bash` → `exec`; Copilot CLI's `bash`,
+/// and its `Bash` in the Claude Code form of its payloads).
 pub fn own_tool_name(agent: AgentName, tool: &str) -> String {
-    if let Some(own) = ToolNames::default().own_name(agent.dialect(), tool) {
-        return own.to_owned();
-    }
-    // Copilot CLI's own names.
-    match (agent, tool) {
-        (AgentName::Copilot, "bash" | "shell") => "exec",
-        (AgentName::Copilot, "view") => "read",
-        (AgentName::Copilot, "create") => "write",
-        (AgentName::Copilot, "str_replace" | "edit") => "edit",
-        _ => tool,
-    }
-    .to_owned()
-}
-
-/// Copilot CLI's own payload (`toolName`, `toolArgs` as a JSON string, `prompt`,
-/// `toolResult`) in the fields of the others.
-fn copilot_fields(payload: &mut Map<String, Value>) {
-    if let Some(name) = payload.get("toolName").cloned() {
-        payload.insert("tool_name".into(), name);
-    }
-    if let Some(args) = payload.get("toolArgs").cloned() {
-        let input = match args {
-            Value::String(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
-            other => other,
-        };
-        payload.insert("tool_input".into(), input);
-    }
-    if let Some(Value::Object(result)) = payload.get("toolResult").cloned() {
-        let output = result
-            .get("textResultForLlm")
-            .cloned()
-            .unwrap_or(Value::Null);
-        let failed = result.get("resultType").and_then(Value::as_str) == Some("failure");
-        payload.insert(
-            "tool_response".into(),
-            serde_json::json!({"success": !failed, "output": output, "error": Value::Null}),
-        );
-    }
+    let names = ToolNames::default();
+    let own = names.own_name(agent.dialect(), tool).or_else(|| {
+        (agent == AgentName::Copilot)
+            .then(|| names.own_name(Dialect::ClaudeCode, tool))
+            .flatten()
+    });
+    own.unwrap_or(tool).to_owned()
 }
 
 fn kind_of(value: &Value) -> &'static str {

@@ -19,10 +19,13 @@
 //! ```
 
 mod answer;
+mod codex;
 mod condition;
 mod config;
 mod dialect;
 mod event;
+mod file_form;
+mod gemini;
 mod http;
 mod matcher;
 mod outcome;
@@ -123,6 +126,7 @@ impl CommandHooks {
             source: script.to_path_buf(),
             required: false,
             persistent: Persistence::PerEvent,
+            sequential: false,
         }));
         self
     }

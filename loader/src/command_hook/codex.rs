@@ -3,8 +3,9 @@
 //! managed `requirements.toml` holds the same map of events to matcher groups as
 //! `hooks.json`, written as TOML (`[[hooks.PreToolUse]]`, `[[hooks.PreToolUse.hooks]]`);
 //! `[hooks.state]` is Codex's record of the user's review (`/hooks`), and `managed_dir` /
-//! `windows_managed_dir` name where managed scripts live: neither is an event. A handler's
-//! `timeoutSec` is `timeout`, and one without either gets Codex's 600 seconds.
+//! `windows_managed_dir` name where managed scripts live: neither is an event. A command
+//! without `timeout` gets Codex's 600 seconds (`timeoutSec`, which some of Codex's docs
+//! give, is not read by 0.171.0: such a hook is listed with 600).
 
 use std::path::Path;
 
@@ -56,8 +57,8 @@ pub fn toml_as_json(bytes: &[u8], source: &Path) -> Result<Value, ConfigIssue> {
 }
 
 /// Gives a Codex hooks map Codex's meaning where it differs from Claude Code's: the keys
-/// of `[hooks]` that are not events go, `timeoutSec` is `timeout`, and a command without
-/// a timeout gets Codex's default.
+/// of `[hooks]` that are not events go, and a command without a timeout gets Codex's
+/// default.
 pub fn normalize(file: &mut Value) {
     let events = match file.get_mut("hooks") {
         Some(Value::Object(events)) => events,
@@ -78,9 +79,6 @@ pub fn normalize(file: &mut Value) {
                 continue;
             };
             for handler in handlers.iter_mut().filter_map(Value::as_object_mut) {
-                if let Some(seconds) = handler.remove("timeoutSec") {
-                    handler.entry("timeout").or_insert(seconds);
-                }
                 let command = matches!(
                     handler.get("type").and_then(Value::as_str),
                     None | Some("command")
@@ -110,11 +108,12 @@ matcher = "Bash"
 [[hooks.PreToolUse.hooks]]
 type = "command"
 command = "guard"
-timeoutSec = 5
+timeout = 5
 [[hooks.Stop]]
 [[hooks.Stop.hooks]]
 type = "command"
 command = "done"
+timeoutSec = 7
 [hooks.state."/h/.codex/config.toml:pre_tool_use:0:0"]
 trusted_hash = "sha256:00"
 "#;
@@ -124,7 +123,7 @@ trusted_hash = "sha256:00"
             value,
             serde_json::json!({"hooks": {
                 "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard", "timeout": 5}]}],
-                "Stop": [{"hooks": [{"type": "command", "command": "done", "timeout": 600}]}],
+                "Stop": [{"hooks": [{"type": "command", "command": "done", "timeoutSec": 7, "timeout": 600}]}],
             }})
         );
     }

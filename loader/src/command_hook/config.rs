@@ -142,18 +142,26 @@ pub fn parse_hooks(text: &str, source: &Path) -> (Vec<CommandHook>, Vec<ConfigIs
 /// Parses hooks JSON bytes read from `source` (invalid UTF-8 is reported like invalid JSON),
 /// in the dialect its place says; a `.toml` file is Codex's (its `[hooks]` table).
 pub fn parse_hooks_bytes(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
-    // Only Codex writes hooks in TOML (`config.toml`, `requirements.toml`).
-    let dialect = if super::file_form::is_toml(source) {
-        Dialect::Codex
-    } else {
-        Dialect::of_file(source)
-    };
-    parse_hooks_as(bytes, source, dialect)
+    parse_hooks_as(bytes, source, super::file_form::dialect_of(source))
 }
 
 /// Parses hooks JSON bytes read from `source`, written for `dialect`.
 pub fn parse_hooks_as(
     bytes: &[u8],
+    source: &Path,
+    dialect: Dialect,
+) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+    parse_hooks_value(
+        super::file_form::read(bytes, source, dialect),
+        source,
+        dialect,
+    )
+}
+
+/// Parses a hooks file already read (and given its agent's meaning) by
+/// [`file_form::read`](super::file_form::read).
+pub(crate) fn parse_hooks_value(
+    read: Result<Value, ConfigIssue>,
     source: &Path,
     dialect: Dialect,
 ) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
@@ -167,7 +175,7 @@ pub fn parse_hooks_as(
         hooks: Vec::new(),
         issues: Vec::new(),
     };
-    match super::file_form::read(bytes, source, dialect) {
+    match read {
         Err(issue) => reader.issues.push(issue),
         Ok(Value::Object(top)) => match top.get("hooks") {
             Some(Value::Object(events)) => {

@@ -19,6 +19,19 @@ pub fn is_toml(source: &Path) -> bool {
     source.extension().is_some_and(|e| e == "toml")
 }
 
+/// The dialect of the hooks file at `source`: [`Dialect::of_file`]; and a `.toml` file is
+/// Codex's whatever its folder (`/etc/codex/requirements.toml`), and a Gemini CLI
+/// extension's `hooks/hooks.json` is Gemini CLI's wherever it lies (a linked extension).
+pub fn dialect_of(source: &Path) -> Dialect {
+    if is_toml(source) {
+        Dialect::Codex
+    } else if gemini::extension_root(source).is_some() {
+        Dialect::Gemini
+    } else {
+        Dialect::of_file(source)
+    }
+}
+
 /// The file's value, normalized for `dialect`, or why none of its hooks load.
 pub fn read(bytes: &[u8], source: &Path, dialect: Dialect) -> Result<Value, ConfigIssue> {
     let mut value = if is_toml(source) {

@@ -113,7 +113,7 @@ pub fn normalize(file: &mut Value, source: &Path) {
 
 /// The extension folder an extension's `hooks/hooks.json` belongs to: the folder above
 /// `hooks/` that holds `gemini-extension.json`.
-pub fn extension_root(hooks_file: &Path) -> Option<&Path> {
+pub(crate) fn extension_root(hooks_file: &Path) -> Option<&Path> {
     let hooks_dir = hooks_file.parent()?;
     if hooks_dir.file_name()? != "hooks" || hooks_file.file_name()? != "hooks.json" {
         return None;

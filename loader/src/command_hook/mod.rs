@@ -42,6 +42,7 @@ use serde_json::{Map, Value};
 
 pub use answer::Answer;
 pub(crate) use answer::{did_not_answer, interpret};
+pub use codex::CODEX_DEFAULT_TIMEOUT_SECS;
 pub use condition::Condition;
 pub use config::{
     load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes, CommandHook, ConfigIssue,
@@ -49,6 +50,11 @@ pub use config::{
 };
 pub use dialect::{plugin_root, Alias, Dialect, MatcherRule, ALIASES};
 pub use event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
+pub(crate) use file_form::{dialect_of, read as read_hooks_file};
+pub(crate) use gemini::{
+    hooks_turned_off as gemini_hooks_turned_off, strip_comments as strip_json_comments,
+    NOT_EVENTS as GEMINI_NOT_EVENTS,
+};
 pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub(crate) use outcome::strength;
@@ -87,6 +93,20 @@ impl CommandHooks {
     /// Adds the hooks of hooks JSON `text`, read from `source`.
     pub fn parse(&mut self, text: &str, source: &Path) -> &mut Self {
         let (hooks, issues) = parse_hooks(text, source);
+        self.extend(hooks, issues)
+    }
+
+    /// Adds a hooks file read (and reviewed) by the caller: its value as
+    /// [`read_hooks_file`] gave it, from `source`.
+    pub(crate) fn load_value(
+        &mut self,
+        read: Result<Value, ConfigIssue>,
+        source: &Path,
+        extra: Vec<ConfigIssue>,
+    ) -> &mut Self {
+        let (hooks, mut issues) =
+            config::parse_hooks_value(read, source, file_form::dialect_of(source));
+        issues.extend(extra);
         self.extend(hooks, issues)
     }
 
@@ -205,7 +225,13 @@ impl CommandHooks {
             // A matcher needs the subject: without it, only a match-all matcher runs.
             let selects = match (&hook.matcher, event.subject()) {
                 (Matcher::All, _) | (_, None) => true,
-                _ => subject.is_some() && hook.matcher.matches(name),
+                _ => {
+                    subject.is_some()
+                        && (hook.matcher.matches(name)
+                            || tools::matcher_aliases(hook.dialect, name)
+                                .iter()
+                                .any(|alias| hook.matcher.matches(alias)))
+                }
             };
             if !selects {
                 continue;
@@ -266,6 +292,44 @@ mod tests {
     #[test]
     fn quoting_keeps_spaces_and_quotes_in_one_word() {
         assert_eq!(shell_quote("/a b/it's.sh"), r"'/a b/it'\''s.sh'");
+    }
+
+    #[test]
+    fn codex_matchers_select_apply_patch_by_its_aliases() {
+        let mut hooks = CommandHooks::new();
+        let file = r#"{"hooks": {"PreToolUse": [
+            {"matcher": "Edit|Write", "hooks": [{"command": "edits"}]},
+            {"matcher": "apply_patch", "hooks": [{"command": "patches"}]}
+        ]}}"#;
+        hooks.parse(file, Path::new("/h/.codex/hooks.json"));
+        let run = |tool: &str| -> Vec<String> {
+            let fields = serde_json::json!({"tool_name": tool});
+            hooks
+                .matching(
+                    CommandEvent::PreToolUse,
+                    fields.as_object().unwrap(),
+                    &ToolNames::default(),
+                    Path::new("/p"),
+                )
+                .iter()
+                .map(|h| h.command.clone())
+                .collect()
+        };
+        assert_eq!(run("apply_patch"), ["edits", "patches"]);
+        assert_eq!(run("write"), ["edits", "patches"]);
+        assert_eq!(run("exec"), Vec::<String>::new());
+        // Claude Code has no such alias.
+        let mut claude = CommandHooks::new();
+        claude.parse(file, Path::new("/p/.claude/settings.json"));
+        let fields = serde_json::json!({"tool_name": "apply_patch"});
+        let matched = claude.matching(
+            CommandEvent::PreToolUse,
+            fields.as_object().unwrap(),
+            &ToolNames::default(),
+            Path::new("/p"),
+        );
+        assert_eq!(matched.len(), 1);
+        assert_eq!(matched[0].command, "patches");
     }
 
     #[test]

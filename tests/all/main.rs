@@ -18,6 +18,7 @@ mod compatibility;
 mod compatibility_matrix;
 mod concurrency;
 mod dedup;
+mod dialect_files;
 mod discovery;
 mod docs;
 mod factory_context;

@@ -51,7 +51,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-pub use codex::{CodexHook, CodexState, CodexVerdict};
+pub use codex::{hook_hash as codex_hook_hash, CodexHook, CodexState, CodexVerdict};
 pub use dialects::{plugin_folder_hooks, AgentFiles, ClaudePluginHooks};
 pub use entry::{EntryKind, HookEntry, Level};
 pub use gemini::{GeminiExtensionHooks, GeminiTrust};

@@ -129,6 +129,21 @@ trusted_hash = "sha256:00"
     }
 
     #[test]
+    fn a_requirements_toml_anywhere_is_codex_s() {
+        // The managed file's shape, as Codex's own tests give it (managed_dir first).
+        let text = "[hooks]\nmanaged_dir = \"/enterprise/place\"\n\n[[hooks.PreToolUse]]\nmatcher = \"^Bash$\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"python3 /enterprise/place/pre.py\"\n";
+        let (hooks, issues) = crate::command_hook::parse_hooks_bytes(
+            text.as_bytes(),
+            Path::new("/etc/codex/requirements.toml"),
+        );
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(hooks.len(), 1);
+        assert_eq!(hooks[0].dialect, crate::command_hook::Dialect::Codex);
+        assert_eq!(hooks[0].timeout.as_secs(), CODEX_DEFAULT_TIMEOUT_SECS);
+        assert!(hooks[0].matcher.matches("Bash") && !hooks[0].matcher.matches("Bashful"));
+    }
+
+    #[test]
     fn invalid_toml_says_where() {
         let issue = toml_as_json(b"[hooks\nx = 1", Path::new("config.toml")).unwrap_err();
         assert_eq!(issue.location.as_deref(), Some("line 1, column 7"));

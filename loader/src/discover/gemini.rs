@@ -64,6 +64,10 @@ impl DiscoveryProvider for GeminiExtensionHooks {
         dirs.sort();
         for dir in dirs.into_iter().filter(|d| d.is_dir()) {
             let Some(manifest) = read_json(&dir.join("gemini-extension.json"), home) else {
+                // Only worth a word when it would have had hooks.
+                if !dir.join("hooks/hooks.json").is_file() {
+                    continue;
+                }
                 found.warnings.push(format!(
                     "{} has no readable gemini-extension.json; Gemini CLI skips it, and so do its hooks here",
                     dir.display()

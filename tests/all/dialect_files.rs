@@ -372,3 +372,36 @@ fn gemini_cli_s_trust_of_project_hooks_is_honoured_and_a_changed_hook_is_not_tru
     assert!(hooks_of(&report).is_empty(), "{report}");
     assert_eq!(untrusted_paths(&report).len(), 1, "{report}");
 }
+
+#[test]
+fn a_sequential_before_agent_hook_gets_the_context_the_one_before_added() {
+    let project = Project::new("p");
+    let home = temp_dir();
+    project.script(
+        "first.sh",
+        "#!/bin/sh\ncat > /dev/null\necho '{\"hookSpecificOutput\": {\"hookEventName\": \"BeforeAgent\", \"additionalContext\": \"the branch is main\"}}'\n",
+    );
+    project.script("second.sh", "#!/bin/sh\ncat > second.json\n");
+    project.write(
+        ".gemini/settings.json",
+        r#"{"hooks": {"BeforeAgent": [{"sequential": true, "hooks": [
+            {"type": "command", "command": "./first.sh"},
+            {"type": "command", "command": "./second.sh"}
+        ]}]}}"#,
+    );
+    run(
+        &project.root,
+        home.path(),
+        &[
+            "emit",
+            "UserPromptSubmit",
+            "--input",
+            r#"{"prompt": "fix the bug"}"#,
+            "--trust-project",
+            "--json",
+        ],
+        None,
+    );
+    let second: Value = serde_json::from_str(&project.read("second.json")).unwrap();
+    assert_eq!(second["prompt"], "fix the bug\n\nthe branch is main");
+}

@@ -1,8 +1,9 @@
 //! Gemini CLI's `"sequential": true` groups: when a hook of such a group runs, every hook
 //! of the event runs one after the other, in configuration order, and each `BeforeTool`
 //! hook gets the `tool_input` the hooks before it rewrote (their `tool_input` laid over the
-//! one they got, key by key), as Gemini CLI 0.61.0 does. Every hook still runs when one
-//! blocks, and the answers are combined as for hooks run together.
+//! one they got, key by key), and each `BeforeAgent` hook the prompt with the context the
+//! hooks before it added, as Gemini CLI 0.61.0 does. Every hook still runs when one blocks,
+//! and the answers are combined as for hooks run together.
 
 use std::borrow::Cow;
 
@@ -36,9 +37,23 @@ impl HookRunner {
                     .into();
             }
             let done = job.run().await;
+            let mut answer = done.answer(event);
+            hook.dialect.adapt(event, &done.run, &mut answer);
+            if event == CommandEvent::UserPromptSubmit && !answer.context.is_empty() {
+                // Gemini CLI's BeforeAgent: the next hook's prompt has the context added.
+                let prompt = fields
+                    .get("prompt")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                if let Some(prompt) = prompt {
+                    let added = format!("{prompt}\n\n{}", answer.context.join("\n\n"));
+                    fields
+                        .to_mut()
+                        .insert("prompt".into(), Value::String(added));
+                    rewritten = true;
+                }
+            }
             if event == CommandEvent::PreToolUse {
-                let mut answer = done.answer(event);
-                hook.dialect.adapt(event, &done.run, &mut answer);
                 let tool = fields
                     .get("tool_name")
                     .and_then(Value::as_str)

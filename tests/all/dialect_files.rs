@@ -405,3 +405,45 @@ fn a_sequential_before_agent_hook_gets_the_context_the_one_before_added() {
     let second: Value = serde_json::from_str(&project.read("second.json")).unwrap();
     assert_eq!(second["prompt"], "fix the bug\n\nthe branch is main");
 }
+
+#[test]
+fn under_gemini_cli_its_extensions_hooks_are_its_own_and_under_another_agent_run_when_named() {
+    let project = Project::new("p");
+    let home = temp_dir();
+    let root = home.path().join(".gemini/extensions/guard");
+    write(
+        &root.join("gemini-extension.json"),
+        r#"{"name": "guard", "version": "0.1.0"}"#,
+    );
+    write(
+        &root.join("hooks/hooks.json"),
+        r#"{"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "echo extension-ran >&2; exit 2"}]}]}}"#,
+    );
+    let claude = serde_json::json!({
+        "session_id": "s-1", "cwd": project.root, "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "ls"},
+    })
+    .to_string();
+    let gemini = serde_json::json!({
+        "session_id": "g-1", "cwd": project.root, "hook_event_name": "BeforeTool",
+        "tool_name": "run_shell_command", "tool_input": {"command": "ls"},
+    })
+    .to_string();
+    let hook = |args: &[&str], payload: &str| {
+        run(&project.root, home.path(), args, Some(payload))
+            .status
+            .code()
+    };
+    // Gemini CLI runs its extensions' hooks itself: never again through agent-hooks.
+    assert_eq!(hook(&["hook", "--agent", "gemini"], &gemini), Some(0));
+    assert_eq!(
+        hook(&["hook", "--agent", "gemini", "--with", "gemini"], &gemini),
+        Some(0)
+    );
+    // Under Claude Code, only when named.
+    assert_eq!(hook(&["hook", "--agent", "claude"], &claude), Some(0));
+    assert_eq!(
+        hook(&["hook", "--agent", "claude", "--with", "gemini"], &claude),
+        Some(2)
+    );
+}

@@ -69,7 +69,7 @@ impl AgentName {
         match self {
             AgentName::Claude => &["claude (user)", "claude (project)", "claude plugins"],
             AgentName::Codex => &["codex (user)", "codex (project)"],
-            AgentName::Gemini => &["gemini (user)", "gemini (project)"],
+            AgentName::Gemini => &["gemini (user)", "gemini (project)", "gemini-cli extensions"],
             AgentName::Copilot => &["claude (project)"],
             AgentName::Devin => &["devin (user)", "devin (project)"],
         }
@@ -81,7 +81,7 @@ impl AgentName {
         match self {
             AgentName::Claude => &["claude (user)", "claude (project)", "claude plugins"],
             AgentName::Codex => &["codex (user)", "codex (project)"],
-            AgentName::Gemini => &["gemini (user)", "gemini (project)"],
+            AgentName::Gemini => &["gemini (user)", "gemini (project)", "gemini-cli extensions"],
             // agent-hooks does not read Copilot CLI's own hooks files.
             AgentName::Copilot => &[],
             AgentName::Devin => &["devin (user)", "devin (project)"],

@@ -6,7 +6,8 @@
 //! `hooks/hooks.json`. An extension is on unless `extension-enablement.json` (in the same
 //! folder) turns it off for the project: its `overrides` are folder rules (`/path/` that
 //! folder, `/path/*` and below it, `!` before either turns it off), the last that matches
-//! the project wins. A linked extension (`.gemini-extension-install.json` with `"type":
+//! the project wins; and unless the user's settings refuse it (`security.allowedExtensions`,
+//! patterns its install source must match; `security.blockGitExtensions`). A linked extension (`.gemini-extension-install.json` with `"type":
 //! "link"`) lives where it points. Extension hooks are the user's: they need no trust.
 //!
 //! Trusted project hooks: `~/.gemini/trusted_hooks.json` maps a project folder to the hooks
@@ -88,6 +89,13 @@ impl DiscoveryProvider for GeminiExtensionHooks {
                 continue;
             }
             let install = read_json(&dir.join(".gemini-extension-install.json"), home);
+            if let Some(refusal) = refused_by_settings(settings.as_ref(), install.as_ref()) {
+                found.warnings.push(format!(
+                    "Gemini CLI extension {name} ({}) is not loaded: {refusal}; nor are its hooks here",
+                    dir.display()
+                ));
+                continue;
+            }
             let linked = install
                 .as_ref()
                 .filter(|i| i.get("type").and_then(Value::as_str) == Some("link"))
@@ -108,6 +116,37 @@ impl DiscoveryProvider for GeminiExtensionHooks {
         }
         Ok(found)
     }
+}
+
+/// Why the user's settings keep Gemini CLI from loading an extension installed as
+/// `install` says (`.gemini-extension-install.json`): `security.allowedExtensions` (patterns
+/// its source must match) or `security.blockGitExtensions` (no extension from git).
+fn refused_by_settings(settings: Option<&Value>, install: Option<&Value>) -> Option<String> {
+    let source = install
+        .and_then(|i| i.get("source"))
+        .and_then(Value::as_str);
+    let allowed: Vec<&str> = settings
+        .and_then(|s| s.pointer("/security/allowedExtensions"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if !allowed.is_empty() {
+        let Some(source) = source else {
+            return Some("`security.allowedExtensions` is set and the extension has no install record (.gemini-extension-install.json) to check".into());
+        };
+        let matches = allowed
+            .iter()
+            .any(|pattern| regex::Regex::new(pattern).is_ok_and(|re| re.is_match(source)));
+        return (!matches)
+            .then(|| format!("its source {source} matches none of `security.allowedExtensions`"));
+    }
+    let kind = install.and_then(|i| i.get("type")).and_then(Value::as_str);
+    let blocked = settings.and_then(|s| s.pointer("/security/blockGitExtensions"))
+        == Some(&Value::Bool(true));
+    (blocked && matches!(kind, Some("git" | "github-release")))
+        .then(|| "`security.blockGitExtensions` refuses extensions installed from git".into())
 }
 
 /// Whether `extension-enablement.json` leaves the extension `name` on for `project` (a
@@ -236,6 +275,24 @@ mod tests {
         assert!(!enabled(Some(&rules), "ext", "/home/u/work/sub/"));
         assert!(enabled(Some(&rules), "other", "/home/u/other/"));
         assert!(enabled(None, "ext", "/x/"));
+    }
+
+    #[test]
+    fn the_settings_can_refuse_an_extension() {
+        let git = json!({"type": "git", "source": "https://github.com/x/ext"});
+        let block = json!({"security": {"blockGitExtensions": true}});
+        assert!(refused_by_settings(Some(&block), Some(&git)).is_some());
+        assert!(refused_by_settings(
+            Some(&block),
+            Some(&json!({"type": "local", "source": "/e"}))
+        )
+        .is_none());
+        let allow = json!({"security": {"allowedExtensions": ["^https://github\\.com/x/"]}});
+        assert!(refused_by_settings(Some(&allow), Some(&git)).is_none());
+        let other = json!({"type": "git", "source": "https://example.com/y"});
+        assert!(refused_by_settings(Some(&allow), Some(&other)).is_some());
+        assert!(refused_by_settings(Some(&allow), None).is_some());
+        assert!(refused_by_settings(None, Some(&git)).is_none());
     }
 
     #[test]

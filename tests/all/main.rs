@@ -19,6 +19,7 @@ mod compatibility_matrix;
 mod concurrency;
 mod copilot_cursor;
 mod dedup;
+mod dialect_files;
 mod discovery;
 mod docs;
 mod factory_context;

@@ -441,3 +441,31 @@ fn copilot_clis_policy_folder_is_managed_read_in_its_dialect_in_name_order() {
         (Level::Managed, "copilot-cli (managed)")
     );
 }
+
+#[test]
+fn codexs_requirements_toml_is_managed_and_codexs_review_cannot_withhold_it() {
+    let m = machine().with_user_and_project_hooks();
+    let requirements = write(
+        &m.root.join("etc/codex/requirements.toml"),
+        "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"echo required-by-admin\"\n",
+    );
+    // The user's Codex review turns every hook off by hand: not the managed one.
+    write(
+        &m.home.join(".codex/config.toml"),
+        &format!(
+            "[hooks.state.\"{}:pre_tool_use:0:0\"]\nenabled = false\n",
+            requirements.display()
+        ),
+    );
+    let found = m.discover(&[], |_| {});
+    assert_eq!(
+        commands(&found),
+        ["echo required-by-admin", "echo user", "echo project"]
+    );
+    let first = found.commands.hooks().next().unwrap();
+    assert_eq!(first.dialect, Dialect::Codex);
+    assert_eq!(
+        (found.entries[0].level, found.entries[0].source.as_str()),
+        (Level::Managed, "codex (managed)")
+    );
+}

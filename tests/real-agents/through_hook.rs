@@ -9,6 +9,8 @@
 #[allow(dead_code)]
 #[path = "agents.rs"]
 mod agents;
+#[path = "dialect_files.rs"]
+mod dialect_files;
 #[allow(dead_code)]
 #[path = "model.rs"]
 mod model;

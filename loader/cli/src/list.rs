@@ -197,7 +197,14 @@ pub fn print(session: &Session, report: &Value, style: Style) {
                     None => format!("{} ({runs})", listens.join(", ")),
                 }
             };
+            // A Gemini CLI extension's hooks say whose they are.
+            let extension = h["source"]
+                .as_str()
+                .filter(|source| source.starts_with("gemini-cli extension "));
             let kind = match h["dialect"].as_str() {
+                Some(_) if extension.is_some() => {
+                    format!("{} ({})", text(&h["kind"]), extension.unwrap_or_default())
+                }
                 Some(dialect) => format!("{} ({dialect})", text(&h["kind"])),
                 None => text(&h["kind"]),
             };

@@ -64,6 +64,10 @@ pub struct CommandHook {
     /// Its `"persistent"` mark: one process per event, or a long-running process (started
     /// on its first event, or when the runner gets its hooks).
     pub persistent: Persistence,
+    /// Its group is marked `"sequential": true` (Gemini CLI): when one such hook runs, every
+    /// hook of that event runs one after the other, and a `BeforeTool` hook's rewritten
+    /// `tool_input` is what the next one gets.
+    pub sequential: bool,
 }
 
 /// How a command hook's process lives: its `"persistent"` mark in the hooks file.
@@ -140,9 +144,9 @@ pub fn parse_hooks(text: &str, source: &Path) -> (Vec<CommandHook>, Vec<ConfigIs
 }
 
 /// Parses hooks JSON bytes read from `source` (invalid UTF-8 is reported like invalid JSON),
-/// in the dialect its place says.
+/// in the dialect its place says; a `.toml` file is Codex's (its `[hooks]` table).
 pub fn parse_hooks_bytes(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
-    parse_hooks_as(bytes, source, Dialect::of_file(source))
+    parse_hooks_as(bytes, source, super::file_form::dialect_of(source))
 }
 
 /// Parses hooks JSON bytes read from `source`, written for `dialect`.
@@ -157,21 +161,32 @@ pub fn parse_hooks_as(
         Dialect::Cursor => return super::cursor::parse(bytes, source),
         _ => {}
     }
+    parse_hooks_value(
+        super::file_form::read(bytes, source, dialect),
+        source,
+        dialect,
+    )
+}
+
+/// Parses a hooks file already read (and given its agent's meaning) by
+/// [`file_form::read`](super::file_form::read).
+pub(crate) fn parse_hooks_value(
+    read: Result<Value, ConfigIssue>,
+    source: &Path,
+    dialect: Dialect,
+) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     let mut reader = Reader {
         source,
         dialect,
         settings_form: false,
         plugin_root: plugin_root(source).map(Path::to_path_buf),
         disabled: Vec::new(),
+        sequential: false,
         hooks: Vec::new(),
         issues: Vec::new(),
     };
-    match serde_json::from_slice::<Value>(bytes) {
-        Err(e) => reader.issue(
-            Some(format!("line {}, column {}", e.line(), e.column())),
-            format!("invalid JSON: {e}; no hook of this file is loaded"),
-            Severity::Error,
-        ),
+    match read {
+        Err(issue) => reader.issues.push(issue),
         Ok(Value::Object(top)) => match top.get("hooks") {
             Some(Value::Object(events)) => {
                 reader.settings_form = true;
@@ -200,6 +215,8 @@ struct Reader<'a> {
     plugin_root: Option<PathBuf>,
     /// Gemini CLI's `hooks.disabled`: names of hooks that do not run.
     disabled: Vec<String>,
+    /// The group being read is `"sequential": true`.
+    sequential: bool,
     hooks: Vec<CommandHook>,
     issues: Vec<ConfigIssue>,
 }
@@ -226,7 +243,8 @@ impl Reader<'_> {
         }
         for (name, groups) in events {
             let at = format!("{prefix}{name}");
-            if self.dialect == Dialect::Gemini && matches!(name.as_str(), "enabled" | "disabled") {
+            if self.dialect == Dialect::Gemini && super::gemini::NOT_EVENTS.contains(&name.as_str())
+            {
                 continue;
             }
             let Some((event, _)) = CommandEvent::lookup(name) else {
@@ -297,13 +315,18 @@ impl Reader<'_> {
                 Severity::Warning,
             );
         }
-        if group.get("sequential").and_then(Value::as_bool) == Some(true) {
-            self.issue(
-                Some(format!("{at}.sequential")),
-                "hooks of a group always start together here; their answers are still combined in file order".into(),
-                Severity::Warning,
-            );
-        }
+        self.sequential = match group.get("sequential") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(sequential)) => *sequential,
+            Some(other) => {
+                self.issue(
+                    Some(format!("{at}.sequential")),
+                    format!("`sequential` must be true or false, not {other}; taken as false"),
+                    Severity::Warning,
+                );
+                false
+            }
+        };
         let Some(entries) = group.get("hooks").and_then(Value::as_array) else {
             self.issue(
                 Some(at.to_owned()),
@@ -481,6 +504,7 @@ impl Reader<'_> {
             source: self.source.to_path_buf(),
             required,
             persistent,
+            sequential: self.sequential,
         })
     }
 

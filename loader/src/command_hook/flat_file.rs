@@ -246,6 +246,7 @@ impl Reader<'_> {
             command,
             http: None,
             host_call: None,
+            sequential: false,
             timeout,
             condition: None,
             run_async: false,

@@ -19,13 +19,16 @@
 //! ```
 
 mod answer;
+mod codex;
 mod condition;
 mod config;
 mod copilot;
 mod cursor;
 mod dialect;
 mod event;
+mod file_form;
 mod flat_file;
+mod gemini;
 mod host_call;
 mod host_request;
 mod http;
@@ -45,6 +48,7 @@ use serde_json::{Map, Value};
 
 pub use answer::Answer;
 pub(crate) use answer::{did_not_answer, interpret_hook};
+pub use codex::CODEX_DEFAULT_TIMEOUT_SECS;
 pub use condition::Condition;
 pub use config::{
     load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes, CommandHook, ConfigIssue,
@@ -56,6 +60,11 @@ pub use copilot::{
 pub use cursor::{CURSOR_VERSION, EVENTS as CURSOR_EVENTS};
 pub use dialect::{plugin_root, Alias, Dialect, MatcherRule, ALIASES};
 pub use event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
+pub(crate) use file_form::{dialect_of, read as read_hooks_file};
+pub(crate) use gemini::{
+    hooks_turned_off as gemini_hooks_turned_off, strip_comments as strip_json_comments,
+    NOT_EVENTS as GEMINI_NOT_EVENTS,
+};
 pub(crate) use host_call::reply_run;
 pub use host_call::{HostCall, PROMPT_TIMEOUT};
 pub use host_request::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
@@ -101,6 +110,20 @@ impl CommandHooks {
         self.extend(hooks, issues)
     }
 
+    /// Adds a hooks file read (and reviewed) by the caller: its value as
+    /// [`read_hooks_file`] gave it, from `source`.
+    pub(crate) fn load_value(
+        &mut self,
+        read: Result<Value, ConfigIssue>,
+        source: &Path,
+        extra: Vec<ConfigIssue>,
+    ) -> &mut Self {
+        let (hooks, mut issues) =
+            config::parse_hooks_value(read, source, file_form::dialect_of(source));
+        issues.extend(extra);
+        self.extend(hooks, issues)
+    }
+
     fn extend(&mut self, hooks: Vec<CommandHook>, issues: Vec<ConfigIssue>) -> &mut Self {
         self.hooks.extend(hooks.into_iter().map(Arc::new));
         self.issues.extend(issues);
@@ -138,6 +161,7 @@ impl CommandHooks {
             source: script.to_path_buf(),
             required: false,
             persistent: Persistence::PerEvent,
+            sequential: false,
         }));
         self
     }
@@ -229,7 +253,13 @@ impl CommandHooks {
             // A matcher needs the subject: without it, only a match-all matcher runs.
             let selects = match (&hook.matcher, event.subject()) {
                 (Matcher::All, _) | (_, None) => true,
-                _ => subject.is_some() && hook.matcher.matches(name),
+                _ => {
+                    subject.is_some()
+                        && (hook.matcher.matches(name)
+                            || tools::matcher_aliases(hook.dialect, name)
+                                .iter()
+                                .any(|alias| hook.matcher.matches(alias)))
+                }
             };
             if !selects {
                 continue;
@@ -290,6 +320,44 @@ mod tests {
     #[test]
     fn quoting_keeps_spaces_and_quotes_in_one_word() {
         assert_eq!(shell_quote("/a b/it's.sh"), r"'/a b/it'\''s.sh'");
+    }
+
+    #[test]
+    fn codex_matchers_select_apply_patch_by_its_aliases() {
+        let mut hooks = CommandHooks::new();
+        let file = r#"{"hooks": {"PreToolUse": [
+            {"matcher": "Edit|Write", "hooks": [{"command": "edits"}]},
+            {"matcher": "apply_patch", "hooks": [{"command": "patches"}]}
+        ]}}"#;
+        hooks.parse(file, Path::new("/h/.codex/hooks.json"));
+        let run = |tool: &str| -> Vec<String> {
+            let fields = serde_json::json!({"tool_name": tool});
+            hooks
+                .matching(
+                    CommandEvent::PreToolUse,
+                    fields.as_object().unwrap(),
+                    &ToolNames::default(),
+                    Path::new("/p"),
+                )
+                .iter()
+                .map(|h| h.command.clone())
+                .collect()
+        };
+        assert_eq!(run("apply_patch"), ["edits", "patches"]);
+        assert_eq!(run("write"), ["edits", "patches"]);
+        assert_eq!(run("exec"), Vec::<String>::new());
+        // Claude Code has no such alias.
+        let mut claude = CommandHooks::new();
+        claude.parse(file, Path::new("/p/.claude/settings.json"));
+        let fields = serde_json::json!({"tool_name": "apply_patch"});
+        let matched = claude.matching(
+            CommandEvent::PreToolUse,
+            fields.as_object().unwrap(),
+            &ToolNames::default(),
+            Path::new("/p"),
+        );
+        assert_eq!(matched.len(), 1);
+        assert_eq!(matched[0].command, "patches");
     }
 
     #[test]

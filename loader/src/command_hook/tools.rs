@@ -121,6 +121,20 @@ impl Default for ToolNames {
     }
 }
 
+/// The other names a matcher of `dialect` also selects a tool named `name` by. Codex
+/// (0.171.0) calls its file-editing tool `apply_patch` and lets `Write` and `Edit` select
+/// it, and its sub-agent tool `spawn_agent`, selected by `Agent` too; so a Codex hook's
+/// `Edit|Write` runs for an `apply_patch` call, and its `apply_patch` for a `Write` or
+/// `Edit` (the names a Codex hook sees for agent-hooks' `write` and `edit`).
+pub fn matcher_aliases(dialect: Dialect, name: &str) -> &'static [&'static str] {
+    match (dialect, name) {
+        (Dialect::Codex, "apply_patch") => &["Write", "Edit"],
+        (Dialect::Codex, "Write" | "Edit") => &["apply_patch"],
+        (Dialect::Codex, "spawn_agent") => &["Agent"],
+        _ => &[],
+    }
+}
+
 impl ToolNames {
     /// No aliases: every dialect sees the tools' own names and fields.
     pub fn none() -> Self {

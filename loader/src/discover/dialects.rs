@@ -1,5 +1,5 @@
 //! Providers for the hooks files of the other agents, where their docs put them: Codex
-//! (`~/.codex/hooks.json`, `.codex/hooks.json`), Gemini CLI (`~/.gemini/settings.json`,
+//! (`~/.codex/hooks.json`, `.codex/hooks.json`, the `[hooks]` of `config.toml` in both), Gemini CLI (`~/.gemini/settings.json`,
 //! `.gemini/settings.json`), Devin (`~/.config/devin/config.json`, `.devin/hooks.v1.json`,
 //! `.devin/config.json`, `.devin/config.local.json`) and installed Claude Code plugins
 //! (`~/.claude/plugins/`). Each file is read in its agent's dialect (see
@@ -23,19 +23,21 @@ pub struct AgentFiles {
 }
 
 impl AgentFiles {
-    /// Codex, user level: `~/.codex/hooks.json`.
+    /// Codex, user level: `~/.codex/hooks.json`, and the `[hooks]` table of
+    /// `~/.codex/config.toml` (Codex loads both).
     pub const CODEX_USER: AgentFiles = AgentFiles {
         name: "codex (user)",
         priority: 60,
         level: Level::User,
-        files: &[(".codex/hooks.json", false)],
+        files: &[(".codex/hooks.json", false), (".codex/config.toml", true)],
     };
-    /// Codex, project level: `.codex/hooks.json`.
+    /// Codex, project level: `.codex/hooks.json`, and the `[hooks]` table of
+    /// `.codex/config.toml`.
     pub const CODEX_PROJECT: AgentFiles = AgentFiles {
         name: "codex (project)",
         priority: 55,
         level: Level::Project,
-        files: &[(".codex/hooks.json", false)],
+        files: &[(".codex/hooks.json", false), (".codex/config.toml", true)],
     };
     /// Gemini CLI, user level: `~/.gemini/settings.json`.
     pub const GEMINI_USER: AgentFiles = AgentFiles {
@@ -94,7 +96,9 @@ impl DiscoveryProvider for AgentFiles {
         let mut found = Found::default();
         for (relative, settings) in self.files {
             let path = base.join(relative);
-            let present = if *settings {
+            let present = if *settings && relative.ends_with(".toml") {
+                super::codex::has_hooks_table(&path, ctx.home.as_deref())
+            } else if *settings {
                 super::providers::has_hooks_key(&path, ctx.home.as_deref())
             } else {
                 path.exists()

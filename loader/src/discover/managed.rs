@@ -57,6 +57,12 @@ impl ManagedFiles {
         priority: 180,
         files: &[("etc/gemini-cli/settings.json", ManagedForm::File)],
     };
+    /// Codex: the `[hooks]` of `/etc/codex/requirements.toml`.
+    pub const CODEX: ManagedFiles = ManagedFiles {
+        name: "codex (managed)",
+        priority: 160,
+        files: &[("etc/codex/requirements.toml", ManagedForm::File)],
+    };
     /// Copilot CLI: every `/etc/github-copilot/policy.d/*.json`, in name order.
     pub const COPILOT: ManagedFiles = ManagedFiles {
         name: "copilot-cli (managed)",
@@ -73,6 +79,7 @@ pub fn managed_providers() -> Vec<Box<dyn DiscoveryProvider>> {
         Box::new(ManagedFiles::CLAUDE_CODE),
         Box::new(ManagedFiles::GEMINI),
         Box::new(ManagedFiles::COPILOT),
+        Box::new(ManagedFiles::CODEX),
     ]
 }
 

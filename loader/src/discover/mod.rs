@@ -13,8 +13,9 @@
 //! | 80 | `claude (user)` | `~/.claude/settings.json`, `~/.claude/hooks/{pre,post}/` | user |
 //! | 75 | `claude plugins` | `hooks/hooks.json` of installed Claude Code plugins (`~/.claude/plugins/`) | user |
 //! | 70 | `claude (project)` | `<cwd>/.claude/settings.json`, `settings.local.json`, `.claude/hooks/{pre,post}/` | project |
-//! | 60, 55 | `codex (user)`, `codex (project)` | `~/.codex/hooks.json`, `<cwd>/.codex/hooks.json` | user, project |
+//! | 60, 55 | `codex (user)`, `codex (project)` | `~/.codex/hooks.json` and the `[hooks]` of `~/.codex/config.toml`, the same under `<cwd>/.codex/` | user, project |
 //! | 50, 45 | `gemini (user)`, `gemini (project)` | `~/.gemini/settings.json`, `<cwd>/.gemini/settings.json` | user, project |
+//! | 48 | `gemini-cli extensions` | `hooks/hooks.json` of the Gemini CLI extensions on for the project (`~/.gemini/extensions/`) | user |
 //! | 40, 35 | `devin (user)`, `devin (project)` | `~/.config/devin/config.json`, `<cwd>/.devin/hooks.v1.json`, `.devin/config*.json` | user, project |
 //! | 30, 25 | `copilot (user)`, `copilot (project)` | `~/.copilot/hooks/*.json` (`$COPILOT_HOME/hooks/`), `<cwd>/.github/hooks/*.json` | user, project |
 //! | 29, 24 | `copilot settings (user)`, `copilot settings (project)` | the `hooks` key of `~/.copilot/settings.json`, `<cwd>/.github/copilot/settings.json`, `settings.local.json` | user, project |
@@ -44,9 +45,11 @@
 //! ```
 
 mod agent_folders;
+mod codex;
 mod crate_folder;
 mod dialects;
 mod entry;
+mod gemini;
 mod managed;
 mod plugin_settings;
 mod providers;
@@ -61,8 +64,10 @@ use std::{
 };
 
 pub use agent_folders::AgentFolders;
+pub use codex::{hook_hash as codex_hook_hash, CodexHook, CodexState, CodexVerdict};
 pub use dialects::{plugin_folder_hooks, AgentFiles, ClaudePluginHooks};
 pub use entry::{EntryKind, HookEntry, Level};
+pub use gemini::{GeminiExtensionHooks, GeminiTrust};
 pub use managed::{
     managed_providers, url_matches, ManagedFiles, ManagedForm, ManagedPolicy, MANAGED_ROOT_ENV,
 };
@@ -76,8 +81,7 @@ pub use scripts::{hook_scripts, HookScript};
 pub use trust::{TrustError, TrustStore, Untrust, TRUST_STORE_FILE};
 
 use crate::{
-    command_hook::CommandHooks,
-    command_hook::Dialect,
+    command_hook::{CommandHooks, Dialect},
     file::{read_checked, CheckedFile, Limit, StrictModes},
     load::{resolve_path, LoadError, LoadFailure, LoadHooksResult, LoadOptions, PluginLoader},
     runner::HookRunner,
@@ -94,6 +98,7 @@ pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
         Box::new(AgentFiles::CODEX_USER),
         Box::new(AgentFiles::CODEX_PROJECT),
         Box::new(AgentFiles::GEMINI_USER),
+        Box::new(GeminiExtensionHooks),
         Box::new(AgentFiles::GEMINI_PROJECT),
         Box::new(AgentFiles::DEVIN_USER),
         Box::new(AgentFiles::DEVIN_PROJECT),
@@ -285,6 +290,8 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
 
     let trust = TrustStore::open(&ctx.config_dir);
     let mut discovery = Discovery {
+        codex: CodexState::read(ctx.home.as_deref()),
+        gemini: GeminiTrust::read(ctx.home.as_deref()),
         modes: StrictModes::new(ctx.home.as_deref()),
         discovered: Discovered::default(),
         accepted: Vec::new(),
@@ -377,6 +384,10 @@ const UNREADABLE: &str = "unreadable";
 
 /// Discovery under way: what was read and accepted so far.
 struct Discovery {
+    /// Codex's review of hooks (`[hooks.state]` of `~/.codex/config.toml`).
+    codex: CodexState,
+    /// The project hooks Gemini CLI's user trusted (`~/.gemini/trusted_hooks.json`).
+    gemini: GeminiTrust,
     modes: StrictModes,
     discovered: Discovered,
     accepted: Vec<(String, HookEntry, CheckedFile)>,
@@ -455,7 +466,10 @@ impl Discovery {
         let Some(file) = self.read(&given, &entry) else {
             return;
         };
-        if entry.level == Level::Project && !trust_project {
+        if entry.level == Level::Project
+            && !trust_project
+            && !self.trusted_by_its_agent(&entry, &file, project)
+        {
             let hash = file.hash();
             let scripts = match entry.kind {
                 EntryKind::HooksFile => self.scripts_of(&entry.path, &file, project),
@@ -483,6 +497,27 @@ impl Discovery {
             }
         }
         self.accepted.push((given, entry, file));
+    }
+
+    /// Whether the agent whose file `entry` is trusts every hook of it as it is now:
+    /// Codex's user trusted each by its hash (`/hooks`), or Gemini CLI's user was shown
+    /// each for this project (`trusted_hooks.json`).
+    fn trusted_by_its_agent(&self, entry: &HookEntry, file: &CheckedFile, project: &Path) -> bool {
+        if entry.kind != EntryKind::HooksFile {
+            return false;
+        }
+        let dialect = crate::command_hook::dialect_of(&entry.path);
+        if !matches!(dialect, Dialect::Codex | Dialect::Gemini) {
+            return false;
+        }
+        let Ok(value) = crate::command_hook::read_hooks_file(&file.bytes, &entry.path, dialect)
+        else {
+            return false;
+        };
+        match dialect {
+            Dialect::Codex => self.codex.trusts_all(&value, &entry.path),
+            _ => self.gemini.trusts_all(&value, project),
+        }
     }
 
     /// Reads `entry` once, checked; a refusal is an error entry for `given`.
@@ -643,6 +678,25 @@ impl Discovery {
             }
             match entry.kind {
                 EntryKind::Plugin => plugins.add(&given, &entry.path, || Ok(file)),
+                // A managed file is beyond the user's reach: Codex's review does not withhold it.
+                EntryKind::HooksFile
+                    if entry.level != Level::Managed
+                        && crate::command_hook::dialect_of(&entry.path) == Dialect::Codex =>
+                {
+                    // What Codex's user turned off or did not trust as it is does not run.
+                    let mut read = crate::command_hook::read_hooks_file(
+                        &file.bytes,
+                        &entry.path,
+                        Dialect::Codex,
+                    );
+                    let withheld = match &mut read {
+                        Ok(value) => self.codex.withhold(value, &entry.path),
+                        Err(_) => Vec::new(),
+                    };
+                    self.discovered
+                        .commands
+                        .load_value(read, &entry.path, withheld);
+                }
                 EntryKind::HooksFile => {
                     self.discovered
                         .commands

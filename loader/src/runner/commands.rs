@@ -127,7 +127,12 @@ impl HookRunner {
         let waited: Vec<Arc<CommandHook>> = jobs.iter().map(|j| j.hook.clone()).collect();
         let statuses = self.show_status(agent.as_ref(), &waited, true);
         // In this future, not in tasks: see `join.rs`.
-        let runs = super::join::join_all(jobs.into_iter().map(HookJob::run)).await;
+        let runs = if waited.iter().any(|hook| hook.sequential) {
+            self.run_in_order(jobs, event, &fields, &tools, agent.as_ref(), &session_id)
+                .await
+        } else {
+            super::join::join_all(jobs.into_iter().map(HookJob::run)).await
+        };
         if statuses {
             self.show_status(agent.as_ref(), &waited, false);
         }
@@ -274,7 +279,7 @@ impl HookRunner {
     /// `cwd`, `permission_mode`, `hook_event_name` as its file names the event, `prompt_id`
     /// once there is one) where `fields` lacks them, then the event's fields, with the tool's
     /// name and input in the hook's dialect.
-    fn payload(
+    pub(super) fn payload(
         &self,
         agent: &dyn AgentHost,
         session_id: &str,
@@ -327,9 +332,9 @@ impl HookRunner {
 type PayloadKey = (Dialect, String);
 
 /// One hook to run, with everything it needs.
-struct HookJob {
-    hook: Arc<CommandHook>,
-    payload: Arc<[u8]>,
+pub(super) struct HookJob {
+    pub(super) hook: Arc<CommandHook>,
+    pub(super) payload: Arc<[u8]>,
     cwd: PathBuf,
     env_file: Option<PathBuf>,
     /// The session's id, for Gemini CLI's `GEMINI_SESSION_ID`.
@@ -343,8 +348,8 @@ struct HookJob {
 }
 
 /// A finished hook: its run, and for an HTTP hook what went wrong with the request.
-struct Finished {
-    run: Run,
+pub(super) struct Finished {
+    pub(super) run: Run,
     failure: Option<String>,
     /// A long-running hook's stderr since the previous event was cut (see [`Run`]'s
     /// `stderr_truncated`, set after its answer is read).
@@ -353,7 +358,7 @@ struct Finished {
 
 impl Finished {
     /// Its answer: read from its output in its dialect, or the request's failure.
-    fn answer(&self, hook: &CommandHook) -> Answer {
+    pub(super) fn answer(&self, hook: &CommandHook) -> Answer {
         match &self.failure {
             None => interpret_hook(hook, &self.run),
             Some(failure) => Answer {
@@ -366,7 +371,7 @@ impl Finished {
 }
 
 impl HookJob {
-    async fn run(self) -> Finished {
+    pub(super) async fn run(self) -> Finished {
         // Closed only when the runner is gone: then the hook runs unbounded.
         let _slot = self.slots.clone().acquire_owned().await.ok();
         // The rarer kinds are boxed, so that a command hook's run stays small.

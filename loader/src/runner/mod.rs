@@ -10,6 +10,7 @@ mod join;
 mod long_running;
 mod lookups;
 mod payload;
+mod sequential;
 
 use std::{
     path::{Path, PathBuf},

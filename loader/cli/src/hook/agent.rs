@@ -71,7 +71,7 @@ impl AgentName {
         match self {
             AgentName::Claude => &["claude (user)", "claude (project)", "claude plugins"],
             AgentName::Codex => &["codex (user)", "codex (project)"],
-            AgentName::Gemini => &["gemini (user)", "gemini (project)"],
+            AgentName::Gemini => &["gemini (user)", "gemini (project)", "gemini-cli extensions"],
             AgentName::Copilot => &[
                 "copilot (user)",
                 "copilot settings (user)",
@@ -89,7 +89,7 @@ impl AgentName {
         match self {
             AgentName::Claude => &["claude (user)", "claude (project)", "claude plugins"],
             AgentName::Codex => &["codex (user)", "codex (project)"],
-            AgentName::Gemini => &["gemini (user)", "gemini (project)"],
+            AgentName::Gemini => &["gemini (user)", "gemini (project)", "gemini-cli extensions"],
             AgentName::Copilot => &[
                 "copilot (user)",
                 "copilot settings (user)",

@@ -132,6 +132,7 @@ pub fn open_for(
                 ("claude-code (managed)", AgentName::Claude),
                 ("gemini-cli (managed)", AgentName::Gemini),
                 ("copilot-cli (managed)", AgentName::Copilot),
+                ("codex (managed)", AgentName::Codex),
             ]
             .into_iter()
             .filter(|(_, of)| *of == agent || !with.contains(of))

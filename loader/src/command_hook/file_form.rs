@@ -1,0 +1,76 @@
+//! How each agent's hooks file is read into the map of events the reader takes: JSON (with
+//! comments for Gemini CLI's files), or TOML for Codex's `config.toml` and
+//! `requirements.toml`; then each agent's own keys and defaults are given their meaning
+//! ([`codex::normalize`](super::codex::normalize), [`gemini::normalize`](super::gemini::normalize)).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{
+    codex,
+    config::{ConfigIssue, Severity},
+    dialect::Dialect,
+    gemini,
+};
+
+/// Whether `source` is a TOML hooks file: only Codex writes hooks in TOML.
+pub fn is_toml(source: &Path) -> bool {
+    source.extension().is_some_and(|e| e == "toml")
+}
+
+/// The dialect of the hooks file at `source`: [`Dialect::of_file`]; and a `.toml` file is
+/// Codex's whatever its folder (`/etc/codex/requirements.toml`), and a Gemini CLI
+/// extension's `hooks/hooks.json` is Gemini CLI's wherever it lies (a linked extension).
+pub fn dialect_of(source: &Path) -> Dialect {
+    if is_toml(source) {
+        Dialect::Codex
+    } else if gemini::extension_root(source).is_some() {
+        Dialect::Gemini
+    } else {
+        Dialect::of_file(source)
+    }
+}
+
+/// The file's value, normalized for `dialect`, or why none of its hooks load.
+pub fn read(bytes: &[u8], source: &Path, dialect: Dialect) -> Result<Value, ConfigIssue> {
+    let mut value = if is_toml(source) {
+        codex::toml_as_json(bytes, source)?
+    } else {
+        read_json(bytes, source, dialect)?
+    };
+    match dialect {
+        Dialect::Codex => codex::normalize(&mut value),
+        Dialect::Gemini => {
+            if gemini::hooks_turned_off(&value) {
+                return Err(ConfigIssue {
+                    file: source.to_path_buf(),
+                    location: Some("hooksConfig.enabled".into()),
+                    message: "Gemini CLI's hooks are turned off in this file (`enabled: false`); none of its hooks run".into(),
+                    severity: Severity::Warning,
+                });
+            }
+            gemini::normalize(&mut value, source);
+        }
+        _ => {}
+    }
+    Ok(value)
+}
+
+fn read_json(bytes: &[u8], source: &Path, dialect: Dialect) -> Result<Value, ConfigIssue> {
+    let invalid = |e: serde_json::Error| ConfigIssue {
+        file: source.to_path_buf(),
+        location: Some(format!("line {}, column {}", e.line(), e.column())),
+        message: format!("invalid JSON: {e}; no hook of this file is loaded"),
+        severity: Severity::Error,
+    };
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(value) => Ok(value),
+        // Gemini CLI strips comments before parsing its settings.
+        Err(e) if dialect == Dialect::Gemini => match std::str::from_utf8(bytes) {
+            Ok(text) => serde_json::from_str(&gemini::strip_comments(text)).map_err(invalid),
+            Err(_) => Err(invalid(e)),
+        },
+        Err(e) => Err(invalid(e)),
+    }
+}

@@ -1,0 +1,317 @@
+//! Gemini CLI's extensions and its record of trusted project hooks, as Gemini CLI 0.61.0
+//! reads them.
+//!
+//! Extensions: each folder of `~/.gemini/extensions/` with a `gemini-extension.json`
+//! giving `name` and `version` is an extension; its hooks are the `hooks` object of its
+//! `hooks/hooks.json`. An extension is on unless `extension-enablement.json` (in the same
+//! folder) turns it off for the project: its `overrides` are folder rules (`/path/` that
+//! folder, `/path/*` and below it, `!` before either turns it off), the last that matches
+//! the project wins; and unless the user's settings refuse it (`security.allowedExtensions`,
+//! patterns its install source must match; `security.blockGitExtensions`). A linked extension (`.gemini-extension-install.json` with `"type":
+//! "link"`) lives where it points. Extension hooks are the user's: they need no trust.
+//!
+//! Trusted project hooks: `~/.gemini/trusted_hooks.json` maps a project folder to the hooks
+//! its user was shown (each `name:command`). Gemini CLI runs a trusted folder's hooks after
+//! a warning and records them there; agent-hooks takes a project `.gemini/settings.json`
+//! whose every hook is recorded for the project as trusted (a changed command is a new key,
+//! so a changed hook is not).
+
+use std::{
+    collections::HashSet,
+    path::{Path, PathBuf},
+};
+
+use serde_json::Value;
+
+use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
+use crate::file::{read_checked, Limit, StrictModes};
+
+/// The hooks of the Gemini CLI extensions a user installed and has on for the project.
+pub struct GeminiExtensionHooks;
+
+impl DiscoveryProvider for GeminiExtensionHooks {
+    fn name(&self) -> &str {
+        "gemini-cli extensions"
+    }
+
+    fn priority(&self) -> i32 {
+        48
+    }
+
+    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
+        let Some(home) = &ctx.home else {
+            return Ok(Found::default());
+        };
+        let folder = home.join(".gemini/extensions");
+        let mut found = Found::default();
+        let settings = read_json(&home.join(".gemini/settings.json"), home);
+        if settings
+            .as_ref()
+            .is_some_and(crate::command_hook::gemini_hooks_turned_off)
+        {
+            return Ok(found);
+        }
+        let enablement = read_json(&folder.join("extension-enablement.json"), home);
+        let project = format!(
+            "{}/",
+            std::fs::canonicalize(&ctx.cwd)
+                .unwrap_or_else(|_| ctx.cwd.clone())
+                .to_string_lossy()
+                .trim_end_matches('/')
+        );
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&folder)
+            .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        dirs.sort();
+        for dir in dirs.into_iter().filter(|d| d.is_dir()) {
+            let Some(manifest) = read_json(&dir.join("gemini-extension.json"), home) else {
+                // Only worth a word when it would have had hooks.
+                if !dir.join("hooks/hooks.json").is_file() {
+                    continue;
+                }
+                found.warnings.push(format!(
+                    "{} has no readable gemini-extension.json; Gemini CLI skips it, and so do its hooks here",
+                    dir.display()
+                ));
+                continue;
+            };
+            let (Some(name), Some(_)) = (
+                manifest.get("name").and_then(Value::as_str),
+                manifest.get("version"),
+            ) else {
+                found.warnings.push(format!(
+                    "{}/gemini-extension.json lacks `name` or `version`; Gemini CLI skips the extension, and so do its hooks here",
+                    dir.display()
+                ));
+                continue;
+            };
+            if !enabled(enablement.as_ref(), name, &project) {
+                continue;
+            }
+            let install = read_json(&dir.join(".gemini-extension-install.json"), home);
+            if let Some(refusal) = refused_by_settings(settings.as_ref(), install.as_ref()) {
+                found.warnings.push(format!(
+                    "Gemini CLI extension {name} ({}) is not loaded: {refusal}; nor are its hooks here",
+                    dir.display()
+                ));
+                continue;
+            }
+            let linked = install
+                .as_ref()
+                .filter(|i| i.get("type").and_then(Value::as_str) == Some("link"))
+                .and_then(|i| i.get("source").and_then(Value::as_str))
+                .map(PathBuf::from);
+            let root = linked.unwrap_or_else(|| dir.clone());
+            let file = root.join("hooks/hooks.json");
+            if file.is_file() {
+                found.entries.push(HookEntry {
+                    name: format!("gemini extension {name}: {}", file.display()),
+                    path: file,
+                    kind: EntryKind::HooksFile,
+                    tool: None,
+                    level: Level::User,
+                    source: format!("gemini-cli extension {name}"),
+                });
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// Why the user's settings keep Gemini CLI from loading an extension installed as
+/// `install` says (`.gemini-extension-install.json`): `security.allowedExtensions` (patterns
+/// its source must match) or `security.blockGitExtensions` (no extension from git).
+fn refused_by_settings(settings: Option<&Value>, install: Option<&Value>) -> Option<String> {
+    let source = install
+        .and_then(|i| i.get("source"))
+        .and_then(Value::as_str);
+    let allowed: Vec<&str> = settings
+        .and_then(|s| s.pointer("/security/allowedExtensions"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if !allowed.is_empty() {
+        let Some(source) = source else {
+            return Some("`security.allowedExtensions` is set and the extension has no install record (.gemini-extension-install.json) to check".into());
+        };
+        let matches = allowed
+            .iter()
+            .any(|pattern| regex::Regex::new(pattern).is_ok_and(|re| re.is_match(source)));
+        return (!matches)
+            .then(|| format!("its source {source} matches none of `security.allowedExtensions`"));
+    }
+    let kind = install.and_then(|i| i.get("type")).and_then(Value::as_str);
+    let blocked = settings.and_then(|s| s.pointer("/security/blockGitExtensions"))
+        == Some(&Value::Bool(true));
+    (blocked && matches!(kind, Some("git" | "github-release")))
+        .then(|| "`security.blockGitExtensions` refuses extensions installed from git".into())
+}
+
+/// Whether `extension-enablement.json` leaves the extension `name` on for `project` (a
+/// folder path ending in `/`).
+fn enabled(enablement: Option<&Value>, name: &str, project: &str) -> bool {
+    let rules = enablement
+        .and_then(|e| {
+            e.pointer(&format!(
+                "/{}/overrides",
+                name.replace('~', "~0").replace('/', "~1")
+            ))
+        })
+        .and_then(Value::as_array);
+    let mut on = true;
+    for rule in rules.into_iter().flatten().filter_map(Value::as_str) {
+        let (off, rule) = match rule.strip_prefix('!') {
+            Some(rule) => (true, rule),
+            None => (false, rule),
+        };
+        let matches = match rule.strip_suffix('*') {
+            Some(base) => {
+                let base = base.trim_end_matches('/');
+                project.starts_with(&format!("{base}/"))
+            }
+            None => project == rule,
+        };
+        if matches {
+            on = !off;
+        }
+    }
+    on
+}
+
+/// The project hooks Gemini CLI's user trusted: `~/.gemini/trusted_hooks.json`.
+#[derive(Debug, Default)]
+pub struct GeminiTrust {
+    /// Project folder to the `name:command` keys recorded for it.
+    projects: std::collections::HashMap<String, HashSet<String>>,
+}
+
+impl GeminiTrust {
+    /// The record in `<home>/.gemini/trusted_hooks.json`; empty when absent or unreadable.
+    pub fn read(home: Option<&Path>) -> Self {
+        let Some(home) = home else {
+            return Self::default();
+        };
+        let mut trust = Self::default();
+        if let Some(Value::Object(projects)) =
+            read_json(&home.join(".gemini/trusted_hooks.json"), home)
+        {
+            for (project, keys) in projects {
+                let keys = keys
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|k| k.as_str().map(str::to_owned))
+                    .collect();
+                trust.projects.insert(project, keys);
+            }
+        }
+        trust
+    }
+
+    /// Whether Gemini CLI's user trusted every hook of the settings `file` (as read) for
+    /// `project`, and it has at least one.
+    pub fn trusts_all(&self, file: &Value, project: &Path) -> bool {
+        let candidates = [
+            project.to_path_buf(),
+            std::fs::canonicalize(project).unwrap_or_default(),
+        ];
+        let Some(keys) = candidates
+            .iter()
+            .find_map(|p| self.projects.get(p.to_string_lossy().as_ref()))
+        else {
+            return false;
+        };
+        let hooks = hook_keys(file);
+        !hooks.is_empty() && hooks.iter().all(|k| keys.contains(k))
+    }
+}
+
+/// Gemini CLI's key of each hook of a settings file: `name:command` (either may be empty).
+fn hook_keys(file: &Value) -> Vec<String> {
+    let Some(events) = file.get("hooks").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    events
+        .iter()
+        .filter(|(name, _)| !crate::command_hook::GEMINI_NOT_EVENTS.contains(&name.as_str()))
+        .filter_map(|(_, groups)| groups.as_array())
+        .flatten()
+        .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter(|hook| hook.get("type").and_then(Value::as_str) != Some("runtime"))
+        .map(|hook| {
+            let text = |key| hook.get(key).and_then(Value::as_str).unwrap_or_default();
+            let command = if hook.get("type").and_then(Value::as_str) == Some("command") {
+                text("command")
+            } else {
+                ""
+            };
+            format!("{}:{command}", text("name"))
+        })
+        .collect()
+}
+
+/// A JSON file of the user's (comments allowed, as Gemini CLI's own files are read).
+fn read_json(path: &Path, home: &Path) -> Option<Value> {
+    let file = read_checked(path, Limit::HooksFile, &mut StrictModes::new(Some(home))).ok()?;
+    let text = std::str::from_utf8(&file.bytes).ok()?;
+    serde_json::from_str(text)
+        .ok()
+        .or_else(|| serde_json::from_str(&crate::command_hook::strip_json_comments(text)).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_last_matching_rule_wins() {
+        let rules = json!({"ext": {"overrides": ["!/home/u/*", "/home/u/work/"]}});
+        assert!(!enabled(Some(&rules), "ext", "/home/u/other/"));
+        assert!(enabled(Some(&rules), "ext", "/home/u/work/"));
+        assert!(!enabled(Some(&rules), "ext", "/home/u/work/sub/"));
+        assert!(enabled(Some(&rules), "other", "/home/u/other/"));
+        assert!(enabled(None, "ext", "/x/"));
+    }
+
+    #[test]
+    fn the_settings_can_refuse_an_extension() {
+        let git = json!({"type": "git", "source": "https://github.com/x/ext"});
+        let block = json!({"security": {"blockGitExtensions": true}});
+        assert!(refused_by_settings(Some(&block), Some(&git)).is_some());
+        assert!(refused_by_settings(
+            Some(&block),
+            Some(&json!({"type": "local", "source": "/e"}))
+        )
+        .is_none());
+        let allow = json!({"security": {"allowedExtensions": ["^https://github\\.com/x/"]}});
+        assert!(refused_by_settings(Some(&allow), Some(&git)).is_none());
+        let other = json!({"type": "git", "source": "https://example.com/y"});
+        assert!(refused_by_settings(Some(&allow), Some(&other)).is_some());
+        assert!(refused_by_settings(Some(&allow), None).is_some());
+        assert!(refused_by_settings(None, Some(&git)).is_none());
+    }
+
+    #[test]
+    fn keys_are_name_and_command() {
+        let file = json!({"hooks": {"disabled": ["x"], "BeforeTool": [{"hooks": [
+            {"name": "guard", "type": "command", "command": "./g.sh"},
+            {"type": "command", "command": "./h.sh"}
+        ]}]}});
+        assert_eq!(hook_keys(&file), ["guard:./g.sh", ":./h.sh"]);
+        let mut trust = GeminiTrust::default();
+        trust
+            .projects
+            .insert("/p".into(), ["guard:./g.sh".to_owned()].into());
+        assert!(!trust.trusts_all(&file, Path::new("/p")));
+        trust
+            .projects
+            .get_mut("/p")
+            .unwrap()
+            .insert(":./h.sh".into());
+        assert!(trust.trusts_all(&file, Path::new("/p")));
+    }
+}

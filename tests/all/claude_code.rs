@@ -1,0 +1,246 @@
+//! Claude Code's own meaning (issue 23), checked against Claude Code 2.1.332 where the
+//! real-agents suite can run it: the events `UserPromptExpansion`, `PostToolBatch`,
+//! `DirectoryAdded` and `MessageDisplay`; the handler fields `args`, `shell`, `async`,
+//! `asyncRewake`, `once`, `onFailure` and `continueOnBlock`; and `replay` giving every hook
+//! of a recorded session that session's id.
+
+use agent_hooks_tests::{
+    cli::{json_of, run, stdout},
+    commands::Project,
+    temp_dir,
+};
+use serde_json::{json, Value};
+
+/// A safety hook that records by session id, as real ones do: a prompt that says "commit"
+/// grants git commits for the session (a file named by the session id); a `git commit`
+/// without the grant is blocked, asking again. Every run logs the id it got.
+const GRANTS: &str = r#"#!/usr/bin/env python3
+import json, os, sys
+payload = json.load(sys.stdin)
+sid, event = payload["session_id"], payload["hook_event_name"]
+grants = os.path.join(os.environ["CLAUDE_PROJECT_DIR"], "grants")
+os.makedirs(grants, exist_ok=True)
+with open(os.path.join(grants, "log"), "a") as log:
+    log.write(f"{event} {sid} {payload.get('transcript_path', '-')}\n")
+text = json.dumps(payload)
+if event == "UserPromptSubmit" and "commit" in text:
+    open(os.path.join(grants, sid), "w").close()
+if event == "PreToolUse" and "git commit" in text and not os.path.exists(os.path.join(grants, sid)):
+    print(f"git commit needs the user's word in this session ({sid})", file=sys.stderr)
+    sys.exit(2)
+"#;
+
+fn settings(hooks: Value) -> String {
+    json!({ "hooks": hooks }).to_string()
+}
+
+fn lines(values: &[Value]) -> String {
+    values.iter().map(|v| format!("{v}\n")).collect()
+}
+
+#[test]
+fn replay_gives_a_tool_call_the_session_id_and_transcript_of_its_line() {
+    let project = Project::new("grants");
+    project.script(".claude/hooks/grants.sh", GRANTS);
+    let command = json!([{"hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/grants.sh"}]}]);
+    project.write(
+        ".claude/settings.json",
+        &settings(json!({"UserPromptSubmit": command, "PreToolUse": command})),
+    );
+    let home = temp_dir();
+    let session = json!({"session_id": "3f2c-recorded", "transcript_path": "/t/3f2c.jsonl"});
+    let line = |mut fields: Value| {
+        for (k, v) in session.as_object().unwrap() {
+            fields[k] = v.clone();
+        }
+        fields
+    };
+    let replay = lines(&[
+        line(json!({"event": "UserPromptSubmit", "prompt": "commit the fix"})),
+        line(
+            json!({"event": "tool_call", "tool_name": "Bash", "tool_input": {"command": "git commit -m fix"}}),
+        ),
+        // A line without the session's fields is still that session's.
+        json!({"event": "tool_call", "tool_name": "Bash", "tool_input": {"command": "git commit --amend"}}),
+    ]);
+    let out = run(
+        &project.root,
+        home.path(),
+        &["replay", "-", "--trust-project", "--json"],
+        Some(&replay),
+    );
+    let records: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|record| record.get("event").is_some())
+        .collect();
+    assert_eq!(records.len(), 3, "{}", stdout(&out));
+    for record in &records[1..] {
+        assert_ne!(
+            record["outcome"]["block"], true,
+            "the grant of the session holds: {record}"
+        );
+    }
+    assert_eq!(
+        project.read("grants/log"),
+        "UserPromptSubmit 3f2c-recorded /t/3f2c.jsonl\n\
+         PreToolUse 3f2c-recorded /t/3f2c.jsonl\n\
+         PreToolUse 3f2c-recorded /t/3f2c.jsonl\n"
+    );
+    // Another session's call asks again.
+    let other = lines(&[
+        json!({"event": "tool_call", "session_id": "other", "tool_name": "Bash", "tool_input": {"command": "git commit"}}),
+    ]);
+    let out = run(
+        &project.root,
+        home.path(),
+        &["replay", "-", "--trust-project", "--json"],
+        Some(&other),
+    );
+    let record: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(record["outcome"]["block"], true, "{record}");
+    assert!(
+        record["outcome"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("this session (other)"),
+        "{record}"
+    );
+}
+
+/// `emit NAME --input PAYLOAD --json` in `project` (trusted).
+fn emit(project: &Project, event: &str, input: Value) -> Value {
+    let home = temp_dir();
+    let out = run(
+        &project.root,
+        home.path(),
+        &[
+            "emit",
+            event,
+            "--trust-project",
+            "--json",
+            "--input",
+            &input.to_string(),
+        ],
+        None,
+    );
+    json_of(&out)
+}
+
+#[test]
+fn the_new_claude_code_events_run_their_hooks_with_their_matchers_and_answers() {
+    let project = Project::new("events");
+    let log = |tag: &str| format!("cat > \"$CLAUDE_PROJECT_DIR\"/{tag}.json");
+    project.write(
+        ".claude/settings.json",
+        &settings(json!({
+            "UserPromptExpansion": [
+                {"matcher": "deploy", "hooks": [{"type": "command", "command": format!("{}; echo 'deploys are frozen' >&2; exit 2", log("expansion"))}]},
+                {"matcher": "review", "hooks": [{"type": "command", "command": r#"printf '{"hookSpecificOutput": {"hookEventName": "UserPromptExpansion", "additionalContext": "review the tests too"}}'"#}]}
+            ],
+            "PostToolBatch": [{"hooks": [{"type": "command", "command": format!("{}; echo 'tests fail: fix them first' >&2; exit 2", log("batch"))}]}],
+            "DirectoryAdded": [{"matcher": "slash_command", "hooks": [{"type": "command", "command": log("added")}]}],
+            "MessageDisplay": [{"hooks": [{"type": "command", "command": r#"printf '{"hookSpecificOutput": {"hookEventName": "MessageDisplay", "displayContent": "[redacted]"}}'"#}]}]
+        })),
+    );
+    let expansion = json!({"expansion_type": "slash_command", "command_name": "deploy", "command_args": "prod", "prompt": "/deploy prod"});
+    let outcome = emit(&project, "UserPromptExpansion", expansion.clone());
+    assert_eq!(outcome["block"], true, "{outcome}");
+    assert_eq!(
+        outcome["reasons"],
+        json!(["deploys are frozen"]),
+        "{outcome}"
+    );
+    let got: Value = serde_json::from_str(&project.read("expansion.json")).unwrap();
+    assert_eq!(got["hook_event_name"], "UserPromptExpansion");
+    assert_eq!(got["command_name"], "deploy");
+    assert_eq!(got["command_args"], "prod");
+    let review = json!({"expansion_type": "slash_command", "command_name": "review", "command_args": "", "prompt": "/review"});
+    let outcome = emit(&project, "UserPromptExpansion", review);
+    assert_eq!(outcome["block"], false, "{outcome}");
+    assert_eq!(outcome["context"], json!(["review the tests too"]));
+
+    let batch = json!({"tool_calls": [
+        {"tool_name": "Bash", "tool_input": {"command": "cargo test"}, "tool_use_id": "t1", "tool_response": "2 failed"},
+        {"tool_name": "Read", "tool_input": {"file_path": "a.rs"}, "tool_use_id": "t2", "tool_response": "fn a() {}"}
+    ]});
+    let outcome = emit(&project, "PostToolBatch", batch.clone());
+    assert_eq!(outcome["block"], true, "{outcome}");
+    let got: Value = serde_json::from_str(&project.read("batch.json")).unwrap();
+    assert_eq!(got["tool_calls"], batch["tool_calls"]);
+
+    let outcome = emit(
+        &project,
+        "DirectoryAdded",
+        json!({"directory": "/src/lib", "source": "register_repo_root"}),
+    );
+    assert_eq!(outcome["ran"], 0, "the matcher is on `source`: {outcome}");
+    emit(
+        &project,
+        "DirectoryAdded",
+        json!({"directory": "/src/lib", "source": "slash_command"}),
+    );
+    let got: Value = serde_json::from_str(&project.read("added.json")).unwrap();
+    assert_eq!(got["directory"], "/src/lib");
+
+    let outcome = emit(
+        &project,
+        "MessageDisplay",
+        json!({"turn_id": "t", "message_id": "m", "index": 0, "final": true, "delta": "the key is sk-123\n"}),
+    );
+    assert_eq!(
+        outcome["extra"]["displayContent"], "[redacted]",
+        "{outcome}"
+    );
+}
+
+#[test]
+fn hook_agent_claude_answers_the_new_events_in_claude_code_s_form() {
+    let project = Project::new("relay");
+    let home = temp_dir();
+    let hooks = home.path().join(".config/agent-hooks/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(
+        hooks.join("display.json"),
+        json!({
+            "MessageDisplay": [{"hooks": [{"type": "command", "command": r#"printf '{"hookSpecificOutput": {"hookEventName": "MessageDisplay", "displayContent": "[redacted]"}}'"#}]}],
+            "UserPromptExpansion": [{"matcher": "deploy", "hooks": [{"type": "command", "command": "echo 'deploys are frozen' >&2; exit 2"}]}]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let common = json!({"session_id": "s", "transcript_path": "/t/s.jsonl", "cwd": project.root});
+    let payload = |fields: Value| {
+        let mut payload = common.clone();
+        for (k, v) in fields.as_object().unwrap() {
+            payload[k] = v.clone();
+        }
+        payload.to_string()
+    };
+    let display = payload(
+        json!({"hook_event_name": "MessageDisplay", "turn_id": "t", "message_id": "m", "index": 0, "final": true, "delta": "sk-123\n"}),
+    );
+    let out = run(
+        &project.root,
+        home.path(),
+        &["hook", "--agent", "claude"],
+        Some(&display),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"],
+        json!({"hookEventName": "MessageDisplay", "displayContent": "[redacted]"})
+    );
+    let expansion = payload(
+        json!({"hook_event_name": "UserPromptExpansion", "expansion_type": "slash_command", "command_name": "deploy", "command_args": "", "prompt": "/deploy"}),
+    );
+    let out = run(
+        &project.root,
+        home.path(),
+        &["hook", "--agent", "claude"],
+        Some(&expansion),
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("deploys are frozen"));
+}

@@ -4,12 +4,22 @@
 //! `asyncRewake`, `once`, `onFailure` and `continueOnBlock`; and `replay` giving every hook
 //! of a recorded session that session's id.
 
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use agent_hooks::{
+    abi::prelude::*,
+    command_hook::{CommandEvent, CommandHooks},
+    HookRunner,
+};
 use agent_hooks_tests::{
     cli::{json_of, run, stdout},
     commands::Project,
-    temp_dir,
+    temp_dir, RecordingAgent,
 };
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// A safety hook that records by session id, as real ones do: a prompt that says "commit"
 /// grants git commits for the session (a file named by the session id); a `git commit`
@@ -243,4 +253,160 @@ fn hook_agent_claude_answers_the_new_events_in_claude_code_s_form() {
     );
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("deploys are frozen"));
+}
+
+/// A runner over the project's `.claude/settings.json` holding `hooks`, with a recording
+/// agent; also the file's issues.
+fn runner(project: &Project, hooks: Value) -> (Arc<HookRunner>, Arc<RecordingAgent>, Vec<String>) {
+    let file = project.write(".claude/settings.json", &settings(hooks));
+    let mut loaded = CommandHooks::new();
+    loaded.load_file(&file);
+    let issues = loaded.issues().iter().map(|i| i.to_string()).collect();
+    let mut runner = HookRunner::new(Vec::new(), &project.root);
+    runner.add_command_hooks(loaded);
+    let agent = Arc::new(RecordingAgent::default());
+    runner.attach(agent.clone());
+    (Arc::new(runner), agent, issues)
+}
+
+fn command(command: &str, extra: Value) -> Value {
+    let mut hook = json!({"type": "command", "command": command});
+    for (k, v) in extra.as_object().unwrap() {
+        hook[k] = v.clone();
+    }
+    hook
+}
+
+fn bash_call(command: &str) -> ToolCallEvent {
+    ToolCallEvent::new("exec", "call-1", json!({"command": command}))
+}
+
+const ARGV: &str = "import json, os, sys\nopen(os.path.join(os.environ['CLAUDE_PROJECT_DIR'], 'argv.json'), 'w').write(json.dumps(sys.argv[1:]))\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn args_runs_the_program_without_a_shell_and_fills_in_the_project_as_plain_text() {
+    // A project folder whose name a shell would take apart.
+    let project = Project::new("it's $HOME `x`");
+    project.write("hooks/argv.py", ARGV);
+    let (runner, _, issues) = runner(
+        &project,
+        json!({"PreToolUse": [{"hooks": [command("python3", json!({
+            "args": ["${CLAUDE_PROJECT_DIR}/hooks/argv.py", "${CLAUDE_PROJECT_DIR}", "$HOME; echo hi"]
+        }))]}]}),
+    );
+    assert!(issues.is_empty(), "{issues:?}");
+    runner.emit(&bash_call("ls")).await.unwrap();
+    let argv: Vec<String> = serde_json::from_str(&project.read("argv.json")).unwrap();
+    let root = project.root.to_string_lossy().into_owned();
+    assert_eq!(argv, [root.clone(), "$HOME; echo hi".to_owned()]);
+    assert!(root.contains("it's $HOME `x`"), "{root}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shell_bash_runs_the_command_in_bash_and_an_unknown_shell_is_refused() {
+    let project = Project::new("shells");
+    let (runner, _, issues) = runner(
+        &project,
+        json!({"PreToolUse": [{"hooks": [
+            command(r#"[[ -n "$BASH_VERSION" ]] && echo bash > "$CLAUDE_PROJECT_DIR/shell.txt""#, json!({"shell": "bash"})),
+            command("echo fish > fish.txt", json!({"shell": "fish"}))
+        ]}]}),
+    );
+    assert_eq!(
+        issues,
+        [format!(
+            "{} (hooks.PreToolUse[0].hooks[1].shell): `shell` must be \"bash\" or \"powershell\", not \"fish\"; this hook does not run",
+            project.root.join(".claude/settings.json").display()
+        )]
+    );
+    runner.emit(&bash_call("ls")).await.unwrap();
+    assert_eq!(project.read("shell.txt"), "bash\n");
+    assert!(!project.root.join("fish.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_failure_block_makes_a_failure_count_as_exit_2_on_its_event() {
+    let project = Project::new("fail closed");
+    let fails = |cmd: &str| command(cmd, json!({"onFailure": "block"}));
+    let (runner, _, issues) = runner(
+        &project,
+        json!({
+            "PreToolUse": [{"hooks": [fails("echo 'linter crashed' >&2; exit 1")]}],
+            "UserPromptSubmit": [{"hooks": [fails("echo '{not json'")]}],
+            "PostToolUse": [{"hooks": [fails("exit 3")]}],
+            "Stop": [{"hooks": [fails("exit 1")]}]
+        }),
+    );
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert!(
+        issues[0].contains("`onFailure` is ignored on Stop"),
+        "{issues:?}"
+    );
+    let call = runner.emit(&bash_call("ls")).await.unwrap();
+    assert!(call.block, "{call:?}");
+    let reason = call.reason.unwrap_or_default();
+    assert!(
+        reason.contains("exited with code 1: linter crashed")
+            && reason.contains("its onFailure is \"block\", so this failure counts as a block"),
+        "{reason}"
+    );
+    let prompt = runner
+        .emit(&BeforeAgentStartEvent::default().prompt("hi".to_owned()))
+        .await
+        .unwrap();
+    assert!(prompt.block, "invalid JSON blocks the prompt: {prompt:?}");
+    let post = runner
+        .emit_command(CommandEvent::PostToolUse, {
+            let mut fields = Map::new();
+            fields.insert("tool_name".into(), json!("Bash"));
+            fields.insert("tool_input".into(), json!({"command": "ls"}));
+            fields.insert("tool_response".into(), json!({"output": "a"}));
+            fields
+        })
+        .await;
+    assert!(
+        post.feedback
+            .iter()
+            .any(|f| f.contains("exited with code 3")),
+        "fed back after the fact: {post:?}"
+    );
+    let stop = runner.emit(&StopEvent::default()).await.unwrap();
+    assert!(!stop.block, "ignored on Stop: {stop:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn async_rewake_runs_in_the_background_and_its_exit_2_wakes_the_agent() {
+    let project = Project::new("rewake");
+    let (runner, agent, issues) = runner(
+        &project,
+        json!({"PostToolUse": [{"hooks": [
+            command("sleep 1; echo 'the tests broke' >&2; exit 2", json!({"asyncRewake": true})),
+            command("sleep 1; echo 'fine' >&2; exit 0", json!({"asyncRewake": true})),
+            command("echo x", json!({"continueOnBlock": true}))
+        ]}]}),
+    );
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert!(issues[0].contains("`continueOnBlock` applies to prompt and agent hooks"));
+    let started = Instant::now();
+    let mut fields = Map::new();
+    fields.insert("tool_name".into(), json!("Bash"));
+    fields.insert("tool_input".into(), json!({"command": "cargo test"}));
+    fields.insert("tool_response".into(), json!({"output": "ok"}));
+    let outcome = runner.emit_command(CommandEvent::PostToolUse, fields).await;
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "not waited for"
+    );
+    assert!(outcome.feedback.is_empty(), "{outcome:?}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while agent.messages.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "never woke the agent");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let messages = agent.messages.lock().unwrap().clone();
+    assert_eq!(messages.len(), 1, "only the exit 2 wakes: {messages:?}");
+    assert_eq!(messages[0].custom_type, "hook-rewake");
+    assert_eq!(messages[0].content, Content::Text("the tests broke".into()));
+    assert!(agent.message_options.lock().unwrap()[0].trigger_turn);
 }

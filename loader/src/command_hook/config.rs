@@ -11,6 +11,7 @@ use super::{
     condition::Condition,
     dialect::{plugin_root, Dialect},
     event::{CommandEvent, UNSUPPORTED},
+    handler::{Handler, OnFailure},
     http::HttpTarget,
     matcher::Matcher,
 };
@@ -60,6 +61,8 @@ pub struct CommandHook {
     /// Its `"persistent"` mark: one process per event, or a long-running process (started
     /// on its first event, or when the runner gets its hooks).
     pub persistent: Persistence,
+    /// Claude Code's other handler fields: `args`, `shell`, `asyncRewake`, `onFailure`.
+    pub handler: Handler,
 }
 
 /// How a command hook's process lives: its `"persistent"` mark in the hooks file.
@@ -398,6 +401,21 @@ impl Reader<'_> {
             }
         };
         let run_async = self.flag(entry, "async", at);
+        let mut problems = Vec::new();
+        let handler = Handler::read(entry, event, http.is_some(), run_async, &mut problems);
+        for problem in problems {
+            let severity = if problem.skips_hook {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            self.issue(
+                Some(format!("{at}.{}", problem.key)),
+                problem.message,
+                severity,
+            );
+        }
+        let handler = handler?;
         let persistent = match entry.get("persistent") {
             Some(Value::String(when)) if when == "startup" => Persistence::Startup,
             Some(Value::String(other)) => {
@@ -411,6 +429,13 @@ impl Reader<'_> {
             _ if self.flag(entry, "persistent", at) => Persistence::Session,
             _ => Persistence::PerEvent,
         };
+        if persistent.is_long_running() && handler.args.is_some() {
+            self.issue(
+                Some(format!("{at}.args")),
+                "a `persistent` hook's command runs through the shell, so `args` is not used; give the whole command in `command`".into(),
+                Severity::Warning,
+            );
+        }
         if persistent.is_long_running() && http.is_some() {
             self.issue(
                 Some(format!("{at}.persistent")),
@@ -429,18 +454,22 @@ impl Reader<'_> {
             .and_then(Value::as_str)
             .map(str::to_owned);
         let timeout = self.timeout(entry.get("timeout"), at);
-        let required = match entry.get("required") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(required)) => *required,
-            Some(other) => {
-                self.issue(
+        // `onFailure: "block"` on a tool call is what `required` is (docs/fail-closed.md).
+        let fails_closed =
+            handler.on_failure == OnFailure::Block && event == CommandEvent::PreToolUse;
+        let required = fails_closed
+            || match entry.get("required") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(required)) => *required,
+                Some(other) => {
+                    self.issue(
                     Some(format!("{at}.required")),
                     format!("`required` must be true or false, not {other}; the hook is taken as required"),
                     Severity::Warning,
                 );
-                true
-            }
-        };
+                    true
+                }
+            };
         Some(CommandHook {
             event,
             event_name: event_name.to_owned(),
@@ -458,6 +487,7 @@ impl Reader<'_> {
             source: self.source.to_path_buf(),
             required,
             persistent,
+            handler,
         })
     }
 

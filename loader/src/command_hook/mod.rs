@@ -23,6 +23,7 @@ mod condition;
 mod config;
 mod dialect;
 mod event;
+mod handler;
 mod http;
 mod matcher;
 mod outcome;
@@ -46,6 +47,7 @@ pub use config::{
 };
 pub use dialect::{plugin_root, Alias, Dialect, MatcherRule, ALIASES};
 pub use event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
+pub use handler::{Handler, OnFailure, Shell};
 pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub(crate) use outcome::strength;
@@ -123,6 +125,7 @@ impl CommandHooks {
             source: script.to_path_buf(),
             required: false,
             persistent: Persistence::PerEvent,
+            handler: Handler::default(),
         }));
         self
     }

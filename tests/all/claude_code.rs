@@ -303,12 +303,13 @@ async fn args_runs_the_program_without_a_shell_and_fills_in_the_project_as_plain
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn shell_bash_runs_the_command_in_bash_and_an_unknown_shell_is_refused() {
+async fn shell_bash_runs_the_command_as_claude_code_does_and_an_unknown_shell_is_refused() {
     let project = Project::new("shells");
     let (runner, _, issues) = runner(
         &project,
         json!({"PreToolUse": [{"hooks": [
-            command(r#"[[ -n "$BASH_VERSION" ]] && echo bash > "$CLAUDE_PROJECT_DIR/shell.txt""#, json!({"shell": "bash"})),
+            // Claude Code 2.1.332 runs it with /bin/sh, whatever its reference says.
+            command(r#"echo "${BASH_VERSION:-sh}" > "$CLAUDE_PROJECT_DIR/shell.txt""#, json!({"shell": "bash"})),
             command("echo fish > fish.txt", json!({"shell": "fish"}))
         ]}]}),
     );
@@ -320,7 +321,10 @@ async fn shell_bash_runs_the_command_in_bash_and_an_unknown_shell_is_refused() {
         )]
     );
     runner.emit(&bash_call("ls")).await.unwrap();
-    assert_eq!(project.read("shell.txt"), "bash\n");
+    let sh_is_bash = std::fs::canonicalize("/bin/sh").is_ok_and(|p| p.ends_with("bash"));
+    if !sh_is_bash {
+        assert_eq!(project.read("shell.txt"), "sh\n");
+    }
     assert!(!project.root.join("fish.txt").exists());
 }
 
@@ -409,4 +413,18 @@ async fn async_rewake_runs_in_the_background_and_its_exit_2_wakes_the_agent() {
     assert_eq!(messages[0].custom_type, "hook-rewake");
     assert_eq!(messages[0].content, Content::Text("the tests broke".into()));
     assert!(agent.message_options.lock().unwrap()[0].trigger_turn);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_in_a_claude_code_settings_file_runs_every_time_as_under_claude_code() {
+    let project = Project::new("once");
+    let (runner, _, issues) = runner(
+        &project,
+        json!({"PreToolUse": [{"hooks": [command("echo run >> runs.txt", json!({"once": true}))]}]}),
+    );
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert!(issues[0].contains("Claude Code honours `once` only in skill and agent hooks"));
+    runner.emit(&bash_call("ls")).await.unwrap();
+    runner.emit(&bash_call("ls")).await.unwrap();
+    assert_eq!(project.read("runs.txt"), "run\nrun\n");
 }

@@ -206,9 +206,20 @@ fn side_effect(project: &Path) -> Value {
 
 /// The real agent's session.
 pub fn agent_side(agent: Agent, install: &Path, run: &Run, case: &Case) -> Side {
-    let probe = run.path("probe.py");
+    let hooks = hooks_of(agent, case, &run.path("probe.py"));
+    agent_side_with(agent, install, run, case, &hooks)
+}
+
+/// [`agent_side`] with the hooks map `hooks` instead of the case's.
+pub fn agent_side_with(
+    agent: Agent,
+    install: &Path,
+    run: &Run,
+    case: &Case,
+    hooks: &Value,
+) -> Side {
     let model = FakeModel::start(TOOL_COMMAND);
-    agents::configure(agent, run, model.port(), &hooks_of(agent, case, &probe));
+    agents::configure(agent, run, model.port(), hooks);
     write_answers(run, case, agent);
     let outcome = agents::launch(agent, install, run, model.port());
     let requests = model.requests();

@@ -449,6 +449,19 @@ impl Reader<'_> {
             None => persistent,
         };
         let once = self.flag(entry, "once", at);
+        // Claude Code 2.1.332 honours `once` only in the hooks of skills and agents; a hook of
+        // a settings file or a plugin with `"once": true` runs every time (measured with the
+        // real agent, tests/real-agents: a Stop hook ran three times).
+        let once = if once && self.dialect == Dialect::ClaudeCode {
+            self.issue(
+                Some(format!("{at}.once")),
+                "Claude Code honours `once` only in skill and agent hooks, so this hook runs every time, as it does under Claude Code".into(),
+                Severity::Warning,
+            );
+            false
+        } else {
+            once
+        };
         let status_message = entry
             .get("statusMessage")
             .and_then(Value::as_str)
@@ -688,13 +701,16 @@ mod tests {
             hooks[0].status_message.as_deref(),
             Some("Checking the push")
         );
-        assert!(hooks[0].once && !hooks[0].run_async);
+        // Claude Code ignores `once` outside skills and agents (measured), so a Claude Code
+        // file's hook runs every time.
+        assert!(!hooks[0].once && !hooks[0].run_async);
         assert!(hooks[1].run_async);
         assert!(hooks[2].condition.is_none());
         assert!(hooks[2].matcher.matches("compact") && !hooks[2].matcher.matches("resume"));
         assert_eq!(
             issues,
             [
+                "s.json (hooks.PreToolUse[0].hooks[0].once): Claude Code honours `once` only in skill and agent hooks, so this hook runs every time, as it does under Claude Code",
                 "s.json (hooks.PreToolUse[0].hooks[2].url): `https://policy.example/hook`: https is not supported (this build sends plain HTTP only, it has no TLS stack); this hook does not run",
                 "s.json (hooks.PreToolUse[0].hooks[3].if): `Bash(git` lacks its closing parenthesis; this hook does not run",
                 "s.json (hooks.SessionStart[0].hooks[0].if): `if` is only evaluated on tool events, not on SessionStart; ignored",

@@ -6,8 +6,10 @@
 //!   and `args` its arguments, with no shell in between; `${CLAUDE_PROJECT_DIR}` and
 //!   `${CLAUDE_PLUGIN_ROOT}` are filled in each of them as plain text, so a path with quotes,
 //!   `$` or backquotes never reaches a shell.
-//! - `shell`: `"bash"` runs the command with `bash -c`, `"powershell"` with `pwsh -Command`
-//!   (where neither is given, with `/bin/sh -c`, as every command hook here).
+//! - `shell`: `"powershell"` runs the command with `pwsh -Command`; `"bash"` (the default)
+//!   with `/bin/sh -c`, as every command hook here: that is what Claude Code 2.1.332 does
+//!   on Linux and macOS (measured: `$0` is `/bin/sh`, `BASH_VERSION` unset), although its
+//!   reference says `"bash"` uses `$SHELL`.
 //! - `asyncRewake`: runs in the background as `async` does, and an exit code 2 wakes the
 //!   agent: its stderr (its stdout when stderr is empty) goes to the model as a message that
 //!   starts a turn.
@@ -36,7 +38,7 @@ pub enum Shell {
     /// No `shell` given: `/bin/sh -c`.
     #[default]
     Sh,
-    /// `"shell": "bash"`: `bash -c`.
+    /// `"shell": "bash"`: `/bin/sh -c` too, as under Claude Code (see the module's docs).
     Bash,
     /// `"shell": "powershell"`: `pwsh -NoProfile -NonInteractive -Command`.
     PowerShell,
@@ -258,8 +260,7 @@ impl Handler {
             );
         }
         let shell: &[&str] = match self.shell {
-            Shell::Sh => return None,
-            Shell::Bash => &["bash", "-c"],
+            Shell::Sh | Shell::Bash => return None,
             Shell::PowerShell => &["pwsh", "-NoProfile", "-NonInteractive", "-Command"],
         };
         Some(

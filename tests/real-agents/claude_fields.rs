@@ -1,0 +1,162 @@
+//! Claude Code's handler fields (issue 23) in the real agent and in agent-hooks: the same
+//! `.claude/settings.json` with `args`, `shell`, `async`, `asyncRewake`, `once`,
+//! `onFailure` and `continueOnBlock`, one session of Claude Code 2.1.332 and the same
+//! session through agent-hooks, compared on what the tool did, which hooks ran how often,
+//! how many model requests there were and what the model was told.
+
+use serde_json::{json, Value};
+
+use crate::{
+    agents::{self, Agent, Run},
+    cases::Case,
+    compare,
+};
+
+/// The probe with tag `tag`, as a shell command.
+fn probe(run: &Run, tag: &str) -> String {
+    format!("python3 '{}' {tag}", run.path("probe.py").display())
+}
+
+/// One session: its case (answers, markers) and its hooks map.
+struct Session {
+    case: Case,
+    hooks: fn(&Run) -> Value,
+    /// Where the session through agent-hooks cannot show what the agent does (this suite's
+    /// host does not turn a message into a model request), Claude Code's facts, pinned, and
+    /// why; the runner's part is tested in tests/all/claude_code.rs.
+    pinned: Option<(Value, &'static str)>,
+}
+
+fn sessions() -> Vec<Session> {
+    vec![
+        Session {
+            // `once` in a settings file: Claude Code runs the hook every time (three Stop runs:
+            // two blocks, then no answer), agent-hooks too.
+            case: Case::claude_only("fields: args, shell, async, once, continueOnBlock", |_| {
+                vec![
+                    (
+                        "async",
+                        json!([{"sleep": 1, "code": 2, "stderr": "M-async-exit2"}]),
+                    ),
+                    (
+                        "stop-once",
+                        json!([
+                            {"stdout": json!({"decision": "block", "reason": "M-stop-once"}).to_string()},
+                            {"stdout": json!({"decision": "block", "reason": "M-stop-twice"}).to_string()}
+                        ]),
+                    ),
+                ]
+            }),
+            hooks: |run| {
+                json!({
+                    "PreToolUse": [{"hooks": [
+                        {"type": "command", "command": "python3", "args": [run.path("probe.py").to_string_lossy(), "exec-form"]},
+                        // Claude Code runs `"shell": "bash"` with /bin/sh on Linux (measured).
+                        {"type": "command", "command": format!("[ -z \"$BASH_VERSION\" ] && {}", probe(run, "bash-shell")), "shell": "bash"},
+                        {"type": "command", "command": probe(run, "continue-on-block"), "continueOnBlock": true}
+                    ]}],
+                    "PostToolUse": [{"hooks": [{"type": "command", "command": probe(run, "async"), "async": true}]}],
+                    "Stop": [{"hooks": [{"type": "command", "command": probe(run, "stop-once"), "once": true}]}]
+                })
+            },
+            pinned: None,
+        },
+        Session {
+            case: Case::claude_only("fields: onFailure block", |_| {
+                vec![("fails", json!([{"code": 1, "stderr": "M-on-failure"}]))]
+            }),
+            hooks: |run| {
+                json!({"PreToolUse": [{"hooks": [
+                    {"type": "command", "command": probe(run, "fails"), "onFailure": "block"}
+                ]}]})
+            },
+            pinned: None,
+        },
+        Session {
+            case: Case::claude_only("fields: asyncRewake", |_| {
+                vec![("rewake", json!([{"sleep": 1, "code": 2, "stderr": "M-rewake"}]))]
+            }),
+            hooks: |run| {
+                json!({"PostToolUse": [{"hooks": [
+                    {"type": "command", "command": probe(run, "rewake"), "asyncRewake": true}
+                ]}]})
+            },
+            pinned: Some((
+                json!({
+                    "hooks that ran": {"rewake": 1},
+                    "model requests": 2,
+                    "model was told": ["M-rewake"],
+                    "tool ran, with what input": "ran"
+                }),
+                "an asyncRewake hook's exit 2 reaches the model as a message (agent-hooks: a message that starts a turn, AgentHost::send_message), which this suite's host does not turn into a request",
+            )),
+        },
+    ]
+}
+
+#[test]
+#[ignore = "runs the real agents: tests/real-agents/run"]
+fn claude_code_handler_fields_agree() {
+    let install = agents::install_dir();
+    let only = std::env::var("REAL_AGENTS_CASE").ok();
+    let mut failures = Vec::new();
+    for session in sessions() {
+        if only
+            .as_deref()
+            .is_some_and(|o| !session.case.name.contains(o))
+        {
+            continue;
+        }
+        let started = std::time::Instant::now();
+        let run = Run::new();
+        run.write("probe.py", include_str!("probe.py"));
+        let hooks = (session.hooks)(&run);
+        let real = compare::agent_side_with(Agent::Claude, &install, &run, &session.case, &hooks);
+        let mut differences = Vec::new();
+        if let Some((pinned, why)) = &session.pinned {
+            let facts = serde_json::to_value(&real.facts).unwrap_or_default();
+            if facts != *pinned {
+                failures.push(format!(
+                    "case `{}`: Claude Code changed ({why})\n    now: {facts}\n    pinned: {pinned}\n{}",
+                    session.case.name, real.detail
+                ));
+            }
+            eprintln!(
+                "Claude Code: {} ({:.1?}): pinned",
+                session.case.name,
+                started.elapsed()
+            );
+            continue;
+        }
+        let ours = compare::agent_hooks_side(Agent::Claude, &run, &session.case, &real.probes);
+        for (name, theirs) in &real.facts {
+            let mine = ours.facts.get(name).cloned().unwrap_or(Value::Null);
+            if *theirs != mine {
+                differences.push(format!(
+                    "  {name}\n    Claude Code: {theirs}\n    agent-hooks: {mine}"
+                ));
+            }
+        }
+        eprintln!(
+            "Claude Code: {} ({:.1?}): {} difference(s); Claude Code: {:?}",
+            session.case.name,
+            started.elapsed(),
+            differences.len(),
+            real.facts
+        );
+        if !differences.is_empty() {
+            failures.push(format!(
+                "case `{}`:\n{}\n  --- Claude Code run\n{}\n  --- agent-hooks run\n{}",
+                session.case.name,
+                differences.join("\n"),
+                real.detail,
+                ours.detail
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "Claude Code and agent-hooks differ:\n{}",
+        failures.join("\n\n")
+    );
+}

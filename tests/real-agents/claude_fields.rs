@@ -91,7 +91,88 @@ fn sessions() -> Vec<Session> {
                 "an asyncRewake hook's exit 2 reaches the model as a message (agent-hooks: a message that starts a turn, AgentHost::send_message), which this suite's host does not turn into a request",
             )),
         },
+        Session {
+            case: Case::claude_only("events: PostToolBatch exit 2", |_| {
+                vec![("batch", json!([{"code": 2, "stderr": "M-batch-stop"}]))]
+            }),
+            hooks: |run| json!({"PostToolBatch": [{"hooks": [{"type": "command", "command": probe(run, "batch")}]}]}),
+            pinned: Some((
+                json!({
+                    "hooks that ran": {"batch": 1},
+                    "model requests": 1,
+                    "model was told": [],
+                    "tool ran, with what input": "ran"
+                }),
+                "PostToolBatch has no runner moment: an agent emits it (emit_command); its exit 2 stops the agent before the next model request, as the registry's `Blocks` says",
+            )),
+        },
     ]
+}
+
+/// Claude Code stopped on the batch hook's exit 2; agent-hooks, given the payload Claude Code
+/// gave (`emit_command`), over the same file, must say block.
+fn post_tool_batch_blocks_in_agent_hooks(run: &Run) -> Option<String> {
+    use agent_hooks::{
+        command_hook::{CommandEvent, CommandHooks},
+        HookRunner,
+    };
+    let probes = std::fs::read_to_string(run.path("probe.jsonl")).unwrap_or_default();
+    let payload: Value = probes
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["tag"] == "batch")?["payload"]
+        .clone();
+    // The probe answers by its run count: start again from the first answer.
+    let _ = std::fs::remove_dir_all(run.path("counts"));
+    let mut hooks = CommandHooks::new();
+    hooks.load_file(&run.path(Agent::Claude.hooks_file()));
+    let mut runner = HookRunner::new(Vec::new(), run.project());
+    runner.add_command_hooks(hooks);
+    let runtime = tokio::runtime::Runtime::new().ok()?;
+    let fields = payload.as_object().cloned().unwrap_or_default();
+    let outcome = runtime.block_on(runner.emit_command(CommandEvent::PostToolBatch, fields));
+    (!outcome.block || outcome.reasons != ["M-batch-stop"]).then(|| {
+        format!("PostToolBatch: Claude Code stopped on exit 2; agent-hooks gave {outcome:?}")
+    })
+}
+
+/// The payload fields a hook got beyond the common ones, against the registry's row.
+fn payload_fields_match_the_registry(
+    probes: &[compare::ProbeRun],
+    tag: &str,
+    event: &str,
+) -> Option<String> {
+    // The common fields, and `effort`: the agent's own state, not carried (docs/real-agents.md).
+    let common = [
+        "effort",
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "permission_mode",
+        "hook_event_name",
+        "prompt_id",
+        "agent_id",
+        "agent_type",
+    ];
+    let payload = probes
+        .iter()
+        .find(|p| p.tag == tag)?
+        .payload
+        .as_object()?
+        .clone();
+    let row = agent_hooks::command_hook::EVENTS
+        .iter()
+        .find(|r| r.name == event)?;
+    let mut got: Vec<&str> = payload
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !common.contains(k))
+        .collect();
+    got.sort();
+    let mut documented: Vec<&str> = row.fields.to_vec();
+    documented.sort();
+    (got != documented)
+        .then(|| format!("{event}: Claude Code sends {got:?}, the registry has {documented:?}"))
 }
 
 #[test]
@@ -115,6 +196,14 @@ fn claude_code_handler_fields_agree() {
         let mut differences = Vec::new();
         if let Some((pinned, why)) = &session.pinned {
             let facts = serde_json::to_value(&real.facts).unwrap_or_default();
+            if session.case.name.contains("PostToolBatch") {
+                failures.extend(payload_fields_match_the_registry(
+                    &real.probes,
+                    "batch",
+                    "PostToolBatch",
+                ));
+                failures.extend(post_tool_batch_blocks_in_agent_hooks(&run));
+            }
             if facts != *pinned {
                 failures.push(format!(
                     "case `{}`: Claude Code changed ({why})\n    now: {facts}\n    pinned: {pinned}\n{}",

@@ -4,6 +4,10 @@
 //! session through agent-hooks, compared on what the tool did, which hooks ran how often,
 //! how many model requests there were and what the model was told.
 
+use agent_hooks::{
+    command_hook::{CommandEvent, CommandHooks},
+    HookRunner,
+};
 use serde_json::{json, Value};
 
 use crate::{
@@ -25,7 +29,13 @@ struct Session {
     /// host does not turn a message into a model request), Claude Code's facts, pinned, and
     /// why; the runner's part is tested in tests/all/claude_code.rs.
     pinned: Option<(Value, &'static str)>,
+    /// The prompt, when not the suite's own: a slash command of the project's
+    /// `.claude/commands/`.
+    prompt: Option<&'static str>,
 }
+
+/// The project's slash command `/deploy`: the suite's prompt, expanded.
+const DEPLOY_COMMAND: &str = "Run the scripted command, then say you are done. ($ARGUMENTS)\n";
 
 fn sessions() -> Vec<Session> {
     vec![
@@ -60,6 +70,7 @@ fn sessions() -> Vec<Session> {
                 })
             },
             pinned: None,
+            prompt: None,
         },
         Session {
             case: Case::claude_only("fields: onFailure block", |_| {
@@ -71,6 +82,7 @@ fn sessions() -> Vec<Session> {
                 ]}]})
             },
             pinned: None,
+            prompt: None,
         },
         Session {
             case: Case::claude_only("fields: asyncRewake", |_| {
@@ -90,6 +102,7 @@ fn sessions() -> Vec<Session> {
                 }),
                 "an asyncRewake hook's exit 2 reaches the model as a message (agent-hooks: a message that starts a turn, AgentHost::send_message), which this suite's host does not turn into a request",
             )),
+            prompt: None,
         },
         Session {
             case: Case::claude_only("events: PostToolBatch exit 2", |_| {
@@ -105,22 +118,42 @@ fn sessions() -> Vec<Session> {
                 }),
                 "PostToolBatch has no runner moment: an agent emits it (emit_command); its exit 2 stops the agent before the next model request, as the registry's `Blocks` says",
             )),
+            prompt: None,
+        },
+        Session {
+            case: Case::claude_only("events: UserPromptExpansion exit 2", |_| {
+                vec![("expansion", json!([{"code": 2, "stderr": "M-expansion-blocked"}]))]
+            }),
+            hooks: |run| {
+                json!({"UserPromptExpansion": [{"matcher": "deploy", "hooks": [{"type": "command", "command": probe(run, "expansion")}]}]})
+            },
+            pinned: Some((
+                json!({
+                    "hooks that ran": {"expansion": 1},
+                    "model requests": 0,
+                    "model was told": [],
+                    "tool ran, with what input": null
+                }),
+                "UserPromptExpansion has no runner moment: an agent emits it (emit_command); its exit 2 blocks the expansion, so the model is never asked",
+            )),
+            prompt: Some("/deploy prod"),
         },
     ]
 }
 
-/// Claude Code stopped on the batch hook's exit 2; agent-hooks, given the payload Claude Code
-/// gave (`emit_command`), over the same file, must say block.
-fn post_tool_batch_blocks_in_agent_hooks(run: &Run) -> Option<String> {
-    use agent_hooks::{
-        command_hook::{CommandEvent, CommandHooks},
-        HookRunner,
-    };
+/// Claude Code stopped on the hook `tag`'s exit 2; agent-hooks, given the payload Claude
+/// Code gave it (`emit_command` of `event`), over the same file, must block with `reason`.
+fn blocks_in_agent_hooks(
+    run: &Run,
+    tag: &str,
+    event: CommandEvent,
+    reason: &str,
+) -> Option<String> {
     let probes = std::fs::read_to_string(run.path("probe.jsonl")).unwrap_or_default();
     let payload: Value = probes
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|l| l["tag"] == "batch")?["payload"]
+        .find(|l| l["tag"] == tag)?["payload"]
         .clone();
     // The probe answers by its run count: start again from the first answer.
     let _ = std::fs::remove_dir_all(run.path("counts"));
@@ -130,10 +163,9 @@ fn post_tool_batch_blocks_in_agent_hooks(run: &Run) -> Option<String> {
     runner.add_command_hooks(hooks);
     let runtime = tokio::runtime::Runtime::new().ok()?;
     let fields = payload.as_object().cloned().unwrap_or_default();
-    let outcome = runtime.block_on(runner.emit_command(CommandEvent::PostToolBatch, fields));
-    (!outcome.block || outcome.reasons != ["M-batch-stop"]).then(|| {
-        format!("PostToolBatch: Claude Code stopped on exit 2; agent-hooks gave {outcome:?}")
-    })
+    let outcome = runtime.block_on(runner.emit_command(event, fields));
+    (!outcome.block || outcome.reasons != [reason])
+        .then(|| format!("{event}: Claude Code stopped on exit 2; agent-hooks gave {outcome:?}"))
 }
 
 /// The payload fields a hook got beyond the common ones, against the registry's row.
@@ -191,8 +223,16 @@ fn claude_code_handler_fields_agree() {
         let started = std::time::Instant::now();
         let run = Run::new();
         run.write("probe.py", include_str!("probe.py"));
+        run.write("project/.claude/commands/deploy.md", DEPLOY_COMMAND);
         let hooks = (session.hooks)(&run);
-        let real = compare::agent_side_with(Agent::Claude, &install, &run, &session.case, &hooks);
+        let real = compare::agent_side_with(
+            Agent::Claude,
+            &install,
+            &run,
+            &session.case,
+            &hooks,
+            session.prompt,
+        );
         let mut differences = Vec::new();
         if let Some((pinned, why)) = &session.pinned {
             let facts = serde_json::to_value(&real.facts).unwrap_or_default();
@@ -202,7 +242,25 @@ fn claude_code_handler_fields_agree() {
                     "batch",
                     "PostToolBatch",
                 ));
-                failures.extend(post_tool_batch_blocks_in_agent_hooks(&run));
+                failures.extend(blocks_in_agent_hooks(
+                    &run,
+                    "batch",
+                    CommandEvent::PostToolBatch,
+                    "M-batch-stop",
+                ));
+            }
+            if session.case.name.contains("UserPromptExpansion") {
+                failures.extend(payload_fields_match_the_registry(
+                    &real.probes,
+                    "expansion",
+                    "UserPromptExpansion",
+                ));
+                failures.extend(blocks_in_agent_hooks(
+                    &run,
+                    "expansion",
+                    CommandEvent::UserPromptExpansion,
+                    "M-expansion-blocked",
+                ));
             }
             if facts != *pinned {
                 failures.push(format!(

@@ -121,6 +121,25 @@ fn sessions() -> Vec<Session> {
             prompt: None,
         },
         Session {
+            case: Case::claude_only("events: MessageDisplay (and DirectoryAdded, which does not fire)", |_| Vec::new()),
+            hooks: |run| {
+                json!({
+                    "MessageDisplay": [{"hooks": [{"type": "command", "command": probe(run, "display")}]}],
+                    "DirectoryAdded": [{"hooks": [{"type": "command", "command": probe(run, "added")}]}]
+                })
+            },
+            pinned: Some((
+                json!({
+                    "hooks that ran": {"display": 1},
+                    "model requests": 2,
+                    "model was told": [],
+                    "tool ran, with what input": "ran"
+                }),
+                "MessageDisplay has no runner moment: it fires (once here, the final text being one flush) while an answer streams; DirectoryAdded needs /add-dir or an SDK host, so it does not fire in a headless session",
+            )),
+            prompt: None,
+        },
+        Session {
             case: Case::claude_only("events: UserPromptExpansion exit 2", |_| {
                 vec![("expansion", json!([{"code": 2, "stderr": "M-expansion-blocked"}]))]
             }),
@@ -247,6 +266,13 @@ fn claude_code_handler_fields_agree() {
                     "batch",
                     CommandEvent::PostToolBatch,
                     "M-batch-stop",
+                ));
+            }
+            if session.case.name.contains("MessageDisplay") {
+                failures.extend(payload_fields_match_the_registry(
+                    &real.probes,
+                    "display",
+                    "MessageDisplay",
                 ));
             }
             if session.case.name.contains("UserPromptExpansion") {

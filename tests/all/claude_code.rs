@@ -428,3 +428,27 @@ async fn once_in_a_claude_code_settings_file_runs_every_time_as_under_claude_cod
     runner.emit(&bash_call("ls")).await.unwrap();
     assert_eq!(project.read("runs.txt"), "run\nrun\n");
 }
+
+#[test]
+fn doctor_reads_the_exec_form_and_names_a_missing_script() {
+    let project = Project::new("doctor");
+    project.write(
+        ".claude/settings.json",
+        &settings(json!({"PreToolUse": [{"hooks": [
+            command("python3", json!({"args": ["${CLAUDE_PROJECT_DIR}/hooks/missing guard.py", "--strict"]}))
+        ]}]})),
+    );
+    let home = temp_dir();
+    let out = run(
+        &project.root,
+        home.path(),
+        &["doctor", "--trust-project"],
+        None,
+    );
+    let text = format!("{}{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
+    // One argument, spaces and all: no shell splits it.
+    assert!(
+        text.contains("`python3` runs hooks/missing guard.py, which does not exist"),
+        "{text}"
+    );
+}

@@ -82,12 +82,27 @@ pub enum ToolCallError {
 pub struct HookToolWrapper<T> {
     tool: T,
     runner: Arc<HookRunner>,
+    /// Fields command hooks get in their payloads over the runner's (see
+    /// [`with_payload_fields`](Self::with_payload_fields)).
+    given: serde_json::Map<String, Value>,
 }
 
 impl<T: Tool> HookToolWrapper<T> {
     /// Wraps `tool`.
     pub fn new(tool: T, runner: Arc<HookRunner>) -> Self {
-        Self { tool, runner }
+        Self {
+            tool,
+            runner,
+            given: serde_json::Map::new(),
+        }
+    }
+
+    /// Gives the command hooks of this tool's calls (and results) these payload fields over
+    /// the ones the runner derives, as [`HookRunner::emit_with`] does: a recorded session's
+    /// `session_id` and `transcript_path`, so that every hook of the session sees one id.
+    pub fn with_payload_fields(mut self, fields: serde_json::Map<String, Value>) -> Self {
+        self.given = fields;
+        self
     }
 
     /// The wrapped tool.
@@ -134,7 +149,7 @@ impl<T: Tool> HookToolWrapper<T> {
             return (None, Ok(input));
         }
         let event = ToolCallEvent::new(self.tool.name(), tool_call_id, input);
-        let outcome = match self.runner.emit(&event).await {
+        let outcome = match self.runner.emit_with(&event, &self.given).await {
             Err(hook_error) => {
                 let blocked = ToolCallError::Blocked {
                     reason: format!("{DEFAULT_BLOCK_REASON} ({hook_error})"),
@@ -189,7 +204,11 @@ impl<T: Tool> HookToolWrapper<T> {
             .details(details)
             .is_error(error.is_some());
         // Not strict: a handler's error was reported and the others' results still apply.
-        let patch = self.runner.emit(&event).await.unwrap_or_default();
+        let patch = self
+            .runner
+            .emit_with(&event, &self.given)
+            .await
+            .unwrap_or_default();
         let output = ToolOutput {
             content: patch.content.unwrap_or(event.content),
             details: patch.details.unwrap_or(event.details),

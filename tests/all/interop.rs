@@ -550,17 +550,21 @@ async fn if_rules_select_tool_calls_before_the_hook_starts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn async_hooks_do_not_block_once_hooks_run_once_and_status_messages_show_while_running() {
     let lab = Lab::new();
-    let rig = Rig::claude(
-        &lab,
-        json!({
+    // This project's own format: Claude Code honours `once` only in skills and agents
+    // (tests/all/claude_code.rs).
+    let mut hooks = CommandHooks::new();
+    hooks.parse(
+        &json!({
             "PreToolUse": [{"hooks": [
                 {"type": "command", "command": format!("sleep 2; {}", lab.hook("background")), "async": true},
                 {"type": "command", "command": format!("sleep 2; {}", lab.hook("deciding")), "async": true},
                 {"type": "command", "command": lab.hook("once"), "once": true, "statusMessage": "Checking the command"},
             ]}],
-        }),
-        true,
+        })
+        .to_string(),
+        &lab.root().join("hooks.json"),
     );
+    let rig = Rig::new(lab.root(), hooks, true);
     lab.exit("background", 2, "would block if waited for");
     lab.answer(
         "deciding",

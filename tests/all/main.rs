@@ -9,6 +9,7 @@
 
 mod agent_hook;
 mod bounds;
+mod claude_code;
 mod cli;
 mod cli_layout;
 mod cli_recording;

@@ -200,6 +200,17 @@ enabled = false
 
 /// Runs `agent` once in `run`, against the model on `port`, bounded by [`RUN_LIMIT`].
 pub fn launch(agent: Agent, install: &Path, run: &Run, port: u16) -> Outcome {
+    launch_with_prompt(agent, install, run, port, PROMPT)
+}
+
+/// [`launch`] with `prompt` instead of [`PROMPT`] (a slash command, say).
+pub fn launch_with_prompt(
+    agent: Agent,
+    install: &Path,
+    run: &Run,
+    port: u16,
+    prompt: &str,
+) -> Outcome {
     let bin = install.join("node_modules/.bin");
     let url = format!("http://127.0.0.1:{port}");
     let mut command = match agent {
@@ -207,7 +218,7 @@ pub fn launch(agent: Agent, install: &Path, run: &Run, port: u16) -> Outcome {
             let mut c = Command::new(bin.join("claude"));
             c.args([
                 "-p",
-                PROMPT,
+                prompt,
                 "--output-format",
                 "stream-json",
                 "--verbose",
@@ -228,7 +239,7 @@ pub fn launch(agent: Agent, install: &Path, run: &Run, port: u16) -> Outcome {
                 "exec",
                 "--skip-git-repo-check",
                 "--dangerously-bypass-hook-trust",
-                PROMPT,
+                prompt,
             ]);
             c.env("FAKE_MODEL_KEY", "sk-fake");
             c
@@ -238,7 +249,7 @@ pub fn launch(agent: Agent, install: &Path, run: &Run, port: u16) -> Outcome {
             c.arg(install.join("node_modules/@google/gemini-cli/bundle/gemini.js"));
             c.args([
                 "-p",
-                PROMPT,
+                prompt,
                 "-m",
                 "gemini-2.5-flash",
                 "--output-format",
@@ -255,7 +266,7 @@ pub fn launch(agent: Agent, install: &Path, run: &Run, port: u16) -> Outcome {
             let mut c = Command::new(bin.join("copilot"));
             c.args([
                 "-p",
-                PROMPT,
+                prompt,
                 "--allow-all-tools",
                 "--no-auto-update",
                 "--disable-client-telemetry",

@@ -83,6 +83,22 @@ impl Case {
     }
 }
 
+impl Case {
+    /// A case of Claude Code only, whose hooks file its test writes itself (claude_fields.rs).
+    pub fn claude_only(
+        name: &'static str,
+        answers: fn(Agent) -> Vec<(&'static str, Value)>,
+    ) -> Case {
+        Case {
+            name,
+            probe_events: false,
+            hooks: Vec::new(),
+            agents: &[Agent::Claude],
+            answers,
+        }
+    }
+}
+
 /// An answer: exit `code` with `stderr`.
 fn exit(code: i32, stderr: &str) -> Value {
     json!({"code": code, "stderr": stderr})

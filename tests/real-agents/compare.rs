@@ -206,11 +206,27 @@ fn side_effect(project: &Path) -> Value {
 
 /// The real agent's session.
 pub fn agent_side(agent: Agent, install: &Path, run: &Run, case: &Case) -> Side {
-    let probe = run.path("probe.py");
+    let hooks = hooks_of(agent, case, &run.path("probe.py"));
+    agent_side_with(agent, install, run, case, &hooks, None)
+}
+
+/// [`agent_side`] with the hooks map `hooks` instead of the case's, and `prompt` instead of
+/// the suite's own.
+pub fn agent_side_with(
+    agent: Agent,
+    install: &Path,
+    run: &Run,
+    case: &Case,
+    hooks: &Value,
+    prompt: Option<&str>,
+) -> Side {
     let model = FakeModel::start(TOOL_COMMAND);
-    agents::configure(agent, run, model.port(), &hooks_of(agent, case, &probe));
+    agents::configure(agent, run, model.port(), hooks);
     write_answers(run, case, agent);
-    let outcome = agents::launch(agent, install, run, model.port());
+    let outcome = match prompt {
+        Some(prompt) => agents::launch_with_prompt(agent, install, run, model.port(), prompt),
+        None => agents::launch(agent, install, run, model.port()),
+    };
     let requests = model.requests();
     drop(model);
     let probes = probe_log(&run.path("probe.jsonl"));

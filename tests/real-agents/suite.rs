@@ -15,6 +15,7 @@
 
 mod agents;
 mod cases;
+mod claude_fields;
 mod compare;
 mod copilot_format;
 mod deliberate;

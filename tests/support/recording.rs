@@ -20,6 +20,8 @@ pub struct RecordingAgent {
     pub calls: Mutex<Vec<String>>,
     /// Messages sent by hooks.
     pub messages: Mutex<Vec<CustomMessage>>,
+    /// The options each message was sent with, in the same order.
+    pub message_options: Mutex<Vec<SendMessageOptions>>,
     /// Entries appended by hooks, as `(custom_type, data)`.
     pub entries: Mutex<Vec<(String, Value)>>,
     /// Sessions started by hooks.
@@ -57,9 +59,10 @@ impl RecordingAgent {
 }
 
 impl AgentHost for RecordingAgent {
-    fn send_message(&self, message: CustomMessage, _options: SendMessageOptions) {
+    fn send_message(&self, message: CustomMessage, options: SendMessageOptions) {
         self.record(format!("send_message {}", message.custom_type));
         self.messages.lock().unwrap().push(message);
+        self.message_options.lock().unwrap().push(options);
     }
 
     fn append_entry(&self, custom_type: &str, data: Value) {
@@ -149,6 +152,8 @@ pub struct ScriptedAgent {
     pub notified: Mutex<Vec<String>>,
     /// Messages sent by hooks.
     pub messages: Mutex<Vec<CustomMessage>>,
+    /// The options each message was sent with, in the same order.
+    pub message_options: Mutex<Vec<SendMessageOptions>>,
 }
 
 impl ScriptedAgent {

@@ -13,7 +13,7 @@ use agent_hooks::{
     abi::{events::ContentBlock, EventKind},
     HookToolWrapper, Tool, ToolCallError, ToolCallOutcome, ToolError, ToolOutput,
 };
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::{
     emit::{millis, runtime},
@@ -64,6 +64,33 @@ pub struct Summary {
     pub per_hook: BTreeMap<String, Duration>,
     /// The hooks that did not load (entries of an `errors` list, event `load`).
     pub load_errors: Vec<Value>,
+    /// The session's fields (`session_id`, `transcript_path`) of the last line that gave
+    /// them: a line without them gets these, as an agent gives every hook of a session one id.
+    pub session_fields: Map<String, Value>,
+}
+
+/// The payload fields one session's hooks all share.
+const SESSION_FIELDS: [&str; 2] = ["session_id", "transcript_path"];
+
+/// Takes the session's fields from `payload` into `carried`, then gives `payload` those it
+/// lacks.
+fn carry_session_fields(payload: &mut Value, carried: &mut Map<String, Value>) {
+    let Some(fields) = payload.as_object_mut() else {
+        return;
+    };
+    for key in SESSION_FIELDS {
+        match fields.get(key) {
+            Some(value @ Value::String(_)) => {
+                carried.insert(key.to_owned(), value.clone());
+            }
+            Some(_) => {}
+            None => {
+                if let Some(value) = carried.get(key) {
+                    fields.insert(key.to_owned(), value.clone());
+                }
+            }
+        }
+    }
 }
 
 /// One replayed event: its outcome, as shown.
@@ -96,6 +123,7 @@ pub fn replay_line(
         .and_then(|e| e.as_str().map(str::to_owned))
         .ok_or("no \"event\" field")?;
     let emitted = events::parse_event(&name)?;
+    carry_session_fields(&mut payload, &mut summary.session_fields);
     let input_warnings = crate::input_fields::unknown_fields(emitted, &payload);
     let started = Instant::now();
     let mut outcome = if emitted.kind() == Some(EventKind::ToolCall) {
@@ -205,7 +233,13 @@ async fn tool_call(session: &Session, payload: Value) -> Value {
         .or(payload.get("tool_input"))
         .cloned()
         .unwrap_or(json!({}));
-    let tool = HookToolWrapper::new(StandIn { name }, session.runner.clone());
+    // The line's session (its id, its transcript) is the session of the call's hooks too.
+    let given: Map<String, Value> = SESSION_FIELDS
+        .iter()
+        .filter_map(|key| payload.get(*key).map(|v| ((*key).to_owned(), v.clone())))
+        .collect();
+    let tool =
+        HookToolWrapper::new(StandIn { name }, session.runner.clone()).with_payload_fields(given);
     let (outcome, result) = tool.execute_with_outcome(&id, input.clone()).await;
     let outcome = match (outcome, &result) {
         (Some(outcome), _) => outcome,

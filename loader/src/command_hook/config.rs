@@ -11,6 +11,7 @@ use super::{
     condition::Condition,
     dialect::{plugin_root, Dialect},
     event::{CommandEvent, UNSUPPORTED},
+    handler::{Handler, OnFailure},
     host_call::{HostCall, PROMPT_TIMEOUT},
     http::HttpTarget,
     matcher::Matcher,
@@ -68,6 +69,8 @@ pub struct CommandHook {
     /// hook of that event runs one after the other, and a `BeforeTool` hook's rewritten
     /// `tool_input` is what the next one gets.
     pub sequential: bool,
+    /// Claude Code's other handler fields: `args`, `shell`, `asyncRewake`, `onFailure`.
+    pub handler: Handler,
 }
 
 /// How a command hook's process lives: its `"persistent"` mark in the hooks file.
@@ -430,6 +433,21 @@ impl Reader<'_> {
             }
         };
         let run_async = self.flag(entry, "async", at);
+        let mut problems = Vec::new();
+        let handler = Handler::read(entry, event, http.is_some(), run_async, &mut problems);
+        for problem in problems {
+            let severity = if problem.skips_hook {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            self.issue(
+                Some(format!("{at}.{}", problem.key)),
+                problem.message,
+                severity,
+            );
+        }
+        let handler = handler?;
         let persistent = match entry.get("persistent") {
             Some(Value::String(when)) if when == "startup" => Persistence::Startup,
             Some(Value::String(other)) => {
@@ -443,6 +461,13 @@ impl Reader<'_> {
             _ if self.flag(entry, "persistent", at) => Persistence::Session,
             _ => Persistence::PerEvent,
         };
+        if persistent.is_long_running() && handler.args.is_some() {
+            self.issue(
+                Some(format!("{at}.args")),
+                "a `persistent` hook's command runs through the shell, so `args` is not used; give the whole command in `command`".into(),
+                Severity::Warning,
+            );
+        }
         if persistent.is_long_running() && http.is_some() {
             self.issue(
                 Some(format!("{at}.persistent")),
@@ -466,6 +491,19 @@ impl Reader<'_> {
             _ => Persistence::PerEvent,
         };
         let once = self.flag(entry, "once", at);
+        // Claude Code 2.1.332 honours `once` only in the hooks of skills and agents; a hook of
+        // a settings file or a plugin with `"once": true` runs every time (measured with the
+        // real agent, tests/real-agents: a Stop hook ran three times).
+        let once = if once && self.dialect == Dialect::ClaudeCode {
+            self.issue(
+                Some(format!("{at}.once")),
+                "Claude Code honours `once` only in skill and agent hooks, so this hook runs every time, as it does under Claude Code".into(),
+                Severity::Warning,
+            );
+            false
+        } else {
+            once
+        };
         let status_message = entry
             .get("statusMessage")
             .and_then(Value::as_str)
@@ -474,18 +512,22 @@ impl Reader<'_> {
             (Some(HostCall::Prompt { .. }), None) => PROMPT_TIMEOUT,
             (_, given) => self.timeout(given, at),
         };
-        let required = match entry.get("required") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(required)) => *required,
-            Some(other) => {
-                self.issue(
+        // `onFailure: "block"` on a tool call is what `required` is (docs/fail-closed.md).
+        let fails_closed =
+            handler.on_failure == OnFailure::Block && event == CommandEvent::PreToolUse;
+        let required = fails_closed
+            || match entry.get("required") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(required)) => *required,
+                Some(other) => {
+                    self.issue(
                     Some(format!("{at}.required")),
                     format!("`required` must be true or false, not {other}; the hook is taken as required"),
                     Severity::Warning,
                 );
-                true
-            }
-        };
+                    true
+                }
+            };
         Some(CommandHook {
             event,
             event_name: event_name.to_owned(),
@@ -505,6 +547,7 @@ impl Reader<'_> {
             required,
             persistent,
             sequential: self.sequential,
+            handler,
         })
     }
 
@@ -727,7 +770,7 @@ mod tests {
                 "hooks.json (PreToolUse[1].hooks[2].timeout): timeout 5000 is in seconds (83 minutes), more than the 3600 allowed; milliseconds are not accepted; the default of 60 s is used",
                 "hooks.json (PreToolUse[1].hooks[3].timeout): timeout -1 must be a positive number of seconds; the default of 60 s is used",
                 "hooks.json (PreToolUse[1].hooks[4].timeout): timeout 0.0001 is below 1 ms, too short for any hook to start (it is in seconds: 0.5 is half a second); the default of 60 s is used",
-                "hooks.json (BeforeEverything): unknown event `BeforeEverything`, ignored (known: SessionStart, Setup, InstructionsLoaded, UserPromptSubmit, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure, Notification, SubagentStart, SubagentStop, Stop, StopFailure, TeammateIdle, TaskCreated, TaskCompleted, ConfigChange, CwdChanged, FileChanged, WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, Elicitation, ElicitationResult, SessionEnd; and the other agents' names PostCompaction, BeforeTool, AfterTool, BeforeAgent, AfterAgent, PreCompress)",
+                "hooks.json (BeforeEverything): unknown event `BeforeEverything`, ignored (known: SessionStart, Setup, InstructionsLoaded, UserPromptSubmit, UserPromptExpansion, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure, PostToolBatch, Notification, MessageDisplay, SubagentStart, SubagentStop, Stop, StopFailure, TeammateIdle, TaskCreated, TaskCompleted, ConfigChange, CwdChanged, DirectoryAdded, FileChanged, WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, Elicitation, ElicitationResult, SessionEnd; and the other agents' names PostCompaction, BeforeTool, AfterTool, BeforeAgent, AfterAgent, PreCompress)",
             ]
         );
     }
@@ -768,13 +811,16 @@ mod tests {
             hooks[0].status_message.as_deref(),
             Some("Checking the push")
         );
-        assert!(hooks[0].once && !hooks[0].run_async);
+        // Claude Code ignores `once` outside skills and agents (measured), so a Claude Code
+        // file's hook runs every time.
+        assert!(!hooks[0].once && !hooks[0].run_async);
         assert!(hooks[1].run_async);
         assert!(hooks[2].condition.is_none());
         assert!(hooks[2].matcher.matches("compact") && !hooks[2].matcher.matches("resume"));
         assert_eq!(
             issues,
             [
+                "s.json (hooks.PreToolUse[0].hooks[0].once): Claude Code honours `once` only in skill and agent hooks, so this hook runs every time, as it does under Claude Code",
                 "s.json (hooks.PreToolUse[0].hooks[2].url): `https://policy.example/hook`: https is not supported (this build sends plain HTTP only, it has no TLS stack); this hook does not run",
                 "s.json (hooks.PreToolUse[0].hooks[3].if): `Bash(git` lacks its closing parenthesis; this hook does not run",
                 "s.json (hooks.SessionStart[0].hooks[0].if): `if` is only evaluated on tool events, not on SessionStart; ignored",

@@ -18,6 +18,9 @@ pub enum CommandEvent {
     InstructionsLoaded,
     /// The user submitted a prompt.
     UserPromptSubmit,
+    /// A slash command or an MCP prompt the user typed is about to be expanded into the
+    /// prompt.
+    UserPromptExpansion,
     /// Before a tool runs.
     PreToolUse,
     /// A permission dialog is about to be shown.
@@ -28,8 +31,12 @@ pub enum CommandEvent {
     PostToolUse,
     /// A tool ran and failed.
     PostToolUseFailure,
+    /// Every tool call of one model turn has its result, before the next model request.
+    PostToolBatch,
     /// The agent sent a notification (permission prompt, idle prompt, ...).
     Notification,
+    /// Newly completed lines of a streaming assistant message are about to be shown.
+    MessageDisplay,
     /// A subagent was started.
     SubagentStart,
     /// A subagent is about to stop.
@@ -48,6 +55,8 @@ pub enum CommandEvent {
     ConfigChange,
     /// The working folder changed.
     CwdChanged,
+    /// A folder was added to the session's working folders (`/add-dir`).
+    DirectoryAdded,
     /// A watched file changed.
     FileChanged,
     /// A worktree is being created.
@@ -129,18 +138,21 @@ use EventKind as K;
 /// `decision`, `hookSpecificOutput` fields, plain stdout as context, `CLAUDE_ENV_FILE`, runner
 /// moment.
 #[rustfmt::skip]
-pub static EVENTS: [EventSpec; 27] = [
+pub static EVENTS: [EventSpec; 31] = [
     row!(SessionStart, Some("source"), ["source", "model", "agent_type"], ShownToUser, false, ["additionalContext"], true, true, Some(K::SessionStart)),
     row!(Setup, Some("trigger"), ["trigger"], ShownToUser, false, ["additionalContext"], true, true, None),
     row!(InstructionsLoaded, Some("load_reason"), ["file_path", "memory_type", "load_reason"], ShownToUser, false, [], false, false, None),
     row!(UserPromptSubmit, None, ["prompt"], Blocks, true, ["additionalContext"], true, false, Some(K::BeforeAgentStart)),
+    row!(UserPromptExpansion, Some("command_name"), ["expansion_type", "command_name", "command_args", "command_source", "prompt"], Blocks, true, ["additionalContext", "suppressOriginalPrompt"], true, false, None),
     // `tool_input` is Gemini CLI's name of `updatedInput` (BeforeTool).
     EventSpec { fields: TOOL_FIELDS, ..row!(PreToolUse, TOOL, [], Blocks, true, ["permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext", "tool_input"], false, false, Some(K::ToolCall)) },
     row!(PermissionRequest, TOOL, ["tool_name", "tool_input", "permission_suggestions"], Blocks, true, ["decision"], false, false, Some(K::PermissionRequest)),
     EventSpec { fields: &["tool_name", "tool_input", "tool_use_id", "reason"], ..row!(PermissionDenied, TOOL, [], ShownToUser, false, ["retry"], false, false, None) },
     row!(PostToolUse, TOOL, ["tool_name", "tool_input", "tool_response", "tool_use_id"], Feedback, true, ["additionalContext", "updatedMCPToolOutput"], false, false, Some(K::ToolResult)),
     row!(PostToolUseFailure, TOOL, ["tool_name", "tool_input", "tool_use_id", "error", "is_interrupt"], Feedback, false, ["additionalContext"], false, false, Some(K::ToolResult)),
+    row!(PostToolBatch, None, ["tool_calls"], Blocks, true, ["additionalContext"], false, false, None),
     row!(Notification, Some("notification_type"), ["message", "title", "notification_type"], ShownToUser, false, [], false, false, None),
+    row!(MessageDisplay, None, ["turn_id", "message_id", "index", "final", "delta"], ShownToUser, false, ["displayContent"], false, false, None),
     row!(SubagentStart, Some("agent_type"), ["agent_id", "agent_type"], ShownToUser, false, ["additionalContext"], false, false, None),
     row!(SubagentStop, Some("agent_type"), ["stop_hook_active", "agent_id", "agent_type", "agent_transcript_path", "last_assistant_message"], Blocks, true, [], false, false, None),
     row!(Stop, None, ["stop_hook_active", "last_assistant_message"], Blocks, true, [], false, false, Some(K::Stop)),
@@ -150,6 +162,7 @@ pub static EVENTS: [EventSpec; 27] = [
     row!(TaskCompleted, None, ["task_id", "task_subject", "task_description", "teammate_name", "team_name"], Blocks, false, [], false, false, None),
     row!(ConfigChange, Some("source"), ["source", "file_path"], Blocks, true, [], false, false, None),
     row!(CwdChanged, None, ["old_cwd", "new_cwd"], ShownToUser, false, [], false, true, None),
+    row!(DirectoryAdded, Some("source"), ["directory", "source"], ShownToUser, false, [], false, false, None),
     row!(FileChanged, Some("file_name"), ["file_path", "file_name", "event"], ShownToUser, false, [], false, true, None),
     row!(WorktreeCreate, None, ["name"], Blocks, false, [], false, false, None),
     row!(WorktreeRemove, None, ["worktree_path"], ShownToUser, false, [], false, false, None),
@@ -179,10 +192,10 @@ pub static UNSUPPORTED: [(&str, &str); 3] = [
 
 impl CommandEvent {
     /// Every command event, in registry order.
-    pub const ALL: [CommandEvent; 27] = {
-        let mut all = [CommandEvent::SessionStart; 27];
+    pub const ALL: [CommandEvent; 31] = {
+        let mut all = [CommandEvent::SessionStart; 31];
         let mut i = 0;
-        while i < 27 {
+        while i < 31 {
             all[i] = EVENTS[i].event;
             i += 1;
         }

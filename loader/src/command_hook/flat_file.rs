@@ -247,6 +247,7 @@ impl Reader<'_> {
             http: None,
             host_call: None,
             sequential: false,
+            handler: super::Handler::default(),
             timeout,
             condition: None,
             run_async: false,

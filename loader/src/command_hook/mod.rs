@@ -29,6 +29,7 @@ mod event;
 mod file_form;
 mod flat_file;
 mod gemini;
+mod handler;
 mod host_call;
 mod host_request;
 mod http;
@@ -65,6 +66,7 @@ pub(crate) use gemini::{
     hooks_turned_off as gemini_hooks_turned_off, strip_comments as strip_json_comments,
     NOT_EVENTS as GEMINI_NOT_EVENTS,
 };
+pub use handler::{Handler, OnFailure, Shell};
 pub(crate) use host_call::reply_run;
 pub use host_call::{HostCall, PROMPT_TIMEOUT};
 pub use host_request::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
@@ -162,6 +164,7 @@ impl CommandHooks {
             required: false,
             persistent: Persistence::PerEvent,
             sequential: false,
+            handler: Handler::default(),
         }));
         self
     }

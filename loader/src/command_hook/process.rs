@@ -3,7 +3,7 @@
 //! guarantees: a timeout or a cancelled emit kills the whole group, the wait ends with the
 //! process and not with its pipes, output is capped).
 
-use std::{path::Path, sync::Arc, time::Duration};
+use std::{ffi::OsString, path::Path, sync::Arc, time::Duration};
 
 use crate::supervisor::{self, Spec};
 pub use crate::supervisor::{Exit, Run};
@@ -15,6 +15,9 @@ pub const OUTPUT_CAP: usize = 1024 * 1024;
 pub(crate) struct RunSpec<'a> {
     /// The shell command, run as `/bin/sh -c <command>`.
     pub command: &'a str,
+    /// The program and its arguments instead, when the hook gives them (its `args`, its
+    /// `shell`: see [`Handler::argv`](super::Handler)).
+    pub argv: Option<Vec<OsString>>,
     /// The working folder (the project).
     pub cwd: &'a Path,
     /// Extra environment variables, on top of the agent's.
@@ -28,10 +31,21 @@ pub(crate) struct RunSpec<'a> {
 /// Runs a hook. Dropping the future before it completes (a cancelled emit) kills the hook's
 /// whole process group.
 pub(crate) async fn run(spec: RunSpec<'_>) -> Run {
+    let (program, arg0, args) = match spec.argv {
+        Some(mut argv) if !argv.is_empty() => {
+            let program = argv.remove(0);
+            (program, None, argv)
+        }
+        _ => (
+            supervisor::SHELL.into(),
+            Some(supervisor::SHELL_NAME),
+            vec!["-c".into(), spec.command.into()],
+        ),
+    };
     supervisor::run(Spec {
-        program: supervisor::SHELL.into(),
-        arg0: Some(supervisor::SHELL_NAME),
-        args: vec!["-c".into(), spec.command.into()],
+        program,
+        arg0,
+        args,
         cwd: spec.cwd.to_path_buf(),
         env: spec.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
         stdin: Some(spec.stdin),

@@ -149,7 +149,28 @@ pub fn hook_scripts(hook: &CommandHook, cwd: &Path) -> Vec<HookScript> {
     if hook.http.is_some() || hook.host_call.is_some() {
         return scripts;
     }
-    for command in simple_commands(words(&hook.command, &hook_variables(hook, cwd))) {
+    // The exec form (`args`): the words are the program and its arguments, no shell.
+    let exec = hook
+        .handler
+        .argv(&hook.command, cwd, hook.plugin_root.as_deref())
+        .filter(|_| hook.handler.args.is_some())
+        .map(|argv| {
+            let mut texts = argv.into_iter().map(|word| Text {
+                text: word.to_string_lossy().into_owned(),
+                exact: true,
+                unset: Vec::new(),
+            });
+            SimpleCommand {
+                program: texts.next(),
+                arguments: texts.collect(),
+                inputs: Vec::new(),
+            }
+        });
+    let commands = match exec {
+        Some(command) => vec![command],
+        None => simple_commands(words(&hook.command, &hook_variables(hook, cwd))),
+    };
+    for command in commands {
         let Some(program) = command.program.filter(|p| p.exact) else {
             continue;
         };

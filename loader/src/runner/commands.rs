@@ -118,7 +118,7 @@ impl HookRunner {
                 long_running: self.long_running.clone(),
                 agent: agent.clone(),
             };
-            if hook.run_async {
+            if hook.handler.in_background(hook.run_async) {
                 self.run_in_background(job, agent.clone());
                 continue;
             }
@@ -140,6 +140,8 @@ impl HookRunner {
         for (hook, finished) in waited.iter().zip(runs) {
             let mut answer = finished.answer(hook);
             hook.dialect.adapt(event, &finished.run, &mut answer);
+            hook.handler
+                .apply_on_failure(event, &hook.command, &mut answer);
             if hook.required && event == CommandEvent::PreToolUse {
                 fail_closed(hook, &finished.run, &mut answer);
             }
@@ -204,6 +206,9 @@ impl HookRunner {
                 );
             }
             deliver(agent.as_ref(), &answer, true);
+            if hook.handler.async_rewake && run.exit == Exit::Code(2) {
+                rewake(agent.as_ref(), &run);
+            }
             report(&listeners, &reports, &hook, run, answer, true);
         };
         match tokio::runtime::Handle::try_current() {
@@ -409,8 +414,14 @@ impl HookJob {
                 stderr_dropped: done.stderr_dropped,
             };
         }
+        let argv = self.hook.handler.argv(
+            &self.hook.command,
+            &self.cwd,
+            self.hook.plugin_root.as_deref(),
+        );
         let spec = RunSpec {
             command: &self.hook.command,
+            argv,
             cwd: &self.cwd,
             env: &env,
             stdin: self.payload,
@@ -509,6 +520,20 @@ fn deliver(agent: &dyn AgentHost, answer: &Answer, background: bool) {
             });
         }
     }
+}
+
+/// An `asyncRewake` hook that exited with code 2 wakes the agent: what it said (stderr, or
+/// stdout when stderr is empty) goes to the model in a message that starts a turn.
+fn rewake(agent: &dyn AgentHost, run: &Run) {
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let said = match stderr.trim() {
+        "" => String::from_utf8_lossy(&run.stdout).trim().to_owned(),
+        text => text.to_owned(),
+    };
+    let message = CustomMessage::new("hook-rewake", said.as_str());
+    crate::host::shielded((), || {
+        agent.send_message(message, SendMessageOptions::default().trigger_turn(true))
+    });
 }
 
 /// Reports a hook's run to the command-hook listeners, and its problems as a [`HookError`].

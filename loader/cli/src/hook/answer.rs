@@ -24,6 +24,10 @@ struct Decision {
     stop: Option<String>,
     messages: Vec<String>,
     suppress_output: bool,
+    /// The other `hookSpecificOutput` fields of the events the runner has no moment for
+    /// (MessageDisplay's `displayContent`, UserPromptExpansion's `suppressOriginalPrompt`),
+    /// passed on as the hooks gave them.
+    extra: Map<String, Value>,
 }
 
 fn text(value: &Value) -> Option<String> {
@@ -107,6 +111,9 @@ impl Decision {
                     d.block = Some(texts(&outcome["reasons"]).join("\n"));
                 }
                 d.context = texts(&outcome["context"]);
+                if let Some(extra) = outcome["extra"].as_object() {
+                    d.extra = extra.clone();
+                }
             }
         }
         if let Some(said) = said {
@@ -237,6 +244,9 @@ fn claude_like(
     }
     if !d.context.is_empty() {
         specific.insert("additionalContext".into(), json!(d.context.join("\n")));
+    }
+    for (key, value) in &d.extra {
+        specific.entry(key.clone()).or_insert(value.clone());
     }
     if !d.feedback.is_empty() || d.replacement.is_some() {
         if gemini {

@@ -41,6 +41,7 @@ mod resident;
 mod runner;
 mod samples;
 mod services;
+mod take_over;
 mod template;
 mod trust_config;
 mod trust_store;

@@ -22,6 +22,7 @@ use crate::{
     events,
     options::{Common, Outcome},
     session::Session,
+    taken_over,
 };
 
 /// `agent-hooks hook`'s options.
@@ -143,6 +144,15 @@ pub fn open_for(
                 .into_iter()
                 .filter(|p| wanted(p.name()))
                 .collect();
+            // The calling agent's hooks that `install --take-over` moved under agent-hooks
+            // run here (the agent no longer runs them); other agents' only with `--with`.
+            options.extra_providers.retain(|p| {
+                AgentName::ALL.iter().all(|a| {
+                    p.name() != taken_over::provider_name(a.name())
+                        || *a == agent
+                        || with.contains(a)
+                })
+            });
             providers.append(&mut options.extra_providers);
             options.extra_providers = providers;
         },

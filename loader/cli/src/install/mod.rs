@@ -6,6 +6,7 @@
 //! the rest of the file (comments, key order, spacing) stays byte for byte.
 
 mod json_text;
+mod take_over;
 
 use std::{
     fs,
@@ -20,8 +21,10 @@ use serde_json::json;
 use crate::{
     hook::AgentName,
     options::{Common, Outcome},
+    taken_over,
 };
 use json_text::{array_elements, object_members, top_object, JsonTextError};
+use take_over::TakeOver;
 
 /// The largest configuration file edited.
 const FILE_LIMIT: u64 = 4 << 20;
@@ -68,6 +71,20 @@ pub enum InstallError {
     /// No home folder.
     #[error("no home folder: set HOME")]
     NoHome,
+    /// `--take-over` for an agent whose hooks agent-hooks cannot run in its own form.
+    #[error("{0}'s own hooks files cannot be taken over: agent-hooks does not read them in {0}'s form yet; install without --take-over (the agent keeps running them)")]
+    TakeOverUnsupported(&'static str),
+    /// `--take-over` where the plain entry is installed already.
+    #[error("{0} runs agent-hooks already, without --take-over; run `agent-hooks uninstall` first, then install again with --take-over")]
+    InstalledWithout(PathBuf),
+    /// The `hooks` that `install --take-over` wrote were changed since.
+    #[error("the hooks in {path} were changed since `install --take-over` wrote them, so the hooks that were there before are not put back over your changes. Move what you added into {copy} (which agent-hooks runs) or take it out, then run uninstall again; or run `uninstall --force` to put the old hooks back (what it replaces is kept beside the copy)")]
+    TakenOverChanged {
+        /// The agent's file.
+        path: PathBuf,
+        /// The copy of the hooks taken over.
+        copy: PathBuf,
+    },
 }
 
 /// `install`/`uninstall`'s options.
@@ -88,6 +105,13 @@ pub struct InstallArgs {
     /// The program the entry runs (default: this program's path).
     #[arg(long, value_name = "PATH")]
     pub program: Option<String>,
+    /// install: move the agent's own hooks in that file under agent-hooks, which runs them
+    /// (with its timeouts, process hygiene and trust); uninstall puts them back.
+    #[arg(long)]
+    pub take_over: bool,
+    /// uninstall: put taken-over hooks back even over changes made since.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// One insertion: the container it went into (`[]` the top object, `["hooks"]`, or
@@ -109,6 +133,9 @@ struct Record {
     /// The whole file written (a file agent-hooks owns, Copilot CLI's).
     #[serde(default)]
     owned: Option<String>,
+    /// What `--take-over` moved.
+    #[serde(default)]
+    taken_over: Option<TakeOver>,
 }
 
 fn home() -> Result<PathBuf, InstallError> {
@@ -128,7 +155,12 @@ fn project(common: &Common) -> Result<PathBuf, Box<dyn std::error::Error>> {
 /// The agent's configuration file that holds its hooks, at the user or project level.
 pub fn config_file(agent: AgentName, user: bool, project: &Path) -> Result<PathBuf, InstallError> {
     let base = if user { home()? } else { project.to_path_buf() };
-    let relative = match (agent, user) {
+    Ok(base.join(relative_file(agent, user)))
+}
+
+/// [`config_file`]'s path under the home or the project.
+fn relative_file(agent: AgentName, user: bool) -> &'static str {
+    match (agent, user) {
         (AgentName::Claude, _) => ".claude/settings.json",
         (AgentName::Codex, _) => ".codex/hooks.json",
         (AgentName::Gemini, _) => ".gemini/settings.json",
@@ -136,8 +168,7 @@ pub fn config_file(agent: AgentName, user: bool, project: &Path) -> Result<PathB
         (AgentName::Copilot, false) => ".github/hooks/agent-hooks.json",
         (AgentName::Devin, true) => ".config/devin/config.json",
         (AgentName::Devin, false) => ".devin/hooks.v1.json",
-    };
-    Ok(base.join(relative))
+    }
 }
 
 /// The command of the entry.
@@ -355,7 +386,13 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
     let path = config_file(agent, !args.project, &project(common)?)?;
     let command = command(agent, args);
     let before = read(&path)?;
+    if args.take_over && agent == AgentName::Copilot {
+        return Err(InstallError::TakeOverUnsupported(agent.title()).into());
+    }
     if before.as_deref().is_some_and(|t| has_entry(t, agent)) {
+        if args.take_over {
+            return Err(InstallError::InstalledWithout(path).into());
+        }
         outln!(
             "{} already runs agent-hooks: {}",
             agent.title(),
@@ -375,7 +412,25 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             created: true,
             insertions: Vec::new(),
             owned: Some(text),
+            taken_over: None,
         }
+    } else if let Some((after, taken)) = match (&before, args.take_over) {
+        (Some(text), true) => {
+            let project = project(common)?;
+            let config = DiscoveryOptions::new(&project).config_dir();
+            let level = args.project.then_some(project.as_path());
+            let copy = taken_over::copy_path(
+                &config,
+                agent.name(),
+                level,
+                relative_file(agent, !args.project),
+            );
+            take_over::plan(&path, text, agent.events(), &entry(agent, &command), copy)?
+        }
+        _ => None,
+    } {
+        take_over_file(common, agent, &path, &after, taken, args.project)?;
+        return Ok(ExitCode::SUCCESS);
     } else {
         let created = before.is_none();
         let text = before.unwrap_or_else(|| "{}\n".into());
@@ -406,6 +461,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             created,
             insertions: planned.into_iter().map(|(_, i)| i).collect(),
             owned: None,
+            taken_over: None,
         }
     };
     let file = records_file(common)?;
@@ -430,6 +486,115 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Writes a take-over: the copy first, then the record, then the agent's file, so that a
+/// crash between two of them leaves what `uninstall` (with `--force` at worst) undoes.
+fn take_over_file(
+    common: &Common,
+    agent: AgentName,
+    path: &Path,
+    after: &str,
+    taken: TakeOver,
+    project_level: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    if agent != AgentName::Gemini && serde_json::from_str::<serde_json::Value>(after).is_err() {
+        return Err(InstallError::NotJson {
+            path: path.to_path_buf(),
+            error: JsonTextError {
+                at: 0,
+                what: "strict JSON (the file has comments or trailing commas)",
+            },
+            entry: String::new(),
+        }
+        .into());
+    }
+    write(&taken.copy, &taken.copy_text)?;
+    let file = records_file(common)?;
+    let mut records = load_records(&file);
+    records.retain(|r| r.path != path);
+    let (copy, moved) = (taken.copy.clone(), taken.moved);
+    records.push(Record {
+        agent: agent.name().into(),
+        path: path.to_path_buf(),
+        created: false,
+        insertions: Vec::new(),
+        owned: None,
+        taken_over: Some(taken),
+    });
+    save_records(&file, &records)?;
+    write(path, after)?;
+    outln!(
+        "{} now runs only agent-hooks for {} events: {}",
+        agent.title(),
+        agent.events().len(),
+        path.display()
+    );
+    outln!(
+        "Its {moved} hooks there moved under agent-hooks, which runs them now: {}",
+        copy.display()
+    );
+    if project_level && moved > 0 {
+        outln!("They are the project's hooks: they run once you trust them (agent-hooks trust).");
+    }
+    outln!(
+        "Undo with: agent-hooks uninstall --agent {}{} (puts them back)",
+        agent.name(),
+        if project_level { " --project" } else { "" }
+    );
+    Ok(())
+}
+
+/// Uninstalls a take-over: the `hooks` as they were put back, the copy removed (kept aside
+/// when it was edited). Refused, nothing changed, when they were changed since (unless `force`).
+fn undo_take_over(
+    path: &Path,
+    text: &str,
+    taken: &TakeOver,
+    force: bool,
+) -> Result<(), InstallError> {
+    let restored = match take_over::undo(path, text, taken)? {
+        Ok(restored) => restored,
+        Err(current) if force => {
+            let aside = taken.copy.with_extension("json.replaced");
+            write(&aside, &current)?;
+            eprintln!(
+                "agent-hooks: the hooks that stood in {} are kept in {}",
+                path.display(),
+                aside.display()
+            );
+            take_over::undo_anyway(path, text, taken)?
+        }
+        Err(_) => {
+            return Err(InstallError::TakenOverChanged {
+                path: path.to_path_buf(),
+                copy: taken.copy.clone(),
+            })
+        }
+    };
+    write(path, &restored)?;
+    match read(&taken.copy)? {
+        Some(copy) if copy == taken.copy_text => {
+            fs::remove_file(&taken.copy).map_err(|error| InstallError::Io {
+                path: taken.copy.clone(),
+                error,
+            })?;
+        }
+        Some(_) => {
+            let kept = taken.copy.with_extension("json.kept");
+            fs::rename(&taken.copy, &kept).map_err(|error| InstallError::Io {
+                path: taken.copy.clone(),
+                error,
+            })?;
+            eprintln!(
+                "agent-hooks: you changed the hooks agent-hooks ran for you since; your version is kept in {} (no longer run): copy what you want into {}",
+                kept.display(),
+                path.display()
+            );
+        }
+        None => {}
+    }
+    Ok(())
+}
+
 /// `agent-hooks uninstall`.
 pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
     let agent = args.agent;
@@ -449,6 +614,16 @@ pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
         outln!("{} is gone already", path.display());
         return Ok(ExitCode::SUCCESS);
     };
+    if let Some(taken) = &record.taken_over {
+        undo_take_over(&path, &text, taken, args.force)?;
+        save_records(&file, &records)?;
+        outln!(
+            "{} no longer runs agent-hooks, and runs its own hooks again: {}",
+            agent.title(),
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Some(owned) = &record.owned {
         if &text != owned {
             return Err(InstallError::Changed(path).into());

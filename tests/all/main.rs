@@ -25,6 +25,7 @@ mod fail_closed;
 mod file_checks;
 mod home;
 mod host_observers;
+mod http_hooks;
 mod interop;
 mod isolation;
 mod keeper;

@@ -156,10 +156,21 @@ pub fn open_for(
             providers.append(&mut options.extra_providers);
             options.extra_providers = providers;
         },
-        |hook: &CommandHook| !is_agent_hooks_entry(&hook.command),
+        |hook: &CommandHook| {
+            !is_agent_hooks_entry(&hook.command)
+                && !hook.http.as_ref().is_some_and(|h| {
+                    h.headers
+                        .iter()
+                        .any(|(name, _)| name.eq_ignore_ascii_case(AGENT_HOOKS_SECRET_HEADER))
+                })
+        },
         |_| {},
     )
 }
+
+/// The header of agent-hooks' own HTTP entries (`install --http`): a hook that carries it
+/// posts to the resident process, and is never run from another agent's file.
+pub const AGENT_HOOKS_SECRET_HEADER: &str = "x-agent-hooks-secret";
 
 /// Whether a command hook's command is an `agent-hooks hook` entry.
 pub fn is_agent_hooks_entry(command: &str) -> bool {

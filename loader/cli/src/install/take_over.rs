@@ -55,7 +55,7 @@ pub fn plan(
     path: &Path,
     text: &str,
     events: &[&str],
-    entry: &str,
+    entry: &dyn Fn(&str) -> String,
     copy: PathBuf,
 ) -> Result<Option<(String, TakeOver)>, InstallError> {
     let Some((start, end)) = hooks_value(path, text)? else {
@@ -73,7 +73,7 @@ pub fn plan(
     let not_json = |error: JsonTextError| InstallError::NotJson {
         path: path.to_path_buf(),
         error,
-        entry: entry.to_owned(),
+        entry: entry("PreToolUse"),
     };
     let (members, _) = object_members(bytes, start).map_err(not_json)?;
     let mut moved = serde_json::Map::new();
@@ -109,7 +109,7 @@ pub fn plan(
     }
     let mut written_members: Vec<String> = events
         .iter()
-        .map(|e| format!("\n    \"{e}\": [{entry}]"))
+        .map(|e| format!("\n    \"{e}\": [{}]", entry(e)))
         .collect();
     written_members.extend(kept);
     let written = format!("{{{}\n  }}", written_members.join(","));

@@ -588,3 +588,31 @@ fn killed_between_events_the_next_event_is_answered() {
     assert_eq!(out.status.code(), Some(0), "{}", err(&out));
     assert_eq!(err(&out), "", "served warm again");
 }
+
+#[test]
+fn the_agents_own_files_beside_its_settings_do_not_restart_warm_hooks() {
+    let rig = Rig::new();
+    let pids = long_running_guard(&rig);
+    let claude = rig.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(claude.join("settings.json"), "{}").unwrap();
+    assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
+    // What Claude Code writes next to its settings as it works.
+    std::fs::write(claude.join("history.jsonl"), "{}\n").unwrap();
+    std::fs::create_dir_all(claude.join("projects")).unwrap();
+    std::fs::write(claude.join("projects/t.jsonl"), "{}\n").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
+    // Its settings changing does build the session again.
+    std::fs::write(claude.join("settings.json"), "{\"model\": \"x\"}").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
+    let seen = std::fs::read_to_string(&pids).unwrap();
+    let seen: Vec<&str> = seen.lines().collect();
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert_eq!(seen[0], seen[1], "the same warm guard: {seen:?}");
+    assert_ne!(
+        seen[1], seen[2],
+        "started again after the settings changed: {seen:?}"
+    );
+}

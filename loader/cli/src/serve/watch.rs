@@ -126,12 +126,18 @@ fn folders_of(place: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether a change at `path` can change what is found at `places`: the place itself, a
-/// file right inside a place that is a folder, or a folder above a place (made, removed,
-/// renamed).
+/// file right inside a place that is a hooks folder (`hooks/`, `pre/`, `post/`), or a
+/// folder above a place (made, removed, renamed). Other files in a folder that is a place
+/// (Claude Code's own files in `~/.claude`) are not hooks.
 fn touches(places: &[PathBuf], path: &Path) -> bool {
-    places
-        .iter()
-        .any(|place| place == path || path.parent() == Some(place) || place.starts_with(path))
+    places.iter().any(|place| {
+        let hooks_folder = place
+            .file_name()
+            .is_some_and(|n| n == "hooks" || n == "pre" || n == "post");
+        place == path
+            || (hooks_folder && path.parent() == Some(place.as_path()))
+            || place.starts_with(path)
+    })
 }
 
 #[cfg(test)]
@@ -141,6 +147,7 @@ mod tests {
     #[test]
     fn a_change_touches_the_place_its_folder_holds_or_a_folder_above_it() {
         let places = vec![
+            PathBuf::from("/h/.claude"),
             PathBuf::from("/h/.claude/settings.json"),
             PathBuf::from("/h/.config/agent-hooks/hooks"),
         ];
@@ -151,6 +158,7 @@ mod tests {
         ));
         assert!(touches(&places, Path::new("/h/.claude")));
         assert!(!touches(&places, Path::new("/h/.claude/projects")));
+        assert!(!touches(&places, Path::new("/h/.claude/history.jsonl")));
         assert!(!touches(&places, Path::new("/h/notes.txt")));
         assert!(!touches(
             &places,

@@ -248,6 +248,13 @@ fn claude_codes_http_hooks_are_answered_and_strangers_are_refused() {
     assert_eq!(exchange(&mut connect(port), &long, b"").0, 431);
     // It goes on serving the user.
     assert_eq!(post(port, &secret_header, &pre("rm -rf x")).0, 200);
+    // list says where it listens.
+    let list = rig.command(&["list"]).output().unwrap();
+    let list = String::from_utf8_lossy(&list.stdout).into_owned();
+    assert!(
+        list.contains(&format!("HTTP hooks: listening on 127.0.0.1:{port}")),
+        "{list}"
+    );
     // Uninstall: the same bytes and the same mode.
     let out = rig
         .command(&["uninstall", "--agent", "claude"])

@@ -470,8 +470,23 @@ pub fn status_line() -> String {
         .map(PathBuf::from)
         .filter(|p| p.is_absolute());
     let socket = wire::folder(&home, xdg.as_deref()).join(wire::SOCKET);
-    match UnixStream::connect(&socket) {
+    let mut line = match UnixStream::connect(&socket) {
         Ok(_) => format!("  resident process: up, on {}", socket.display()),
         Err(_) => "  resident process: not running (the next `agent-hooks hook` starts it)".into(),
+    };
+    let config_dir = match &xdg {
+        Some(xdg) => xdg.join("agent-hooks"),
+        None => home.join(".config/agent-hooks"),
+    };
+    if let Some(config) = http::HttpConfig::read(&config_dir) {
+        let address = std::net::SocketAddr::from(([127, 0, 0, 1], config.port));
+        let listening =
+            std::net::TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok();
+        line.push_str(&if listening {
+            format!("\n  HTTP hooks: listening on {address}")
+        } else {
+            format!("\n  HTTP hooks: on {address}, not listening (the next SessionStart or prompt starts the resident process)")
+        });
     }
+    line
 }

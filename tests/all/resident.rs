@@ -416,3 +416,203 @@ fn the_relay_program_answers_through_the_resident_process_and_install_uses_it() 
         "{settings}"
     );
 }
+
+#[test]
+fn a_change_that_keeps_the_time_and_size_is_seen_by_watching() {
+    // The fallback compares times and sizes: only the watcher sees this change.
+    let rig = Rig::new();
+    let file = rig.hooks().join("g.json");
+    let guard = |code: u8| {
+        json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+            "command": format!("echo 'guard {code}' >&2; exit {code}")}]}]})
+        .to_string()
+    };
+    std::fs::write(&file, guard(0)).unwrap();
+    let out = rig.hook(&pre("s", "ls"));
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    let modified = std::fs::metadata(&file).unwrap().modified().unwrap();
+    std::fs::write(&file, guard(2)).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    // The watcher's event arrives within a moment.
+    std::thread::sleep(Duration::from_millis(300));
+    let out = rig.hook(&pre("s", "ls"));
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    assert!(err(&out).contains("guard 2"), "{}", err(&out));
+    assert_eq!(rig.serve_pids().len(), 1, "no restart");
+    let log = std::fs::read_to_string(rig.folder().join("serve.log")).unwrap();
+    assert!(!log.contains("file watching is off"), "{log}");
+}
+
+#[test]
+fn without_watching_a_changed_file_is_still_seen_and_the_log_says_so() {
+    let rig = Rig::new();
+    let run = |payload: &str| {
+        let mut child = rig
+            .command(&["hook", "--agent", "claude"])
+            .env("AGENT_HOOKS_SERVE_NO_WATCH", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    assert_eq!(run(&pre("s", "ls")).status.code(), Some(0));
+    let guard = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": "echo 'new guard' >&2; exit 2"}]}]});
+    std::fs::write(rig.hooks().join("new.json"), guard.to_string()).unwrap();
+    let out = run(&pre("s", "ls"));
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    let log = std::fs::read_to_string(rig.folder().join("serve.log")).unwrap();
+    assert!(log.contains("file watching is off"), "{log}");
+}
+
+#[test]
+fn trusting_a_project_hook_while_it_runs_is_seen_on_the_next_event() {
+    let rig = Rig::new();
+    let dir = rig.project().join(".agent-hooks/hooks");
+    std::fs::create_dir_all(&dir).unwrap();
+    let guard = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": "echo 'project guard' >&2; exit 2"}]}]});
+    std::fs::write(dir.join("p.json"), guard.to_string()).unwrap();
+    let out = rig.hook(&pre("s", "ls"));
+    assert_eq!(out.status.code(), Some(0), "untrusted: {}", err(&out));
+    let trust = rig.command(&["trust"]).output().unwrap();
+    assert!(trust.status.success(), "{}", err(&trust));
+    std::thread::sleep(Duration::from_millis(300));
+    let out = rig.hook(&pre("s", "ls"));
+    assert_eq!(out.status.code(), Some(2), "trusted now: {}", err(&out));
+    assert!(err(&out).contains("project guard"));
+    // Changed after trust: untrusted again, without a restart.
+    std::fs::write(
+        dir.join("p.json"),
+        guard.to_string().replace("exit 2", "exit 2 "),
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let out = rig.hook(&pre("s", "ls"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "changed, untrusted: {}",
+        err(&out)
+    );
+    assert_eq!(rig.serve_pids().len(), 1);
+}
+
+#[test]
+fn past_its_cap_of_connections_the_client_answers_itself_and_says_so() {
+    let rig = Rig::new();
+    let slow = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": "p=$(cat); case \"$p\" in *slow-one*) sleep 3;; esac; case \"$p\" in *'rm -rf'*) echo refused >&2; exit 2;; esac; exit 0", "timeout": 10}]}]});
+    std::fs::write(rig.hooks().join("slow.json"), slow.to_string()).unwrap();
+    let spawn = |payload: String| {
+        let mut child = rig
+            .command(&["hook", "--agent", "claude"])
+            .env("AGENT_HOOKS_SERVE_MAX_CONNECTIONS", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.as_bytes())
+            .unwrap();
+        child
+    };
+    // Started with a cap of one connection.
+    assert_eq!(
+        spawn(pre("warm", "ls"))
+            .wait_with_output()
+            .unwrap()
+            .status
+            .code(),
+        Some(0)
+    );
+    let a = spawn(pre("session-a", "echo slow-one"));
+    std::thread::sleep(Duration::from_millis(500));
+    let b = spawn(pre("session-b", "rm -rf x"))
+        .wait_with_output()
+        .unwrap();
+    assert_eq!(
+        b.status.code(),
+        Some(2),
+        "answered all the same: {}",
+        err(&b)
+    );
+    assert!(err(&b).contains("refused"), "{}", err(&b));
+    assert!(
+        err(&b).contains("it serves 1 connections at once already")
+            && err(&b).contains("the hooks ran in this process"),
+        "{}",
+        err(&b)
+    );
+    let a = a.wait_with_output().unwrap();
+    assert_eq!(a.status.code(), Some(0), "{}", err(&a));
+    assert_eq!(err(&a), "", "the first was served by the resident process");
+    assert_eq!(rig.serve_pids().len(), 1);
+}
+
+#[test]
+fn killed_between_events_the_next_event_is_answered() {
+    let rig = Rig::new();
+    let guard = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": "grep -q 'rm -rf' && { echo 'the guard refuses' >&2; exit 2; }; exit 0"}]}]});
+    std::fs::write(rig.hooks().join("g.json"), guard.to_string()).unwrap();
+    assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
+    let first = rig.serve_pids()[0].clone();
+    kill(&first);
+    std::thread::sleep(Duration::from_millis(200));
+    let out = rig.hook(&pre("s", "rm -rf /"));
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    assert!(err(&out).contains("the guard refuses"), "{}", err(&out));
+    // A new resident process answered it (the socket of the dead one is replaced).
+    let pids = rig.serve_pids();
+    assert_eq!(pids.len(), 2, "{pids:?}");
+    assert_ne!(pids[1], first);
+    let out = rig.hook(&pre("s", "ls"));
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    assert_eq!(err(&out), "", "served warm again");
+}
+
+#[test]
+fn the_agents_own_files_beside_its_settings_do_not_restart_warm_hooks() {
+    let rig = Rig::new();
+    let pids = long_running_guard(&rig);
+    let claude = rig.home().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(claude.join("settings.json"), "{}").unwrap();
+    assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
+    // What Claude Code writes next to its settings as it works.
+    std::fs::write(claude.join("history.jsonl"), "{}\n").unwrap();
+    std::fs::create_dir_all(claude.join("projects")).unwrap();
+    std::fs::write(claude.join("projects/t.jsonl"), "{}\n").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
+    // Its settings changing does build the session again.
+    std::fs::write(claude.join("settings.json"), "{\"model\": \"x\"}").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
+    let seen = std::fs::read_to_string(&pids).unwrap();
+    let seen: Vec<&str> = seen.lines().collect();
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert_eq!(seen[0], seen[1], "the same warm guard: {seen:?}");
+    assert_ne!(
+        seen[1], seen[2],
+        "started again after the settings changed: {seen:?}"
+    );
+}

@@ -33,6 +33,7 @@ mod replay;
 mod serve;
 mod session;
 mod sync;
+mod taken_over;
 mod trust;
 mod ui_script;
 

@@ -217,7 +217,17 @@ fn exchange(mut stream: UnixStream, header: &Header, payload: &[u8]) -> Result<R
     if answer.len() > REPLY_LIMIT {
         return Err(format!("its answer is larger than {REPLY_LIMIT} bytes"));
     }
+    // A resident process at its cap of connections refuses: the caller answers itself.
+    if let Ok(refusal) = serde_json::from_slice::<Refusal>(&answer) {
+        return Err(format!("it refused the event: {}", refusal.refused));
+    }
     serde_json::from_slice(&answer).map_err(|e| format!("its answer is not readable: {e}"))
+}
+
+/// What a resident process answers instead of a [`Reply`] when it does not serve the event.
+#[derive(Deserialize)]
+struct Refusal {
+    refused: String,
 }
 
 /// Starts `program serve` in a process group of its own (so that the agent ending the

@@ -87,6 +87,12 @@ impl Session {
         }
         // What plugins' factories are told (`plugin_info().has_ui`), as their handlers are.
         options.load.has_ui = ui.has_ui();
+        if options.builtin_providers {
+            // The hooks `install --take-over` moved under agent-hooks.
+            options
+                .extra_providers
+                .extend(crate::taken_over::providers());
+        }
         adjust(&mut options);
         let mut findings = discover_and_load_hooks_with(&common.hooks, options);
         findings.commands.retain(keep);

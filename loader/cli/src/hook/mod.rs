@@ -22,6 +22,7 @@ use crate::{
     events,
     options::{Common, Outcome},
     session::Session,
+    taken_over,
 };
 
 /// `agent-hooks hook`'s options.
@@ -156,13 +157,33 @@ pub fn open_for(
                 .into_iter()
                 .filter(|p| wanted(p.name()))
                 .collect();
+            // The calling agent's hooks that `install --take-over` moved under agent-hooks
+            // run here (the agent no longer runs them); other agents' only with `--with`.
+            options.extra_providers.retain(|p| {
+                AgentName::ALL.iter().all(|a| {
+                    p.name() != taken_over::provider_name(a.name())
+                        || *a == agent
+                        || with.contains(a)
+                })
+            });
             providers.append(&mut options.extra_providers);
             options.extra_providers = providers;
         },
-        |hook: &CommandHook| !is_agent_hooks_entry(&hook.command),
+        |hook: &CommandHook| {
+            !is_agent_hooks_entry(&hook.command)
+                && !hook.http.as_ref().is_some_and(|h| {
+                    h.headers
+                        .iter()
+                        .any(|(name, _)| name.eq_ignore_ascii_case(AGENT_HOOKS_SECRET_HEADER))
+                })
+        },
         |_| {},
     )
 }
+
+/// The header of agent-hooks' own HTTP entries (`install --http`): a hook that carries it
+/// posts to the resident process, and is never run from another agent's file.
+pub const AGENT_HOOKS_SECRET_HEADER: &str = "x-agent-hooks-secret";
 
 /// Whether a command hook's command is an `agent-hooks hook` entry.
 pub fn is_agent_hooks_entry(command: &str) -> bool {

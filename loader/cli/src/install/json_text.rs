@@ -159,6 +159,38 @@ pub fn top_object(text: &[u8]) -> Result<usize, JsonTextError> {
     Ok(i)
 }
 
+/// The text from `start` to `end` as strict JSON: comments and trailing commas taken out,
+/// everything else (strings, spacing) as it is.
+pub fn strict(text: &[u8], start: usize, end: usize) -> Result<String, JsonTextError> {
+    let mut out = Vec::with_capacity(end.saturating_sub(start));
+    let mut i = start;
+    while i < end {
+        match text[i] {
+            b'"' => {
+                let close = skip_string(text, i)?;
+                out.extend_from_slice(&text[i..close]);
+                i = close;
+            }
+            b'/' => i = skip_space(text, i)?,
+            b',' => {
+                let next = skip_space(text, i + 1)?;
+                if !matches!(text.get(next), Some(b'}' | b']')) {
+                    out.push(b',');
+                }
+                i += 1;
+            }
+            byte => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).map_err(|_| JsonTextError {
+        at: start,
+        what: "UTF-8 text",
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +209,18 @@ mod tests {
         assert_eq!(
             array_elements(text, hooks[0].value_start).map(|r| r.0),
             Ok(2)
+        );
+    }
+
+    #[test]
+    fn strict_text_has_no_comments_nor_trailing_commas() {
+        let text = br#"{"a": [1, /* two */ 2,], // end
+ "b": "x // y, ]"}"#;
+        let strict = strict(text, 0, text.len()).unwrap_or_default();
+        let value: Result<serde_json::Value, _> = serde_json::from_str(&strict);
+        assert_eq!(
+            value.ok(),
+            Some(serde_json::json!({"a": [1, 2], "b": "x // y, ]"}))
         );
     }
 

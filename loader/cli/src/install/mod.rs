@@ -6,6 +6,7 @@
 //! the rest of the file (comments, key order, spacing) stays byte for byte.
 
 mod json_text;
+mod take_over;
 
 use std::{
     fs,
@@ -20,8 +21,15 @@ use serde_json::json;
 use crate::{
     hook::AgentName,
     options::{Common, Outcome},
+    taken_over,
 };
 use json_text::{array_elements, object_members, top_object, JsonTextError};
+use take_over::TakeOver;
+
+use crate::serve::http::HttpConfig;
+
+/// The secret's header as written into the entry.
+const SECRET_HEADER_NAME: &str = "X-Agent-Hooks-Secret";
 
 /// The largest configuration file edited.
 const FILE_LIMIT: u64 = 4 << 20;
@@ -68,6 +76,26 @@ pub enum InstallError {
     /// No home folder.
     #[error("no home folder: set HOME")]
     NoHome,
+    /// `--take-over` for an agent whose hooks agent-hooks cannot run in its own form.
+    #[error("{0}'s own hooks files cannot be taken over: agent-hooks does not read them in {0}'s form yet; install without --take-over (the agent keeps running them)")]
+    TakeOverUnsupported(&'static str),
+    /// `--http` for an agent without HTTP hooks on 127.0.0.1.
+    #[error("{0}: --http is for Claude Code only (Copilot CLI 1.0.102 refuses plain http:// for preToolUse and permissionRequest hooks; the other agents have no HTTP hooks); install without --http")]
+    NoHttp(&'static str),
+    /// `--http` with `--project`.
+    #[error("--http writes your secret into the entry, so it goes into your own settings only: install with --http --user")]
+    HttpInProject,
+    /// `--take-over` where the plain entry is installed already.
+    #[error("{0} runs agent-hooks already, without --take-over; run `agent-hooks uninstall` first, then install again with --take-over")]
+    InstalledWithout(PathBuf),
+    /// The `hooks` that `install --take-over` wrote were changed since.
+    #[error("the hooks in {path} were changed since `install --take-over` wrote them, so the hooks that were there before are not put back over your changes. Move what you added into {copy} (which agent-hooks runs) or take it out, then run uninstall again; or run `uninstall --force` to put the old hooks back (what it replaces is kept beside the copy)")]
+    TakenOverChanged {
+        /// The agent's file.
+        path: PathBuf,
+        /// The copy of the hooks taken over.
+        copy: PathBuf,
+    },
 }
 
 /// `install`/`uninstall`'s options.
@@ -88,6 +116,18 @@ pub struct InstallArgs {
     /// The program the entry runs (default: this program's path).
     #[arg(long, value_name = "PATH")]
     pub program: Option<String>,
+    /// install: move the agent's own hooks in that file under agent-hooks, which runs them
+    /// (with its timeouts, process hygiene and trust); uninstall puts them back.
+    #[arg(long)]
+    pub take_over: bool,
+    /// uninstall: put taken-over hooks back even over changes made since.
+    #[arg(long)]
+    pub force: bool,
+    /// install: Claude Code posts its events to the resident process on 127.0.0.1 (HTTP
+    /// hooks with a per-user secret), except SessionStart and UserPromptSubmit, which stay
+    /// commands that start it. User level only.
+    #[arg(long, conflicts_with = "project")]
+    pub http: bool,
 }
 
 /// One insertion: the container it went into (`[]` the top object, `["hooks"]`, or
@@ -109,6 +149,12 @@ struct Record {
     /// The whole file written (a file agent-hooks owns, Copilot CLI's).
     #[serde(default)]
     owned: Option<String>,
+    /// What `--take-over` moved.
+    #[serde(default)]
+    taken_over: Option<TakeOver>,
+    /// The file's mode before `--http` made it the owner's only (put back by uninstall).
+    #[serde(default)]
+    mode: Option<u32>,
 }
 
 fn home() -> Result<PathBuf, InstallError> {
@@ -128,7 +174,12 @@ fn project(common: &Common) -> Result<PathBuf, Box<dyn std::error::Error>> {
 /// The agent's configuration file that holds its hooks, at the user or project level.
 pub fn config_file(agent: AgentName, user: bool, project: &Path) -> Result<PathBuf, InstallError> {
     let base = if user { home()? } else { project.to_path_buf() };
-    let relative = match (agent, user) {
+    Ok(base.join(relative_file(agent, user)))
+}
+
+/// [`config_file`]'s path under the home or the project.
+fn relative_file(agent: AgentName, user: bool) -> &'static str {
+    match (agent, user) {
         (AgentName::Claude, _) => ".claude/settings.json",
         (AgentName::Codex, _) => ".codex/hooks.json",
         (AgentName::Gemini, _) => ".gemini/settings.json",
@@ -136,8 +187,7 @@ pub fn config_file(agent: AgentName, user: bool, project: &Path) -> Result<PathB
         (AgentName::Copilot, false) => ".github/hooks/agent-hooks.json",
         (AgentName::Devin, true) => ".config/devin/config.json",
         (AgentName::Devin, false) => ".devin/hooks.v1.json",
-    };
-    Ok(base.join(relative))
+    }
 }
 
 /// The command of the entry.
@@ -163,8 +213,22 @@ fn command(agent: AgentName, args: &InstallArgs) -> String {
     command
 }
 
-/// One matcher group with the entry, as the agent writes it.
-fn entry(agent: AgentName, command: &str) -> String {
+/// The events that keep the command entry under `--http`: the first of a session and of a
+/// turn, which start the resident process when it is not running (an HTTP hook cannot).
+const HTTP_STARTERS: &[&str] = &["SessionStart", "UserPromptSubmit"];
+
+/// One matcher group with the entry for `event`, as the agent writes it: under `--http`
+/// (`http` given), an HTTP hook with the secret, except for [`HTTP_STARTERS`].
+fn entry(agent: AgentName, command: &str, http: Option<&HttpConfig>, event: &str) -> String {
+    if let Some(http) = http.filter(|_| !HTTP_STARTERS.contains(&event)) {
+        let url = match command.split_once(" --with ") {
+            Some((_, with)) => format!("{}?with={with}", http.url(agent.name())),
+            None => http.url(agent.name()),
+        };
+        let hook = json!({"type": "http", "url": url,
+            "headers": {SECRET_HEADER_NAME: http.secret}, "timeout": 600});
+        return json!({"hooks": [hook]}).to_string();
+    }
     let hook = match agent {
         // Gemini CLI's timeouts are in milliseconds, its default 60 s: agent-hooks bounds
         // each hook itself, so the entry allows 10 minutes.
@@ -235,14 +299,14 @@ fn write(path: &Path, text: &str) -> Result<(), InstallError> {
 fn plan(
     path: &Path,
     agent: AgentName,
-    entry: &str,
+    entry: &dyn Fn(&str) -> String,
     text: &str,
 ) -> Result<Vec<(usize, Insertion)>, InstallError> {
     let bytes = text.as_bytes();
     let not_json = |error| InstallError::NotJson {
         path: path.to_path_buf(),
         error,
-        entry: entry.to_owned(),
+        entry: entry("PreToolUse"),
     };
     let top = top_object(bytes).map_err(not_json)?;
     let (members, _) = object_members(bytes, top).map_err(not_json)?;
@@ -250,7 +314,7 @@ fn plan(
     let new_events = |names: &[&str]| -> String {
         names
             .iter()
-            .map(|e| format!("\n    \"{e}\": [{entry}]"))
+            .map(|e| format!("\n    \"{e}\": [{}]", entry(e)))
             .collect::<Vec<_>>()
             .join(",")
     };
@@ -283,7 +347,7 @@ fn plan(
                     member.value_start + 1,
                     Insertion {
                         container: vec!["hooks".into(), (*event).into()],
-                        text: format!("{entry}{comma}"),
+                        text: format!("{}{comma}", entry(event)),
                     },
                 ));
             }
@@ -355,7 +419,36 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
     let path = config_file(agent, !args.project, &project(common)?)?;
     let command = command(agent, args);
     let before = read(&path)?;
+    if args.take_over && agent == AgentName::Copilot {
+        return Err(InstallError::TakeOverUnsupported(agent.title()).into());
+    }
+    let http = if args.http {
+        if agent != AgentName::Claude {
+            return Err(InstallError::NoHttp(agent.title()).into());
+        }
+        if args.project {
+            return Err(InstallError::HttpInProject.into());
+        }
+        let config = DiscoveryOptions::new(project(common)?).config_dir();
+        Some(
+            HttpConfig::read_or_make(&config).map_err(|error| InstallError::Io {
+                path: config.join(crate::serve::http::CONFIG_FILE),
+                error,
+            })?,
+        )
+    } else {
+        None
+    };
+    // The mode to put back, when --http makes the file the owner's only.
+    let old_mode = match (&http, fs::metadata(&path)) {
+        (Some(_), Ok(meta)) => Some(std::os::unix::fs::PermissionsExt::mode(&meta.permissions())),
+        (Some(_), Err(_)) => Some(0o644),
+        _ => None,
+    };
     if before.as_deref().is_some_and(|t| has_entry(t, agent)) {
+        if args.take_over {
+            return Err(InstallError::InstalledWithout(path).into());
+        }
         outln!(
             "{} already runs agent-hooks: {}",
             agent.title(),
@@ -375,11 +468,31 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             created: true,
             insertions: Vec::new(),
             owned: Some(text),
+            taken_over: None,
+            mode: None,
         }
+    } else if let Some((after, taken)) = match (&before, args.take_over) {
+        (Some(text), true) => {
+            let project = project(common)?;
+            let config = DiscoveryOptions::new(&project).config_dir();
+            let level = args.project.then_some(project.as_path());
+            let copy = taken_over::copy_path(
+                &config,
+                agent.name(),
+                level,
+                relative_file(agent, !args.project),
+            );
+            let entry = |event: &str| entry(agent, &command, http.as_ref(), event);
+            take_over::plan(&path, text, agent.events(), &entry, copy)?
+        }
+        _ => None,
+    } {
+        take_over_file(common, agent, &path, &after, taken, args.project, old_mode)?;
+        return Ok(ExitCode::SUCCESS);
     } else {
         let created = before.is_none();
         let text = before.unwrap_or_else(|| "{}\n".into());
-        let entry = entry(agent, &command);
+        let entry = |event: &str| entry(agent, &command, http.as_ref(), event);
         let mut planned = plan(&path, agent, &entry, &text)?;
         planned.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
         let mut after = text.clone();
@@ -395,17 +508,22 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
                     at: 0,
                     what: "strict JSON (the file has comments or trailing commas)",
                 },
-                entry,
+                entry: entry("PreToolUse"),
             }
             .into());
         }
         write(&path, &after)?;
+        if http.is_some() {
+            owner_only(&path)?;
+        }
         Record {
             agent: agent.name().into(),
             path: path.clone(),
             created,
             insertions: planned.into_iter().map(|(_, i)| i).collect(),
             owned: None,
+            taken_over: None,
+            mode: old_mode,
         }
     };
     let file = records_file(common)?;
@@ -430,6 +548,142 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Puts back the mode the file had before `--http`.
+fn restore_mode(path: &Path, mode: Option<u32>) -> Result<(), InstallError> {
+    use std::os::unix::fs::PermissionsExt;
+    match mode {
+        Some(mode) if path.exists() => fs::set_permissions(path, fs::Permissions::from_mode(mode))
+            .map_err(|error| InstallError::Io {
+                path: path.to_path_buf(),
+                error,
+            }),
+        _ => Ok(()),
+    }
+}
+
+/// Makes `path` readable and writable by its owner only (it holds the HTTP secret).
+fn owner_only(path: &Path) -> Result<(), InstallError> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600)).map_err(|error| InstallError::Io {
+        path: path.to_path_buf(),
+        error,
+    })
+}
+
+/// Writes a take-over: the copy first, then the record, then the agent's file, so that a
+/// crash between two of them leaves what `uninstall` (with `--force` at worst) undoes.
+fn take_over_file(
+    common: &Common,
+    agent: AgentName,
+    path: &Path,
+    after: &str,
+    taken: TakeOver,
+    project_level: bool,
+    mode: Option<u32>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    if agent != AgentName::Gemini && serde_json::from_str::<serde_json::Value>(after).is_err() {
+        return Err(InstallError::NotJson {
+            path: path.to_path_buf(),
+            error: JsonTextError {
+                at: 0,
+                what: "strict JSON (the file has comments or trailing commas)",
+            },
+            entry: String::new(),
+        }
+        .into());
+    }
+    write(&taken.copy, &taken.copy_text)?;
+    let file = records_file(common)?;
+    let mut records = load_records(&file);
+    records.retain(|r| r.path != path);
+    let (copy, moved) = (taken.copy.clone(), taken.moved);
+    records.push(Record {
+        agent: agent.name().into(),
+        path: path.to_path_buf(),
+        created: false,
+        insertions: Vec::new(),
+        owned: None,
+        taken_over: Some(taken),
+        mode,
+    });
+    save_records(&file, &records)?;
+    write(path, after)?;
+    if mode.is_some() {
+        owner_only(path)?;
+    }
+    outln!(
+        "{} now runs only agent-hooks for {} events: {}",
+        agent.title(),
+        agent.events().len(),
+        path.display()
+    );
+    outln!(
+        "Its {moved} hooks there moved under agent-hooks, which runs them now: {}",
+        copy.display()
+    );
+    if project_level && moved > 0 {
+        outln!("They are the project's hooks: they run once you trust them (agent-hooks trust).");
+    }
+    outln!(
+        "Undo with: agent-hooks uninstall --agent {}{} (puts them back)",
+        agent.name(),
+        if project_level { " --project" } else { "" }
+    );
+    Ok(())
+}
+
+/// Uninstalls a take-over: the `hooks` as they were put back, the copy removed (kept aside
+/// when it was edited). Refused, nothing changed, when they were changed since (unless `force`).
+fn undo_take_over(
+    path: &Path,
+    text: &str,
+    taken: &TakeOver,
+    force: bool,
+) -> Result<(), InstallError> {
+    let restored = match take_over::undo(path, text, taken)? {
+        Ok(restored) => restored,
+        Err(current) if force => {
+            let aside = taken.copy.with_extension("json.replaced");
+            write(&aside, &current)?;
+            eprintln!(
+                "agent-hooks: the hooks that stood in {} are kept in {}",
+                path.display(),
+                aside.display()
+            );
+            take_over::undo_anyway(path, text, taken)?
+        }
+        Err(_) => {
+            return Err(InstallError::TakenOverChanged {
+                path: path.to_path_buf(),
+                copy: taken.copy.clone(),
+            })
+        }
+    };
+    write(path, &restored)?;
+    match read(&taken.copy)? {
+        Some(copy) if copy == taken.copy_text => {
+            fs::remove_file(&taken.copy).map_err(|error| InstallError::Io {
+                path: taken.copy.clone(),
+                error,
+            })?;
+        }
+        Some(_) => {
+            let kept = taken.copy.with_extension("json.kept");
+            fs::rename(&taken.copy, &kept).map_err(|error| InstallError::Io {
+                path: taken.copy.clone(),
+                error,
+            })?;
+            eprintln!(
+                "agent-hooks: you changed the hooks agent-hooks ran for you since; your version is kept in {} (no longer run): copy what you want into {}",
+                kept.display(),
+                path.display()
+            );
+        }
+        None => {}
+    }
+    Ok(())
+}
+
 /// `agent-hooks uninstall`.
 pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
     let agent = args.agent;
@@ -449,6 +703,17 @@ pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
         outln!("{} is gone already", path.display());
         return Ok(ExitCode::SUCCESS);
     };
+    if let Some(taken) = &record.taken_over {
+        undo_take_over(&path, &text, taken, args.force)?;
+        restore_mode(&path, record.mode)?;
+        save_records(&file, &records)?;
+        outln!(
+            "{} no longer runs agent-hooks, and runs its own hooks again: {}",
+            agent.title(),
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Some(owned) = &record.owned {
         if &text != owned {
             return Err(InstallError::Changed(path).into());
@@ -483,6 +748,7 @@ pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
             })?;
         } else {
             write(&path, &text)?;
+            restore_mode(&path, record.mode)?;
         }
         if missing > 0 {
             eprintln!("agent-hooks: {missing} of the entries written were changed since and are left in {}: remove them by hand", path.display());

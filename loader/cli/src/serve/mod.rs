@@ -17,6 +17,8 @@
 //! - Requests are bounded (header 64 KiB, payload 16 MiB); a malformed one gets an error
 //!   answer, never a crash.
 
+pub mod http;
+mod watch;
 pub mod wire;
 
 use std::{
@@ -28,7 +30,10 @@ use std::{
     },
     path::PathBuf,
     process::ExitCode,
-    sync::{Arc, Mutex},
+    sync::{
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+        Arc, Mutex,
+    },
     time::{Duration, Instant, SystemTime},
 };
 
@@ -49,7 +54,14 @@ pub struct ServeArgs {
     /// End after this many seconds without a request.
     #[arg(long, default_value_t = 900, value_name = "SECONDS")]
     pub idle: u64,
+    /// Serve at most this many connections at once (default 64, or
+    /// `AGENT_HOOKS_SERVE_MAX_CONNECTIONS`); a client past it runs its hooks itself.
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
 }
+
+/// The default of `--max-connections`.
+pub const MAX_CONNECTIONS: usize = 64;
 
 pub use crate::relay::make_folder;
 
@@ -58,15 +70,54 @@ struct Warm {
     session: Session,
     runtime: tokio::runtime::Runtime,
     fingerprint: Vec<(PathBuf, Option<(SystemTime, u64)>)>,
+    /// Set by the watcher when one of its places changed; `None`: not watched, the
+    /// fingerprint is compared on each event instead.
+    stale: Option<Arc<AtomicBool>>,
     used: Instant,
 }
 
 type Key = String;
 
-struct State {
+/// What the connection threads share.
+pub struct State {
     sessions: Mutex<HashMap<Key, Arc<Mutex<Option<Warm>>>>>,
     last_request: Mutex<Instant>,
     idle: Duration,
+    /// Connections being served, and the most at once.
+    connections: AtomicUsize,
+    max_connections: usize,
+    watch: watch::Watch,
+}
+
+/// One connection counted against the cap, for as long as it lives.
+pub struct Admission(Arc<State>);
+
+impl Admission {
+    /// A place for one more connection, or `None` at the cap.
+    pub fn enter(state: &Arc<State>) -> Option<Admission> {
+        let count = &state.connections;
+        let mut now = count.load(Ordering::Relaxed);
+        loop {
+            if now >= state.max_connections {
+                return None;
+            }
+            match count.compare_exchange_weak(now, now + 1, Ordering::AcqRel, Ordering::Relaxed) {
+                Ok(_) => return Some(Admission(state.clone())),
+                Err(actual) => now = actual,
+            }
+        }
+    }
+}
+
+impl Drop for Admission {
+    fn drop(&mut self) {
+        self.0.connections.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Notes a request (the idle time starts again).
+pub fn touch(state: &State) {
+    *lock(&state.last_request) = Instant::now();
 }
 
 /// `agent-hooks serve`.
@@ -105,12 +156,35 @@ pub fn run(args: &ServeArgs) -> Outcome {
         std::process::id(),
         socket.display()
     );
+    let max_connections = args
+        .max_connections
+        .or_else(|| {
+            std::env::var("AGENT_HOOKS_SERVE_MAX_CONNECTIONS")
+                .ok()
+                .and_then(|n| n.parse().ok())
+        })
+        .unwrap_or(MAX_CONNECTIONS)
+        .max(1);
     let state = Arc::new(State {
         sessions: Mutex::new(HashMap::new()),
         last_request: Mutex::new(Instant::now()),
         idle: Duration::from_secs(args.idle),
+        connections: AtomicUsize::new(0),
+        max_connections,
+        watch: if std::env::var_os("AGENT_HOOKS_SERVE_NO_WATCH").is_some() {
+            watch::Watch::off()
+        } else {
+            watch::Watch::new()
+        },
     });
     watchdog(state.clone(), socket.clone(), inode);
+    let config_dir = match &xdg {
+        Some(xdg) => xdg.join("agent-hooks"),
+        None => home.join(".config/agent-hooks"),
+    };
+    if let Some(config) = http::HttpConfig::read(&config_dir) {
+        http::listen(state.clone(), config, home.clone(), xdg.clone());
+    }
     let me = nix::unistd::geteuid().as_raw();
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
@@ -121,9 +195,20 @@ pub fn run(args: &ServeArgs) -> Outcome {
                 continue;
             }
         }
-        *lock(&state.last_request) = Instant::now();
+        touch(&state);
+        let Some(admitted) = Admission::enter(&state) else {
+            // The client answers the event itself (it says so on stderr).
+            let refusal = serde_json::json!({"refused": format!(
+                "it serves {max_connections} connections at once already"
+            )});
+            let _ = answer_line(stream, &refusal);
+            continue;
+        };
         let state = state.clone();
-        std::thread::spawn(move || serve_one(&state, stream));
+        std::thread::spawn(move || {
+            let _admitted = admitted;
+            serve_one(&state, stream)
+        });
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -157,7 +242,11 @@ fn error_reply(text: &str) -> Reply {
     }
 }
 
-fn answer(mut stream: UnixStream, reply: &Reply) -> std::io::Result<()> {
+fn answer(stream: UnixStream, reply: &Reply) -> std::io::Result<()> {
+    answer_line(stream, reply)
+}
+
+fn answer_line(mut stream: UnixStream, reply: &impl serde::Serialize) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(reply).map_err(std::io::Error::other)?;
     line.push(b'\n');
     stream.write_all(&line)?;
@@ -211,8 +300,13 @@ fn serve_one(state: &State, stream: UnixStream) {
         }),
         Ok(_) => Ok(payload),
     };
-    let reply = match header.agent.parse::<AgentName>().and_then(|agent| {
-        wire::with(&header).map(|with| HookArgs {
+    let _ = answer(stream, &reply_for(state, &header, request));
+}
+
+/// The reply to one request of `header` (read, version checked) with its payload.
+pub fn reply_for(state: &State, header: &Header, request: Result<Vec<u8>, RequestError>) -> Reply {
+    match header.agent.parse::<AgentName>().and_then(|agent| {
+        wire::with(header).map(|with| HookArgs {
             agent,
             event: header.event.clone(),
             with,
@@ -222,16 +316,27 @@ fn serve_one(state: &State, stream: UnixStream) {
         Ok(args) => {
             let request =
                 request.and_then(|b| Request::parse(&b, args.agent, args.event.as_deref()));
-            handle(state, &header, &args, request)
+            handle(state, header, &args, request)
         }
         Err(text) => error_reply(&text),
-    };
-    let _ = answer(stream, &reply);
+    }
 }
 
-/// Where hooks may be found for `header`'s user and project: their times and sizes say
-/// whether the session must be built again.
-fn fingerprint(header: &Header, session: &Session) -> Vec<(PathBuf, Option<(SystemTime, u64)>)> {
+/// The times and sizes of `places`: when they differ, the session must be built again.
+fn fingerprint(places: &[PathBuf]) -> Vec<(PathBuf, Option<(SystemTime, u64)>)> {
+    places
+        .iter()
+        .map(|p| {
+            let stamp = std::fs::metadata(p)
+                .ok()
+                .map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len()));
+            (p.clone(), stamp)
+        })
+        .collect()
+}
+
+/// Where hooks may be found for `header`'s user and project.
+fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
     let config = match &header.xdg_config_home {
         Some(xdg) => xdg.join("agent-hooks"),
         None => header.home.join(".config/agent-hooks"),
@@ -270,14 +375,6 @@ fn fingerprint(header: &Header, session: &Session) -> Vec<(PathBuf, Option<(Syst
     places.sort();
     places.dedup();
     places
-        .into_iter()
-        .map(|p| {
-            let stamp = std::fs::metadata(&p)
-                .ok()
-                .map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len()));
-            (p, stamp)
-        })
-        .collect()
 }
 
 fn handle(
@@ -314,7 +411,17 @@ fn handle(
     let user = Some((header.home.clone(), header.xdg_config_home.clone()));
     let stale = match warm.as_ref() {
         None => true,
-        Some(w) => fingerprint(header, &w.session) != w.fingerprint,
+        Some(Warm {
+            stale: Some(flag), ..
+        }) => flag.load(Ordering::Acquire),
+        Some(w) => {
+            fingerprint(
+                &w.fingerprint
+                    .iter()
+                    .map(|(p, _)| p.clone())
+                    .collect::<Vec<_>>(),
+            ) != w.fingerprint
+        }
     };
     if stale {
         // The old runner (its plugin processes and long-running hooks) ends first.
@@ -327,11 +434,13 @@ fn handle(
             Ok(runtime) => runtime,
             Err(error) => return error_reply(&format!("hooks did not run: {error}")),
         };
-        let fingerprint = fingerprint(header, &session);
+        let places = places(header, &session);
+        let stale = state.watch.session(&places);
         *warm = Some(Warm {
             session,
             runtime,
-            fingerprint,
+            fingerprint: fingerprint(&places),
+            stale,
             used: Instant::now(),
         });
     }
@@ -361,8 +470,23 @@ pub fn status_line() -> String {
         .map(PathBuf::from)
         .filter(|p| p.is_absolute());
     let socket = wire::folder(&home, xdg.as_deref()).join(wire::SOCKET);
-    match UnixStream::connect(&socket) {
+    let mut line = match UnixStream::connect(&socket) {
         Ok(_) => format!("  resident process: up, on {}", socket.display()),
         Err(_) => "  resident process: not running (the next `agent-hooks hook` starts it)".into(),
+    };
+    let config_dir = match &xdg {
+        Some(xdg) => xdg.join("agent-hooks"),
+        None => home.join(".config/agent-hooks"),
+    };
+    if let Some(config) = http::HttpConfig::read(&config_dir) {
+        let address = std::net::SocketAddr::from(([127, 0, 0, 1], config.port));
+        let listening =
+            std::net::TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok();
+        line.push_str(&if listening {
+            format!("\n  HTTP hooks: listening on {address}")
+        } else {
+            format!("\n  HTTP hooks: on {address}, not listening (the next SessionStart or prompt starts the resident process)")
+        });
     }
+    line
 }

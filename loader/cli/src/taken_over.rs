@@ -1,0 +1,129 @@
+//! Where the hooks `install --take-over` moved out of an agent's configuration are kept, and
+//! the discovery provider that finds them again: `<config>/taken-over/<agent>/user/<file>`
+//! for the user's file, `<config>/taken-over/<agent>/project-<id>/<file>` for a project's
+//! (`<id>` stands for the project folder), where `<file>` is the agent's own path of it
+//! (`.claude/settings.json`), so that each copy is read in its agent's dialect, as the
+//! original was. A project's copy is a project hook: it runs once trusted.
+
+use std::path::{Path, PathBuf};
+
+use agent_hooks::discover::{
+    DiscoveryContext, DiscoveryProvider, EntryKind, Found, HookEntry, Level,
+};
+
+/// The folder of the copies, in agent-hooks' configuration folder.
+pub const FOLDER: &str = "taken-over";
+
+/// The agents whose hooks can be taken over, by name.
+const AGENTS: &[&str] = &["claude", "codex", "gemini", "devin"];
+
+/// A short stable hash (FNV-1a, hex) that stands for a project folder.
+fn tag(project: &Path) -> String {
+    let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in project.to_string_lossy().bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// The folder of `agent`'s copies at one level: the user's, or `project`'s.
+pub fn scope(config_dir: &Path, agent: &str, project: Option<&Path>) -> PathBuf {
+    let base = config_dir.join(FOLDER).join(agent);
+    match project {
+        None => base.join("user"),
+        Some(project) => base.join(format!("project-{}", tag(project))),
+    }
+}
+
+/// The copy of the agent's file at `relative` (its path under the home or the project).
+pub fn copy_path(
+    config_dir: &Path,
+    agent: &str,
+    project: Option<&Path>,
+    relative: &str,
+) -> PathBuf {
+    scope(config_dir, agent, project).join(relative)
+}
+
+/// The providers of the copies, one per agent, named `<agent> (taken over)`.
+pub fn providers() -> Vec<Box<dyn DiscoveryProvider>> {
+    AGENTS
+        .iter()
+        .map(|agent| Box::new(TakenOver { agent }) as Box<dyn DiscoveryProvider>)
+        .collect()
+}
+
+/// The name of `agent`'s provider.
+pub fn provider_name(agent: &str) -> String {
+    format!("{agent} (taken over)")
+}
+
+/// The copies of one agent's hooks: the user's, then the project's.
+struct TakenOver {
+    agent: &'static str,
+}
+
+impl DiscoveryProvider for TakenOver {
+    fn name(&self) -> &str {
+        match self.agent {
+            "claude" => "claude (taken over)",
+            "codex" => "codex (taken over)",
+            "gemini" => "gemini (taken over)",
+            _ => "devin (taken over)",
+        }
+    }
+
+    /// Between agent-hooks' own folders (100, 90) and the agents' files (80 and below).
+    fn priority(&self) -> i32 {
+        85
+    }
+
+    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
+        let mut found = Found::default();
+        for (project, level) in [
+            (None, Level::User),
+            (Some(ctx.cwd.as_path()), Level::Project),
+        ] {
+            let dir = scope(&ctx.config_dir, self.agent, project);
+            let mut files = Vec::new();
+            json_files(&dir, 0, &mut files);
+            files.sort();
+            for path in files {
+                let relative = path
+                    .strip_prefix(&dir)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                found.entries.push(HookEntry {
+                    name: format!("taken-over:{}:{level}:{relative}", self.agent),
+                    path,
+                    kind: EntryKind::HooksFile,
+                    tool: None,
+                    level,
+                    source: self.name().to_owned(),
+                });
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// The `*.json` files under `dir`, a few folders deep.
+fn json_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    if depth > 4 {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            json_files(&path, depth + 1, out);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! `agent-hooks install --take-over` and `uninstall`, through the real program: the agent's
+//! own hooks move under agent-hooks (which runs them, project ones once trusted), the agent's
+//! file keeps only the agent-hooks entry, and `uninstall` puts the file back byte for byte,
+//! or refuses to overwrite hooks the user changed since, unless `--force`.
+
+use std::path::{Path, PathBuf};
+
+use agent_hooks_tests::{
+    cli::{run, stderr, stdout},
+    temp_dir,
+};
+use serde_json::{json, Value};
+
+struct Rig {
+    dir: tempfile::TempDir,
+}
+
+impl Rig {
+    fn new() -> Rig {
+        let dir = temp_dir();
+        for sub in ["home", "project"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        Rig { dir }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    fn project(&self) -> PathBuf {
+        self.dir.path().join("project")
+    }
+
+    fn write(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.dir.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        run(&self.project(), &self.home(), args, None)
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    }
+
+    /// `hook --agent AGENT --no-serve` with `payload`.
+    fn hook(&self, agent: &str, payload: &str) -> std::process::Output {
+        run(
+            &self.project(),
+            &self.home(),
+            &["hook", "--agent", agent, "--no-serve"],
+            Some(payload),
+        )
+    }
+
+    /// The copies `--take-over` made.
+    fn copies(&self) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        walk(
+            &self.home().join(".config/agent-hooks/taken-over"),
+            &mut found,
+        );
+        found
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.path().is_dir() {
+            walk(&entry.path(), out);
+        } else {
+            out.push(entry.path());
+        }
+    }
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+fn claude_pre(project: &Path, command: &str) -> String {
+    json!({"session_id": "c-1", "cwd": project, "hook_event_name": "PreToolUse",
+           "tool_name": "Bash", "tool_input": {"command": command}})
+    .to_string()
+}
+
+/// Claude Code's settings, oddly formatted, with a guard of its own, a hook on an event
+/// agent-hooks does not know (kept for Claude Code) and other settings.
+const CLAUDE: &str = "{\n    \"model\":   \"opus\",\n  \"hooks\": {\"PreToolUse\": [ {\"matcher\": \"Bash\",\n   \"hooks\":[{\"type\":\"command\",\"command\":\"echo 'claude guard says no' >&2; exit 2\"}]}],\n \"FutureEvent\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"true\"}]}]},\n  \"z\":1}";
+
+#[test]
+fn claude_hooks_move_under_agent_hooks_and_come_back_byte_for_byte() {
+    let rig = Rig::new();
+    let settings = rig.write("home/.claude/settings.json", CLAUDE);
+    // Before: Claude Code runs its own guard; agent-hooks does not run it a second time.
+    let out = rig.hook("claude", &claude_pre(&rig.project(), "ls"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = rig.ok(&[
+        "install",
+        "--agent",
+        "claude",
+        "--take-over",
+        "--program",
+        "agent-hooks",
+    ]);
+    assert!(
+        said.contains("Its 1 hooks there moved under agent-hooks"),
+        "{said}"
+    );
+    let text = read(&settings);
+    let value: Value = serde_json::from_str(&text).unwrap();
+    let entry =
+        json!([{"hooks": [{"type": "command", "command": "agent-hooks hook --agent claude"}]}]);
+    assert_eq!(value["hooks"]["PreToolUse"], entry, "{text}");
+    assert_eq!(value["hooks"]["Stop"], entry, "{text}");
+    assert_eq!(
+        value["hooks"]["FutureEvent"][0]["hooks"][0]["command"], "true",
+        "an event agent-hooks does not run stays Claude Code's: {text}"
+    );
+    assert_eq!(value["model"], "opus");
+    let copies = rig.copies();
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    assert!(copies[0].ends_with("taken-over/claude/user/.claude/settings.json"));
+    // Now agent-hooks runs Claude Code's guard, in Claude Code's dialect.
+    let out = rig.hook("claude", &claude_pre(&rig.project(), "ls"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("claude guard says no"),
+        "{}",
+        stderr(&out)
+    );
+    // Not under another agent unless it names Claude Code with --with.
+    let gemini = json!({"session_id": "g", "cwd": rig.project(), "hook_event_name": "BeforeTool",
+                        "tool_name": "run_shell_command", "tool_input": {"command": "ls"}})
+    .to_string();
+    assert_eq!(rig.hook("gemini", &gemini).status.code(), Some(0));
+    let out = run(
+        &rig.project(),
+        &rig.home(),
+        &[
+            "hook",
+            "--agent",
+            "gemini",
+            "--with",
+            "claude",
+            "--no-serve",
+        ],
+        Some(&gemini),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // list shows where the hooks are now.
+    let list = rig.ok(&["list"]);
+    assert!(list.contains("claude (taken over)"), "{list}");
+    // Undo: the same bytes, and no copy left.
+    rig.ok(&["uninstall", "--agent", "claude"]);
+    assert_eq!(read(&settings), CLAUDE);
+    assert_eq!(rig.copies(), Vec::<PathBuf>::new());
+    let out = rig.hook("claude", &claude_pre(&rig.project(), "ls"));
+    assert_eq!(out.status.code(), Some(0), "Claude Code's own again");
+}
+
+#[test]
+fn uninstall_keeps_edits_elsewhere_and_refuses_to_overwrite_edited_hooks() {
+    let rig = Rig::new();
+    let settings = rig.write("home/.claude/settings.json", CLAUDE);
+    rig.ok(&[
+        "install",
+        "--agent",
+        "claude",
+        "--take-over",
+        "--program",
+        "agent-hooks",
+    ]);
+    // An edit outside `hooks` is kept by the undo.
+    let edited = read(&settings).replace("\"opus\"", "\"sonnet\"");
+    std::fs::write(&settings, &edited).unwrap();
+    rig.ok(&["uninstall", "--agent", "claude"]);
+    assert_eq!(read(&settings), CLAUDE.replace("\"opus\"", "\"sonnet\""));
+
+    // An edit inside the `hooks` agent-hooks wrote: the undo refuses, and changes nothing.
+    std::fs::write(&settings, CLAUDE).unwrap();
+    rig.ok(&[
+        "install",
+        "--agent",
+        "claude",
+        "--take-over",
+        "--program",
+        "agent-hooks",
+    ]);
+    let edited = read(&settings).replacen(
+        "\"PreToolUse\": [",
+        "\"PreToolUse\": [{\"hooks\":[{\"type\":\"command\",\"command\":\"added-later\"}]},",
+        1,
+    );
+    std::fs::write(&settings, &edited).unwrap();
+    let out = rig.run(&["uninstall", "--agent", "claude"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("were changed since `install --take-over` wrote them"),
+        "{err}"
+    );
+    assert!(err.contains("uninstall --force"), "{err}");
+    assert_eq!(read(&settings), edited);
+    assert_eq!(rig.copies().len(), 1);
+    // An edit of the copy agent-hooks runs is kept aside, not lost.
+    let copy = rig.copies()[0].clone();
+    std::fs::write(&copy, read(&copy).replace("says no", "says NO")).unwrap();
+    // --force puts the old hooks back and keeps what they replace.
+    let out = rig.run(&["uninstall", "--agent", "claude", "--force"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(read(&settings), CLAUDE);
+    let mut left: Vec<String> = rig
+        .copies()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["settings.json.kept", "settings.json.replaced"]);
+    let replaced = rig
+        .copies()
+        .into_iter()
+        .find(|p| p.extension().unwrap() == "replaced");
+    assert!(read(&replaced.unwrap()).contains("added-later"));
+    assert!(
+        stderr(&out).contains("your version is kept in"),
+        "{}",
+        stderr(&out)
+    );
+    // The record is gone: uninstalling again says so.
+    let said = rig.ok(&["uninstall", "--agent", "claude"]);
+    assert!(said.contains("not installed"), "{said}");
+}
+
+#[test]
+fn project_codex_hooks_taken_over_run_once_trusted() {
+    let rig = Rig::new();
+    let codex = "{\"hooks\":{\n\"PreToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[{\"type\":\"command\",\"command\":\"echo codex-guard >&2; exit 2\",\"timeout\":5}]}]}}\n";
+    let file = rig.write("project/.codex/hooks.json", codex);
+    let said = rig.ok(&[
+        "install",
+        "--agent",
+        "codex",
+        "--project",
+        "--take-over",
+        "--program",
+        "agent-hooks",
+    ]);
+    assert!(said.contains("they run once you trust them"), "{said}");
+    let value: Value = serde_json::from_str(&read(&file)).unwrap();
+    assert_eq!(
+        value["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "agent-hooks hook --agent codex"
+    );
+    let payload =
+        json!({"session_id": "x-1", "cwd": rig.project(), "hook_event_name": "PreToolUse",
+                         "tool_name": "Bash", "tool_input": {"command": "ls"}})
+        .to_string();
+    let out = rig.hook("codex", &payload);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "untrusted, it does not run: {}",
+        stderr(&out)
+    );
+    rig.ok(&["trust"]);
+    let out = rig.hook("codex", &payload);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("codex-guard"), "{}", stderr(&out));
+    rig.ok(&["uninstall", "--agent", "codex", "--project"]);
+    assert_eq!(read(&file), codex);
+    assert!(rig.copies().is_empty(), "{:?}", rig.copies());
+}
+
+#[test]
+fn gemini_hooks_with_comments_are_taken_over_and_put_back() {
+    let rig = Rig::new();
+    let gemini = "// my settings\n{\n  \"general\": {\"x\": 1}, /* keep */\n  \"hooks\": {\n    // the guard\n    \"BeforeTool\": [{\"matcher\": \"run_shell_command\", \"hooks\": [{\"type\": \"command\", \"command\": \"echo gemini-guard >&2; exit 2\", \"timeout\": 5000},]},],\n  },\n}\n";
+    let file = rig.write("home/.gemini/settings.json", gemini);
+    rig.ok(&[
+        "install",
+        "--agent",
+        "gemini",
+        "--take-over",
+        "--program",
+        "agent-hooks",
+    ]);
+    let text = read(&file);
+    assert!(
+        text.starts_with("// my settings\n{\n  \"general\": {\"x\": 1}, /* keep */"),
+        "{text}"
+    );
+    assert!(!text.contains("gemini-guard"), "{text}");
+    let copy = rig.copies().pop().unwrap();
+    assert!(
+        copy.ends_with(".gemini/settings.json"),
+        "{}",
+        copy.display()
+    );
+    let copied: Value = serde_json::from_str(&read(&copy)).unwrap();
+    assert_eq!(
+        copied["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"],
+        5000
+    );
+    let payload =
+        json!({"session_id": "g-1", "cwd": rig.project(), "hook_event_name": "BeforeTool",
+                         "tool_name": "run_shell_command", "tool_input": {"command": "ls"}})
+        .to_string();
+    let out = rig.hook("gemini", &payload);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("gemini-guard"), "{}", stderr(&out));
+    rig.ok(&["uninstall", "--agent", "gemini"]);
+    assert_eq!(read(&file), gemini);
+}
+
+#[test]
+fn copilot_hooks_are_not_taken_over_and_nothing_changes() {
+    let rig = Rig::new();
+    let own = "{\"version\": 1, \"hooks\": {\"preToolUse\": [{\"type\": \"command\", \"bash\": \"exit 0\"}]}}";
+    let file = rig.write("project/.github/hooks/mine.json", own);
+    let out = rig.run(&["install", "--agent", "copilot", "--project", "--take-over"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("Copilot CLI's own hooks files cannot be taken over"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("install without --take-over"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(&file), own);
+    assert!(!rig
+        .project()
+        .join(".github/hooks/agent-hooks.json")
+        .exists());
+    // Installed plainly first, a take-over is refused with what to do.
+    rig.write("home/.claude/settings.json", CLAUDE);
+    rig.ok(&["install", "--agent", "claude", "--program", "agent-hooks"]);
+    let out = rig.run(&["install", "--agent", "claude", "--take-over"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("run `agent-hooks uninstall` first"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -174,8 +174,11 @@ pub fn render(
             reply.note(&format!("agent-hooks: {problem}"));
         }
         // With an answer on stdout the problems are in its systemMessage; without one, a
-        // non-blocking error shows them.
-        if reply.stdout.is_empty() {
+        // non-blocking error shows them. Not under Copilot CLI: it denies the tool for any
+        // exit but 0 of a preToolUse hook ("hook errored"), while its own hook that times
+        // out lets the tool run (Copilot CLI 1.0.102, measured in tests/real-agents); there
+        // the problems go to stderr with exit 0.
+        if reply.stdout.is_empty() && !request.copilot_form {
             reply.code = 1;
         }
     }
@@ -260,7 +263,9 @@ fn claude_like(
     answer
 }
 
-/// Copilot CLI's own answer: only `preToolUse` is read, as `permissionDecision`.
+/// Copilot CLI's own answer: only `preToolUse` is read, as `permissionDecision`, and a
+/// rewritten input as `modifiedArgs` (Copilot CLI 1.0.102 runs it; it ignores
+/// `updatedInput`, measured in tests/real-agents/through_hook.rs).
 fn copilot(request: &Request, d: &Decision) -> Map<String, Value> {
     let mut answer = Map::new();
     if request.event != "PreToolUse" {
@@ -269,8 +274,11 @@ fn copilot(request: &Request, d: &Decision) -> Map<String, Value> {
     if let Some(reason) = &d.ask {
         answer.insert("permissionDecision".into(), json!("ask"));
         answer.insert("permissionDecisionReason".into(), json!(reason));
-    } else if d.approve {
+    } else if d.approve || d.input.is_some() {
         answer.insert("permissionDecision".into(), json!("allow"));
+    }
+    if let Some(input) = &d.input {
+        answer.insert("modifiedArgs".into(), input.clone());
     }
     answer
 }

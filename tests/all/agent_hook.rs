@@ -151,6 +151,15 @@ fn a_rewrite_is_answered_in_each_agents_field() {
         "rtk git status"
     );
     assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "BeforeTool");
+    // Copilot CLI's own payload: the rewrite is `modifiedArgs` (what Copilot CLI 1.0.102
+    // runs; it ignores `updatedInput`).
+    let copilot = json!({"sessionId": "c-1", "timestamp": 1, "cwd": rig.project(),
+        "toolName": "bash", "toolArgs": {"command": "git status", "description": "Run it"}});
+    let out = rig.hook("copilot", &["--event", "preToolUse"], &copilot.to_string());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer["modifiedArgs"]["command"], "rtk git status");
+    assert_eq!(answer["permissionDecision"], "allow");
 }
 
 #[test]
@@ -270,6 +279,14 @@ fn a_hook_that_hangs_is_cut_at_its_timeout_and_the_call_goes_on() {
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
     assert_eq!(out.status.code(), Some(1), "reported: {}", stderr(&out));
     assert!(stderr(&out).contains("agent-hooks:"), "{}", stderr(&out));
+    // Copilot CLI reads any exit but 0 of a preToolUse hook as a deny, but runs the tool when
+    // its own hook times out: there the problem is reported with exit 0.
+    let copilot = json!({"sessionId": "c-1", "timestamp": 1, "cwd": rig.project(),
+        "toolName": "bash", "toolArgs": {"command": "ls"}});
+    let out = rig.hook("copilot", &["--event", "preToolUse"], &copilot.to_string());
+    assert_eq!(out.status.code(), Some(0), "reported: {}", stderr(&out));
+    assert!(stderr(&out).contains("agent-hooks:"), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
 }
 
 /// Claude Code's settings with odd spacing, key order and an existing hook.

@@ -185,7 +185,9 @@ enabled = false
                 &json!({
                     "privacy": {"usageStatisticsEnabled": false},
                     "telemetry": {"enabled": false},
-                    "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+                    // The names of 0.61: with the older `disableAutoUpdate` and
+                    // `disableUpdateNag` it rewrites the whole file at start-up.
+                    "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
                     "security": {"auth": {"selectedType": "gemini-api-key"}},
                 })
                 .to_string(),
@@ -200,7 +202,7 @@ enabled = false
 
 /// Runs `agent` once in `run`, against the model on `port`, bounded by [`RUN_LIMIT`].
 pub fn launch(agent: Agent, install: &Path, run: &Run, port: u16) -> Outcome {
-    launch_with_prompt(agent, install, run, port, PROMPT)
+    launch_as(agent, install, run, port, "agent")
 }
 
 /// [`launch`] with `prompt` instead of [`PROMPT`] (a slash command, say).
@@ -211,6 +213,25 @@ pub fn launch_with_prompt(
     port: u16,
     prompt: &str,
 ) -> Outcome {
+    launch_named(agent, install, run, port, "agent", prompt)
+}
+
+/// [`launch`], its output in `<name>.stdout` and `<name>.stderr` of the run's root, so that
+/// two agents can run in one run at once.
+pub fn launch_as(agent: Agent, install: &Path, run: &Run, port: u16, name: &str) -> Outcome {
+    launch_named(agent, install, run, port, name, PROMPT)
+}
+
+/// [`launch_as`] with `prompt`.
+fn launch_named(
+    agent: Agent,
+    install: &Path,
+    run: &Run,
+    port: u16,
+    name: &str,
+    prompt: &str,
+) -> Outcome {
+    let (out, err) = (format!("{name}.stdout"), format!("{name}.stderr"));
     let bin = install.join("node_modules/.bin");
     let url = format!("http://127.0.0.1:{port}");
     let mut command = match agent {
@@ -292,8 +313,8 @@ pub fn launch_with_prompt(
         .env("CI", "1")
         .current_dir(run.project())
         .stdin(Stdio::null())
-        .stdout(std::fs::File::create(run.path("agent.stdout")).expect("stdout file"))
-        .stderr(std::fs::File::create(run.path("agent.stderr")).expect("stderr file"))
+        .stdout(std::fs::File::create(run.path(&out)).expect("stdout file"))
+        .stderr(std::fs::File::create(run.path(&err)).expect("stderr file"))
         .process_group(0);
     // A clean environment: only what is set above.
     let envs: Vec<(std::ffi::OsString, Option<std::ffi::OsString>)> = command
@@ -331,8 +352,8 @@ pub fn launch_with_prompt(
     Outcome {
         code: status.and_then(|s| s.code()),
         timed_out,
-        stdout: read("agent.stdout"),
-        stderr: read("agent.stderr"),
+        stdout: read(&out),
+        stderr: read(&err),
         took,
     }
 }

@@ -1,6 +1,7 @@
 //! A scripted model on 127.0.0.1 for the real agents: one call of the agent's shell tool
-//! (a command that leaves a side effect), then a final text. Stateless per request: the
-//! number of tool results already in the request says which turn it is. It speaks what each
+//! (a command that leaves a side effect) per command of its script, one at a time, then a
+//! final text. Stateless per request: the number of tool results already in the request
+//! says which turn it is. It speaks what each
 //! agent calls: Anthropic Messages (Claude Code, Copilot CLI), OpenAI Responses (Codex CLI)
 //! and Gemini `streamGenerateContent` (Gemini CLI), each with server-sent events. Every
 //! request's path and body is logged, so a test can see what the model was told.
@@ -47,11 +48,17 @@ pub struct FakeModel {
 impl FakeModel {
     /// Starts it; `command` is the shell command its one tool call runs.
     pub fn start(command: &str) -> FakeModel {
+        FakeModel::start_script(&[command])
+    }
+
+    /// Starts it with a script: one tool call per command, in order (the next once the
+    /// agent sent the previous one's result), then the final text.
+    pub fn start_script(commands: &[&str]) -> FakeModel {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let port = listener.local_addr().expect("a bound address").port();
         let log = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
-        let script = Arc::new(command.to_owned());
+        let script: Arc<Vec<String>> = Arc::new(commands.iter().map(|c| (*c).to_owned()).collect());
         let (log2, stop2) = (log.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
             for stream in listener.incoming() {
@@ -93,7 +100,7 @@ impl Drop for FakeModel {
     }
 }
 
-fn serve(stream: TcpStream, log: &Mutex<Vec<Request>>, command: &str) {
+fn serve(stream: TcpStream, log: &Mutex<Vec<Request>>, script: &[String]) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
     let _ = stream.set_write_timeout(Some(Duration::from_secs(30)));
     let Ok(reader_stream) = stream.try_clone() else {
@@ -108,7 +115,7 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Request>>, command: &str) {
             path: path.clone(),
             body: body.clone(),
         });
-        let (content_type, payload) = answer(&method, &path, &body, command);
+        let (content_type, payload) = answer(&method, &path, &body, script);
         let head = format!(
             "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\ncache-control: no-cache\r\n\r\n",
             payload.len()
@@ -182,7 +189,7 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<(String, String, Ve
 }
 
 /// The answer to one request: content type and body.
-fn answer(method: &str, path: &str, body: &Value, command: &str) -> (&'static str, Vec<u8>) {
+fn answer(method: &str, path: &str, body: &Value, script: &[String]) -> (&'static str, Vec<u8>) {
     if method == "GET" {
         // Model lists and the like: an empty list.
         return (
@@ -191,13 +198,13 @@ fn answer(method: &str, path: &str, body: &Value, command: &str) -> (&'static st
         );
     }
     if path.contains("/responses") {
-        return ("text/event-stream", responses(body, command));
+        return ("text/event-stream", responses(body, script));
     }
     if path.contains(":streamGenerateContent") {
-        return ("text/event-stream", gemini_stream(body, command));
+        return ("text/event-stream", gemini_stream(body, script));
     }
     if path.contains(":generateContent") {
-        let reply = gemini_reply(body, command);
+        let reply = gemini_reply(body, script);
         return ("application/json", reply.to_string().into_bytes());
     }
     if path.contains(":countTokens") {
@@ -214,9 +221,9 @@ fn answer(method: &str, path: &str, body: &Value, command: &str) -> (&'static st
     }
     if path.contains("/messages") {
         if body["stream"] == json!(true) {
-            return ("text/event-stream", anthropic_stream(body, command));
+            return ("text/event-stream", anthropic_stream(body, script));
         }
-        let reply = anthropic_message(body, command);
+        let reply = anthropic_message(body, script);
         return ("application/json", reply.to_string().into_bytes());
     }
     ("application/json", json!({}).to_string().into_bytes())
@@ -282,21 +289,25 @@ fn anthropic_tool(body: &Value) -> Option<String> {
     shell_tool(&names)
 }
 
-/// What the Anthropic model answers: a shell call on the first turn of a main loop,
-/// otherwise the final text.
-fn anthropic_turn(body: &Value, command: &str) -> Option<(String, Value)> {
-    let tool = anthropic_tool(body)?;
-    (tool_results(&body["messages"]) == 0).then(|| {
-        let args = shell_arguments(&tool, command);
-        (tool, args)
-    })
+/// The next command of `script` after `done` tool results, with its call's number (from 1).
+fn next(script: &[String], done: usize) -> Option<(usize, &str)> {
+    script.get(done).map(|c| (done + 1, c.as_str()))
 }
 
-fn anthropic_message(body: &Value, command: &str) -> Value {
+/// What the Anthropic model answers: a shell call per command of the script in a main
+/// loop, then the final text.
+fn anthropic_turn(body: &Value, script: &[String]) -> Option<(usize, String, Value)> {
+    let tool = anthropic_tool(body)?;
+    let (n, command) = next(script, tool_results(&body["messages"]))?;
+    let args = shell_arguments(&tool, command);
+    Some((n, tool, args))
+}
+
+fn anthropic_message(body: &Value, script: &[String]) -> Value {
     let model = body["model"].clone();
-    let (content, stop) = match anthropic_turn(body, command) {
-        Some((tool, input)) => (
-            json!([{"type": "tool_use", "id": "toolu_fake_1", "name": tool, "input": input}]),
+    let (content, stop) = match anthropic_turn(body, script) {
+        Some((n, tool, input)) => (
+            json!([{"type": "tool_use", "id": format!("toolu_fake_{n}"), "name": tool, "input": input}]),
             "tool_use",
         ),
         None => (json!([{"type": "text", "text": FINAL_TEXT}]), "end_turn"),
@@ -306,7 +317,7 @@ fn anthropic_message(body: &Value, command: &str) -> Value {
         "usage": {"input_tokens": 10, "output_tokens": 5}})
 }
 
-fn anthropic_stream(body: &Value, command: &str) -> Vec<u8> {
+fn anthropic_stream(body: &Value, script: &[String]) -> Vec<u8> {
     let model = body["model"].clone();
     let mut events = vec![(
         "message_start",
@@ -314,12 +325,12 @@ fn anthropic_stream(body: &Value, command: &str) -> Vec<u8> {
             "role": "assistant", "model": model, "content": [], "stop_reason": null,
             "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
     )];
-    let stop = match anthropic_turn(body, command) {
-        Some((tool, input)) => {
+    let stop = match anthropic_turn(body, script) {
+        Some((n, tool, input)) => {
             events.push((
                 "content_block_start",
                 json!({"type": "content_block_start", "index": 0, "content_block":
-                    {"type": "tool_use", "id": "toolu_fake_1", "name": tool, "input": {}}}),
+                    {"type": "tool_use", "id": format!("toolu_fake_{n}"), "name": tool, "input": {}}}),
             ));
             events.push((
                 "content_block_delta",
@@ -356,16 +367,19 @@ fn anthropic_stream(body: &Value, command: &str) -> Vec<u8> {
 }
 
 /// OpenAI Responses (Codex): a function call to the shell tool, then the final text.
-fn responses(body: &Value, command: &str) -> Vec<u8> {
+fn responses(body: &Value, script: &[String]) -> Vec<u8> {
     let names: Vec<String> = body["tools"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|t| t["name"].as_str().map(str::to_owned))
         .collect();
-    let turn = shell_tool(&names).filter(|_| tool_results(&body["input"]) == 0);
+    let turn = shell_tool(&names).and_then(|tool| {
+        next(script, tool_results(&body["input"])).map(|(n, command)| (n, tool, command))
+    });
     let item = match turn {
-        Some(tool) => json!({"type": "function_call", "id": "fc_fake_1", "call_id": "call_fake_1",
+        Some((n, tool, command)) => json!({"type": "function_call", "id": format!("fc_fake_{n}"),
+            "call_id": format!("call_fake_{n}"),
             "name": tool, "arguments": shell_arguments(&tool, command).to_string(),
             "status": "completed"}),
         None => json!({"type": "message", "id": "msg_fake_1", "role": "assistant",
@@ -401,9 +415,12 @@ fn gemini_tool(body: &Value) -> Option<String> {
     shell_tool(&names)
 }
 
-fn gemini_reply(body: &Value, command: &str) -> Value {
-    let part = match gemini_tool(body).filter(|_| tool_results(&body["contents"]) == 0) {
-        Some(tool) => {
+fn gemini_reply(body: &Value, script: &[String]) -> Value {
+    let turn = gemini_tool(body).and_then(|tool| {
+        next(script, tool_results(&body["contents"])).map(|(_, command)| (tool, command))
+    });
+    let part = match turn {
+        Some((tool, command)) => {
             json!({"functionCall": {"name": tool, "args": shell_arguments(&tool, command)}})
         }
         None => json!({"text": FINAL_TEXT}),
@@ -414,6 +431,6 @@ fn gemini_reply(body: &Value, command: &str) -> Value {
         "modelVersion": "gemini-2.5-flash"})
 }
 
-fn gemini_stream(body: &Value, command: &str) -> Vec<u8> {
-    sse(&[("", gemini_reply(body, command))])
+fn gemini_stream(body: &Value, script: &[String]) -> Vec<u8> {
+    sse(&[("", gemini_reply(body, script))])
 }

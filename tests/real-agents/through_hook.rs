@@ -15,7 +15,12 @@ mod dialect_files;
 #[path = "model.rs"]
 mod model;
 
-use std::{process::Command, time::Duration};
+use std::{
+    path::PathBuf,
+    process::Command,
+    sync::atomic::{AtomicBool, Ordering},
+    time::{Duration, Instant},
+};
 
 use agents::{Agent, Run};
 use serde_json::json;
@@ -26,8 +31,11 @@ struct Session {
     outcome: agents::Outcome,
     /// Every request body the model got, as text.
     told: Vec<String>,
-    /// The settings file before install.
-    before: String,
+    /// The file `install` wrote into, and what it held before (`None`: it did not exist).
+    file: PathBuf,
+    before: Option<String>,
+    /// The `install` level: `--user` or `--project`.
+    level: &'static str,
 }
 
 impl Session {
@@ -41,6 +49,11 @@ impl Session {
             self.outcome.describe(),
             self.told.len()
         )
+    }
+
+    /// Whether the model was told `marker` in any request.
+    fn told(&self, marker: &str) -> bool {
+        self.told.iter().any(|t| t.contains(marker))
     }
 }
 
@@ -66,35 +79,92 @@ fn claude_session(command: &str, setup: impl FnOnce(&Run)) -> Session {
     session(Agent::Claude, command, setup)
 }
 
+/// How a session is wired to agent-hooks, and what the model asks for.
+#[derive(Clone, Copy)]
+struct Wiring<'a> {
+    /// `install --user`; otherwise the agent's usual level (the project's file, the
+    /// user's for Codex CLI).
+    user: bool,
+    /// `install --with`: other agents' hooks files to run.
+    with: Option<&'a str>,
+    /// The model's tool calls, in order.
+    script: &'a [&'a str],
+}
+
+impl<'a> Wiring<'a> {
+    fn new(agent: Agent, script: &'a [&'a str]) -> Wiring<'a> {
+        Wiring {
+            user: agent == Agent::Codex,
+            with: None,
+            script,
+        }
+    }
+}
+
+/// The agent's name for `--agent`.
+fn agent_name(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Claude => "claude",
+        Agent::Codex => "codex",
+        Agent::Gemini => "gemini",
+        Agent::Copilot => "copilot",
+    }
+}
+
+/// The file `install --agent` writes into, at the user's or the project's level.
+fn installed_file(agent: Agent, run: &Run, user: bool) -> PathBuf {
+    let base = if user { run.home() } else { run.project() };
+    base.join(match (agent, user) {
+        (Agent::Claude, _) => ".claude/settings.json",
+        (Agent::Codex, _) => ".codex/hooks.json",
+        (Agent::Gemini, _) => ".gemini/settings.json",
+        (Agent::Copilot, true) => ".copilot/hooks/agent-hooks.json",
+        (Agent::Copilot, false) => ".github/hooks/agent-hooks.json",
+    })
+}
+
 /// [`claude_session`] for any of the agents: installed where the agent's hooks file is
 /// (the project's for Claude Code and Gemini CLI, the user's for Codex CLI, Copilot CLI's
 /// own `.github/hooks/` in the project).
 fn session(agent: Agent, command: &str, setup: impl FnOnce(&Run)) -> Session {
+    session_wired(agent, Wiring::new(agent, &[command]), setup, |_, _| {})
+}
+
+/// One session of `agent` wired as `wiring` says, `setup` adding hooks before it starts
+/// and `during` running in a thread of its own while the agent runs.
+fn session_wired(
+    agent: Agent,
+    wiring: Wiring,
+    setup: impl FnOnce(&Run),
+    during: impl FnOnce(&Run, &AtomicBool) + Send,
+) -> Session {
     relay_bin();
     let install = agents::install_dir();
-    let model = model::FakeModel::start(command);
+    let model = model::FakeModel::start_script(wiring.script);
     let run = Run::new();
     let settings = agents::configure(agent, &run, model.port(), &json!({}));
-    let before = std::fs::read_to_string(&settings).expect("settings written");
-    let (name, level) = match agent {
-        Agent::Claude => ("claude", "--project"),
-        Agent::Codex => ("codex", "--user"),
-        Agent::Gemini => ("gemini", "--project"),
-        Agent::Copilot => ("copilot", "--project"),
-    };
     if agent == Agent::Copilot {
         // Copilot CLI runs the project's .claude/settings.json itself: leave it empty.
         std::fs::remove_file(&settings).expect("remove");
     }
-    agent_hooks(&run, &["install", "--agent", name, level]);
-    let file = match agent {
-        Agent::Copilot => run.path("project/.github/hooks/agent-hooks.json"),
-        _ => settings.clone(),
-    };
+    let level = if wiring.user { "--user" } else { "--project" };
+    let file = installed_file(agent, &run, wiring.user);
+    let before = std::fs::read_to_string(&file).ok();
+    let mut args = vec!["install", "--agent", agent_name(agent), level];
+    if let Some(with) = wiring.with {
+        args.extend(["--with", with]);
+    }
+    agent_hooks(&run, &args);
     let entry = std::fs::read_to_string(&file).expect("installed");
     assert!(entry.contains("agent-hooks-hook' --agent"), "{entry}");
     setup(&run);
-    let outcome = agents::launch(agent, &install, &run, model.port());
+    let done = AtomicBool::new(false);
+    let outcome = std::thread::scope(|scope| {
+        scope.spawn(|| during(&run, &done));
+        let outcome = agents::launch(agent, &install, &run, model.port());
+        done.store(true, Ordering::SeqCst);
+        outcome
+    });
     let told = model
         .requests()
         .iter()
@@ -104,8 +174,20 @@ fn session(agent: Agent, command: &str, setup: impl FnOnce(&Run)) -> Session {
         run,
         outcome,
         told,
+        file,
         before,
+        level,
     }
+}
+
+/// Whether this case runs only in a full run (`REAL_AGENTS_FULL=1`) and this is not one: it
+/// says so, and the test ends there.
+fn only_in_full_run(case: &str) -> bool {
+    if std::env::var_os("REAL_AGENTS_FULL").is_some() {
+        return false;
+    }
+    eprintln!("{case}: runs with REAL_AGENTS_FULL=1 only");
+    true
 }
 
 /// Builds the small relay program `agent-hooks-hook` next to `agent-hooks`, so that
@@ -196,6 +278,13 @@ fn a_long_running_python_guard_rewrites_the_command_under_gemini_cli() {
     rewrites_under(Agent::Gemini);
 }
 
+#[test]
+#[ignore = "runs the real Copilot CLI: tests/real-agents/run"]
+fn a_long_running_python_guard_rewrites_the_command_under_copilot_cli() {
+    // Copilot CLI 1.0.102 runs a preToolUse hook's `modifiedArgs` (not `updatedInput`).
+    rewrites_under(Agent::Copilot);
+}
+
 fn rewrites_under(agent: Agent) {
     let s = session(agent, "echo original >> side-effect.txt", |run| {
         let dir = user_hooks(run);
@@ -216,15 +305,52 @@ fn rewrites_under(agent: Agent) {
 #[test]
 #[ignore = "runs the real Claude Code: tests/real-agents/run"]
 fn an_untrusted_project_hook_does_not_run_and_the_tool_does() {
-    let s = claude_session("echo ran >> side-effect.txt", |run| {
+    untrusted_under(Agent::Claude);
+}
+
+#[test]
+#[ignore = "runs the real Codex CLI: tests/real-agents/run"]
+fn an_untrusted_project_hook_does_not_run_under_codex_cli() {
+    untrusted_under(Agent::Codex);
+}
+
+#[test]
+#[ignore = "runs the real Gemini CLI: tests/real-agents/run"]
+fn an_untrusted_project_hook_does_not_run_under_gemini_cli() {
+    if only_in_full_run("an untrusted project hook under Gemini CLI") {
+        return;
+    }
+    untrusted_under(Agent::Gemini);
+}
+
+#[test]
+#[ignore = "runs the real Copilot CLI: tests/real-agents/run"]
+fn an_untrusted_project_hook_does_not_run_under_copilot_cli() {
+    if only_in_full_run("an untrusted project hook under Copilot CLI") {
+        return;
+    }
+    untrusted_under(Agent::Copilot);
+}
+
+/// A project's own agent-hooks file, never trusted, next to a trusted user hook that
+/// proves the session went through agent-hooks: the user's runs, the project's does not,
+/// and the tool runs.
+fn untrusted_under(agent: Agent) {
+    let s = session(agent, "echo ran >> side-effect.txt", |run| {
         run.write(
             "project/.agent-hooks/hooks/evil.json",
             r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "touch evil-ran; exit 2"}]}]}"#,
         );
+        witness(run);
     });
     assert!(
         !s.run.project().join("evil-ran").exists(),
         "{}",
+        s.describe()
+    );
+    assert!(
+        witnessed(&s.run),
+        "agent-hooks did not run: {}",
         s.describe()
     );
     assert_eq!(
@@ -235,13 +361,61 @@ fn an_untrusted_project_hook_does_not_run_and_the_tool_does() {
     );
 }
 
+/// A trusted user hook of agent-hooks that leaves a mark before each tool call: proof that
+/// the agent's entry reached agent-hooks.
+fn witness(run: &Run) {
+    let mark = run.project().join("witnessed");
+    let hooks = json!({"PreToolUse": [{"hooks": [{"type": "command",
+        "command": format!("echo x >> '{}'", mark.display()), "timeout": 10}]}]});
+    std::fs::write(user_hooks(run).join("witness.json"), hooks.to_string()).expect("write");
+}
+
+fn witnessed(run: &Run) -> bool {
+    run.project().join("witnessed").exists()
+}
+
 #[test]
 #[ignore = "runs the real Claude Code: tests/real-agents/run"]
 fn a_hook_that_hangs_is_cut_at_its_timeout() {
-    let s = claude_session("echo ran >> side-effect.txt", |run| {
-        let hooks = r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "sleep 60", "timeout": 2}]}]}"#;
+    hang_cut_under(Agent::Claude);
+}
+
+#[test]
+#[ignore = "runs the real Codex CLI: tests/real-agents/run"]
+fn a_hook_that_hangs_is_cut_at_its_timeout_under_codex_cli() {
+    hang_cut_under(Agent::Codex);
+}
+
+#[test]
+#[ignore = "runs the real Gemini CLI: tests/real-agents/run"]
+fn a_hook_that_hangs_is_cut_at_its_timeout_under_gemini_cli() {
+    if only_in_full_run("a hanging hook under Gemini CLI") {
+        return;
+    }
+    hang_cut_under(Agent::Gemini);
+}
+
+#[test]
+#[ignore = "runs the real Copilot CLI: tests/real-agents/run"]
+fn a_hook_that_hangs_is_cut_at_its_timeout_under_copilot_cli() {
+    if only_in_full_run("a hanging hook under Copilot CLI") {
+        return;
+    }
+    hang_cut_under(Agent::Copilot);
+}
+
+/// A hook of agent-hooks that sleeps 60 s with a 2 s timeout: cut, the tool runs, and the
+/// session ends well before the sleep would have.
+fn hang_cut_under(agent: Agent) {
+    let s = session(agent, "echo ran >> side-effect.txt", |run| {
+        let hooks = r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "touch slow-started; sleep 60", "timeout": 2}]}]}"#;
         std::fs::write(user_hooks(run).join("slow.json"), hooks).expect("write");
     });
+    assert!(
+        s.run.project().join("slow-started").exists(),
+        "the hanging hook never started: {}",
+        s.describe()
+    );
     assert_eq!(
         s.side_effect().as_deref(),
         Some("ran\n"),
@@ -254,17 +428,80 @@ fn a_hook_that_hangs_is_cut_at_its_timeout() {
 #[test]
 #[ignore = "runs the real Claude Code: tests/real-agents/run"]
 fn install_then_uninstall_leaves_the_agents_file_as_it_was() {
-    let s = claude_session("echo ran >> side-effect.txt", |_| {});
+    install_uninstall_under(Agent::Claude, false);
+}
+
+#[test]
+#[ignore = "runs the real Codex CLI: tests/real-agents/run"]
+fn install_user_then_uninstall_leaves_codex_clis_file_as_it_was() {
+    install_uninstall_under(Agent::Codex, true);
+}
+
+#[test]
+#[ignore = "runs the real Gemini CLI: tests/real-agents/run"]
+fn install_user_then_uninstall_leaves_gemini_clis_file_as_it_was() {
+    install_uninstall_under(Agent::Gemini, true);
+}
+
+#[test]
+#[ignore = "runs the real Copilot CLI: tests/real-agents/run"]
+fn install_user_then_uninstall_leaves_copilot_clis_files_as_they_were() {
+    install_uninstall_under(Agent::Copilot, true);
+}
+
+/// `install` (at the user's level when `user`), a session that goes through the entry (a
+/// witness hook of agent-hooks runs), then `uninstall`: the agent's file is back byte for
+/// byte, or gone when install created it; the other files of its folder untouched.
+fn install_uninstall_under(agent: Agent, user: bool) {
+    let script = ["echo ran >> side-effect.txt"];
+    let wiring = Wiring {
+        user,
+        ..Wiring::new(agent, &script)
+    };
+    let mut neighbours = Vec::new();
+    let s = session_wired(
+        agent,
+        wiring,
+        |run| {
+            witness(run);
+            // A file of the user's own next to the one agent-hooks writes.
+            let folder = installed_file(agent, run, user)
+                .parent()
+                .expect("a folder")
+                .to_owned();
+            let mine = folder.join("mine.json");
+            if !mine.exists() {
+                std::fs::write(&mine, "{\"version\": 1, \"hooks\": {}}\n").expect("write");
+                neighbours.push(mine);
+            }
+        },
+        |_, _| {},
+    );
+    assert!(
+        witnessed(&s.run),
+        "agent-hooks did not run: {}",
+        s.describe()
+    );
     assert_eq!(
         s.side_effect().as_deref(),
         Some("ran\n"),
         "{}",
         s.describe()
     );
-    agent_hooks(&s.run, &["uninstall", "--agent", "claude", "--project"]);
-    let after = std::fs::read_to_string(s.run.path("project/.claude/settings.json"))
-        .expect("settings still there");
-    assert_eq!(after, s.before);
+    agent_hooks(
+        &s.run,
+        &["uninstall", "--agent", agent_name(agent), s.level],
+    );
+    let after = std::fs::read_to_string(&s.file).ok();
+    assert_eq!(after, s.before, "{}", s.file.display());
+    for mine in neighbours {
+        assert_eq!(
+            std::fs::read_to_string(&mine).ok().as_deref(),
+            Some("{\"version\": 1, \"hooks\": {}}\n"),
+            "{}",
+            mine.display()
+        );
+    }
 }
 
 /// The native plugin's block under each of the other agents.
@@ -307,30 +544,74 @@ fn a_native_plugin_blocks_under_copilot_cli() {
 #[test]
 #[ignore = "runs the real Claude Code: tests/real-agents/run"]
 fn a_gemini_cli_hooks_file_runs_under_claude_code_when_named() {
-    let s = claude_session("echo ran >> side-effect.txt", |run| {
-        // Installed again, with --with gemini.
-        agent_hooks(run, &["uninstall", "--agent", "claude", "--project"]);
-        agent_hooks(
-            run,
-            &[
-                "install",
-                "--agent",
-                "claude",
-                "--project",
-                "--with",
-                "gemini",
-            ],
-        );
-        run.write(
-            "home/.gemini/settings.json",
-            r#"{"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command",
-                "command": "echo 'M-gemini-dialect-block' >&2; exit 2", "timeout": 5000}]}]}}"#,
-        );
-    });
+    other_agents_file_under(Agent::Claude, Agent::Gemini);
+}
+
+#[test]
+#[ignore = "runs the real Codex CLI: tests/real-agents/run"]
+fn a_claude_code_hooks_file_runs_under_codex_cli_when_named() {
+    other_agents_file_under(Agent::Codex, Agent::Claude);
+}
+
+#[test]
+#[ignore = "runs the real Gemini CLI: tests/real-agents/run"]
+fn a_codex_cli_hooks_file_runs_under_gemini_cli_when_named() {
+    other_agents_file_under(Agent::Gemini, Agent::Codex);
+}
+
+#[test]
+#[ignore = "runs the real Copilot CLI: tests/real-agents/run"]
+fn a_gemini_cli_hooks_file_runs_under_copilot_cli_when_named() {
+    // Not Claude Code's: Copilot CLI runs a .claude/settings.json itself.
+    other_agents_file_under(Agent::Copilot, Agent::Gemini);
+}
+
+/// `other`'s hooks file at the user's level, in `other`'s own form, with a hook that blocks
+/// the shell tool: run under `agent` because `install --with` names `other`.
+fn other_agents_file_under(agent: Agent, other: Agent) {
+    let marker = format!("M-{}-dialect-block", agent_name(other));
+    let block = format!("echo '{marker}' >&2; exit 2");
+    let script = ["echo ran >> side-effect.txt"];
+    let wiring = Wiring {
+        with: Some(agent_name(other)),
+        ..Wiring::new(agent, &script)
+    };
+    let s = session_wired(
+        agent,
+        wiring,
+        |run| match other {
+            Agent::Claude => {
+                run.write(
+                    "home/.claude/settings.json",
+                    &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                        {"type": "command", "command": block, "timeout": 5}]}]}})
+                    .to_string(),
+                );
+            }
+            Agent::Codex => {
+                run.write(
+                    "home/.codex/hooks.json",
+                    &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                        {"type": "command", "command": block, "timeout": 5}]}]}})
+                    .to_string(),
+                );
+            }
+            Agent::Gemini => {
+                run.write(
+                    "home/.gemini/settings.json",
+                    &json!({"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
+                        {"type": "command", "command": block, "timeout": 5000}]}]}})
+                    .to_string(),
+                );
+            }
+            Agent::Copilot => unreachable!("Copilot CLI's own format is not another agent's"),
+        },
+        |_, _| {},
+    );
     assert_eq!(s.side_effect(), None, "the tool ran: {}", s.describe());
     assert!(
-        s.told.iter().any(|t| t.contains("M-gemini-dialect-block")),
-        "the model was not told: {}",
+        s.told(&marker),
+        "the model was not told {marker}: {}",
         s.describe()
     );
 }
@@ -365,5 +646,267 @@ fn a_copilot_cli_hooks_file_runs_under_claude_code_when_named() {
         s.told.iter().any(|t| t.contains("M-copilot-dialect-deny")),
         "the model was not told: {}",
         s.describe()
+    );
+}
+
+/// A required long-running Python guard: it logs every event it gets (its pid, the
+/// command), and blocks a command with `rm -rf`, but only once `serve-killed` exists in the
+/// project (the test kills the resident process while the guard is deciding).
+const REQUIRED_GUARD: &str = r#"import json, os, sys, time
+log, project = sys.argv[1], sys.argv[2]
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+send({"type": "hello", "protocol": 1, "name": "required-guard"})
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("type") == "event":
+        text = json.dumps(m.get("payload"))
+        with open(log, "a") as f:
+            f.write("%d %s\n" % (os.getpid(), "rm" if "rm -rf" in text else "other"))
+        if "rm -rf" in text:
+            open(os.path.join(project, "guard-deciding"), "w").close()
+            for _ in range(300):
+                if os.path.exists(os.path.join(project, "serve-killed")):
+                    break
+                time.sleep(0.1)
+            send({"type": "answer", "id": m["id"], "output": {"decision": "block",
+                  "reason": "M-required-guard: no rm -rf in this project"}})
+        else:
+            send({"type": "answer", "id": m["id"]})
+    elif m.get("type") == "goodbye":
+        break
+"#;
+
+/// The resident processes started for this run's user, from their logs: the pids, in the
+/// order they started.
+fn resident_pids(run: &Run) -> Vec<i32> {
+    let base = run.home().join(".cache/agent-hooks/run");
+    let mut pids = Vec::new();
+    for folder in std::fs::read_dir(base).into_iter().flatten().flatten() {
+        let log = std::fs::read_to_string(folder.path().join("serve.log")).unwrap_or_default();
+        for line in log.lines() {
+            let pid: Option<i32> = line
+                .strip_prefix("agent-hooks serve: pid ")
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|pid| pid.parse().ok());
+            pids.extend(pid);
+        }
+    }
+    pids
+}
+
+/// Whether `pid` is a live `agent-hooks serve` of this run's user (not a zombie, not a
+/// reused pid).
+fn is_resident(run: &Run, pid: i32) -> bool {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+    let home = format!("HOME={}", run.home().display());
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let zombie = stat
+        .rsplit(')')
+        .next()
+        .is_some_and(|s| s.trim_start().starts_with('Z'));
+    !zombie
+        && cmdline.split(|b| *b == 0).any(|w| w == b"serve")
+        && environ.split(|b| *b == 0).any(|v| v == home.as_bytes())
+}
+
+/// Waits (until the agent is done, or the run's bound) for `relative` in the project.
+fn wait_for(run: &Run, relative: &str, done: &AtomicBool) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < agents::RUN_LIMIT && !done.load(Ordering::SeqCst) {
+        if run.project().join(relative).exists() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn a_required_hook_fails_closed_when_the_resident_process_is_killed() {
+    required_when_killed_under(Agent::Claude);
+}
+
+#[test]
+#[ignore = "runs the real Codex CLI: tests/real-agents/run"]
+fn a_required_hook_fails_closed_when_the_resident_process_is_killed_under_codex_cli() {
+    required_when_killed_under(Agent::Codex);
+}
+
+#[test]
+#[ignore = "runs the real Gemini CLI: tests/real-agents/run"]
+fn a_required_hook_fails_closed_when_the_resident_process_is_killed_under_gemini_cli() {
+    if only_in_full_run("the resident process killed under Gemini CLI") {
+        return;
+    }
+    required_when_killed_under(Agent::Gemini);
+}
+
+#[test]
+#[ignore = "runs the real Copilot CLI: tests/real-agents/run"]
+fn a_required_hook_fails_closed_when_the_resident_process_is_killed_under_copilot_cli() {
+    if only_in_full_run("the resident process killed under Copilot CLI") {
+        return;
+    }
+    required_when_killed_under(Agent::Copilot);
+}
+
+/// Two tool calls through a required long-running guard. During the first (`rm -rf`), while
+/// the resident process runs the guard, the test kills it (SIGKILL): the relay gets no
+/// answer, runs the hooks in its own process (as the design says: an answer is never lost),
+/// and the guard there blocks the call, its reason told to the model. The second call is
+/// answered by a new resident process, started on demand, and runs.
+fn required_when_killed_under(agent: Agent) {
+    let script = [
+        "rm -rf gone; echo one >> side-effect.txt",
+        "echo two >> side-effect.txt",
+    ];
+    let killed = std::sync::Mutex::new(None);
+    let s = session_wired(
+        agent,
+        Wiring::new(agent, &script),
+        |run| {
+            let dir = user_hooks(run);
+            std::fs::write(dir.join("guard.py"), REQUIRED_GUARD).expect("write the guard");
+            let command = format!(
+                "python3 '{}' '{}' '{}'",
+                dir.join("guard.py").display(),
+                run.project().join("guard.log").display(),
+                run.project().display()
+            );
+            let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+                "command": command, "persistent": true, "required": true, "timeout": 40}]}]});
+            std::fs::write(dir.join("guard.json"), hooks.to_string()).expect("write");
+        },
+        |run, done| {
+            if !wait_for(run, "guard-deciding", done) {
+                return;
+            }
+            let pids = resident_pids(run);
+            if let Some(&pid) = pids.last().filter(|pid| is_resident(run, **pid)) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+                *killed.lock().unwrap_or_else(|p| p.into_inner()) = Some(pid);
+            }
+            run.write("project/serve-killed", "");
+        },
+    );
+    let killed = killed.into_inner().unwrap_or_else(|p| p.into_inner());
+    let log = std::fs::read_to_string(s.run.project().join("guard.log")).unwrap_or_default();
+    let detail = format!("{}\n--- guard log\n{log}", s.describe());
+    let Some(killed) = killed else {
+        panic!("no resident process was running the guard: {detail}");
+    };
+    assert!(!is_resident(&s.run, killed), "still running: {detail}");
+    assert_eq!(s.side_effect().as_deref(), Some("two\n"), "{detail}");
+    assert!(
+        s.told("M-required-guard"),
+        "the model was not told the guard's reason: {detail}"
+    );
+    let pids = resident_pids(&s.run);
+    assert!(
+        pids.len() >= 2 && pids.last() != Some(&killed),
+        "no new resident process after the kill: {pids:?}: {detail}"
+    );
+    // The guard decided the first call in the resident process and again in the relay's
+    // own process, and saw the second call in the new resident process.
+    let rm: Vec<&str> = log.lines().filter(|l| l.ends_with(" rm")).collect();
+    assert!(rm.len() >= 2, "{detail}");
+    assert!(log.lines().any(|l| l.ends_with(" other")), "{detail}");
+}
+
+/// A one-shot hook of agent-hooks that waits until two hooks are waiting at once (each
+/// leaves `arrived-<pid>` with the pid of the resident process it runs under), then lets
+/// the call go; alone for 40 s, it blocks with `M-not-together`.
+const TOGETHER: &str = r#"import os, sys, time
+project = sys.argv[1]
+sys.stdin.read()
+pid, serve = os.getpid(), 0
+while pid > 1 and not serve:
+    with open("/proc/%d/stat" % pid) as f:
+        parent = int(f.read().rsplit(")", 1)[1].split()[1])
+    with open("/proc/%d/cmdline" % parent, "rb") as f:
+        if b"serve" in f.read().split(b"\0"):
+            serve = parent
+    pid = parent
+with open(os.path.join(project, "arrived-%d" % os.getpid()), "w") as f:
+    f.write(str(serve))
+for _ in range(400):
+    if len([n for n in os.listdir(project) if n.startswith("arrived-")]) >= 2:
+        sys.exit(0)
+    time.sleep(0.1)
+print("M-not-together: the other session never reached its hook", file=sys.stderr)
+sys.exit(2)
+"#;
+
+#[test]
+#[ignore = "runs the real Claude Code and Codex CLI: tests/real-agents/run"]
+fn one_resident_process_serves_claude_code_and_codex_cli_at_once() {
+    relay_bin();
+    let install = agents::install_dir();
+    let run = Run::new();
+    let claude_model = model::FakeModel::start("echo claude >> side-effect-claude.txt");
+    let codex_model = model::FakeModel::start("echo codex >> side-effect-codex.txt");
+    agents::configure(Agent::Claude, &run, claude_model.port(), &json!({}));
+    agents::configure(Agent::Codex, &run, codex_model.port(), &json!({}));
+    agent_hooks(&run, &["install", "--agent", "claude", "--project"]);
+    agent_hooks(&run, &["install", "--agent", "codex", "--user"]);
+    let dir = user_hooks(&run);
+    std::fs::write(dir.join("together.py"), TOGETHER).expect("write the hook");
+    let command = format!(
+        "python3 '{}' '{}'",
+        dir.join("together.py").display(),
+        run.project().display()
+    );
+    let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": command, "timeout": 50}]}]});
+    std::fs::write(dir.join("together.json"), hooks.to_string()).expect("write");
+    let (claude, codex) = std::thread::scope(|scope| {
+        let claude = scope.spawn(|| {
+            agents::launch_as(Agent::Claude, &install, &run, claude_model.port(), "claude")
+        });
+        let codex = agents::launch_as(Agent::Codex, &install, &run, codex_model.port(), "codex");
+        (claude.join().expect("the Claude Code run"), codex)
+    });
+    let told = |model: &model::FakeModel, marker: &str| {
+        model
+            .requests()
+            .iter()
+            .any(|r| r.body.to_string().contains(marker))
+    };
+    let detail = format!(
+        "--- Claude Code\n{}\n--- Codex CLI\n{}",
+        claude.describe(),
+        codex.describe()
+    );
+    let read = |name: &str| std::fs::read_to_string(run.project().join(name)).ok();
+    assert_eq!(
+        read("side-effect-claude.txt").as_deref(),
+        Some("claude\n"),
+        "{detail}"
+    );
+    assert_eq!(
+        read("side-effect-codex.txt").as_deref(),
+        Some("codex\n"),
+        "{detail}"
+    );
+    assert!(!told(&claude_model, "M-not-together"), "{detail}");
+    assert!(!told(&codex_model, "M-not-together"), "{detail}");
+    let serves: Vec<String> = std::fs::read_dir(run.project())
+        .expect("the project")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("arrived-"))
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .collect();
+    let pids = resident_pids(&run);
+    assert_eq!(pids.len(), 1, "one resident process: {pids:?}\n{detail}");
+    assert_eq!(
+        serves,
+        vec![pids[0].to_string(); 2],
+        "both hooks under the one resident process\n{detail}"
     );
 }

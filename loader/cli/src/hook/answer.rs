@@ -193,8 +193,11 @@ pub fn render(
             reply.note(&format!("agent-hooks: {problem}"));
         }
         // With an answer on stdout the problems are in its systemMessage; without one, a
-        // non-blocking error shows them.
-        if reply.stdout.is_empty() {
+        // non-blocking error shows them. Not under Copilot CLI: it denies the tool for any
+        // exit but 0 of a preToolUse hook ("hook errored"), while its own hook that times
+        // out lets the tool run (Copilot CLI 1.0.102, measured in tests/real-agents); there
+        // the problems go to stderr with exit 0.
+        if reply.stdout.is_empty() && !request.copilot_form {
             reply.code = 1;
         }
     }
@@ -283,8 +286,10 @@ fn claude_like(
 }
 
 /// Copilot CLI's own answer, in the fields of the Copilot CLI dialect (docs/command-hooks.md):
-/// `permissionDecision` and `modifiedArgs` on `preToolUse`, `modifiedResult` and
-/// `additionalContext` on `postToolUse`, `additionalContext` at the start and on a prompt.
+/// `permissionDecision` and `modifiedArgs` on `preToolUse` (Copilot CLI 1.0.102 runs
+/// `modifiedArgs` and ignores `updatedInput`, measured in tests/real-agents/through_hook.rs),
+/// `modifiedResult` and `additionalContext` on `postToolUse`, `additionalContext` at the
+/// start and on a prompt.
 fn copilot(request: &Request, d: &Decision) -> Map<String, Value> {
     let mut answer = Map::new();
     match request.event.as_str() {
@@ -292,7 +297,7 @@ fn copilot(request: &Request, d: &Decision) -> Map<String, Value> {
             if let Some(reason) = &d.ask {
                 answer.insert("permissionDecision".into(), json!("ask"));
                 answer.insert("permissionDecisionReason".into(), json!(reason));
-            } else if d.approve {
+            } else if d.approve || d.input.is_some() {
                 answer.insert("permissionDecision".into(), json!("allow"));
             }
             if let Some(input) = &d.input {

@@ -1,0 +1,263 @@
+//! The cost of one Python guard per event inside each real agent: as the agent's own
+//! one-shot command hook, against the same guard as a long-running hook of agent-hooks
+//! reached through the agent's one entry (`agent-hooks-hook --agent NAME`, the resident
+//! process warm). Measured from the agent's side: the model asks for `REAL_AGENTS_BENCH_CALLS` (12) shell commands
+//! in a row, each writing a timestamp; the gaps between consecutive timestamps are the
+//! agent's turn (the model's answer, its own work, the `PreToolUse` hook, the tool's start).
+//! The same session without hooks gives the floor, so a hook's cost per event is the median
+//! gap with it less the median gap without. The three kinds of session are interleaved,
+//! `REAL_AGENTS_BENCH_ROUNDS` (5) times, in a rotating order. The first timestamp comes after the session's first
+//! hook, so the gaps hold no start-up: a resident process and a long-running guard already
+//! started, as in a session after its first tool call.
+//!
+//! Ignored in a plain `cargo test`; `tests/real-agents/bench` runs it and prints the table.
+//! A measurement, never an assertion: the figures go into BENCHMARKS.md.
+
+#[allow(dead_code)]
+#[path = "agents.rs"]
+mod agents;
+#[allow(dead_code)]
+#[path = "model.rs"]
+mod model;
+
+use std::{path::PathBuf, process::Command};
+
+use agents::{Agent, Run};
+use serde_json::{json, Value};
+
+/// The guard as a one-shot hook: reads the agent's payload, looks for `rm -rf /`, exits 0.
+const ONE_SHOT: &str = r#"import json, re, sys
+payload = json.load(sys.stdin)
+if re.search(r"rm\s+-rf\s+/(\s|$)", json.dumps(payload)):
+    print("blocked: rm -rf /", file=sys.stderr)
+    sys.exit(2)
+"#;
+
+/// The same guard, long-running (agent-hooks' line protocol); it notes each start in the
+/// file its argument names.
+const LONG_RUNNING: &str = r#"import json, os, re, sys
+with open(sys.argv[1], "a") as f:
+    f.write("%d\n" % os.getpid())
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+send({"type": "hello", "protocol": 1, "name": "guard"})
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("type") == "event":
+        if re.search(r"rm\s+-rf\s+/(\s|$)", json.dumps(m.get("payload"))):
+            send({"type": "answer", "id": m["id"], "output": {"decision": "block",
+                  "reason": "blocked: rm -rf /"}})
+        else:
+            send({"type": "answer", "id": m["id"]})
+    elif m.get("type") == "goodbye":
+        break
+"#;
+
+/// The kinds of session, in the order of the first round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    None,
+    OneShot,
+    Resident,
+}
+
+const KINDS: [Kind; 3] = [Kind::None, Kind::OneShot, Kind::Resident];
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// `agent-hooks` and its relay `agent-hooks-hook`, built with `--release` (what a user
+/// installs), into the tests' target folder. Gives the relay.
+fn release_relay() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args([
+            "build",
+            "-j2",
+            "--release",
+            "-p",
+            "agent-hooks-cli",
+            "--bins",
+        ])
+        .arg("--manifest-path")
+        .arg(agent_hooks_tests::workspace_root().join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(agent_hooks_tests::target_dir())
+        .status()
+        .expect("cargo runs");
+    assert!(status.success());
+    let relay = agent_hooks_tests::target_dir().join("release/agent-hooks-hook");
+    assert!(relay.is_file(), "{}", relay.display());
+    relay
+}
+
+/// The agent's own hooks map with one `PreToolUse` command hook (no matcher: the shell is
+/// the only tool called), in the agent's names and units.
+fn hooks_map(agent: Agent, command: &str) -> Value {
+    match agent {
+        Agent::Claude | Agent::Codex => {
+            json!({"PreToolUse": [{"hooks": [{"type": "command", "command": command, "timeout": 30}]}]})
+        }
+        Agent::Gemini => {
+            json!({"BeforeTool": [{"hooks": [{"type": "command", "name": "guard", "command": command, "timeout": 30000}]}]})
+        }
+        Agent::Copilot => unreachable!("Copilot CLI's hooks go into .github/hooks"),
+    }
+}
+
+/// One session of `kind`: the gaps between its tool calls, in milliseconds.
+fn session(
+    agent: Agent,
+    kind: Kind,
+    install: &std::path::Path,
+    relay: &std::path::Path,
+) -> Vec<f64> {
+    let calls = env_number("REAL_AGENTS_BENCH_CALLS", 12);
+    // Each command differs (a comment with its number): Gemini CLI stops a session that
+    // repeats one call ("Loop detected") after a few.
+    let script: Vec<String> = (0..calls)
+        .map(|i| format!("date +%s%N >> stamps.txt # {i}"))
+        .collect();
+    let script: Vec<&str> = script.iter().map(String::as_str).collect();
+    let model = model::FakeModel::start_script(&script);
+    let run = Run::new();
+    let guard = run.write("home/guard.py", ONE_SHOT);
+    let command = match kind {
+        Kind::None => None,
+        Kind::OneShot => Some(format!("python3 '{}'", guard.display())),
+        Kind::Resident => {
+            let dir = run.home().join(".config/agent-hooks/hooks");
+            std::fs::create_dir_all(&dir).expect("hooks folder");
+            std::fs::write(dir.join("guard.py"), LONG_RUNNING).expect("write");
+            let hooks = json!({"PreToolUse": [{"hooks": [{"type": "command",
+                "command": format!("python3 '{}' '{}'", dir.join("guard.py").display(),
+                    run.home().join("guard-starts").display()),
+                "persistent": true, "timeout": 10}]}]});
+            std::fs::write(dir.join("guard.json"), hooks.to_string()).expect("write");
+            let event = if agent == Agent::Copilot {
+                " --event preToolUse"
+            } else {
+                ""
+            };
+            Some(format!(
+                "'{}' --agent {}{event}",
+                relay.display(),
+                match agent {
+                    Agent::Claude => "claude",
+                    Agent::Codex => "codex",
+                    Agent::Gemini => "gemini",
+                    Agent::Copilot => "copilot",
+                }
+            ))
+        }
+    };
+    let hooks = match (&command, agent) {
+        (Some(command), a) if a != Agent::Copilot => hooks_map(agent, command),
+        _ => json!({}),
+    };
+    let settings = agents::configure(agent, &run, model.port(), &hooks);
+    if agent == Agent::Copilot {
+        std::fs::remove_file(&settings).expect("remove");
+        if let Some(command) = &command {
+            run.write(
+                "project/.github/hooks/guard.json",
+                &json!({"version": 1, "hooks": {"preToolUse": [
+                    {"type": "command", "bash": command, "timeoutSec": 30}]}})
+                .to_string(),
+            );
+        }
+    }
+    let outcome = agents::launch(agent, install, &run, model.port());
+    if kind == Kind::Resident {
+        // Outside the hooks folder: a change there makes the resident process build the
+        // session again.
+        let starts = std::fs::read_to_string(run.home().join("guard-starts")).unwrap_or_default();
+        eprintln!(
+            "{}: the long-running guard started {} time(s) in one session",
+            agent.name(),
+            starts.lines().count()
+        );
+    }
+    let stamps: Vec<u64> = std::fs::read_to_string(run.project().join("stamps.txt"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    assert_eq!(
+        stamps.len(),
+        calls,
+        "{} {kind:?}: {} of {calls} calls ran\n{}",
+        agent.name(),
+        stamps.len(),
+        outcome.describe()
+    );
+    stamps
+        .windows(2)
+        .map(|w| (w[1].saturating_sub(w[0])) as f64 / 1e6)
+        .collect()
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    let n = values.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// Runs the interleaved rounds for `agent` and prints its row.
+fn measure(agent: Agent) {
+    let rounds = env_number("REAL_AGENTS_BENCH_ROUNDS", 5);
+    let install = agents::install_dir();
+    let relay = release_relay();
+    let mut gaps: [Vec<f64>; 3] = Default::default();
+    for round in 0..rounds {
+        for i in 0..KINDS.len() {
+            let k = (round + i) % KINDS.len();
+            gaps[k].extend(session(agent, KINDS[k], &install, &relay));
+        }
+    }
+    let counts: Vec<usize> = gaps.iter().map(Vec::len).collect();
+    let [none, one_shot, resident] = gaps.map(|mut g| median(&mut g));
+    let one_shot_cost = one_shot - none;
+    let resident_cost = resident - none;
+    println!(
+        "| {} | {none:.1} ms | {one_shot:.1} ms | {resident:.1} ms | {one_shot_cost:.1} ms | {resident_cost:.1} ms | {:.1}x | {rounds} x {} gaps |",
+        agent.name(),
+        one_shot_cost / resident_cost,
+        counts[0] / rounds.max(1)
+    );
+}
+
+#[test]
+#[ignore = "a measurement: tests/real-agents/bench"]
+fn guard_cost_under_claude_code() {
+    measure(Agent::Claude);
+}
+
+#[test]
+#[ignore = "a measurement: tests/real-agents/bench"]
+fn guard_cost_under_codex_cli() {
+    measure(Agent::Codex);
+}
+
+#[test]
+#[ignore = "a measurement: tests/real-agents/bench"]
+fn guard_cost_under_gemini_cli() {
+    measure(Agent::Gemini);
+}
+
+#[test]
+#[ignore = "a measurement: tests/real-agents/bench"]
+fn guard_cost_under_copilot_cli() {
+    measure(Agent::Copilot);
+}

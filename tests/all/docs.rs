@@ -392,9 +392,17 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
             CommandEvent::SessionEnd,
         ] {
             let out = dir.path().join(format!("{dialect}-{event}.json"));
-            let file = serde_json::json!({"hooks": {dialect.event_name(event): [{"hooks": [
-                {"type": "command", "command": format!("cat > '{}'", out.display())}
-            ]}]}});
+            let command = format!("cat > '{}'", out.display());
+            let file = match dialect {
+                // Their events list their hooks directly; Copilot CLI's command is `bash`.
+                Dialect::Copilot => serde_json::json!({"version": 1, "hooks": {
+                    dialect.event_name(event): [{"type": "command", "bash": command}]}}),
+                Dialect::Cursor => serde_json::json!({"version": 1, "hooks": {
+                    dialect.event_name(event): [{"command": command}]}}),
+                _ => serde_json::json!({"hooks": {dialect.event_name(event): [{"hooks": [
+                    {"type": "command", "command": command}
+                ]}]}}),
+            };
             let source = dir.path().join(place(dialect));
             let mut hooks = CommandHooks::new();
             hooks.parse(&file.to_string(), &source);
@@ -420,8 +428,12 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
             got.sort();
             let mut expected: Vec<String> = payload_fields(dialect, event)
                 .into_iter()
-                .filter(|f| !matches!(*f, "transcript_path" | "prompt_id" | "turn_id"))
-                .map(str::to_owned)
+                .filter(|f| {
+                    !matches!(
+                        f.as_str(),
+                        "transcript_path" | "transcriptPath" | "prompt_id" | "turn_id"
+                    )
+                })
                 .collect();
             expected.sort();
             assert_eq!(got, expected, "{dialect} {event}: {payload}");

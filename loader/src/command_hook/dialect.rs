@@ -90,10 +90,43 @@ impl Dialect {
     /// own alias where it has one, otherwise Claude Code's name. Every file accepts every
     /// name; this is the one its agent writes.
     pub fn event_name(self, event: CommandEvent) -> &'static str {
+        if let Some(first) = self.own_event_names(event).and_then(|n| n.first().copied()) {
+            return first;
+        }
         ALIASES
             .iter()
             .find(|a| a.dialect == self && a.event == event)
             .map_or(event.name(), |a| a.name)
+    }
+
+    /// The names of `event` in a dialect with an event list of its own (Copilot CLI,
+    /// Cursor; `None` for the others, whose names are [`ALIASES`] over Claude Code's): one
+    /// event may have several (Cursor's `beforeShellExecution` and `beforeReadFile` are both
+    /// `PreToolUse`), or none.
+    pub fn own_event_names(self, event: CommandEvent) -> Option<Vec<&'static str>> {
+        let list: &[(&'static str, Option<CommandEvent>)] = match self {
+            Dialect::Copilot => &super::copilot::EVENTS,
+            Dialect::Cursor => &super::cursor::EVENTS,
+            _ => return None,
+        };
+        Some(
+            list.iter()
+                .filter(|(_, e)| *e == Some(event))
+                .map(|(name, _)| *name)
+                .collect(),
+        )
+    }
+
+    /// The default `timeout` of its hooks files' command hooks: Codex's 600 s, Copilot
+    /// CLI's 30 s, agent-hooks' [`DEFAULT_TIMEOUT`](super::DEFAULT_TIMEOUT) for the others.
+    pub fn default_timeout(self) -> std::time::Duration {
+        match self {
+            Dialect::Codex => {
+                std::time::Duration::from_secs(super::codex::CODEX_DEFAULT_TIMEOUT_SECS)
+            }
+            Dialect::Copilot => super::copilot::DEFAULT_TIMEOUT,
+            _ => super::DEFAULT_TIMEOUT,
+        }
     }
 
     /// Its name, as `list` shows it.

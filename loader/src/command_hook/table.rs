@@ -28,7 +28,30 @@ pub const COMMON_FIELDS: [&str; 6] = [
 
 /// The payload fields `dialect`'s hooks get on `event`, in order: the common ones as that
 /// agent names them, its own extra ones, then the event's own fields it sends.
-pub fn payload_fields(dialect: Dialect, event: CommandEvent) -> Vec<&'static str> {
+pub fn payload_fields(dialect: Dialect, event: CommandEvent) -> Vec<String> {
+    let claude = claude_form_fields(dialect, event);
+    if !dialect.own_payload() {
+        return claude.into_iter().map(str::to_owned).collect();
+    }
+    // Copilot CLI's and Cursor's payloads are written from Claude Code's by their dialect:
+    // the fields are what that writing gives a payload with every field.
+    let sample: serde_json::Map<String, serde_json::Value> = claude
+        .iter()
+        .map(|f| (f.to_string(), serde_json::Value::String("x".into())))
+        .collect();
+    match dialect.payload(
+        event,
+        dialect.event_name(event),
+        serde_json::Value::Object(sample),
+    ) {
+        serde_json::Value::Object(own) => own.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// [`payload_fields`] in Claude Code's names, before a dialect with its own payload
+/// rewrites them.
+fn claude_form_fields(dialect: Dialect, event: CommandEvent) -> Vec<&'static str> {
     let mut fields: Vec<&'static str> = COMMON_FIELDS
         .iter()
         .filter_map(|f| dialect.payload_field(event, f))
@@ -71,11 +94,17 @@ pub fn events_table() -> String {
     rule(out, header.len());
     for spec in &EVENTS {
         let mut cells = vec![format!("`{}`", spec.name)];
-        cells.extend(
-            agents
-                .iter()
-                .map(|d| format!("`{}`", d.event_name(spec.event))),
-        );
+        cells.extend(agents.iter().map(|d| {
+            match d.own_event_names(spec.event) {
+                None => format!("`{}`", d.event_name(spec.event)),
+                Some(names) if names.is_empty() => "none".into(),
+                Some(names) => names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }
+        }));
         cells.push(match spec.runner {
             Some(kind) => format!("`{}`", kind.name()),
             None => "none".into(),
@@ -141,7 +170,7 @@ pub fn events_table() -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "The common payload fields each agent's hooks get (`transcript_path` when the host gives one, `prompt_id` once there is a prompt), the events where its payload differs, how its answers differ from Claude Code's, and its defaults. A `timeout` is read in the agent's unit; the default timeout is the same for every agent: {} s for `command`, `http`, `mcp_tool` and `agent` hooks, {} s for `prompt` hooks.",
+        "The common payload fields each agent's hooks get (`transcript_path` when the host gives one, `prompt_id` once there is a prompt), the events where its payload differs, how its answers differ from Claude Code's, and its defaults. A `timeout` is read in the agent's unit; a command hook without one gets its agent's default (the column), an `http`, `mcp_tool` or `agent` hook {} s, a `prompt` hook {} s. Copilot CLI's and Cursor's payloads are their own: their fields are in the next table.",
         DEFAULT_TIMEOUT.as_secs(),
         PROMPT_TIMEOUT.as_secs()
     );
@@ -154,6 +183,7 @@ pub fn events_table() -> String {
         "`additionalContext` not read on",
         "a block replaces the tool's result on",
         "`timeout` unit",
+        "default `timeout` of a command hook",
         "matcher (settings files)",
     ];
     row(out, &header.map(str::to_owned));
@@ -199,6 +229,10 @@ pub fn events_table() -> String {
         if !renamed_common.is_empty() {
             common_text.push_str(&format!(" ({})", renamed_common.join(", ")));
         }
+        if dialect.own_payload() {
+            common_text = "its own (the next table)".into();
+            differs.clear();
+        }
         let not_read: Vec<String> = EVENTS
             .iter()
             .filter(|s| !dialect.reads_context(s.event))
@@ -228,9 +262,41 @@ pub fn events_table() -> String {
                 } else {
                     "seconds".into()
                 },
+                format!("{} s", dialect.default_timeout().as_secs()),
                 matcher_rule(dialect.matcher_rule(true)),
             ],
         );
+    }
+    let _ = writeln!(out);
+
+    let _ = writeln!(out, "## Payloads of their own");
+    let _ = writeln!(
+        out,
+        "\nThe fields a Copilot CLI or Cursor hook gets on each event it has (the payload its dialect writes; every field a host gives, with the agent's own names).\n"
+    );
+    let own: Vec<Dialect> = agents.iter().copied().filter(|d| d.own_payload()).collect();
+    let mut header = vec!["event".to_owned()];
+    header.extend(own.iter().map(|d| d.agent().to_owned()));
+    row(out, &header);
+    rule(out, header.len());
+    for spec in &EVENTS {
+        let cells: Vec<String> = own
+            .iter()
+            .map(|d| match d.own_event_names(spec.event) {
+                Some(names) if names.is_empty() => "none".into(),
+                _ => {
+                    let fields = payload_fields(*d, spec.event);
+                    let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
+                    code_list(&fields)
+                }
+            })
+            .collect();
+        if cells.iter().all(|c| c == "none") {
+            continue;
+        }
+        let mut line = vec![format!("`{}`", spec.name)];
+        line.extend(cells);
+        row(out, &line);
     }
     let _ = writeln!(out);
 

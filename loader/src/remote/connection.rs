@@ -14,10 +14,7 @@ use std::{
 };
 
 use nix::{
-    sys::{
-        signal::{killpg, Signal},
-        wait::{waitid, Id, WaitPidFlag},
-    },
+    sys::signal::{killpg, Signal},
     unistd::Pid,
 };
 
@@ -188,13 +185,7 @@ impl Connection {
         if *self.reaped.lock_unpoisoned() {
             return true;
         }
-        matches!(
-            waitid(
-                Id::Pid(self.pid),
-                WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG
-            ),
-            Ok(status) if status != nix::sys::wait::WaitStatus::StillAlive
-        )
+        reap::has_ended(self.pid)
     }
 
     pub(super) fn stderr_tail(&self) -> String {

@@ -232,19 +232,16 @@ impl PluginProcess {
                 (spawn::script(command, env, &self.cwd), Wire::Lines)
             }
         };
-        let mut child = spawn::spawn(command).map_err(|e| LoadError::PluginHost {
+        let spawn::Spawned {
+            pid,
+            stdin,
+            stdout,
+            stderr,
+        } = spawn::spawn(command).map_err(|e| LoadError::PluginHost {
             detail: format!("cannot start {}: {e}", self.program()),
         })?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(LoadError::PluginHost {
-                detail: "the plugin process has no pipes".into(),
-            });
-        };
-        let pid = Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
-        // Reaped by the reader thread below, never through `child`.
-        drop(child);
+        // Reaped by the reader thread below.
+        let pid = Pid::from_raw(pid);
         let (connection, receiver) = Connection::open(
             pid,
             wire,

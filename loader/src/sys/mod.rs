@@ -11,7 +11,11 @@
 //!   `environ`, opening its pidfd and registering it with tokio (`supervisor/direct.rs`, Linux
 //!   with glibc); reaping a plugin process with `wait4` for its peak memory
 //!   (`supervisor/reap.rs`); asking the kernel to kill a long-running hook when the agent
-//!   ends (`PR_SET_PDEATHSIG` between fork and exec, `remote/spawn.rs`).
+//!   ends (`PR_SET_PDEATHSIG` between fork and exec, `remote/spawn.rs`); a limit on the
+//!   address space of a process the keeper starts (`setrlimit` between fork and exec,
+//!   `supervisor/keeper/serve.rs`).
+//! - [`socket`]: descriptors received over a Unix socket (`SCM_RIGHTS`), which the keeper
+//!   takes ownership of (`supervisor/keeper/`).
 //!
 //! The interface crate (`agent-hooks-abi`) has its own `unsafe`, at the plugin boundary; the
 //! sealed copy of a library (`file/sealed.rs`) and the plugin process's descriptors go
@@ -19,3 +23,4 @@
 
 pub(crate) mod library;
 pub(crate) mod process;
+pub(crate) mod socket;

@@ -201,3 +201,26 @@ mod direct {
         }
     }
 }
+
+/// Limits `command`'s process to `bytes` of address space (`RLIMIT_AS`, soft and hard),
+/// set between fork and exec; 0: no limit.
+pub(crate) fn limit_address_space(command: &mut Command, bytes: u64) {
+    if bytes == 0 {
+        return;
+    }
+    use std::os::unix::process::CommandExt;
+    let limit = libc::rlimit {
+        rlim_cur: bytes as libc::rlim_t,
+        rlim_max: bytes as libc::rlim_t,
+    };
+    // SAFETY: between fork and exec only async-signal-safe calls are allowed; `setrlimit` is
+    // one, and the closure allocates nothing (`limit` is copied in).
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}

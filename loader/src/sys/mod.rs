@@ -17,10 +17,15 @@
 //! - [`socket`]: descriptors received over a Unix socket (`SCM_RIGHTS`), which the keeper
 //!   takes ownership of (`supervisor/keeper/`).
 //!
+//! - `largest_allocation` (tests only): a global allocator that notes the largest request of
+//!   each thread, for the fuzzing tests' bound on memory (`protocol/fuzz.rs`).
+//!
 //! The interface crate (`agent-hooks-abi`) has its own `unsafe`, at the plugin boundary; the
 //! sealed copy of a library (`file/sealed.rs`) and the plugin process's descriptors go
 //! through `nix`'s safe calls.
 
+#[cfg(test)]
+pub(crate) mod largest_allocation;
 pub(crate) mod library;
 pub(crate) mod process;
 pub(crate) mod socket;

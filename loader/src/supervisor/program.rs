@@ -31,6 +31,11 @@ pub(crate) fn plugin_host_program(explicit: Option<&Path>) -> Result<PathBuf, St
     if SELF_SERVES.load(Ordering::Relaxed) {
         return Ok(exe);
     }
+    beside(&exe)
+}
+
+/// `agent-hooks` next to `exe` (or one folder up), or the error that says what to do.
+fn beside(exe: &Path) -> Result<PathBuf, String> {
     let name = format!("{PROGRAM}{}", std::env::consts::EXE_SUFFIX);
     let folder = exe.parent();
     folder
@@ -40,8 +45,30 @@ pub(crate) fn plugin_host_program(explicit: Option<&Path>) -> Result<PathBuf, St
         .find(|candidate| candidate.is_file())
         .ok_or_else(|| {
             format!(
-                "no plugin-host program: {name} is not next to {} and {PLUGIN_HOST_ENV} is not set (install the agent-hooks command beside the agent, set {PLUGIN_HOST_ENV}, call agent_hooks::isolation::serve_if_plugin_process() at the start of the agent's main, or load plugins in process)",
+                "no program to run plugin processes: add `agent_hooks::isolation::serve_if_plugin_process();` as the first line of the agent's main (or install the agent-hooks command beside {}, set {PLUGIN_HOST_ENV}, or load plugins you trust with load_hooks_in_process)",
                 exe.display()
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host that never called `serve_if_plugin_process` works with the command beside it,
+    /// and without it is told the one line to add.
+    #[test]
+    fn without_a_program_the_error_names_the_line_to_add() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let exe = dir.path().join("deps/my-agent");
+        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+        let error = beside(&exe).unwrap_err();
+        assert!(
+            error.starts_with("no program to run plugin processes: add `agent_hooks::isolation::serve_if_plugin_process();` as the first line of the agent's main"),
+            "{error}"
+        );
+        let program = dir.path().join("agent-hooks");
+        std::fs::write(&program, "").unwrap();
+        assert_eq!(beside(&exe), Ok(program));
+    }
 }

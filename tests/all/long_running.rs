@@ -1007,3 +1007,49 @@ fn list_shows_a_startup_hook_that_registered_runner_events_as_a_long_running_hoo
     );
     assert!(!listed.contains("plugin "), "{listed}");
 }
+
+/// A long-running hook that allocates without end stops at its memory limit (here 64 MiB,
+/// from `AGENT_HOOKS_HOOK_MEMORY_MB` in the agent's environment) instead of growing to
+/// gigabytes, and the report says which limit it reached and what sets it.
+#[test]
+fn a_hook_that_allocates_without_end_stops_at_its_memory_limit_and_says_so() {
+    let project = Project::new("p");
+    let home = agent_hooks_tests::temp_dir();
+    // dash keeps a command substitution's output in memory as it grows.
+    let command = hostile(
+        &project,
+        "greedy.sh",
+        &format!("x=$(head -c 400000000 /dev/zero | tr '\\0' x); {ANSWER}"),
+    );
+    let hook = json!({"type": "command", "command": command, "persistent": true, "timeout": 30});
+    project.write(
+        ".agent-hooks/hooks/greedy.json",
+        &json!({"PreToolUse": [{"matcher": "exec", "hooks": [hook]}]}).to_string(),
+    );
+    let output = Command::new(agent_hooks_tests::agent_hooks_bin())
+        .args([
+            "emit",
+            "PreToolUse",
+            "--input",
+            r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#,
+            "--trust-project",
+            "--json",
+        ])
+        .current_dir(&project.root)
+        .env("HOME", home.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .env("AGENT_HOOKS_HOOK_MEMORY_MB", "64")
+        .output()
+        .expect("the program runs");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        said.contains(
+            "it reached its memory limit of 64 MiB, which AGENT_HOOKS_HOOK_MEMORY_MB sets"
+        ),
+        "{said}"
+    );
+}

@@ -416,7 +416,8 @@ fn end_of(connection: &Connection) -> String {
     match (reaped, killed_for) {
         (_, Some(why)) => why,
         (Ok(reaped), None) => {
-            let memory = format!("peak memory {} MiB", reaped.peak_rss_kib / 1024);
+            let memory =
+                crate::supervisor::memory::describe(connection.pid.as_raw(), reaped.peak_rss_kib);
             match reaped.termination {
                 Termination::Signal(n) => {
                     format!(

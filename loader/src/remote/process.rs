@@ -226,18 +226,23 @@ impl PluginProcess {
     /// the answer. Split so that many plugins start in parallel.
     pub(crate) fn begin(&self) -> Result<Starting, LoadError> {
         let begun = Instant::now();
-        let (command, wire) = match &self.launch {
-            Launch::Library { program, .. } => (spawn::command(program, &self.cwd), Wire::Frames),
-            Launch::Script { command, env, .. } => {
-                (spawn::script(command, env, &self.cwd), Wire::Lines)
+        let (command, wire, memory) = match &self.launch {
+            // A plugin process limits itself (`Limits`, set once it runs).
+            Launch::Library { program, .. } => {
+                (spawn::command(program, &self.cwd), Wire::Frames, 0)
             }
+            Launch::Script { command, env, .. } => (
+                spawn::script(command, env, &self.cwd),
+                Wire::Lines,
+                crate::supervisor::memory::hook_limit(),
+            ),
         };
         let spawn::Spawned {
             pid,
             stdin,
             stdout,
             stderr,
-        } = spawn::spawn(command).map_err(|e| LoadError::PluginHost {
+        } = spawn::spawn(command, memory).map_err(|e| LoadError::PluginHost {
             detail: format!("cannot start {}: {e}", self.program()),
         })?;
         // Reaped by the reader thread below.

@@ -28,10 +28,13 @@ pub(crate) struct Spawned {
 /// Starts `command` (its program, arguments, folder and variables; stdin, stdout and stderr
 /// piped, in a process group of its own): through the keeper where a subreaper keeper runs
 /// (`supervisor/keeper/`), else from [`spawn_here`]'s thread.
-pub(crate) fn spawn(command: Command) -> std::io::Result<Spawned> {
-    if let Some(spawned) = through_keeper(&command)? {
+/// `memory` limits its data (0: no limit), see `supervisor/memory.rs`.
+pub(crate) fn spawn(mut command: Command, memory: u64) -> std::io::Result<Spawned> {
+    if let Some(spawned) = through_keeper(&command, memory)? {
+        crate::supervisor::memory::record(spawned.pid, memory);
         return Ok(spawned);
     }
+    crate::sys::process::limit_memory(&mut command, memory);
     let mut child = spawn_here(command)?;
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -39,6 +42,7 @@ pub(crate) fn spawn(command: Command) -> std::io::Result<Spawned> {
         return Err(std::io::Error::other("the process has no pipes"));
     };
     let pid = i32::try_from(child.id()).unwrap_or(i32::MAX);
+    crate::supervisor::memory::record(pid, memory);
     // Reaped by its connection's reader, never through `child`.
     drop(child);
     Ok(Spawned {
@@ -51,7 +55,7 @@ pub(crate) fn spawn(command: Command) -> std::io::Result<Spawned> {
 
 /// `command` started by the keeper, `None` where no subreaper keeper runs. The shell is
 /// started under its name (`sh`), as [`script`] asks.
-fn through_keeper(command: &Command) -> std::io::Result<Option<Spawned>> {
+fn through_keeper(command: &Command, memory: u64) -> std::io::Result<Option<Spawned>> {
     use crate::supervisor::keeper;
     use std::os::fd::AsFd;
     if !keeper::starts_processes() {
@@ -80,7 +84,7 @@ fn through_keeper(command: &Command) -> std::io::Result<Option<Spawned>> {
             .unwrap_or_else(|| ".".into()),
         env: keeper::environment(&set, &removed),
         stdin: true,
-        address_space: 0,
+        memory,
     };
     let pipe = || nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC);
     let (stdin_child, stdin) = pipe()?;

@@ -45,7 +45,7 @@ pub(super) fn spawn(spec: &Spec) -> io::Result<Option<(Kept, Pipes)>> {
         cwd: spec.cwd.clone().into_os_string(),
         env: keeper::environment(&spec.env, &[]),
         stdin: spec.stdin.is_some(),
-        address_space: 0,
+        memory: 0,
     };
     let (stdin_child, stdin) = match spec.stdin {
         None => (None, None),

@@ -26,6 +26,7 @@ mod direct;
 mod group;
 pub(crate) mod keeper;
 mod kept;
+pub(crate) mod memory;
 pub(crate) mod program;
 pub(crate) mod reap;
 pub(crate) mod workers;
@@ -48,6 +49,7 @@ use tokio::{
 pub(crate) use blocking::{block_on, may_block};
 use capture::Captured;
 pub use group::ProcessGroup;
+pub use memory::{DEFAULT_HOOK_MEMORY_MIB, HOOK_MEMORY_ENV};
 
 /// The shell that runs a command hook's command (`sh -c <command>`): named by its path, as
 /// `system(3)`, `popen(3)` and Node's `shell: true` do, so that starting it searches no `PATH`

@@ -12,8 +12,8 @@
 //!   with glibc); reaping a plugin process with `wait4` for its peak memory
 //!   (`supervisor/reap.rs`); asking the kernel to kill a long-running hook when the agent
 //!   ends (`PR_SET_PDEATHSIG` between fork and exec, `remote/spawn.rs`); a limit on the
-//!   address space of a process the keeper starts (`setrlimit` between fork and exec,
-//!   `supervisor/keeper/serve.rs`).
+//!   memory of a long-running hook (`setrlimit` between fork and exec, in the keeper,
+//!   `supervisor/keeper/serve.rs`, or in the agent, `remote/spawn.rs`).
 //! - [`socket`]: descriptors received over a Unix socket (`SCM_RIGHTS`), which the keeper
 //!   takes ownership of (`supervisor/keeper/`).
 //!

@@ -202,9 +202,10 @@ mod direct {
     }
 }
 
-/// Limits `command`'s process to `bytes` of address space (`RLIMIT_AS`, soft and hard),
-/// set between fork and exec; 0: no limit.
-pub(crate) fn limit_address_space(command: &mut Command, bytes: u64) {
+/// Limits `command`'s process, and what it starts, to `bytes` of data (`RLIMIT_DATA`, soft
+/// and hard: its heap and private writable mappings, not address space it only reserves, as
+/// V8 and Go do), set between fork and exec; 0: no limit.
+pub(crate) fn limit_memory(command: &mut Command, bytes: u64) {
     if bytes == 0 {
         return;
     }
@@ -217,7 +218,7 @@ pub(crate) fn limit_address_space(command: &mut Command, bytes: u64) {
     // one, and the closure allocates nothing (`limit` is copied in).
     unsafe {
         command.pre_exec(move || {
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) == -1 {
+            if libc::setrlimit(libc::RLIMIT_DATA, &limit) == -1 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())

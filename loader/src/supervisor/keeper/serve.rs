@@ -147,7 +147,7 @@ fn start(state: &State, request: &Request, fds: Vec<OwnedFd>) -> Answer {
         .stdout(Stdio::from(stdout))
         .stderr(Stdio::from(stderr))
         .process_group(0);
-    crate::sys::process::limit_address_space(&mut command, request.address_space);
+    crate::sys::process::limit_memory(&mut command, request.memory);
     // Recorded before the reaper can see it end: the reaper takes this lock to reap.
     let mut asked = state.spawning.lock_unpoisoned();
     match command.spawn() {

@@ -29,8 +29,8 @@ pub(crate) struct Request {
     /// stdin is the first descriptor sent; otherwise `/dev/null` (and stdout, stderr are the
     /// first two).
     pub stdin: bool,
-    /// A limit on the child's address space, in bytes (`RLIMIT_AS`); 0: none.
-    pub address_space: u64,
+    /// A limit on the child's data, in bytes (`RLIMIT_DATA`); 0: none.
+    pub memory: u64,
 }
 
 /// What the keeper answers, and tells.
@@ -65,7 +65,7 @@ impl Request {
     pub(crate) fn encode(&self) -> Vec<u8> {
         let mut body = Vec::with_capacity(4096);
         body.push(u8::from(self.stdin));
-        body.extend_from_slice(&self.address_space.to_le_bytes());
+        body.extend_from_slice(&self.memory.to_le_bytes());
         for field in [&self.program, &self.arg0, &self.cwd] {
             put(&mut body, field.as_bytes());
         }
@@ -82,7 +82,7 @@ impl Request {
     pub(crate) fn decode(body: &[u8]) -> io::Result<Self> {
         let mut at = Cursor { body, at: 0 };
         let stdin = at.take(1)?[0] != 0;
-        let address_space = u64::from_le_bytes(at.array()?);
+        let memory = u64::from_le_bytes(at.array()?);
         let program = at.os()?;
         let arg0 = at.os()?;
         let cwd = at.os()?;
@@ -101,7 +101,7 @@ impl Request {
             cwd,
             env,
             stdin,
-            address_space,
+            memory,
         })
     }
 }
@@ -222,7 +222,7 @@ mod tests {
             cwd: "/".into(),
             env: vec!["A=1".into(), "B=".into()],
             stdin: true,
-            address_space: 1 << 30,
+            memory: 1 << 30,
         };
         let frame = request.encode();
         let body = read_frame(&frame[..]).unwrap();

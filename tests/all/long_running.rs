@@ -1053,3 +1053,54 @@ fn a_hook_that_allocates_without_end_stops_at_its_memory_limit_and_says_so() {
         "{said}"
     );
 }
+
+/// The writer threads of long-running hooks still alive in this process (`hook-stdin`).
+fn writers_blocked() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .flatten()
+        .filter(|task| {
+            std::fs::read_to_string(task.path().join("comm"))
+                .is_ok_and(|c| c.trim() == "hook-stdin")
+        })
+        .count()
+}
+
+/// A hook whose descendant (in a session of its own, reading nothing) keeps the hook's stdin
+/// open, and that exits 0.3 s after its hello without reading: the agent's write of a 300 KB
+/// event fills the pipe meanwhile.
+/// Once the hook's end is known the writer gives up, so no thread stays blocked per restart.
+#[test]
+fn a_descendant_holding_stdin_leaves_no_writer_blocked_per_restart() {
+    if !agent_hooks_tests::alone_in_process(
+        module_path!(),
+        "a_descendant_holding_stdin_leaves_no_writer_blocked_per_restart",
+    ) {
+        return;
+    }
+    let project = Project::new("p");
+    let script = r#"#!/bin/sh
+exec 3<&0
+setsid sleep 1000 <&3 >/dev/null 2>&1 &
+read -r hello
+echo '{"type":"hello","protocol":1}'
+sleep 0.3
+exit 0
+"#;
+    let path = project.script("holder.sh", script);
+    let command = agent_hooks::command_hook::shell_quote(&path.to_string_lossy());
+    let rig = persistent_rig(&project, &command, 2);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let big = exec(&"x".repeat(300_000));
+    for _ in 0..3 {
+        let _ = runtime.block_on(rig.runner.emit(&big));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let errors = rig.errors.lock().unwrap().clone();
+    assert!(!errors.is_empty(), "the hook's end was not reported");
+    assert_eq!(writers_blocked(), 0, "{errors:?}");
+}

@@ -41,6 +41,7 @@ mod resident;
 mod runner;
 mod samples;
 mod services;
+mod soak;
 mod template;
 mod trust_config;
 mod trust_store;

@@ -78,10 +78,9 @@ fn through_keeper(command: &Command, memory: u64) -> std::io::Result<Option<Spaw
         },
         program,
         args: command.get_args().map(ToOwned::to_owned).collect(),
-        cwd: command
-            .get_current_dir()
-            .map(|d| d.as_os_str().to_owned())
-            .unwrap_or_else(|| ".".into()),
+        // The keeper runs in `/`: the folder is made absolute against the agent's.
+        cwd: std::path::absolute(command.get_current_dir().unwrap_or(Path::new(".")))?
+            .into_os_string(),
         env: keeper::environment(&set, &removed),
         stdin: true,
         memory,

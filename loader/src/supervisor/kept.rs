@@ -42,7 +42,8 @@ pub(super) fn spawn(spec: &Spec) -> io::Result<Option<(Kept, Pipes)>> {
             .map(OsString::from)
             .unwrap_or_else(|| spec.program.clone()),
         args: spec.args.clone(),
-        cwd: spec.cwd.clone().into_os_string(),
+        // The keeper runs in `/`: a relative folder is the agent's, made absolute here.
+        cwd: std::path::absolute(&spec.cwd)?.into_os_string(),
         env: keeper::environment(&spec.env, &[]),
         stdin: spec.stdin.is_some(),
         memory: 0,

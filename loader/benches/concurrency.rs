@@ -48,7 +48,7 @@ fn main() {
             ))
         })
         .collect();
-    let loaded = agent_hooks::load_hooks(&paths, dir.path());
+    let loaded = agent_hooks::load_hooks_in_process(&paths, dir.path());
     assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
     assert_eq!(loaded.hooks.len(), 3, "three distinct libraries");
     let runner = Arc::new(HookRunner::new(loaded.hooks, dir.path()));

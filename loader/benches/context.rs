@@ -53,7 +53,10 @@ fn floor(event: &ContextEvent) {
 
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let loaded = agent_hooks::load_hooks([common::s(&common::plugin("noop-handlers"))], dir.path());
+    let loaded = agent_hooks::load_hooks_in_process(
+        [common::s(&common::plugin("noop-handlers"))],
+        dir.path(),
+    );
     assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
     let runner = HookRunner::new(loaded.hooks, dir.path());
     assert_eq!(

@@ -1,4 +1,4 @@
-//! Load: 100 plugin libraries through `load_hooks`, against the floor of abi_stable's own
+//! Load: 100 plugin libraries through `load_hooks_in_process`, against the floor of abi_stable's own
 //! load (`lib_header_from_path` + `init_root_module`) of 100 other copies.
 //!
 //! Each measured load runs in a fresh child process (this same binary, started with
@@ -28,7 +28,7 @@ use criterion::{Criterion, SamplingMode};
 const PLUGINS: usize = 100;
 /// The sample plugin that is copied.
 const PLUGIN: &str = "filter-context";
-/// Set in a child process: which side to run (`load_hooks` or `floor`).
+/// Set in a child process: which side to run (`load_hooks_in_process` or `floor`).
 const CHILD_MODE: &str = "LOAD_CHILD";
 /// Set in a child process: the folder of the copies to load.
 const CHILD_DIR: &str = "LOAD_CHILD_DIR";
@@ -55,10 +55,10 @@ fn child(mode: &str, dir: &Path) -> Duration {
     paths.sort();
     assert_eq!(paths.len(), PLUGINS);
     match mode {
-        "load_hooks" => {
+        "load_hooks_in_process" => {
             let paths: Vec<String> = paths.iter().map(|p| common::s(p)).collect();
             let start = Instant::now();
-            let loaded = agent_hooks::load_hooks(&paths, dir);
+            let loaded = agent_hooks::load_hooks_in_process(&paths, dir);
             let elapsed = start.elapsed();
             assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
             assert_eq!(loaded.hooks.len(), PLUGINS);
@@ -130,7 +130,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("load_hooks_100", |b| {
         b.iter_custom(|iters| {
             (0..iters)
-                .map(|_| load_in_child("load_hooks", ours.path()))
+                .map(|_| load_in_child("load_hooks_in_process", ours.path()))
                 .sum()
         })
     });
@@ -148,7 +148,7 @@ fn report() {
     common::heading(&format!(
         "load: {PLUGINS} copies of {PLUGIN}, each load in a fresh process"
     ));
-    let ours = common::line("load_hooks (100 plugins)", "load/load_hooks_100");
+    let ours = common::line("load_hooks_in_process (100 plugins)", "load/load_hooks_100");
     let floor = common::line(
         "floor: lib_header_from_path + init_root_module",
         "load/floor_100",
@@ -157,13 +157,13 @@ fn report() {
         let per = |e: common::Estimate| common::Ns(e.median / PLUGINS as f64);
         println!(
             "{:<48} {} vs {}",
-            "per plugin (load_hooks vs floor)",
+            "per plugin (load_hooks_in_process vs floor)",
             per(ours),
             per(floor)
         );
         let ratio = ours.median / floor.median;
         common::verdict(
-            "ratio load_hooks / floor",
+            "ratio load_hooks_in_process / floor",
             format!("{ratio:.2}"),
             ratio <= 1.3,
             "<= 1.3",

@@ -461,6 +461,7 @@ impl HostContext for RemoteContext {
 /// [`LoadOptions::plugin_host`](crate::load::LoadOptions::plugin_host)).
 pub fn serve_if_plugin_process() {
     SELF_SERVES.store(true, std::sync::atomic::Ordering::Relaxed);
+    crate::supervisor::keeper::serve_if_keeper();
     if std::env::var_os(CHILD_MARKER).is_none() {
         return;
     }

@@ -115,11 +115,12 @@
 //!
 //! ## Faults
 //!
-//! Plugins loaded with [`load_hooks_with`] (and by discovery) run in plugin processes by
-//! default ([`isolation`]): a crash, a hang past the deadline, a leak or a change of
-//! process-wide state stays in the plugin's process, which is restarted on the next event.
-//! [`load_hooks`] loads into the agent's process: there a panic is caught inside the plugin
-//! and a handler past its deadline is abandoned, but a crash is the agent's.
+//! Plugins loaded with [`load_hooks`], [`load_hooks_with`] and by discovery run in plugin
+//! processes by default ([`isolation`]): a crash, a hang past the deadline, a leak or a
+//! change of process-wide state stays in the plugin's process, which is restarted on the next
+//! event. [`load_hooks_in_process`] loads into the agent's process, by explicit choice: there
+//! a panic is caught inside the plugin and a handler past its deadline is abandoned, but a
+//! crash is the agent's.
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
@@ -162,7 +163,9 @@ pub use host::{
     LOG_TARGET,
 };
 pub use load::LoadOptions;
-pub use load::{load_hooks, load_hooks_with, DuplicatePath, LoadFailure, LoadHooksResult};
+pub use load::{
+    load_hooks, load_hooks_in_process, load_hooks_with, DuplicatePath, LoadFailure, LoadHooksResult,
+};
 pub use plugin_config::PluginConfig;
 pub use remote::{Isolation, PluginSettings};
 pub use runner::{

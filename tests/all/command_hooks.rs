@@ -10,7 +10,7 @@ use std::{
 use agent_hooks::{
     abi::prelude::*,
     command_hook::{CommandEvent, CommandHooks, Exit, OUTPUT_CAP},
-    load_hooks, HookErrorKind, HookRunner, Termination,
+    load_hooks_in_process, HookErrorKind, HookRunner, Termination,
 };
 use agent_hooks_tests::{
     commands::{CommandRig, Project},
@@ -455,7 +455,7 @@ async fn native_handlers_run_first_and_a_native_block_short_circuits() {
         "",
         &["cat > seen.json"],
     );
-    let loaded = load_hooks([s(&plugin("block-dangerous"))], &project.root);
+    let loaded = load_hooks_in_process([s(&plugin("block-dangerous"))], &project.root);
     let mut runner = HookRunner::new(loaded.hooks, &project.root);
     runner
         .add_in_process("rewrite", |api| {

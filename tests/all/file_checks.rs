@@ -15,7 +15,7 @@ use std::{
 
 use agent_hooks::{
     abi::prelude::*, discover::TrustStore, discover_and_load_hooks_with, isolation::ProcessState,
-    load_hooks, load_hooks_with, DiscoveryOptions, HookRunner, LoadOptions,
+    load_hooks_in_process, load_hooks_with, DiscoveryOptions, HookRunner, LoadOptions,
 };
 use agent_hooks_tests::{
     cli::{run_within, stdout},
@@ -43,7 +43,7 @@ fn mkfifo(path: &Path) {
 fn a_loaded_plugin_overwritten_with_cp_then_truncated_keeps_running() {
     let dir = temp_dir();
     let path = copy_to(&plugin("block-dangerous"), dir.path(), "libguard.so");
-    let result = load_hooks([s(&path)], dir.path());
+    let result = load_hooks_in_process([s(&path)], dir.path());
     assert!(result.errors.is_empty(), "{:?}", result.errors);
     assert_eq!(result.hooks[0].path(), s(&path));
     assert_eq!(result.hooks[0].resolved_path(), path);
@@ -76,7 +76,7 @@ fn a_loaded_plugin_overwritten_with_cp_then_truncated_keeps_running() {
         "the loaded code still runs after truncation"
     );
 
-    let again = load_hooks([s(&path)], dir.path());
+    let again = load_hooks_in_process([s(&path)], dir.path());
     assert!(again.hooks.is_empty());
     let messages = errors(&again);
     assert_eq!(messages.len(), 1);

@@ -1,7 +1,7 @@
 //! `~` expansion, with `HOME` pointed at a temporary folder. In a process of its own,
 //! because it changes the process's environment.
 
-use agent_hooks::load_hooks;
+use agent_hooks::load_hooks_in_process;
 use agent_hooks_tests::{alone_in_process, copy_to, loaded, plugin, s, temp_dir};
 
 #[test]
@@ -20,7 +20,7 @@ fn tilde_paths_expand_to_home() {
     std::env::set_var("AGENT_HOOKS_TEST_HOOKS", home.path().join(".agent/hooks"));
     let cwd = temp_dir();
 
-    let result = load_hooks(
+    let result = load_hooks_in_process(
         [
             "~/.agent/hooks/libguard.so",
             "$AGENT_HOOKS_TEST_HOOKS/libguard.so",
@@ -33,7 +33,7 @@ fn tilde_paths_expand_to_home() {
     assert_eq!(result.hooks[0].resolved_path(), lib.as_path());
     assert_eq!(result.duplicates.len(), 2);
 
-    let result = load_hooks(["~"], cwd.path());
+    let result = load_hooks_in_process(["~"], cwd.path());
     assert_eq!(
         result.errors[0].error.to_string(),
         format!(

@@ -225,3 +225,92 @@ fn nothing_a_hook_started_outlives_an_agent_killed_by_sigterm_or_sigkill() {
         }
     }
 }
+
+/// The parent of `pid`, from `/proc/<pid>/stat`.
+fn parent_of(pid: &str) -> String {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+    rest.split_whitespace().nth(1).unwrap_or("").to_owned()
+}
+
+/// Waits up to 1 s for `pid` to be gone; whether it still runs (then it is killed).
+fn alive_after_a_second(pid: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while pid_alive(pid) {
+        if Instant::now() > deadline {
+            let _ = Command::new("kill").args(["-9", pid]).status();
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// The gap the token keeper left, closed by the subreaper: a command hook's child that
+/// clears its environment (`env -i`, so it carries no token) and leaves its group and
+/// session (`setsid`). Once the hook's shell has exited, the escapee's parent is the keeper
+/// (not init, not the agent); it is gone within a second of the agent's end, for a normal
+/// exit, SIGTERM and SIGKILL.
+#[test]
+fn an_escapee_with_a_cleared_environment_outside_its_group_does_not_outlive_the_agent() {
+    for end in ["exit", "-TERM", "-KILL"] {
+        let home = temp_dir();
+        let project = Project::new("repo");
+        // After the first hook answered, the agent waits for a second one that sleeps.
+        let command =
+            "setsid env -i /bin/sh -c 'echo $$ > clean-pid; exec sleep 100' & sleep 0.3; echo '{}'";
+        let hook = serde_json::json!({"type": "command", "command": command, "timeout": 60});
+        let slow =
+            serde_json::json!({"type": "command", "command": "sleep 2; echo '{}'", "timeout": 60});
+        let hooks = vec![hook, slow];
+        project.write(
+            ".agent-hooks/hooks/guard.json",
+            &serde_json::json!({"PreToolUse": [{"matcher": "exec", "hooks": hooks}]}).to_string(),
+        );
+        let mut agent = agent(&project, home.path(), "PreToolUse", PRE_TOOL_USE);
+        let escapee = wait_for(&project, "clean-pid");
+        let environ = std::fs::read(format!("/proc/{escapee}/environ")).unwrap_or_default();
+        assert!(
+            !environ.windows(18).any(|w| w == b"AGENT_HOOKS_KEEPER"),
+            "{end}: the escapee carries the token"
+        );
+        // Its shell exits (at once after `exec sleep`, the outer one after the echo): the
+        // escapee is reparented to the keeper.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let keeper = loop {
+            let parent = parent_of(&escapee);
+            if parent != "1"
+                && parent != agent.id().to_string()
+                && std::fs::read_to_string(format!("/proc/{parent}/cmdline"))
+                    .is_ok_and(|c| c.contains("agent-hooks"))
+            {
+                break parent;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{end}: the escapee's parent is {parent} (the agent is {})",
+                agent.id()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(parent_of(&keeper), agent.id().to_string(), "{end}");
+        if end == "exit" {
+            assert!(agent.wait().unwrap().success());
+        } else {
+            let killed = Command::new("kill")
+                .args([end, &agent.id().to_string()])
+                .status()
+                .unwrap();
+            assert!(killed.success());
+            let _ = agent.wait();
+        }
+        assert!(
+            !alive_after_a_second(&escapee),
+            "{end}: the escapee {escapee} outlived the agent (its keeper was {keeper})"
+        );
+        assert!(
+            !alive_after_a_second(&keeper),
+            "{end}: the keeper {keeper} outlived the agent"
+        );
+    }
+}

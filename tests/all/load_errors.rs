@@ -3,13 +3,13 @@
 
 use std::path::Path;
 
-use agent_hooks::{load_hooks, LoadError};
+use agent_hooks::{load_hooks_in_process, LoadError};
 use agent_hooks_tests::{
     copy_to, errors, foreign_plugin, loaded, panic_abort_plugin, plugin, s, set_mode, temp_dir,
 };
 
 fn only_error(path: &Path, cwd: &Path) -> LoadError {
-    let mut result = load_hooks([s(path)], cwd);
+    let mut result = load_hooks_in_process([s(path)], cwd);
     assert!(result.hooks.is_empty(), "{path:?} should not load");
     assert_eq!(result.errors.len(), 1);
     result.errors.remove(0).error
@@ -18,7 +18,7 @@ fn only_error(path: &Path, cwd: &Path) -> LoadError {
 #[test]
 fn a_missing_file() {
     let dir = temp_dir();
-    let result = load_hooks(["hooks/missing.so"], dir.path());
+    let result = load_hooks_in_process(["hooks/missing.so"], dir.path());
     assert_eq!(
         errors(&result),
         [(
@@ -253,7 +253,7 @@ fn a_plugin_built_with_panic_abort() {
 #[test]
 fn an_unset_variable() {
     let dir = temp_dir();
-    let result = load_hooks(["$AGENT_HOOKS_TEST_NEVER_SET/libx.so"], dir.path());
+    let result = load_hooks_in_process(["$AGENT_HOOKS_TEST_NEVER_SET/libx.so"], dir.path());
     assert_eq!(
         errors(&result),
         [(
@@ -270,7 +270,7 @@ fn loading_goes_on_past_every_failure_and_keeps_the_order() {
     let good_b = copy_to(&plugin("redact-secrets"), dir.path(), "libb.so");
     let script = dir.path().join("x.sh");
     std::fs::write(&script, "#!/bin/sh\n").unwrap();
-    let result = load_hooks(
+    let result = load_hooks_in_process(
         [
             "missing.so".to_owned(),
             s(&good_b),

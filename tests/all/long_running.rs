@@ -1007,3 +1007,100 @@ fn list_shows_a_startup_hook_that_registered_runner_events_as_a_long_running_hoo
     );
     assert!(!listed.contains("plugin "), "{listed}");
 }
+
+/// A long-running hook that allocates without end stops at its memory limit (here 64 MiB,
+/// from `AGENT_HOOKS_HOOK_MEMORY_MB` in the agent's environment) instead of growing to
+/// gigabytes, and the report says which limit it reached and what sets it.
+#[test]
+fn a_hook_that_allocates_without_end_stops_at_its_memory_limit_and_says_so() {
+    let project = Project::new("p");
+    let home = agent_hooks_tests::temp_dir();
+    // dash keeps a command substitution's output in memory as it grows.
+    let command = hostile(
+        &project,
+        "greedy.sh",
+        &format!("x=$(head -c 400000000 /dev/zero | tr '\\0' x); {ANSWER}"),
+    );
+    let hook = json!({"type": "command", "command": command, "persistent": true, "timeout": 30});
+    project.write(
+        ".agent-hooks/hooks/greedy.json",
+        &json!({"PreToolUse": [{"matcher": "exec", "hooks": [hook]}]}).to_string(),
+    );
+    let output = Command::new(agent_hooks_tests::agent_hooks_bin())
+        .args([
+            "emit",
+            "PreToolUse",
+            "--input",
+            r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#,
+            "--trust-project",
+            "--json",
+        ])
+        .current_dir(&project.root)
+        .env("HOME", home.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .env("AGENT_HOOKS_HOOK_MEMORY_MB", "64")
+        .output()
+        .expect("the program runs");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        said.contains(
+            "it reached its memory limit of 64 MiB, which AGENT_HOOKS_HOOK_MEMORY_MB sets"
+        ),
+        "{said}"
+    );
+}
+
+/// The writer threads of long-running hooks still alive in this process (`hook-stdin`).
+fn writers_blocked() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .flatten()
+        .filter(|task| {
+            std::fs::read_to_string(task.path().join("comm"))
+                .is_ok_and(|c| c.trim() == "hook-stdin")
+        })
+        .count()
+}
+
+/// A hook whose descendant (in a session of its own, reading nothing) keeps the hook's stdin
+/// open, and that exits 0.3 s after its hello without reading: the agent's write of a 300 KB
+/// event fills the pipe meanwhile.
+/// Once the hook's end is known the writer gives up, so no thread stays blocked per restart.
+#[test]
+fn a_descendant_holding_stdin_leaves_no_writer_blocked_per_restart() {
+    if !agent_hooks_tests::alone_in_process(
+        module_path!(),
+        "a_descendant_holding_stdin_leaves_no_writer_blocked_per_restart",
+    ) {
+        return;
+    }
+    let project = Project::new("p");
+    let script = r#"#!/bin/sh
+exec 3<&0
+setsid sleep 1000 <&3 >/dev/null 2>&1 &
+read -r hello
+echo '{"type":"hello","protocol":1}'
+sleep 0.3
+exit 0
+"#;
+    let path = project.script("holder.sh", script);
+    let command = agent_hooks::command_hook::shell_quote(&path.to_string_lossy());
+    let rig = persistent_rig(&project, &command, 2);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let big = exec(&"x".repeat(300_000));
+    for _ in 0..3 {
+        let _ = runtime.block_on(rig.runner.emit(&big));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let errors = rig.errors.lock().unwrap().clone();
+    assert!(!errors.is_empty(), "the hook's end was not reported");
+    assert_eq!(writers_blocked(), 0, "{errors:?}");
+}

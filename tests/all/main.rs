@@ -47,6 +47,7 @@ mod resident;
 mod runner;
 mod samples;
 mod services;
+mod soak;
 mod take_over;
 mod template;
 mod trust_config;

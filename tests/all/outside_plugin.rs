@@ -4,7 +4,7 @@
 
 use std::{path::Path, process::Command};
 
-use agent_hooks::{abi::prelude::*, load_hooks, HookRunner};
+use agent_hooks::{abi::prelude::*, load_hooks_in_process, HookRunner};
 use agent_hooks_tests::{outcomes, s, temp_dir, workspace_root};
 
 /// The code blocks of the crate docs' "A complete plugin" section: `Cargo.toml`, `lib.rs`.
@@ -72,7 +72,7 @@ fn the_documented_plugin_builds_outside_the_workspace_loads_and_works() {
     let library = target.join("debug/libno_force_push.so");
     assert!(Path::new(&library).exists());
 
-    let result = load_hooks([s(&library)], dir.path());
+    let result = load_hooks_in_process([s(&library)], dir.path());
     assert!(result.errors.is_empty(), "{:?}", result.errors);
     let runner = HookRunner::new(result.hooks, dir.path());
     let push = ToolCallEvent::new(

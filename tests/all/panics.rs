@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use agent_hooks::{abi::prelude::*, load_hooks, HookErrorKind, HookRunner};
+use agent_hooks::{abi::prelude::*, load_hooks_in_process, HookErrorKind, HookRunner};
 use agent_hooks_tests::{outcomes, plugin, s, temp_dir, RecordingAgent};
 
 fn runner() -> HookRunner {
     let dir = temp_dir();
-    let result = load_hooks(
+    let result = load_hooks_in_process(
         [
             s(&plugin("panicking-handler")),
             s(&plugin("block-dangerous")),

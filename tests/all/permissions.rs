@@ -5,7 +5,7 @@
 
 use std::{path::Path, process::Command};
 
-use agent_hooks::{discover_and_load_hooks_with, load_hooks, DiscoveryOptions};
+use agent_hooks::{discover_and_load_hooks_with, load_hooks_in_process, DiscoveryOptions};
 use agent_hooks_tests::{
     cli::{json_of, run},
     commands::Project,
@@ -39,7 +39,7 @@ fn files_of_another_user_or_a_shared_group_are_refused() {
     let plugin_path = copy_to(&plugin("block-dangerous"), dir.path(), "libguard.so");
     chown("nobody", &plugin_path);
     set_mode(&plugin_path, 0o664);
-    let result = load_hooks([s(&plugin_path)], dir.path());
+    let result = load_hooks_in_process([s(&plugin_path)], dir.path());
     let path = s(&plugin_path);
     assert_eq!(
         errors(&result),

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use agent_hooks::{
     abi::{prelude::*, EventKind, ExecOptions, ModelInfo, SessionActionOutcome, Theme},
-    load_hooks, ContextOutcome, HookError, HookErrorKind, HookRunner, PermissionOutcome,
+    load_hooks_in_process, ContextOutcome, HookError, HookErrorKind, HookRunner, PermissionOutcome,
     StopOutcome, ToolCallOutcome,
 };
 use agent_hooks_tests::{
@@ -358,7 +358,7 @@ async fn stop_any_block_keeps_the_agent_going_with_every_reason() {
 #[test]
 fn has_handlers_knows_which_events_are_listened_to() {
     let dir = temp_dir();
-    let loaded = load_hooks([s(&plugin("redact-secrets"))], dir.path());
+    let loaded = load_hooks_in_process([s(&plugin("redact-secrets"))], dir.path());
     let mut runner = HookRunner::new(loaded.hooks, dir.path());
     assert!(runner.has_handlers(EventKind::ToolResult));
     assert!(!runner.has_handlers(EventKind::ToolCall));
@@ -428,7 +428,7 @@ fn commands_and_renderers_first_loaded_wins_and_all_are_listed() {
 #[test]
 fn messages_sent_from_factories_wait_for_the_agent_and_arrive_in_order() {
     let dir = temp_dir();
-    let loaded = load_hooks(
+    let loaded = load_hooks_in_process(
         [s(&plugin("scripted-a")), s(&plugin("scripted-b"))],
         dir.path(),
     );

@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use agent_hooks::{abi::prelude::*, load_hooks, HookRunner};
+use agent_hooks::{abi::prelude::*, load_hooks_in_process, HookRunner};
 use agent_hooks_tests::{outcomes, plugin, s, temp_dir, RecordingAgent};
 
 fn runner_with(package: &str) -> HookRunner {
     let dir = temp_dir();
-    let result = load_hooks([s(&plugin(package))], dir.path());
+    let result = load_hooks_in_process([s(&plugin(package))], dir.path());
     assert!(result.errors.is_empty(), "{:?}", result.errors);
     HookRunner::new(result.hooks, dir.path())
 }
@@ -141,7 +141,7 @@ fn each_sample_reports_its_crate_name_and_version() {
         "filter-context",
         "handoff",
     ];
-    let result = load_hooks(packages.map(|p| s(&plugin(p))), dir.path());
+    let result = load_hooks_in_process(packages.map(|p| s(&plugin(p))), dir.path());
     let origins: Vec<_> = result.hooks.iter().map(|h| h.origin().clone()).collect();
     let expected: Vec<_> = packages
         .iter()

@@ -279,7 +279,7 @@ pub fn set_mode(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
 }
 
-/// The path as a string, for `load_hooks`.
+/// The path as a string, for `load_hooks_in_process`.
 pub fn s(path: &Path) -> String {
     path.to_str().expect("test paths are UTF-8").to_owned()
 }
@@ -329,7 +329,7 @@ pub fn scripted_runner(
     script: Vec<(&str, serde_json::Value)>,
 ) -> (agent_hooks::HookRunner, std::sync::Arc<ScriptedAgent>) {
     let dir = temp_dir();
-    let loaded = agent_hooks::load_hooks(
+    let loaded = agent_hooks::load_hooks_in_process(
         [s(&plugin("scripted-a")), s(&plugin("scripted-b"))],
         dir.path(),
     );

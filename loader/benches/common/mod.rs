@@ -172,7 +172,7 @@ pub fn copy_library(from: &Path, dir: &Path, name: &str) -> PathBuf {
     to
 }
 
-/// A path as the `&str` that `load_hooks` takes.
+/// A path as the `&str` that `load_hooks_in_process` takes.
 pub fn s(path: &Path) -> String {
     path.to_str().expect("temporary paths are UTF-8").to_owned()
 }

@@ -41,3 +41,4 @@ pub use crate::remote::{
     Isolation, Limits, PluginSettings, ProcessState, CRASH_LIMIT, CRASH_WINDOW,
     DEFAULT_ADDRESS_SPACE, DEFAULT_OPEN_FILES, MAX_EXECS, PLUGIN_HOST_ENV, STDERR_LOG,
 };
+pub use crate::supervisor::{DEFAULT_HOOK_MEMORY_MIB, HOOK_MEMORY_ENV};

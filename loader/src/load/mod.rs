@@ -60,7 +60,14 @@ pub struct DuplicatePath {
     pub same_as: String,
 }
 
-/// Loads the plugin libraries at `paths`, in order, in the agent's process.
+/// Loads the plugin libraries at `paths`, in order, each in a plugin process of its own
+/// (see [`crate::isolation`]): a segfault, an abort, a hang or a leak in a plugin stays in
+/// its process, which is restarted on the next event. The agent's `main` should call
+/// [`serve_if_plugin_process`](crate::isolation::serve_if_plugin_process) first, so that its
+/// own program runs those processes; without that call the `agent-hooks` command beside the
+/// agent (or `$AGENT_HOOKS_PLUGIN_HOST`) runs them, and where there is none each plugin fails
+/// to load with an error that names the line to add. To load plugins the user trusts into
+/// the agent's own process, for speed, say so: [`load_hooks_in_process`].
 ///
 /// Each path may be absolute, relative to `cwd`, start with `~` or `~/`, or contain `$VAR` /
 /// `${VAR}`. Paths that name a library already given (the same absolute or canonical path,
@@ -71,11 +78,22 @@ pub struct DuplicatePath {
 /// file, at most 512 MiB, not changeable by other users: see docs/discovery-and-trust.md,
 /// "Reading hook files") before it is read; the library is then loaded from a sealed
 /// private copy of the bytes that were checked, so that changing the file on disk cannot crash the agent.
+pub fn load_hooks<I, P>(paths: I, cwd: impl AsRef<Path>) -> LoadHooksResult
+where
+    I: IntoIterator<Item = P>,
+    P: AsRef<str>,
+{
+    load_hooks_with(paths, cwd, &LoadOptions::isolated())
+}
+
+/// [`load_hooks`], but into the agent's own process: the explicit choice for plugins the user
+/// trusts, about 6x faster to start and 3x faster per call (BENCHMARKS.md, row 7), where a
+/// panic is caught inside the plugin and a handler past its deadline is abandoned, but a
+/// segfault, an abort or a leak is the agent's.
 ///
 /// Libraries are never unloaded. Loading one library twice in a process (through two calls)
-/// runs its factory again over the same statics. To run plugins in processes of their own,
-/// use [`load_hooks_with`].
-pub fn load_hooks<I, P>(paths: I, cwd: impl AsRef<Path>) -> LoadHooksResult
+/// runs its factory again over the same statics.
+pub fn load_hooks_in_process<I, P>(paths: I, cwd: impl AsRef<Path>) -> LoadHooksResult
 where
     I: IntoIterator<Item = P>,
     P: AsRef<str>,

@@ -392,7 +392,11 @@ pub fn write_frame(out: &mut impl Write, message: &impl Serialize) -> io::Result
     out.flush()
 }
 
-/// Reads one frame and decodes it.
+/// How much a frame's buffer holds before its bytes arrive.
+const START_CAPACITY: usize = 8 << 10;
+
+/// Reads one frame and decodes it. The buffer grows as bytes arrive, up to the length the
+/// prefix gives (at most [`MAX_FRAME`]).
 pub fn read_frame<T: for<'de> Deserialize<'de>>(input: &mut impl Read) -> Result<T, FrameError> {
     let mut len = [0u8; 4];
     match input.read_exact(&mut len) {
@@ -404,11 +408,13 @@ pub fn read_frame<T: for<'de> Deserialize<'de>>(input: &mut impl Read) -> Result
     if len > MAX_FRAME {
         return Err(FrameError::TooLarge(len));
     }
-    let mut json = vec![0u8; len];
-    input.read_exact(&mut json).map_err(|e| match e.kind() {
-        io::ErrorKind::UnexpectedEof => FrameError::Closed,
-        _ => FrameError::Io(e),
-    })?;
+    // Grown as the bytes arrive, not sized by the prefix: a lying length (4 bytes saying
+    // 64 MiB, then nothing) costs what came, not what it said.
+    let mut json = Vec::with_capacity(len.min(START_CAPACITY));
+    input.take(len as u64).read_to_end(&mut json)?;
+    if json.len() < len {
+        return Err(FrameError::Closed);
+    }
     Ok(serde_json::from_slice(&json)?)
 }
 

@@ -1,33 +1,28 @@
 //! Hostile bytes on both wire protocols, from the agent's side: what a plugin process
 //! (length frames) or a long-running hook (JSON lines) may write, fed to the agent's readers
-//! and decoders. Random bytes, and valid messages cut, flipped, spliced and with their
-//! lengths lied about, from a seeded generator, so that a failure names a seed that replays
-//! it. The readers must return (a message or an error), never panic, and never keep more
-//! than their bound. `AGENT_HOOKS_FUZZ_CASES` sets how many cases each protocol gets
-//! (default 20,000, a few seconds); `AGENT_HOOKS_FUZZ_SEED` replays one seed.
+//! and decoders, with proptest. Random bytes, and valid messages cut, flipped, spliced,
+//! broken by newlines and nested, with their lengths told true or lied about. The readers
+//! must return (a message or an error), never panic, never keep a line past its bound, and
+//! never ask for much more memory than the bytes that came (a length prefix alone is not
+//! believed: 4 bytes saying 64 MiB must not allocate 64 MiB).
+//!
+//! What proptest ever found is kept in `loader/proptest-regressions/protocol/fuzz.txt` and
+//! replayed first on every run (the first entry: `read_frame` allocating the whole of a
+//! lying length before any byte came). `AGENT_HOOKS_FUZZ_CASES` sets how many cases each
+//! property gets (default 3,000: about a second of a debug build for all of them).
 
 use std::io::Cursor;
+
+use proptest::{collection::vec, prelude::*};
 
 use super::{
     frames::{read_frame, FromPlugin, MAX_FRAME},
     lines::{decode, read_line, MAX_LINE},
 };
+use crate::sys::largest_allocation::{largest_during, Noting};
 
-/// xorshift64*: small, seeded, good enough to explore bytes.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+#[global_allocator]
+static NOTING: Noting = Noting;
 
 /// Valid lines of the long-running hooks' protocol (the JSON of a frame, too).
 const LINES: &[&str] = &[
@@ -42,91 +37,170 @@ const LINES: &[&str] = &[
     r#"{"type":"Request","id":1,"call":2,"request":{"method":"cwd"}}"#,
 ];
 
-/// One hostile input: random bytes, or a valid message mutated.
-fn case(rng: &mut Rng) -> Vec<u8> {
-    if rng.below(4) == 0 {
-        let len = rng.below(512);
-        return (0..len).map(|_| rng.next() as u8).collect();
-    }
-    let mut bytes = LINES[rng.below(LINES.len())].as_bytes().to_vec();
-    for _ in 0..=rng.below(4) {
-        let at = rng.below(bytes.len() + 1);
-        match rng.below(6) {
-            0 if !bytes.is_empty() => {
-                let i = at.min(bytes.len() - 1);
-                bytes[i] ^= 1 << rng.below(8);
-            }
-            1 => bytes.truncate(at),
-            2 => bytes.insert(at, rng.next() as u8),
-            3 => {
-                let other = LINES[rng.below(LINES.len())].as_bytes();
-                let from = rng.below(other.len());
-                drop(bytes.splice(at..at, other[from..].iter().copied()));
-            }
-            4 => drop(bytes.splice(at..at, b"\n".iter().copied())),
-            _ => drop(bytes.splice(at..at, br#"[[[[{"a":"#.iter().copied())),
-        }
-    }
-    bytes
+/// One change to a message; positions are taken modulo its length.
+#[derive(Debug, Clone)]
+enum Change {
+    Flip(usize, u8),
+    Cut(usize),
+    Insert(usize, u8),
+    Splice(usize, usize, usize),
+    Newline(usize),
+    Nest(usize),
 }
 
-fn cases() -> (u64, usize) {
-    let seed = std::env::var("AGENT_HOOKS_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok());
-    let count = std::env::var("AGENT_HOOKS_FUZZ_CASES")
+fn change() -> impl Strategy<Value = Change> {
+    prop_oneof![
+        (any::<usize>(), 0..8u8).prop_map(|(at, bit)| Change::Flip(at, bit)),
+        any::<usize>().prop_map(Change::Cut),
+        (any::<usize>(), any::<u8>()).prop_map(|(at, b)| Change::Insert(at, b)),
+        (any::<usize>(), 0..LINES.len(), any::<usize>())
+            .prop_map(|(at, other, from)| Change::Splice(at, other, from)),
+        any::<usize>().prop_map(Change::Newline),
+        any::<usize>().prop_map(Change::Nest),
+    ]
+}
+
+fn apply(bytes: &mut Vec<u8>, change: &Change) {
+    let at = |n: usize, len: usize| n % (len + 1);
+    match *change {
+        Change::Flip(n, bit) if !bytes.is_empty() => {
+            let i = n % bytes.len();
+            bytes[i] ^= 1 << bit;
+        }
+        Change::Flip(..) => {}
+        Change::Cut(n) => bytes.truncate(at(n, bytes.len())),
+        Change::Insert(n, b) => bytes.insert(at(n, bytes.len()), b),
+        Change::Splice(n, other, from) => {
+            let other = LINES[other].as_bytes();
+            let i = at(n, bytes.len());
+            drop(bytes.splice(i..i, other[from % other.len()..].iter().copied()));
+        }
+        Change::Newline(n) => bytes.insert(at(n, bytes.len()), b'\n'),
+        Change::Nest(n) => {
+            let i = at(n, bytes.len());
+            drop(bytes.splice(i..i, br#"[[[[{"a":"#.iter().copied()));
+        }
+    }
+}
+
+/// One hostile message: random bytes, or a valid one changed a few times.
+fn message() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        1 => vec(any::<u8>(), 0..512),
+        3 => (0..LINES.len(), vec(change(), 0..5)).prop_map(|(line, changes)| {
+            let mut bytes = LINES[line].as_bytes().to_vec();
+            for change in &changes {
+                apply(&mut bytes, change);
+            }
+            bytes
+        }),
+    ]
+}
+
+/// What a frame's length prefix says of its JSON.
+#[derive(Debug, Clone)]
+enum Length {
+    True,
+    Short(usize),
+    Long(usize),
+    /// Anything up to the bound, whatever follows.
+    Lie(u32),
+    /// Past the bound.
+    Past(u32),
+}
+
+fn length() -> impl Strategy<Value = Length> {
+    prop_oneof![
+        Just(Length::True),
+        any::<usize>().prop_map(Length::Short),
+        (0..64usize).prop_map(Length::Long),
+        (0..=MAX_FRAME as u32).prop_map(Length::Lie),
+        any::<u32>().prop_map(Length::Past),
+    ]
+}
+
+fn prefix(json: &[u8], length: &Length) -> u32 {
+    match *length {
+        Length::True => json.len() as u32,
+        Length::Short(n) => (n % (json.len() + 1)) as u32,
+        Length::Long(n) => (json.len() + n) as u32,
+        Length::Lie(n) => n,
+        Length::Past(n) => (MAX_FRAME as u32).saturating_add(1).max(n),
+    }
+}
+
+/// How much one read may ask for: what came, twice over, and never less than a small
+/// buffer's worth.
+fn memory_bound(input: usize) -> usize {
+    (2 * input).max(64 << 10)
+}
+
+fn config() -> ProptestConfig {
+    let cases = std::env::var("AGENT_HOOKS_FUZZ_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(20_000);
-    match seed {
-        Some(seed) => (seed, 1),
-        None => (0x5eed_0024, count),
+        .unwrap_or(3_000);
+    ProptestConfig {
+        cases,
+        max_shrink_iters: 2_000,
+        ..ProptestConfig::default()
     }
 }
 
-#[test]
-fn hostile_frames_are_read_or_refused_never_a_panic() {
-    let (first, count) = cases();
-    for n in 0..count as u64 {
-        let seed = first.wrapping_add(n).max(1);
-        let mut rng = Rng(seed);
-        let json = case(&mut rng);
-        // The length prefix: true, short, long, or a lie past the bound.
-        let len = match rng.below(4) {
-            0 => json.len() as u32,
-            1 => rng.below(json.len() + 1) as u32,
-            2 => (json.len() + rng.below(64)) as u32,
-            _ => (MAX_FRAME as u32).wrapping_add(rng.next() as u32 % 1024),
-        };
-        let mut bytes = len.to_le_bytes().to_vec();
-        bytes.extend_from_slice(&json);
-        let mut input = Cursor::new(bytes);
-        // Read frames until the input ends or one is refused, as the agent's reader does.
-        for _ in 0..64 {
-            if read_frame::<FromPlugin>(&mut input).is_err() {
-                break;
-            }
+proptest! {
+    #![proptest_config(config())]
+
+    /// Frames as a plugin process may write them, one after another: each is read or
+    /// refused, and no read asks for memory the bytes did not bring.
+    #[test]
+    fn hostile_frames_are_read_or_refused_within_their_bytes(
+        frames in vec((message(), length()), 1..4)
+    ) {
+        let mut bytes = Vec::new();
+        for (json, length) in &frames {
+            bytes.extend_from_slice(&prefix(json, length).to_le_bytes());
+            bytes.extend_from_slice(json);
         }
-        assert!(
-            input.position() as usize <= input.get_ref().len(),
-            "seed {seed}"
+        let total = bytes.len();
+        let mut input = Cursor::new(bytes);
+        let ((), largest) = largest_during(|| {
+            // As the agent's reader does: until the input ends or a frame is refused.
+            for _ in 0..64 {
+                if read_frame::<FromPlugin>(&mut input).is_err() {
+                    break;
+                }
+            }
+        });
+        prop_assert!(input.position() as usize <= total);
+        prop_assert!(
+            largest <= memory_bound(total),
+            "one allocation of {largest} bytes for {total} bytes of input"
         );
     }
-}
 
-#[test]
-fn hostile_lines_are_decoded_or_refused_never_a_panic() {
-    let (first, count) = cases();
-    for n in 0..count as u64 {
-        let seed = first.wrapping_add(n).max(1);
-        let mut rng = Rng(seed);
-        let mut bytes = case(&mut rng);
+    /// Lines as a long-running hook may write them: each is decoded or refused, none kept
+    /// past the bound, and no read asks for memory the bytes did not bring.
+    #[test]
+    fn hostile_lines_are_decoded_or_refused_within_their_bytes(
+        lines in vec(message(), 1..4)
+    ) {
+        let mut bytes = lines.join(&b'\n');
         bytes.push(b'\n');
+        let total = bytes.len();
         let mut input = Cursor::new(bytes);
-        while let Ok(line) = read_line(&mut input) {
-            assert!(line.len() <= MAX_LINE, "seed {seed}");
-            let _ = decode(&line);
-        }
+        let (longest, largest) = largest_during(|| {
+            let mut longest = 0;
+            while let Ok(line) = read_line(&mut input) {
+                longest = longest.max(line.len());
+                let _ = decode(&line);
+            }
+            longest
+        });
+        prop_assert!(longest <= MAX_LINE);
+        prop_assert!(
+            largest <= memory_bound(total),
+            "one allocation of {largest} bytes for {total} bytes of input"
+        );
     }
 }
 
@@ -136,4 +210,15 @@ fn an_endless_line_is_refused_at_its_bound() {
     let bytes = vec![b'x'; MAX_LINE + 2];
     let mut input = Cursor::new(bytes);
     assert!(read_line(&mut input).is_err());
+}
+
+/// The lying length of the first kept regression, by hand: 4 bytes saying 64 MiB, then 10
+/// bytes and the end. Refused as closed, after reading what came.
+#[test]
+fn a_length_that_lies_allocates_what_came_not_what_it_said() {
+    let mut bytes = (MAX_FRAME as u32).to_le_bytes().to_vec();
+    bytes.extend_from_slice(b"{\"type\":1}");
+    let (read, largest) = largest_during(|| read_frame::<FromPlugin>(&mut Cursor::new(bytes)));
+    assert!(read.is_err());
+    assert!(largest <= memory_bound(14), "{largest}");
 }

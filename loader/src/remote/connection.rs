@@ -14,10 +14,7 @@ use std::{
 };
 
 use nix::{
-    sys::{
-        signal::{killpg, Signal},
-        wait::{waitid, Id, WaitPidFlag},
-    },
+    sys::signal::{killpg, Signal},
     unistd::Pid,
 };
 
@@ -67,6 +64,9 @@ pub(super) struct Connection {
     /// Lines go through a bounded queue to a writer thread, so that a hook that stops
     /// reading can never block the agent (past [`OUT_QUEUE`] waiting lines it is stopped).
     pub(super) queue: Option<mpsc::SyncSender<Vec<u8>>>,
+    /// Set once the process ended: its writer thread gives up a write that cannot go on
+    /// (a descendant holds the pipe's other end open, reading nothing).
+    writer_stop: Arc<AtomicBool>,
     pub(super) calls: Mutex<HashMap<u64, mpsc::SyncSender<Incoming>>>,
     pub(super) control: Mutex<Option<mpsc::Sender<Incoming>>>,
     /// Whether the process was reaped: its group may be signalled only before.
@@ -188,13 +188,7 @@ impl Connection {
         if *self.reaped.lock_unpoisoned() {
             return true;
         }
-        matches!(
-            waitid(
-                Id::Pid(self.pid),
-                WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG
-            ),
-            Ok(status) if status != nix::sys::wait::WaitStatus::StillAlive
-        )
+        reap::has_ended(self.pid)
     }
 
     pub(super) fn stderr_tail(&self) -> String {
@@ -216,15 +210,17 @@ impl Connection {
         outside: Outside,
     ) -> (Arc<Self>, mpsc::Receiver<Incoming>) {
         let (control, receiver) = mpsc::channel();
+        let writer_stop = Arc::new(AtomicBool::new(false));
         let (stdin, queue) = match wire {
             Wire::Frames => (Some(stdin), None),
-            Wire::Lines => (None, Some(write_lines(stdin))),
+            Wire::Lines => (None, Some(write_lines(stdin, writer_stop.clone()))),
         };
         let connection = Arc::new(Connection {
             pid,
             wire,
             writer: Mutex::new(stdin),
             queue,
+            writer_stop,
             calls: Mutex::default(),
             control: Mutex::new(Some(control)),
             reaped: Mutex::new(false),
@@ -277,17 +273,53 @@ pub(super) fn death_termination(connection: &Connection) -> Termination {
 
 /// Writes a long-running hook's lines from a thread of its own; the thread ends when the
 /// connection is gone or the hook's stdin is closed.
-fn write_lines(mut stdin: ChildStdin) -> mpsc::SyncSender<Vec<u8>> {
-    use std::io::Write;
+/// The name of a long-running hook's writer thread (tests count them).
+const WRITER_THREAD: &str = "hook-stdin";
+
+fn write_lines(mut stdin: ChildStdin, stop: Arc<AtomicBool>) -> mpsc::SyncSender<Vec<u8>> {
     let (queue, lines) = mpsc::sync_channel::<Vec<u8>>(OUT_QUEUE);
-    thread::spawn(move || {
-        for line in lines {
-            if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
-                break;
+    // Non-blocking, so that a write into a full pipe waits in `poll` and can give up once
+    // the process ended: a descendant that keeps the pipe open would otherwise hold this
+    // thread in `write` for good, one thread per restart.
+    let _ = nix::fcntl::fcntl(
+        &stdin,
+        nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK),
+    );
+    let _ = thread::Builder::new()
+        .name(WRITER_THREAD.into())
+        .spawn(move || {
+            for line in lines {
+                if !write_until(&mut stdin, &line, &stop) {
+                    break;
+                }
             }
-        }
-    });
+        });
     queue
+}
+
+/// Writes all of `bytes`, waiting while the pipe is full, unless `stop` is set meanwhile.
+fn write_until(stdin: &mut ChildStdin, mut bytes: &[u8], stop: &AtomicBool) -> bool {
+    use std::io::Write;
+    use std::os::fd::AsFd;
+    while !bytes.is_empty() {
+        match stdin.write(bytes) {
+            Ok(0) => return false,
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if stop.load(std::sync::atomic::Ordering::Acquire) {
+                    return false;
+                }
+                let mut ready = [nix::poll::PollFd::new(
+                    stdin.as_fd(),
+                    nix::poll::PollFlags::POLLOUT,
+                )];
+                let _ = nix::poll::poll(&mut ready, nix::poll::PollTimeout::from(100u8));
+            }
+            Err(_) => return false,
+        }
+    }
+    true
 }
 
 /// Reads the plugin process's messages until it closes the connection, then reaps it and
@@ -327,6 +359,9 @@ fn read_messages(
     // at most (a child of it may hold its stderr open).
     let _ = stderr_read.recv_timeout(Duration::from_millis(100));
     let _ = connection.death.set(cause.clone());
+    connection
+        .writer_stop
+        .store(true, std::sync::atomic::Ordering::Release);
     connection.ended.notify_waiters();
     // Its `exec` programs end before its calls hear of its death, so that none outlives an
     // agent that exits right after.
@@ -425,7 +460,8 @@ fn end_of(connection: &Connection) -> String {
     match (reaped, killed_for) {
         (_, Some(why)) => why,
         (Ok(reaped), None) => {
-            let memory = format!("peak memory {} MiB", reaped.peak_rss_kib / 1024);
+            let memory =
+                crate::supervisor::memory::describe(connection.pid.as_raw(), reaped.peak_rss_kib);
             match reaped.termination {
                 Termination::Signal(n) => {
                     format!(

@@ -226,25 +226,27 @@ impl PluginProcess {
     /// the answer. Split so that many plugins start in parallel.
     pub(crate) fn begin(&self) -> Result<Starting, LoadError> {
         let begun = Instant::now();
-        let (command, wire) = match &self.launch {
-            Launch::Library { program, .. } => (spawn::command(program, &self.cwd), Wire::Frames),
-            Launch::Script { command, env, .. } => {
-                (spawn::script(command, env, &self.cwd), Wire::Lines)
+        let (command, wire, memory) = match &self.launch {
+            // A plugin process limits itself (`Limits`, set once it runs).
+            Launch::Library { program, .. } => {
+                (spawn::command(program, &self.cwd), Wire::Frames, 0)
             }
+            Launch::Script { command, env, .. } => (
+                spawn::script(command, env, &self.cwd),
+                Wire::Lines,
+                crate::supervisor::memory::hook_limit(),
+            ),
         };
-        let mut child = spawn::spawn(command).map_err(|e| LoadError::PluginHost {
+        let spawn::Spawned {
+            pid,
+            stdin,
+            stdout,
+            stderr,
+        } = spawn::spawn(command, memory).map_err(|e| LoadError::PluginHost {
             detail: format!("cannot start {}: {e}", self.program()),
         })?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(LoadError::PluginHost {
-                detail: "the plugin process has no pipes".into(),
-            });
-        };
-        let pid = Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
-        // Reaped by the reader thread below, never through `child`.
-        drop(child);
+        // Reaped by the reader thread below.
+        let pid = Pid::from_raw(pid);
         let (connection, receiver) = Connection::open(
             pid,
             wire,

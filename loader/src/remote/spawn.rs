@@ -1,12 +1,9 @@
 //! Starting plugin processes: which program, and from which thread.
 
 use std::{
-    path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
-    sync::{
-        atomic::{AtomicBool, Ordering},
-        mpsc, Mutex, OnceLock,
-    },
+    path::Path,
+    process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio},
+    sync::{mpsc, Mutex, OnceLock},
     thread,
 };
 
@@ -15,53 +12,105 @@ use crate::sync::LockUnpoisoned;
 /// Set in a plugin process's environment; `serve_if_plugin_process` looks for it.
 pub(crate) const CHILD_MARKER: &str = "AGENT_HOOKS_PLUGIN_PROCESS";
 
-/// Names the plugin-host program, overriding the default lookup.
-pub const PLUGIN_HOST_ENV: &str = "AGENT_HOOKS_PLUGIN_HOST";
-
-/// The program's file name next to the agent: the `agent-hooks` command.
-const PROGRAM: &str = "agent-hooks";
-
-/// Whether this program serves plugin processes itself (it called
-/// `serve_if_plugin_process` at start).
-pub(crate) static SELF_SERVES: AtomicBool = AtomicBool::new(false);
-
-/// The program that runs plugin processes: `explicit`, else `$AGENT_HOOKS_PLUGIN_HOST`, else
-/// this program if it serves them, else `agent-hooks` next to this program (or one folder
-/// up, for test binaries in cargo's `deps/`).
-pub(crate) fn plugin_host_program(explicit: Option<&Path>) -> Result<PathBuf, String> {
-    if let Some(path) = explicit {
-        return Ok(path.to_path_buf());
-    }
-    if let Some(path) = std::env::var_os(PLUGIN_HOST_ENV).filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(path));
-    }
-    let exe =
-        std::env::current_exe().map_err(|e| format!("cannot tell which program this is ({e})"))?;
-    if SELF_SERVES.load(Ordering::Relaxed) {
-        return Ok(exe);
-    }
-    let name = format!("{PROGRAM}{}", std::env::consts::EXE_SUFFIX);
-    let folder = exe.parent();
-    folder
-        .into_iter()
-        .chain(folder.and_then(Path::parent))
-        .map(|f| f.join(&name))
-        .find(|candidate| candidate.is_file())
-        .ok_or_else(|| {
-            format!(
-                "no plugin-host program: {name} is not next to {} and {PLUGIN_HOST_ENV} is not set (install the agent-hooks command beside the agent, set {PLUGIN_HOST_ENV}, call agent_hooks::isolation::serve_if_plugin_process() at the start of the agent's main, or load plugins in process)",
-                exe.display()
-            )
-        })
-}
+pub use crate::supervisor::program::PLUGIN_HOST_ENV;
+pub(crate) use crate::supervisor::program::{plugin_host_program, SELF_SERVES};
 
 type Job = (Command, mpsc::Sender<std::io::Result<Child>>);
+
+/// A started process: its id and its pipes.
+pub(crate) struct Spawned {
+    pub pid: i32,
+    pub stdin: ChildStdin,
+    pub stdout: ChildStdout,
+    pub stderr: ChildStderr,
+}
+
+/// Starts `command` (its program, arguments, folder and variables; stdin, stdout and stderr
+/// piped, in a process group of its own): through the keeper where a subreaper keeper runs
+/// (`supervisor/keeper/`), else from [`spawn_here`]'s thread.
+/// `memory` limits its data (0: no limit), see `supervisor/memory.rs`.
+pub(crate) fn spawn(mut command: Command, memory: u64) -> std::io::Result<Spawned> {
+    if let Some(spawned) = through_keeper(&command, memory)? {
+        crate::supervisor::memory::record(spawned.pid, memory);
+        return Ok(spawned);
+    }
+    crate::sys::process::limit_memory(&mut command, memory);
+    let mut child = spawn_here(command)?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(std::io::Error::other("the process has no pipes"));
+    };
+    let pid = i32::try_from(child.id()).unwrap_or(i32::MAX);
+    crate::supervisor::memory::record(pid, memory);
+    // Reaped by its connection's reader, never through `child`.
+    drop(child);
+    Ok(Spawned {
+        pid,
+        stdin,
+        stdout,
+        stderr,
+    })
+}
+
+/// `command` started by the keeper, `None` where no subreaper keeper runs. The shell is
+/// started under its name (`sh`), as [`script`] asks.
+fn through_keeper(command: &Command, memory: u64) -> std::io::Result<Option<Spawned>> {
+    use crate::supervisor::keeper;
+    use std::os::fd::AsFd;
+    if !keeper::starts_processes() {
+        return Ok(None);
+    }
+    let program = command.get_program().to_owned();
+    let mut set = Vec::new();
+    let mut removed = Vec::new();
+    for (name, value) in command.get_envs() {
+        match value {
+            Some(value) => set.push((name.to_owned(), value.to_owned())),
+            None => removed.push(name.to_owned()),
+        }
+    }
+    let request = keeper::wire::Request {
+        arg0: if program == crate::supervisor::SHELL {
+            crate::supervisor::SHELL_NAME.into()
+        } else {
+            program.clone()
+        },
+        program,
+        args: command.get_args().map(ToOwned::to_owned).collect(),
+        // The keeper runs in `/`: the folder is made absolute against the agent's.
+        cwd: std::path::absolute(command.get_current_dir().unwrap_or(Path::new(".")))?
+            .into_os_string(),
+        env: keeper::environment(&set, &removed),
+        stdin: true,
+        memory,
+    };
+    let pipe = || nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC);
+    let (stdin_child, stdin) = pipe()?;
+    let (stdout, stdout_child) = pipe()?;
+    let (stderr, stderr_child) = pipe()?;
+    let fds = [
+        stdin_child.as_fd(),
+        stdout_child.as_fd(),
+        stderr_child.as_fd(),
+    ];
+    let Some(started) = keeper::start(&request, &fds) else {
+        return Ok(None);
+    };
+    let pid = started?;
+    Ok(Some(Spawned {
+        pid,
+        stdin: ChildStdin::from(stdin),
+        stdout: ChildStdout::from(stdout),
+        stderr: ChildStderr::from(stderr),
+    }))
+}
 
 /// Spawns `command` from one long-lived thread. On Linux a plugin process asks to be killed
 /// when the thread that started it ends (`PR_SET_PDEATHSIG` is tied to that thread, not to
 /// the process): starting every plugin process from a thread that lives as long as the
 /// agent makes that mean "when the agent ends".
-pub(crate) fn spawn(command: Command) -> std::io::Result<Child> {
+fn spawn_here(command: Command) -> std::io::Result<Child> {
     static SPAWNER: OnceLock<Mutex<mpsc::Sender<Job>>> = OnceLock::new();
     let spawner = SPAWNER.get_or_init(|| {
         let (jobs, receiver) = mpsc::channel::<Job>();

@@ -218,6 +218,21 @@ mod tests {
         );
     }
 
+    /// A relative folder is the agent's, whichever process starts the program (the keeper
+    /// runs in `/`).
+    #[tokio::test]
+    async fn a_relative_folder_is_the_agent_s() {
+        let mut spec = shell("pwd", &[]);
+        spec.cwd = PathBuf::from(".");
+        let ran = run(spec).await;
+        assert_eq!(ran.exit, Exit::Code(0));
+        let here = std::env::current_dir().expect("a current folder");
+        assert_eq!(
+            String::from_utf8_lossy(&ran.stdout).trim(),
+            here.to_string_lossy()
+        );
+    }
+
     /// A run dropped before its process ended kills it and reaps it: no zombie is left.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_dropped_run_leaves_no_zombie() {

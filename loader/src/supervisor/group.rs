@@ -8,7 +8,7 @@ use tokio::process::{Child, Command};
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 use super::direct::Direct;
-use super::Pipes;
+use super::{kept::Kept, Pipes};
 
 /// A child process that leads a process group of its own, so that everything it starts can
 /// be signalled with it.
@@ -30,6 +30,8 @@ enum Leader {
     /// By `posix_spawn` (see `direct.rs`); `None` once handed to the background reaper.
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     Direct(Option<Direct>),
+    /// By the keeper (see `kept.rs`), which reaps it.
+    Kept(Kept),
 }
 
 impl ProcessGroup {
@@ -64,6 +66,15 @@ impl ProcessGroup {
         }
     }
 
+    /// A process the keeper started in a group of its own.
+    pub(super) fn kept(kept: Kept) -> Self {
+        Self {
+            group: Some(kept.pid),
+            leader: Leader::Kept(kept),
+            reaped: false,
+        }
+    }
+
     /// Waits for the process to end (not for its pipes to close).
     pub async fn wait(&mut self) -> io::Result<ExitStatus> {
         let status = match &mut self.leader {
@@ -72,6 +83,7 @@ impl ProcessGroup {
             Leader::Direct(Some(direct)) => direct.wait().await?,
             #[cfg(all(target_os = "linux", target_env = "gnu"))]
             Leader::Direct(None) => return Err(io::Error::other("the process was let go")),
+            Leader::Kept(kept) => kept.wait().await?,
         };
         self.reaped = true;
         Ok(status)
@@ -103,7 +115,8 @@ impl ProcessGroup {
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
         if !self.reaped {
-            // The leader is not reaped, so its id cannot have been reused: the group is ours.
+            // The leader is not reaped (by this process, or by the keeper a moment ago), so
+            // its id cannot have been reused: the group is ours.
             self.signal(Signal::SIGKILL);
             #[cfg(all(target_os = "linux", target_env = "gnu"))]
             if let Leader::Direct(direct) = &mut self.leader {

@@ -25,6 +25,9 @@ mod capture;
 mod direct;
 mod group;
 pub(crate) mod keeper;
+mod kept;
+pub(crate) mod memory;
+pub(crate) mod program;
 pub(crate) mod reap;
 pub(crate) mod workers;
 
@@ -46,6 +49,7 @@ use tokio::{
 pub(crate) use blocking::{block_on, may_block};
 use capture::Captured;
 pub use group::ProcessGroup;
+pub use memory::{DEFAULT_HOOK_MEMORY_MIB, HOOK_MEMORY_ENV};
 
 /// The shell that runs a command hook's command (`sh -c <command>`): named by its path, as
 /// `system(3)`, `popen(3)` and Node's `shell: true` do, so that starting it searches no `PATH`
@@ -142,9 +146,13 @@ pub(crate) struct Pipes {
     pub stderr: Option<Box<dyn AsyncRead + Send + Unpin>>,
 }
 
-/// Starts `spec`'s program in a process group of its own: by `posix_spawn` where that
-/// applies (see `direct.rs`), else by `tokio::process`; with its pipes.
+/// Starts `spec`'s program in a process group of its own: by the keeper where a subreaper
+/// keeper runs (see `kept.rs`), else by `posix_spawn` where that applies (see `direct.rs`),
+/// else by `tokio::process`; with its pipes.
 fn start(spec: &Spec) -> std::io::Result<(ProcessGroup, Pipes)> {
+    if let Some((kept, pipes)) = kept::spawn(spec)? {
+        return Ok((ProcessGroup::kept(kept), pipes));
+    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if let Some((direct, pipes)) = direct::spawn(spec)? {
         return Ok((ProcessGroup::direct(direct), pipes));

@@ -18,9 +18,28 @@ pub(crate) struct Reaped {
     pub peak_rss_kib: u64,
 }
 
+/// Whether child `pid` (or a process the keeper started) has ended; not reaped.
+pub(crate) fn has_ended(pid: Pid) -> bool {
+    if super::keeper::kept(pid.as_raw()) {
+        return super::keeper::peek(pid.as_raw()).is_some();
+    }
+    matches!(
+        waitid(
+            Id::Pid(pid),
+            WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG
+        ),
+        Ok(status) if status != nix::sys::wait::WaitStatus::StillAlive
+    )
+}
+
 /// Blocks until child `pid` has ended, without reaping it: its id (and its group's) stays
-/// ours until [`reap`] is called.
+/// ours until [`reap`] is called. A process the keeper started is reaped by the keeper as it
+/// ends; its id is not reused within the moment the agent still signals its group.
 pub(crate) fn wait_for_end(pid: Pid) -> io::Result<()> {
+    if super::keeper::kept(pid.as_raw()) {
+        super::keeper::wait(pid.as_raw());
+        return Ok(());
+    }
     loop {
         match waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
             Ok(_) => return Ok(()),
@@ -32,7 +51,13 @@ pub(crate) fn wait_for_end(pid: Pid) -> io::Result<()> {
 
 /// Reaps child `pid`, which has ended, and reads how it ended and its peak memory.
 pub(crate) fn reap(pid: Pid) -> io::Result<Reaped> {
-    let (status, usage) = crate::sys::process::wait4(pid)?;
+    let (status, peak) = if super::keeper::kept(pid.as_raw()) {
+        let ended = super::keeper::take(pid.as_raw());
+        (ended.status, ended.peak_kib)
+    } else {
+        let (status, usage) = crate::sys::process::wait4(pid)?;
+        (status, usage.ru_maxrss)
+    };
     let termination = if libc::WIFSIGNALED(status) {
         Termination::Signal(libc::WTERMSIG(status))
     } else {
@@ -40,6 +65,6 @@ pub(crate) fn reap(pid: Pid) -> io::Result<Reaped> {
     };
     Ok(Reaped {
         termination,
-        peak_rss_kib: u64::try_from(usage.ru_maxrss).unwrap_or_default(),
+        peak_rss_kib: u64::try_from(peak).unwrap_or_default(),
     })
 }

@@ -11,11 +11,21 @@
 //!   `environ`, opening its pidfd and registering it with tokio (`supervisor/direct.rs`, Linux
 //!   with glibc); reaping a plugin process with `wait4` for its peak memory
 //!   (`supervisor/reap.rs`); asking the kernel to kill a long-running hook when the agent
-//!   ends (`PR_SET_PDEATHSIG` between fork and exec, `remote/spawn.rs`).
+//!   ends (`PR_SET_PDEATHSIG` between fork and exec, `remote/spawn.rs`); a limit on the
+//!   memory of a long-running hook (`setrlimit` between fork and exec, in the keeper,
+//!   `supervisor/keeper/serve.rs`, or in the agent, `remote/spawn.rs`).
+//! - [`socket`]: descriptors received over a Unix socket (`SCM_RIGHTS`), which the keeper
+//!   takes ownership of (`supervisor/keeper/`).
+//!
+//! - `largest_allocation` (tests only): a global allocator that notes the largest request of
+//!   each thread, for the fuzzing tests' bound on memory (`protocol/fuzz.rs`).
 //!
 //! The interface crate (`agent-hooks-abi`) has its own `unsafe`, at the plugin boundary; the
 //! sealed copy of a library (`file/sealed.rs`) and the plugin process's descriptors go
 //! through `nix`'s safe calls.
 
+#[cfg(test)]
+pub(crate) mod largest_allocation;
 pub(crate) mod library;
 pub(crate) mod process;
+pub(crate) mod socket;

@@ -201,3 +201,27 @@ mod direct {
         }
     }
 }
+
+/// Limits `command`'s process, and what it starts, to `bytes` of data (`RLIMIT_DATA`, soft
+/// and hard: its heap and private writable mappings, not address space it only reserves, as
+/// V8 and Go do), set between fork and exec; 0: no limit.
+pub(crate) fn limit_memory(command: &mut Command, bytes: u64) {
+    if bytes == 0 {
+        return;
+    }
+    use std::os::unix::process::CommandExt;
+    let limit = libc::rlimit {
+        rlim_cur: bytes as libc::rlim_t,
+        rlim_max: bytes as libc::rlim_t,
+    };
+    // SAFETY: between fork and exec only async-signal-safe calls are allowed; `setrlimit` is
+    // one, and the closure allocates nothing (`limit` is copied in).
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setrlimit(libc::RLIMIT_DATA, &limit) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}

@@ -1,0 +1,267 @@
+//! The keeper's own process: a child subreaper that starts the processes the agent asks
+//! for, tells the agent when they end, reaps whatever else comes back to it, and ends them
+//! all when the agent's end of the socket closes.
+//!
+//! It is the agent's own program (or the `agent-hooks` command) started again with
+//! [`KEEPER_PROCESS`] set; [`serve_if_keeper`] is called by `serve_if_plugin_process`.
+
+use std::{
+    collections::{HashMap, HashSet},
+    ffi::OsStr,
+    io::{self, Read, Write},
+    os::{
+        fd::{AsFd, OwnedFd},
+        unix::{ffi::OsStrExt, net::UnixStream, process::CommandExt},
+    },
+    process::{Command, Stdio},
+    sync::{Arc, Condvar, Mutex},
+    thread,
+    time::{Duration, Instant},
+};
+
+use nix::{
+    sys::{
+        signal::{kill, Signal},
+        wait::{waitid, Id, WaitPidFlag},
+    },
+    unistd::Pid,
+};
+
+use super::wire::{self, Answer, Request, HELLO};
+use crate::sync::LockUnpoisoned;
+
+/// Set in the keeper's environment: the program serves as the keeper.
+pub(crate) const KEEPER_PROCESS: &str = "AGENT_HOOKS_KEEPER_PROCESS";
+
+/// If this process was started as a keeper, serves until the agent ends, then exits.
+pub(crate) fn serve_if_keeper() {
+    if std::env::var_os(KEEPER_PROCESS).is_none() {
+        return;
+    }
+    // Still one thread (the first call of the agent's main): nothing reads the environment.
+    std::env::remove_var(KEEPER_PROCESS);
+    std::process::exit(serve());
+}
+
+/// What the spawning side and the reaping side share.
+struct State {
+    /// Held while a process is started and recorded, so that it is not reaped before.
+    spawning: Mutex<HashSet<i32>>,
+    /// Woken when there is a child to wait for.
+    children: Condvar,
+    to_agent: Mutex<UnixStream>,
+}
+
+fn serve() -> i32 {
+    #[cfg(target_os = "linux")]
+    if nix::sys::prctl::set_child_subreaper(true).is_err() {
+        return 3;
+    }
+    let Some(socket) = take_socket() else {
+        return 2;
+    };
+    let Ok(to_agent) = socket.try_clone() else {
+        return 2;
+    };
+    let state = Arc::new(State {
+        spawning: Mutex::new(HashSet::new()),
+        children: Condvar::new(),
+        to_agent: Mutex::new(to_agent),
+    });
+    if state
+        .to_agent
+        .lock_unpoisoned()
+        .write_all(&[HELLO])
+        .is_err()
+    {
+        return 2;
+    }
+    let reaper = Arc::clone(&state);
+    let _ = thread::Builder::new()
+        .name("agent-hooks-keeper-reap".into())
+        .spawn(move || reap(&reaper));
+    // Until the agent's end closes (or says nothing the keeper understands).
+    while let Ok((request, fds)) = receive(&socket) {
+        let answer = start(&state, &request, fds);
+        let mut to_agent = state.to_agent.lock_unpoisoned();
+        let sent = to_agent.write_all(&answer.encode());
+        drop(to_agent);
+        state.children.notify_all();
+        if sent.is_err() {
+            break;
+        }
+    }
+    end_all();
+    0
+}
+
+/// The socket to the agent, from stdin, on a close-on-exec descriptor of its own; stdin
+/// becomes `/dev/null`.
+fn take_socket() -> Option<UnixStream> {
+    // A duplicate made with F_DUPFD_CLOEXEC.
+    let socket = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let null = std::fs::File::open("/dev/null").ok()?;
+    nix::unistd::dup2_stdin(null.as_fd()).ok()?;
+    Some(UnixStream::from(socket))
+}
+
+/// One request and its descriptors.
+fn receive(socket: &UnixStream) -> io::Result<(Request, Vec<OwnedFd>)> {
+    let mut length = [0; 4];
+    let (n, fds) = crate::sys::socket::recv_with_fds(socket, &mut length)?;
+    if n == 0 {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    let mut socket_read = socket;
+    socket_read.read_exact(&mut length[n..])?;
+    let body = wire::read_body(socket, u32::from_le_bytes(length) as usize)?;
+    Ok((Request::decode(&body)?, fds))
+}
+
+/// Starts `request`'s process in a process group of its own.
+fn start(state: &State, request: &Request, fds: Vec<OwnedFd>) -> Answer {
+    let mut fds = fds.into_iter();
+    let stdin = if request.stdin {
+        fds.next().map(Stdio::from)
+    } else {
+        Some(Stdio::null())
+    };
+    let (Some(stdin), Some(stdout), Some(stderr)) = (stdin, fds.next(), fds.next()) else {
+        return Answer::Failed(libc::EBADF);
+    };
+    let mut command = Command::new(&request.program);
+    command
+        .arg0(&request.arg0)
+        .args(&request.args)
+        .current_dir(&request.cwd)
+        .env_clear()
+        .envs(request.env.iter().filter_map(|entry| {
+            let bytes = entry.as_bytes();
+            let at = bytes.iter().position(|&b| b == b'=')?;
+            Some((
+                OsStr::from_bytes(&bytes[..at]),
+                OsStr::from_bytes(&bytes[at + 1..]),
+            ))
+        }))
+        .stdin(stdin)
+        .stdout(Stdio::from(stdout))
+        .stderr(Stdio::from(stderr))
+        .process_group(0);
+    crate::sys::process::limit_memory(&mut command, request.memory);
+    // Recorded before the reaper can see it end: the reaper takes this lock to reap.
+    let mut asked = state.spawning.lock_unpoisoned();
+    match command.spawn() {
+        Ok(child) => {
+            let pid = i32::try_from(child.id()).unwrap_or(i32::MAX);
+            asked.insert(pid);
+            Answer::Started(pid)
+        }
+        Err(e) => Answer::Failed(e.raw_os_error().unwrap_or(libc::EIO)),
+    }
+}
+
+/// Reaps every child, and tells the agent how those it asked for ended.
+fn reap(state: &State) {
+    loop {
+        match waitid(Id::All, WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+            Ok(status) => {
+                let Some(pid) = status.pid() else { continue };
+                let mut asked = state.spawning.lock_unpoisoned();
+                let Ok((status, usage)) = crate::sys::process::wait4(pid) else {
+                    continue;
+                };
+                if asked.remove(&pid.as_raw()) {
+                    drop(asked);
+                    let ended = Answer::Ended {
+                        pid: pid.as_raw(),
+                        status,
+                        peak_kib: usage.ru_maxrss,
+                    };
+                    let _ = state.to_agent.lock_unpoisoned().write_all(&ended.encode());
+                }
+            }
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => {
+                // No child yet: wait for a start (or look again soon, for an adopted one).
+                let asked = state.spawning.lock_unpoisoned();
+                let _ = state
+                    .children
+                    .wait_timeout(asked, Duration::from_millis(200));
+            }
+        }
+    }
+}
+
+/// The agent ended: freezes every descendant (SIGSTOP), pass after pass until a pass finds
+/// none not yet frozen (so that one that forks meanwhile is caught), then kills them all.
+/// Repeated until none is left, within a few seconds.
+fn end_all() {
+    let me = std::process::id() as i32;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        let mut frozen: HashSet<i32> = HashSet::new();
+        loop {
+            let fresh: Vec<i32> = descendants(me)
+                .into_iter()
+                .filter(|pid| !frozen.contains(pid))
+                .collect();
+            if fresh.is_empty() || Instant::now() >= deadline {
+                break;
+            }
+            for pid in fresh {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGSTOP);
+                frozen.insert(pid);
+            }
+        }
+        if frozen.is_empty() {
+            return;
+        }
+        for &pid in &frozen {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Every live (not zombie) descendant of `root`, from `/proc`.
+fn descendants(root: i32) -> Vec<i32> {
+    let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // After the command's closing parenthesis: state, then parent.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, rest)| rest) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let (Some(state), Some(parent)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        if state == "Z" || state == "X" {
+            continue;
+        }
+        if let Ok(parent) = parent.parse::<i32>() {
+            children.entry(parent).or_default().push(pid);
+        }
+    }
+    let mut found = Vec::new();
+    let mut next = vec![root];
+    while let Some(pid) = next.pop() {
+        for &child in children.get(&pid).map(Vec::as_slice).unwrap_or_default() {
+            found.push(child);
+            next.push(child);
+        }
+    }
+    found
+}

@@ -1,0 +1,253 @@
+//! What the agent and its keeper say to each other over their socket: length-prefixed
+//! frames, a request to start a process (its descriptors ride along as `SCM_RIGHTS`), and
+//! the keeper's answers: started, not started, ended. Both ends are this crate; the bounds
+//! are there because a frame is read before it is trusted.
+
+use std::{
+    ffi::{OsStr, OsString},
+    io::{self, Read},
+    os::unix::ffi::{OsStrExt, OsStringExt},
+};
+
+/// The largest frame either end accepts (a request carries the whole environment and the
+/// arguments: `ARG_MAX` is 2 MiB on Linux).
+pub(super) const MAX_FRAME: usize = 8 << 20;
+
+/// The first byte the keeper writes once it serves: the agent waits for it.
+pub(super) const HELLO: u8 = b'K';
+
+/// A process to start: everything `execve` and the child's setup need.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Request {
+    pub program: OsString,
+    /// Its `argv[0]`.
+    pub arg0: OsString,
+    pub args: Vec<OsString>,
+    pub cwd: OsString,
+    /// The whole environment, `NAME=value` each.
+    pub env: Vec<OsString>,
+    /// stdin is the first descriptor sent; otherwise `/dev/null` (and stdout, stderr are the
+    /// first two).
+    pub stdin: bool,
+    /// A limit on the child's data, in bytes (`RLIMIT_DATA`); 0: none.
+    pub memory: u64,
+}
+
+/// What the keeper answers, and tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// The process runs, with this id.
+    Started(i32),
+    /// It could not be started: the OS error's code.
+    Failed(i32),
+    /// A process the keeper started for the agent ended: its wait status and peak resident
+    /// memory in KiB.
+    Ended {
+        pid: i32,
+        status: i32,
+        peak_kib: i64,
+    },
+}
+
+fn put(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.extend_from_slice(&u32::try_from(bytes.len()).unwrap_or(u32::MAX).to_le_bytes());
+    out.extend_from_slice(bytes);
+}
+
+fn frame(body: Vec<u8>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + 4);
+    put(&mut out, &body);
+    out
+}
+
+impl Request {
+    /// The request as one frame.
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut body = Vec::with_capacity(4096);
+        body.push(u8::from(self.stdin));
+        body.extend_from_slice(&self.memory.to_le_bytes());
+        for field in [&self.program, &self.arg0, &self.cwd] {
+            put(&mut body, field.as_bytes());
+        }
+        for list in [&self.args, &self.env] {
+            body.extend_from_slice(&u32::try_from(list.len()).unwrap_or(0).to_le_bytes());
+            for item in list {
+                put(&mut body, item.as_bytes());
+            }
+        }
+        frame(body)
+    }
+
+    /// A request out of a frame's body.
+    pub(crate) fn decode(body: &[u8]) -> io::Result<Self> {
+        let mut at = Cursor { body, at: 0 };
+        let stdin = at.take(1)?[0] != 0;
+        let memory = u64::from_le_bytes(at.array()?);
+        let program = at.os()?;
+        let arg0 = at.os()?;
+        let cwd = at.os()?;
+        let mut lists = [Vec::new(), Vec::new()];
+        for list in &mut lists {
+            let count = u32::from_le_bytes(at.array()?) as usize;
+            for _ in 0..count.min(body.len()) {
+                list.push(at.os()?);
+            }
+        }
+        let [args, env] = lists;
+        Ok(Self {
+            program,
+            arg0,
+            args,
+            cwd,
+            env,
+            stdin,
+            memory,
+        })
+    }
+}
+
+impl Answer {
+    /// The answer as one frame.
+    pub(crate) fn encode(self) -> Vec<u8> {
+        let mut body = Vec::with_capacity(17);
+        match self {
+            Answer::Started(pid) => {
+                body.push(b'S');
+                body.extend_from_slice(&pid.to_le_bytes());
+            }
+            Answer::Failed(code) => {
+                body.push(b'F');
+                body.extend_from_slice(&code.to_le_bytes());
+            }
+            Answer::Ended {
+                pid,
+                status,
+                peak_kib,
+            } => {
+                body.push(b'X');
+                body.extend_from_slice(&pid.to_le_bytes());
+                body.extend_from_slice(&status.to_le_bytes());
+                body.extend_from_slice(&peak_kib.to_le_bytes());
+            }
+        }
+        frame(body)
+    }
+
+    /// An answer out of a frame's body.
+    pub(crate) fn decode(body: &[u8]) -> io::Result<Self> {
+        let mut at = Cursor { body, at: 0 };
+        let answer = match at.take(1)?[0] {
+            b'S' => Answer::Started(i32::from_le_bytes(at.array()?)),
+            b'F' => Answer::Failed(i32::from_le_bytes(at.array()?)),
+            b'X' => Answer::Ended {
+                pid: i32::from_le_bytes(at.array()?),
+                status: i32::from_le_bytes(at.array()?),
+                peak_kib: i64::from_le_bytes(at.array()?),
+            },
+            other => return Err(bad(format!("unknown answer {other}"))),
+        };
+        Ok(answer)
+    }
+}
+
+/// Reads one frame's body: at most [`MAX_FRAME`] bytes, grown as they arrive.
+pub(super) fn read_frame(mut from: impl Read) -> io::Result<Vec<u8>> {
+    let mut length = [0; 4];
+    from.read_exact(&mut length)?;
+    read_body(from, u32::from_le_bytes(length) as usize)
+}
+
+/// The `length` bytes of a body whose prefix was read.
+pub(super) fn read_body(from: impl Read, length: usize) -> io::Result<Vec<u8>> {
+    if length > MAX_FRAME {
+        return Err(bad(format!("a frame of {length} bytes")));
+    }
+    let mut body = Vec::new();
+    from.take(length as u64).read_to_end(&mut body)?;
+    if body.len() < length {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(body)
+}
+
+fn bad(what: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what)
+}
+
+struct Cursor<'a> {
+    body: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> io::Result<&'a [u8]> {
+        let end = self.at.checked_add(n).filter(|&end| end <= self.body.len());
+        let end = end.ok_or_else(|| bad("a frame cut short".into()))?;
+        let bytes = &self.body[self.at..end];
+        self.at = end;
+        Ok(bytes)
+    }
+
+    fn array<const N: usize>(&mut self) -> io::Result<[u8; N]> {
+        let mut out = [0; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+
+    fn os(&mut self) -> io::Result<OsString> {
+        let n = u32::from_le_bytes(self.array()?) as usize;
+        Ok(OsString::from_vec(self.take(n)?.to_vec()))
+    }
+}
+
+/// `NAME=value`.
+pub(crate) fn variable(name: &OsStr, value: &OsStr) -> OsString {
+    let mut entry = Vec::with_capacity(name.len() + value.len() + 1);
+    entry.extend_from_slice(name.as_bytes());
+    entry.push(b'=');
+    entry.extend_from_slice(value.as_bytes());
+    OsString::from_vec(entry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_and_every_answer_come_back_as_they_went() {
+        let request = Request {
+            program: "/bin/sh".into(),
+            arg0: "sh".into(),
+            args: vec!["-c".into(), "true".into()],
+            cwd: "/".into(),
+            env: vec!["A=1".into(), "B=".into()],
+            stdin: true,
+            memory: 1 << 30,
+        };
+        let frame = request.encode();
+        let body = read_frame(&frame[..]).unwrap();
+        assert_eq!(Request::decode(&body).unwrap(), request);
+        for answer in [
+            Answer::Started(7),
+            Answer::Failed(2),
+            Answer::Ended {
+                pid: 7,
+                status: 9,
+                peak_kib: 1024,
+            },
+        ] {
+            let body = read_frame(&answer.encode()[..]).unwrap();
+            assert_eq!(Answer::decode(&body).unwrap(), answer);
+        }
+    }
+
+    #[test]
+    fn a_cut_or_lying_frame_is_an_error() {
+        let frame = Answer::Started(7).encode();
+        assert!(read_frame(&frame[..frame.len() - 1]).is_err());
+        assert!(Answer::decode(&[b'S', 1]).is_err());
+        let lying = u32::MAX.to_le_bytes();
+        assert!(read_frame(&lying[..]).is_err());
+        assert!(Request::decode(&[1, 0, 0]).is_err());
+    }
+}

@@ -1,0 +1,194 @@
+//! The soak (issue 24 point 8): a host with 10 plugins (each in its process) and 10 command
+//! hooks, some of which crash, hang or flood, through many mixed events: the host's memory
+//! and open files stay flat, no zombie is left and no process outlives the runner; the
+//! emits' p50 and p99 are printed (and written to `target/soak.txt`). In CI, 400 events (`AGENT_HOOKS_SOAK_EVENTS`); the long
+//! run is `AGENT_HOOKS_SOAK_EVENTS=100000 cargo test --release -p agent-hooks-tests --test all
+//! soak:: -- --nocapture`.
+
+use std::time::{Duration, Instant};
+
+use agent_hooks::{abi::prelude::*, LoadOptions};
+use agent_hooks_tests::{alone_in_process, commands::Project, copy_to, plugin};
+
+fn events() -> usize {
+    std::env::var("AGENT_HOOKS_SOAK_EVENTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(400)
+}
+
+/// This process's resident memory in KiB and its open descriptors.
+fn footprint() -> (u64, usize) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let rss = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0);
+    let fds = std::fs::read_dir("/proc/self/fd")
+        .map(|d| d.count())
+        .unwrap_or(0);
+    (rss, fds)
+}
+
+/// Every descendant of this process (from `/proc`), and how many of them are zombies.
+fn descendants() -> (Vec<String>, usize) {
+    let me = std::process::id().to_string();
+    let mut table = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(") ") else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next().unwrap_or("").to_owned();
+        let parent = fields.next().unwrap_or("").to_owned();
+        table.push((pid, parent, state));
+    }
+    let mut found = Vec::new();
+    let mut zombies = 0;
+    let mut next = vec![me];
+    while let Some(parent) = next.pop() {
+        for (pid, p, state) in &table {
+            if *p == parent {
+                if state == "Z" {
+                    zombies += 1;
+                }
+                found.push(pid.clone());
+                next.push(pid.clone());
+            }
+        }
+    }
+    (found, zombies)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p) as usize]
+}
+
+#[test]
+fn ten_plugins_and_ten_command_hooks_through_mixed_events_leave_nothing_behind() {
+    if !alone_in_process(
+        module_path!(),
+        "ten_plugins_and_ten_command_hooks_through_mixed_events_leave_nothing_behind",
+    ) {
+        return;
+    }
+    let project = Project::new("soak");
+    let hostile = plugin("hostile");
+    let dir = project.root.join("plugins");
+    std::fs::create_dir_all(&dir).unwrap();
+    let paths: Vec<String> = (0..10)
+        .map(|i| {
+            copy_to(&hostile, &dir, &format!("libhostile{i}.so"))
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let mut options = LoadOptions::isolated();
+    options.defaults.handler_timeout = Duration::from_millis(300);
+    let loaded = agent_hooks::load_hooks_with(&paths, &project.root, &options);
+    assert!(
+        loaded.errors.is_empty(),
+        "{:?}",
+        loaded
+            .errors
+            .iter()
+            .map(|e| e.error.to_string())
+            .collect::<Vec<_>>()
+    );
+    let quick = |c: &str| serde_json::json!({"type": "command", "command": c, "timeout": 5});
+    let hooks = serde_json::json!({"PreToolUse": [
+        {"matcher": "exec", "hooks": [
+            quick("cat > /dev/null; echo '{}'"), quick("cat > /dev/null; echo '{}'"),
+            quick("cat > /dev/null; echo '{}'"), quick("cat > /dev/null; echo '{}'"),
+            quick("cat > /dev/null; exit 0"),
+            quick("kill -SEGV $$"),
+            quick("head -c 2000000 /dev/zero"),
+            quick("(sleep 0.05 &) ; echo '{}'"),
+            quick("setsid sh -c 'sleep 0.05' & echo '{}'"),
+        ]},
+        {"matcher": "hang", "hooks": [
+            {"type": "command", "command": "sleep 30", "timeout": 1}
+        ]}
+    ]});
+    let file = project.write(".agent-hooks/hooks/soak.json", &hooks.to_string());
+    let mut commands = agent_hooks::command_hook::CommandHooks::new();
+    commands.load_file(&file);
+    assert!(commands.issues().is_empty(), "{:?}", commands.issues());
+    let mut runner = agent_hooks::HookRunner::new(loaded.hooks, &project.root);
+    runner.add_command_hooks(commands);
+
+    let total = events();
+    let warm = total / 10;
+    let mut latencies = Vec::with_capacity(total);
+    let mut after_warm_up = (0, 0);
+    for n in 0..total {
+        let (tool, input) = match n {
+            n if n % 200 == 199 => ("exec", serde_json::json!({"fault": "segfault"})),
+            n if n % 150 == 149 => ("exec", serde_json::json!({"fault": "message_flood"})),
+            n if n % 100 == 99 => ("hang", serde_json::json!({"command": "ls"})),
+            _ => ("exec", serde_json::json!({"command": "ls"})),
+        };
+        let event = ToolCallEvent::new(tool, format!("call-{n}"), input);
+        let started = Instant::now();
+        let _ = runner.emit_blocking(&event);
+        latencies.push(started.elapsed());
+        if n + 1 == warm {
+            after_warm_up = footprint();
+        }
+    }
+    let at_end = footprint();
+    drop(runner);
+    latencies.sort();
+    let summary = format!(
+        "soak: {total} events, p50 {:?}, p99 {:?}; memory {} -> {} KiB, open files {} -> {} (after {warm} events, at the end)",
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99),
+        after_warm_up.0,
+        at_end.0,
+        after_warm_up.1,
+        at_end.1,
+    );
+    // The test runs in a process of its own, whose output is not shown: the summary also
+    // goes to target/soak.txt.
+    println!("{summary}");
+    let _ = std::fs::write(
+        agent_hooks_tests::workspace_root().join("target/soak.txt"),
+        format!("{summary}\n"),
+    );
+    assert!(
+        at_end.1 <= after_warm_up.1 + 8,
+        "open files grew: {after_warm_up:?} -> {at_end:?}"
+    );
+    assert!(
+        at_end.0 <= after_warm_up.0 + 32 * 1024,
+        "memory grew: {after_warm_up:?} -> {at_end:?}"
+    );
+    // Nothing the hooks started is left a second later but the keeper, and no zombie.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let (left, zombies) = descendants();
+        let others: Vec<&String> = left
+            .iter()
+            .filter(|pid| {
+                !std::fs::read_to_string(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+                    c.starts_with(
+                        agent_hooks_tests::agent_hooks_bin()
+                            .to_string_lossy()
+                            .as_ref(),
+                    )
+                })
+            })
+            .collect();
+        if (others.is_empty() && zombies == 0) || Instant::now() > deadline {
+            assert_eq!(zombies, 0, "zombies among {left:?}");
+            assert!(others.is_empty(), "left running: {others:?}");
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -21,6 +21,7 @@ use nix::{
     unistd::Pid,
 };
 
+use super::line_out::{LineOut, Refused, OUT_QUEUE};
 use super::stderr_log::{keep_stderr, wait_until_read, StderrLog};
 use crate::{
     error::Termination,
@@ -32,9 +33,6 @@ use crate::{
     supervisor::reap,
     sync::LockUnpoisoned,
 };
-
-/// How many lines may wait for a long-running hook to read them.
-const OUT_QUEUE: usize = 1024;
 
 /// How long the agent waits, once a plugin process ended or was killed, for the programs
 /// it ran through `exec` to be killed (each thread that runs one kills its group within
@@ -59,15 +57,42 @@ pub(super) enum Incoming {
     Died(String),
 }
 
+/// Where what belongs to one call goes: the thread that waits for it, or the task that
+/// awaits it (a long-running hook's event), or nowhere (its event was cancelled: requests
+/// are refused, the answer is dropped).
+#[derive(Clone)]
+pub(super) enum CallSink {
+    Thread(mpsc::SyncSender<Incoming>),
+    Task(tokio::sync::mpsc::Sender<Incoming>),
+    Abandoned,
+}
+
+impl CallSink {
+    /// Tells the call that the process ended.
+    fn died(&self, cause: &str) {
+        match self {
+            CallSink::Thread(call) => {
+                let _ = call.send(Incoming::Died(cause.to_owned()));
+            }
+            CallSink::Task(call) => {
+                let _ = call.blocking_send(Incoming::Died(cause.to_owned()));
+            }
+            CallSink::Abandoned => {}
+        }
+    }
+}
+
 pub(super) struct Connection {
     pub(super) pid: Pid,
     pub(super) wire: Wire,
     /// Frames are written here, by the thread that sends them.
     pub(super) writer: Mutex<Option<ChildStdin>>,
-    /// Lines go through a bounded queue to a writer thread, so that a hook that stops
-    /// reading can never block the agent (past [`OUT_QUEUE`] waiting lines it is stopped).
-    pub(super) queue: Option<mpsc::SyncSender<Vec<u8>>>,
-    pub(super) calls: Mutex<HashMap<u64, mpsc::SyncSender<Incoming>>>,
+    /// Lines are written at once when the pipe has room, else queued for a writer thread,
+    /// so that a hook that stops reading can never block the agent (past [`OUT_QUEUE`]
+    /// waiting lines it is stopped).
+    pub(super) queue: Option<LineOut>,
+    /// The calls waiting for their answers, by id.
+    pub(super) calls: Mutex<HashMap<u64, CallSink>>,
     pub(super) control: Mutex<Option<mpsc::Sender<Incoming>>>,
     /// Whether the process was reaped: its group may be signalled only before.
     pub(super) reaped: Mutex<bool>,
@@ -112,15 +137,15 @@ impl Connection {
         let Some(queue) = &self.queue else {
             return false;
         };
-        match queue.try_send(line) {
+        match queue.send(line) {
             Ok(()) => true,
-            Err(mpsc::TrySendError::Full(_)) => {
+            Err(Refused::Full) => {
                 self.kill(&format!(
                     "stopped reading what the agent sends ({OUT_QUEUE} messages waited for it); it was stopped, not trusted"
                 ));
                 false
             }
-            Err(mpsc::TrySendError::Disconnected(_)) => false,
+            Err(Refused::Closed) => false,
         }
     }
 
@@ -163,8 +188,29 @@ impl Connection {
         let waiting = self.calls.lock_unpoisoned().get(&id).cloned();
         match waiting {
             // Blocks while the call's queue is full: the process waits for the agent.
-            Some(waiting) => {
+            Some(CallSink::Thread(waiting)) => {
                 let _ = waiting.send(incoming);
+                true
+            }
+            Some(CallSink::Task(waiting)) => {
+                let _ = waiting.blocking_send(incoming);
+                true
+            }
+            Some(CallSink::Abandoned) => {
+                match incoming {
+                    Incoming::Message(FromPlugin::Request { id: request, .. }) => {
+                        self.send(&ToPlugin::Reply {
+                            id: request,
+                            result: crate::protocol::frames::Answer::Err {
+                                message: "the event this request belongs to was cancelled".into(),
+                            },
+                        });
+                    }
+                    Incoming::Message(FromPlugin::Done { .. }) | Incoming::Died(_) => {
+                        self.calls.lock_unpoisoned().remove(&id);
+                    }
+                    Incoming::Message(_) => {}
+                }
                 true
             }
             None => false,
@@ -218,7 +264,7 @@ impl Connection {
         let (control, receiver) = mpsc::channel();
         let (stdin, queue) = match wire {
             Wire::Frames => (Some(stdin), None),
-            Wire::Lines => (None, Some(write_lines(stdin))),
+            Wire::Lines => (None, Some(LineOut::new(stdin))),
         };
         let connection = Arc::new(Connection {
             pid,
@@ -275,21 +321,6 @@ pub(super) fn death_termination(connection: &Connection) -> Termination {
         .unwrap_or(Termination::Signal(9))
 }
 
-/// Writes a long-running hook's lines from a thread of its own; the thread ends when the
-/// connection is gone or the hook's stdin is closed.
-fn write_lines(mut stdin: ChildStdin) -> mpsc::SyncSender<Vec<u8>> {
-    use std::io::Write;
-    let (queue, lines) = mpsc::sync_channel::<Vec<u8>>(OUT_QUEUE);
-    thread::spawn(move || {
-        for line in lines {
-            if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
-                break;
-            }
-        }
-    });
-    queue
-}
-
 /// Reads the plugin process's messages until it closes the connection, then reaps it and
 /// tells everyone waiting how it ended. A message the agent cannot read, or an answer for no
 /// call, ends the process: what it says next could not be trusted.
@@ -331,14 +362,14 @@ fn read_messages(
     // Its `exec` programs end before its calls hear of its death, so that none outlives an
     // agent that exits right after.
     connection.wait_for_execs();
-    let calls: Vec<mpsc::SyncSender<Incoming>> = connection
+    let calls: Vec<CallSink> = connection
         .calls
         .lock_unpoisoned()
         .values()
         .cloned()
         .collect();
     for call in calls {
-        let _ = call.send(Incoming::Died(cause.clone()));
+        call.died(&cause);
     }
     if let Some(control) = connection.control.lock_unpoisoned().take() {
         let _ = control.send(Incoming::Died(cause));

@@ -10,7 +10,6 @@ use std::{
         atomic::{AtomicU64, Ordering},
         mpsc, Arc, Mutex,
     },
-    thread,
 };
 
 use abi_stable::{
@@ -77,6 +76,16 @@ impl Forward for Link {
     }
 }
 
+/// What the threads of the plugin process share: the connection, the plugin once it is
+/// loaded, and the threads calls run on.
+struct Served {
+    link: Arc<Link>,
+    loaded: Mutex<Option<(Arc<Hook>, String)>>,
+    workers: Workers,
+    /// Loads and the goodbye, for the main thread.
+    work: mpsc::Sender<ToPlugin>,
+}
+
 /// Runs the plugin process on `input`/`output` (the protocol's descriptors) until the agent
 /// says goodbye or goes away.
 fn serve_plugin(input: File, output: File) {
@@ -91,30 +100,20 @@ fn serve_plugin(input: File, output: File) {
     }) {
         return;
     }
-    // The reader routes replies at once, so that a factory or a handler waiting for one
-    // never blocks the reading of it; work goes to this thread.
+    // A reader routes replies at once, so that a factory or a handler waiting for one never
+    // blocks the reading of it; loads and the goodbye go to this thread.
     let (work, jobs) = mpsc::channel::<ToPlugin>();
-    let reader_link = link.clone();
-    thread::spawn(move || {
-        let mut input = BufReader::new(input);
-        while let Ok(message) = read_frame::<ToPlugin>(&mut input) {
-            match message {
-                ToPlugin::Reply { id, result } => reader_link.answered(id, result),
-                other => {
-                    if work.send(other).is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-        reader_link.close();
-        // The agent is gone: nothing more to do for anyone.
-        std::process::exit(0);
+    let served = Arc::new(Served {
+        link: link.clone(),
+        loaded: Mutex::new(None),
+        workers: Workers::default(),
+        work,
     });
+    let reader = served.clone();
+    served
+        .workers
+        .run(move || read_messages(reader, BufReader::new(input)));
 
-    let mut hook: Option<Arc<Hook>> = None;
-    let mut cwd = String::new();
-    let workers = Workers::default();
     for job in jobs {
         match job {
             ToPlugin::Load {
@@ -125,7 +124,7 @@ fn serve_plugin(input: File, output: File) {
                 limits,
             } => {
                 apply_limits(&limits);
-                cwd = cwd_path.to_string_lossy().into_owned();
+                let cwd = cwd_path.to_string_lossy().into_owned();
                 let forward: Arc<dyn Forward> = link.clone();
                 let answer = match crate::load::load_plugin_forwarding(
                     &given,
@@ -136,20 +135,38 @@ fn serve_plugin(input: File, output: File) {
                 ) {
                     Ok(loaded) => {
                         let registered = registered_of(&loaded);
-                        hook = Some(Arc::new(loaded));
+                        *served.loaded.lock_unpoisoned() = Some((Arc::new(loaded), cwd));
                         FromPlugin::Loaded(registered)
                     }
                     Err(error) => FromPlugin::LoadFailed { error },
                 };
                 link.send(&answer);
             }
+            ToPlugin::Goodbye => break,
+            ToPlugin::Call { .. } | ToPlugin::Reply { .. } => {}
+        }
+    }
+}
+
+/// Reads the agent's messages. A call runs on the thread that read it, at once, once the
+/// reading is handed to another thread of the pool (which reads on meanwhile, so that the
+/// call's requests get their replies): a call costs no hand-off between reading it and
+/// running it.
+fn read_messages(served: Arc<Served>, mut input: BufReader<File>) {
+    loop {
+        let Ok(message) = read_frame::<ToPlugin>(&mut input) else {
+            break;
+        };
+        match message {
+            ToPlugin::Reply { id, result } => served.link.answered(id, result),
             ToPlugin::Call {
                 id,
                 target,
                 payload,
             } => {
-                let Some(hook) = hook.clone() else {
-                    link.send(&FromPlugin::Done {
+                let loaded = served.loaded.lock_unpoisoned().clone();
+                let Some((hook, cwd)) = loaded else {
+                    served.link.send(&FromPlugin::Done {
                         id,
                         result: CallOutcome::Failed {
                             message: "no plugin is loaded".into(),
@@ -158,17 +175,22 @@ fn serve_plugin(input: File, output: File) {
                     });
                     continue;
                 };
-                let link = link.clone();
-                let cwd = cwd.clone();
-                workers.run(move || {
-                    let result = call(&hook, &link, &cwd, id, target, &payload);
-                    link.send(&FromPlugin::Done { id, result });
-                });
+                let reader = served.clone();
+                served.workers.run(move || read_messages(reader, input));
+                let result = call(&hook, &served.link, &cwd, id, target, &payload);
+                served.link.send(&FromPlugin::Done { id, result });
+                return;
             }
-            ToPlugin::Goodbye => break,
-            ToPlugin::Reply { .. } => {}
+            other => {
+                if served.work.send(other).is_err() {
+                    break;
+                }
+            }
         }
     }
+    served.link.close();
+    // The agent is gone: nothing more to do for anyone.
+    std::process::exit(0);
 }
 
 fn registered_of(hook: &Hook) -> Registered {

@@ -18,6 +18,7 @@ use nix::{
     unistd::Pid,
 };
 
+use super::line_out::{LineOut, Refused, OUT_QUEUE};
 use super::stderr_log::{keep_stderr, wait_until_read, StderrLog};
 use crate::{
     error::Termination,
@@ -29,9 +30,6 @@ use crate::{
     supervisor::reap,
     sync::LockUnpoisoned,
 };
-
-/// How many lines may wait for a long-running hook to read them.
-const OUT_QUEUE: usize = 1024;
 
 /// How long the agent waits, once a plugin process ended or was killed, for the programs
 /// it ran through `exec` to be killed (each thread that runs one kills its group within
@@ -56,18 +54,42 @@ pub(super) enum Incoming {
     Died(String),
 }
 
+/// Where what belongs to one call goes: the thread that waits for it, or the task that
+/// awaits it (a long-running hook's event), or nowhere (its event was cancelled: requests
+/// are refused, the answer is dropped).
+#[derive(Clone)]
+pub(super) enum CallSink {
+    Thread(mpsc::SyncSender<Incoming>),
+    Task(tokio::sync::mpsc::Sender<Incoming>),
+    Abandoned,
+}
+
+impl CallSink {
+    /// Tells the call that the process ended.
+    fn died(&self, cause: &str) {
+        match self {
+            CallSink::Thread(call) => {
+                let _ = call.send(Incoming::Died(cause.to_owned()));
+            }
+            CallSink::Task(call) => {
+                let _ = call.blocking_send(Incoming::Died(cause.to_owned()));
+            }
+            CallSink::Abandoned => {}
+        }
+    }
+}
+
 pub(super) struct Connection {
     pub(super) pid: Pid,
     pub(super) wire: Wire,
     /// Frames are written here, by the thread that sends them.
     pub(super) writer: Mutex<Option<ChildStdin>>,
-    /// Lines go through a bounded queue to a writer thread, so that a hook that stops
-    /// reading can never block the agent (past [`OUT_QUEUE`] waiting lines it is stopped).
-    pub(super) queue: Option<mpsc::SyncSender<Vec<u8>>>,
-    /// Set once the process ended: its writer thread gives up a write that cannot go on
-    /// (a descendant holds the pipe's other end open, reading nothing).
-    writer_stop: Arc<AtomicBool>,
-    pub(super) calls: Mutex<HashMap<u64, mpsc::SyncSender<Incoming>>>,
+    /// Lines are written at once when the pipe has room, else queued for a writer thread,
+    /// so that a hook that stops reading can never block the agent (past [`OUT_QUEUE`]
+    /// waiting lines it is stopped).
+    pub(super) queue: Option<LineOut>,
+    /// The calls waiting for their answers, by id.
+    pub(super) calls: Mutex<HashMap<u64, CallSink>>,
     pub(super) control: Mutex<Option<mpsc::Sender<Incoming>>>,
     /// Whether the process was reaped: its group may be signalled only before.
     pub(super) reaped: Mutex<bool>,
@@ -112,15 +134,15 @@ impl Connection {
         let Some(queue) = &self.queue else {
             return false;
         };
-        match queue.try_send(line) {
+        match queue.send(line) {
             Ok(()) => true,
-            Err(mpsc::TrySendError::Full(_)) => {
+            Err(Refused::Full) => {
                 self.kill(&format!(
                     "stopped reading what the agent sends ({OUT_QUEUE} messages waited for it); it was stopped, not trusted"
                 ));
                 false
             }
-            Err(mpsc::TrySendError::Disconnected(_)) => false,
+            Err(Refused::Closed) => false,
         }
     }
 
@@ -163,8 +185,29 @@ impl Connection {
         let waiting = self.calls.lock_unpoisoned().get(&id).cloned();
         match waiting {
             // Blocks while the call's queue is full: the process waits for the agent.
-            Some(waiting) => {
+            Some(CallSink::Thread(waiting)) => {
                 let _ = waiting.send(incoming);
+                true
+            }
+            Some(CallSink::Task(waiting)) => {
+                let _ = waiting.blocking_send(incoming);
+                true
+            }
+            Some(CallSink::Abandoned) => {
+                match incoming {
+                    Incoming::Message(FromPlugin::Request { id: request, .. }) => {
+                        self.send(&ToPlugin::Reply {
+                            id: request,
+                            result: crate::protocol::frames::Answer::Err {
+                                message: "the event this request belongs to was cancelled".into(),
+                            },
+                        });
+                    }
+                    Incoming::Message(FromPlugin::Done { .. }) | Incoming::Died(_) => {
+                        self.calls.lock_unpoisoned().remove(&id);
+                    }
+                    Incoming::Message(_) => {}
+                }
                 true
             }
             None => false,
@@ -210,17 +253,15 @@ impl Connection {
         outside: Outside,
     ) -> (Arc<Self>, mpsc::Receiver<Incoming>) {
         let (control, receiver) = mpsc::channel();
-        let writer_stop = Arc::new(AtomicBool::new(false));
         let (stdin, queue) = match wire {
             Wire::Frames => (Some(stdin), None),
-            Wire::Lines => (None, Some(write_lines(stdin, writer_stop.clone()))),
+            Wire::Lines => (None, Some(LineOut::new(stdin))),
         };
         let connection = Arc::new(Connection {
             pid,
             wire,
             writer: Mutex::new(stdin),
             queue,
-            writer_stop,
             calls: Mutex::default(),
             control: Mutex::new(Some(control)),
             reaped: Mutex::new(false),
@@ -271,57 +312,6 @@ pub(super) fn death_termination(connection: &Connection) -> Termination {
         .unwrap_or(Termination::Signal(9))
 }
 
-/// Writes a long-running hook's lines from a thread of its own; the thread ends when the
-/// connection is gone or the hook's stdin is closed.
-/// The name of a long-running hook's writer thread (tests count them).
-const WRITER_THREAD: &str = "hook-stdin";
-
-fn write_lines(mut stdin: ChildStdin, stop: Arc<AtomicBool>) -> mpsc::SyncSender<Vec<u8>> {
-    let (queue, lines) = mpsc::sync_channel::<Vec<u8>>(OUT_QUEUE);
-    // Non-blocking, so that a write into a full pipe waits in `poll` and can give up once
-    // the process ended: a descendant that keeps the pipe open would otherwise hold this
-    // thread in `write` for good, one thread per restart.
-    let _ = nix::fcntl::fcntl(
-        &stdin,
-        nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK),
-    );
-    let _ = thread::Builder::new()
-        .name(WRITER_THREAD.into())
-        .spawn(move || {
-            for line in lines {
-                if !write_until(&mut stdin, &line, &stop) {
-                    break;
-                }
-            }
-        });
-    queue
-}
-
-/// Writes all of `bytes`, waiting while the pipe is full, unless `stop` is set meanwhile.
-fn write_until(stdin: &mut ChildStdin, mut bytes: &[u8], stop: &AtomicBool) -> bool {
-    use std::io::Write;
-    use std::os::fd::AsFd;
-    while !bytes.is_empty() {
-        match stdin.write(bytes) {
-            Ok(0) => return false,
-            Ok(n) => bytes = &bytes[n..],
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                if stop.load(std::sync::atomic::Ordering::Acquire) {
-                    return false;
-                }
-                let mut ready = [nix::poll::PollFd::new(
-                    stdin.as_fd(),
-                    nix::poll::PollFlags::POLLOUT,
-                )];
-                let _ = nix::poll::poll(&mut ready, nix::poll::PollTimeout::from(100u8));
-            }
-            Err(_) => return false,
-        }
-    }
-    true
-}
-
 /// Reads the plugin process's messages until it closes the connection, then reaps it and
 /// tells everyone waiting how it ended. A message the agent cannot read, or an answer for no
 /// call, ends the process: what it says next could not be trusted.
@@ -359,21 +349,21 @@ fn read_messages(
     // at most (a child of it may hold its stderr open).
     let _ = stderr_read.recv_timeout(Duration::from_millis(100));
     let _ = connection.death.set(cause.clone());
-    connection
-        .writer_stop
-        .store(true, std::sync::atomic::Ordering::Release);
+    if let Some(queue) = &connection.queue {
+        queue.let_go();
+    }
     connection.ended.notify_waiters();
     // Its `exec` programs end before its calls hear of its death, so that none outlives an
     // agent that exits right after.
     connection.wait_for_execs();
-    let calls: Vec<mpsc::SyncSender<Incoming>> = connection
+    let calls: Vec<CallSink> = connection
         .calls
         .lock_unpoisoned()
         .values()
         .cloned()
         .collect();
     for call in calls {
-        let _ = call.send(Incoming::Died(cause.clone()));
+        call.died(&cause);
     }
     if let Some(control) = connection.control.lock_unpoisoned().take() {
         let _ = control.send(Incoming::Died(cause));

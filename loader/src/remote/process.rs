@@ -16,15 +16,15 @@ use nix::unistd::Pid;
 use serde_json::Value;
 
 use super::{
-    connection::{death_termination, Connection, Incoming, Wire},
-    requests::{serve_in_call, serve_outside_calls},
+    connection::{death_termination, CallSink, Connection, Incoming, Wire},
+    requests::{may_wait, serve_in_call, serve_outside_calls},
     spawn, PluginSettings,
 };
 use crate::{
     error::LoadError,
     error::{HookError, HookErrorKind, Termination},
     file::SealedCopy,
-    host::{CallContext, PluginApi},
+    host::{AgentHost, CallContext, PluginApi},
     protocol::{
         frames::{CallOutcome, FromPlugin, Registered, Target, ToPlugin, PROTOCOL_VERSION},
         lines::{self, LINE_PROTOCOL_VERSION},
@@ -597,7 +597,10 @@ impl PluginProcess {
         let connection = self.running()?;
         let id = self.next_call.fetch_add(1, Ordering::Relaxed);
         let (sender, receiver) = mpsc::sync_channel(CALL_QUEUE);
-        connection.calls.lock_unpoisoned().insert(id, sender);
+        connection
+            .calls
+            .lock_unpoisoned()
+            .insert(id, CallSink::Thread(sender));
         let result = self.exchange(
             &connection,
             id,
@@ -697,6 +700,161 @@ impl PluginProcess {
         }
     }
 
+    /// A long-running hook's event when its process runs: [`call_answer`](Self::call_answer)
+    /// awaited in the emitting task, so that the event costs no thread hand-off (the line is
+    /// written by the sender, the answer wakes the task). `None` when the process is not
+    /// running: the caller starts it through `call_answer`, on a thread that may wait.
+    ///
+    /// Requests that may wait for the user are served on a blocking thread (other hooks of
+    /// the emit go on meanwhile); the others (status, notifications) at once. Dropping the
+    /// future (a cancelled emit) leaves the event to the hook: its answer is dropped, its
+    /// requests refused.
+    pub(crate) async fn event_in_task(
+        &self,
+        target: Target,
+        payload: &str,
+        agent: &Arc<dyn AgentHost>,
+        cwd: &std::path::Path,
+        timeout: Duration,
+        what: &str,
+    ) -> Option<Result<Option<String>, CallFailure>> {
+        let connection = match self.live() {
+            Ok(Some(connection)) if connection.wire == Wire::Lines => connection,
+            Ok(_) => return None,
+            Err(failure) => return Some(Err(failure)),
+        };
+        let id = self.next_call.fetch_add(1, Ordering::Relaxed);
+        let (sender, mut receiver) = tokio::sync::mpsc::channel(CALL_QUEUE);
+        connection
+            .calls
+            .lock_unpoisoned()
+            .insert(id, CallSink::Task(sender));
+        let mut waiting = Waiting {
+            connection: &connection,
+            id,
+            done: false,
+        };
+        let result = self
+            .exchange_in_task(
+                &connection,
+                id,
+                target,
+                payload,
+                agent,
+                cwd,
+                timeout,
+                &mut receiver,
+                what,
+            )
+            .await;
+        waiting.done = true;
+        drop(waiting);
+        if let Err(CallFailure::Failed(HookErrorKind::Crashed(_) | HookErrorKind::TimedOut(_), _)) =
+            &result
+        {
+            let mut state = self.lock();
+            self.count_death(&mut state, &connection);
+        }
+        Some(result)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn exchange_in_task(
+        &self,
+        connection: &Connection,
+        id: u64,
+        target: Target,
+        payload: &str,
+        agent: &Arc<dyn AgentHost>,
+        cwd: &std::path::Path,
+        timeout: Duration,
+        receiver: &mut tokio::sync::mpsc::Receiver<Incoming>,
+        what: &str,
+    ) -> Result<Option<String>, CallFailure> {
+        let died = |cause: &str| {
+            let tail = connection.stderr_tail();
+            let mut message = format!("{} {cause} while handling {what}", self.name());
+            if !tail.is_empty() {
+                message.push_str(&format!("; its last output: {tail}"));
+            }
+            CallFailure::Failed(
+                HookErrorKind::Crashed(death_termination(connection)),
+                message,
+            )
+        };
+        if !connection.send(&ToPlugin::Call {
+            id,
+            target,
+            payload: payload.to_owned(),
+        }) {
+            return Err(died(&crate::host::may_block(|| {
+                self.wait_death(connection)
+            })));
+        }
+        let mut budget = timeout;
+        loop {
+            let waiting = Instant::now();
+            let incoming = match tokio::time::timeout(budget, receiver.recv()).await {
+                Ok(Some(incoming)) => incoming,
+                Ok(None) => Incoming::Died("stopped answering".into()),
+                Err(_) => {
+                    crate::host::may_block(|| {
+                        connection.kill(&format!("was killed after {timeout:?} without an answer"))
+                    });
+                    return Err(CallFailure::Failed(
+                        HookErrorKind::TimedOut(timeout),
+                        format!(
+                            "{} did not answer {what} within {timeout:?}; its process was killed and starts again on the next event",
+                            self.name()
+                        ),
+                    ));
+                }
+            };
+            budget = budget.saturating_sub(waiting.elapsed());
+            match incoming {
+                Incoming::Message(FromPlugin::Done { result, .. }) => {
+                    return match result {
+                        CallOutcome::Ok { output } => Ok(output),
+                        CallOutcome::Failed { message, panicked } => Err(CallFailure::Failed(
+                            if panicked {
+                                HookErrorKind::Panicked
+                            } else {
+                                HookErrorKind::Failed
+                            },
+                            message,
+                        )),
+                    }
+                }
+                Incoming::Message(FromPlugin::Request {
+                    id: request,
+                    request: asked,
+                    ..
+                }) => {
+                    let answer = if may_wait(&asked) {
+                        let (agent, cwd) = (agent.clone(), cwd.to_path_buf());
+                        tokio::task::spawn_blocking(move || {
+                            serve_in_call(asked, &CallContext::event(&agent, &cwd))
+                        })
+                        .await
+                        .unwrap_or_else(|e| {
+                            crate::protocol::frames::Answer::Err {
+                                message: format!("the agent failed to serve it: {e}"),
+                            }
+                        })
+                    } else {
+                        serve_in_call(asked, &CallContext::event(agent, cwd))
+                    };
+                    connection.send(&ToPlugin::Reply {
+                        id: request,
+                        result: answer,
+                    });
+                }
+                Incoming::Message(_) => {}
+                Incoming::Died(cause) => return Err(died(&cause)),
+            }
+        }
+    }
+
     fn wait_death(&self, connection: &Connection) -> String {
         let deadline = Instant::now() + Duration::from_secs(2);
         while Instant::now() < deadline {
@@ -715,6 +873,25 @@ impl Drop for PluginProcess {
         if let Some(connection) = self.lock().connection.take() {
             connection.send(&ToPlugin::Goodbye);
             connection.kill("the agent let it go");
+        }
+    }
+}
+
+/// A call awaited in a task: if the task lets it go before its answer (a cancelled emit),
+/// what the hook still says for it is dropped, not taken for a protocol fault.
+struct Waiting<'c> {
+    connection: &'c Connection,
+    id: u64,
+    done: bool,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        let mut calls = self.connection.calls.lock_unpoisoned();
+        if self.done {
+            calls.remove(&self.id);
+        } else if let Some(call) = calls.get_mut(&self.id) {
+            *call = CallSink::Abandoned;
         }
     }
 }

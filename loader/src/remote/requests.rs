@@ -113,6 +113,26 @@ fn method_name(request: &HostRequest) -> String {
         .unwrap_or_else(|| "this method".into())
 }
 
+/// Whether serving `request` may wait (for the user, or the agent): what a call awaited in a
+/// task serves on a thread that may block. Statuses, notifications and questions the agent
+/// answers from what it knows are served at once.
+pub(super) fn may_wait(request: &HostRequest) -> bool {
+    !matches!(
+        request,
+        HostRequest::HasUi
+            | HostRequest::Cwd
+            | HostRequest::Session
+            | HostRequest::Model
+            | HostRequest::IsIdle
+            | HostRequest::HasQueuedMessages
+            | HostRequest::UiNotify { .. }
+            | HostRequest::UiSetStatus { .. }
+            | HostRequest::UiSetEditorText { .. }
+            | HostRequest::UiGetEditorText
+            | HostRequest::UiTheme
+    )
+}
+
 /// Serves one request of a call with the call's context.
 pub(super) fn serve_in_call(request: HostRequest, ctx: &CallContext<'_>) -> Answer {
     let ok = |value: Value| Answer::Ok { value };

@@ -150,6 +150,33 @@ impl LongRunningHooks {
         self.outbox.begin_call();
         let hook_command = hook.command.clone();
         let started = Instant::now();
+        let target = || Target::Handler {
+            event: hook.event_name.clone(),
+            index: 0,
+            serial: 0,
+        };
+        // Its process runs (every event after the first): the event is awaited here, with
+        // no thread hand-off. Else it is started on a thread that may wait for its hello.
+        let in_task = match tokio::runtime::Handle::try_current() {
+            Ok(_) => {
+                let payload = String::from_utf8_lossy(&payload);
+                process
+                    .event_in_task(
+                        target(),
+                        &payload,
+                        &agent,
+                        &cwd,
+                        hook.timeout,
+                        &hook.event_name,
+                    )
+                    .await
+            }
+            Err(_) => None,
+        };
+        let in_task = in_task.map(|result| {
+            let (stderr, truncated) = process.take_stderr();
+            (result, stderr, truncated)
+        });
         let call = move || {
             let ctx = CallContext::event(&agent, &cwd);
             let payload = String::from_utf8_lossy(&payload);
@@ -163,20 +190,22 @@ impl LongRunningHooks {
             let (stderr, truncated) = process.take_stderr();
             (result, stderr, truncated)
         };
-        let (result, stderr, stderr_truncated) = match tokio::runtime::Handle::try_current() {
-            Ok(handle) => match handle.spawn_blocking(call).await {
-                Ok(done) => done,
-                Err(e) => (
-                    Err(CallFailure::Failed(
-                        HookErrorKind::Runner,
-                        format!("the thread that waited for it failed: {e}"),
-                    )),
-                    Vec::new(),
-                    false,
-                ),
-            },
-            Err(_) => call(),
-        };
+        let (result, stderr, stderr_truncated) =
+            match (in_task, tokio::runtime::Handle::try_current()) {
+                (Some(done), _) => done,
+                (None, Ok(handle)) => match handle.spawn_blocking(call).await {
+                    Ok(done) => done,
+                    Err(e) => (
+                        Err(CallFailure::Failed(
+                            HookErrorKind::Runner,
+                            format!("the thread that waited for it failed: {e}"),
+                        )),
+                        Vec::new(),
+                        false,
+                    ),
+                },
+                (None, Err(_)) => call(),
+            };
         let run = |exit: Exit, stdout: Vec<u8>, stderr: Vec<u8>| Run {
             exit,
             stdout,

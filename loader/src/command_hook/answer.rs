@@ -54,17 +54,6 @@ pub struct Answer {
     pub problems: Vec<String>,
 }
 
-/// Reads the answer of `hook`'s run in its dialect: Copilot CLI's and Cursor's answers are
-/// their own (`super::copilot`, `super::cursor`), the others Claude Code's (then adapted
-/// by [`Dialect::adapt`](super::dialect::Dialect::adapt)).
-pub(crate) fn interpret_hook(hook: &super::CommandHook, run: &Run) -> Answer {
-    match hook.dialect {
-        super::Dialect::Copilot => super::copilot::interpret(hook.event, &hook.event_name, run),
-        super::Dialect::Cursor => super::cursor::interpret(hook.event, &hook.event_name, run),
-        _ => interpret(hook.event, run),
-    }
-}
-
 /// Reads the answer of a hook that ran for `event`.
 pub(crate) fn interpret(event: CommandEvent, run: &Run) -> Answer {
     let mut answer = Answer::default();

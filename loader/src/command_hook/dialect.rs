@@ -86,49 +86,6 @@ impl Dialect {
         }
     }
 
-    /// The name its hooks files give `event` (and its hooks see as `hook_event_name`): its
-    /// own alias where it has one, otherwise Claude Code's name. Every file accepts every
-    /// name; this is the one its agent writes.
-    pub fn event_name(self, event: CommandEvent) -> &'static str {
-        if let Some(first) = self.own_event_names(event).and_then(|n| n.first().copied()) {
-            return first;
-        }
-        ALIASES
-            .iter()
-            .find(|a| a.dialect == self && a.event == event)
-            .map_or(event.name(), |a| a.name)
-    }
-
-    /// The names of `event` in a dialect with an event list of its own (Copilot CLI,
-    /// Cursor; `None` for the others, whose names are [`ALIASES`] over Claude Code's): one
-    /// event may have several (Cursor's `beforeShellExecution` and `beforeReadFile` are both
-    /// `PreToolUse`), or none.
-    pub fn own_event_names(self, event: CommandEvent) -> Option<Vec<&'static str>> {
-        let list: &[(&'static str, Option<CommandEvent>)] = match self {
-            Dialect::Copilot => &super::copilot::EVENTS,
-            Dialect::Cursor => &super::cursor::EVENTS,
-            _ => return None,
-        };
-        Some(
-            list.iter()
-                .filter(|(_, e)| *e == Some(event))
-                .map(|(name, _)| *name)
-                .collect(),
-        )
-    }
-
-    /// The default `timeout` of its hooks files' command hooks: Codex's 600 s, Copilot
-    /// CLI's 30 s, agent-hooks' [`DEFAULT_TIMEOUT`](super::DEFAULT_TIMEOUT) for the others.
-    pub fn default_timeout(self) -> std::time::Duration {
-        match self {
-            Dialect::Codex => {
-                std::time::Duration::from_secs(super::codex::CODEX_DEFAULT_TIMEOUT_SECS)
-            }
-            Dialect::Copilot => super::copilot::DEFAULT_TIMEOUT,
-            _ => super::DEFAULT_TIMEOUT,
-        }
-    }
-
     /// Its name, as `list` shows it.
     pub fn name(self) -> &'static str {
         match self {
@@ -311,33 +268,10 @@ impl Dialect {
         }
     }
 
-    /// The dialect whose tool names and input fields a hook of this dialect sees for an
-    /// event its file names `event_name`: a PascalCase event of a Copilot CLI file (its VS
-    /// Code-compatible form) sees Claude Code's (`Bash`, not `bash`).
-    pub fn tool_dialect(self, event_name: &str) -> Dialect {
-        match self {
-            Dialect::Copilot if !super::copilot::is_camel_case(event_name) => Dialect::ClaudeCode,
-            other => other,
-        }
-    }
-
     /// Whether its payloads are not Claude Code's fields (Copilot CLI, Cursor): then
     /// [`payload`](Self::payload) gives them.
     pub fn own_payload(self) -> bool {
         matches!(self, Dialect::Copilot | Dialect::Cursor)
-    }
-
-    /// The payload a hook of this dialect gets for `event` (named `event_name` in its file),
-    /// from the payload in Claude Code's fields (tool names already the hook's).
-    pub fn payload(self, event: CommandEvent, event_name: &str, claude: Value) -> Value {
-        let Value::Object(fields) = claude else {
-            return claude;
-        };
-        match self {
-            Dialect::Copilot => super::copilot::payload(event, event_name, fields),
-            Dialect::Cursor => super::cursor::payload(event, event_name, fields),
-            _ => Value::Object(fields),
-        }
     }
 
     /// Whether its agent gives hooks `CLAUDE_ENV_FILE` (Claude Code's, and this project's

@@ -1,6 +1,6 @@
 //! Hooks files whose events list their hooks directly, `{"version": 1, "hooks": {"<event>":
-//! [{"command": ...}, ...]}}`: Copilot CLI's (`super::copilot`) and Cursor's
-//! (`super::cursor`). Each dialect gives its names of events, how a hook's command, timeout
+//! [{"command": ...}, ...]}}`: Copilot CLI's and Cursor's, whose modules
+//! stand above this one. Each dialect gives its names of events, how a hook's command, timeout
 //! and matcher are read; this file reads the structure and reports every problem with its
 //! place. As those agents do, a malformed hook is dropped alone, a malformed file (not JSON,
 //! a `version` other than 1, an event that is not a list) loads nothing.

@@ -28,6 +28,7 @@ mod dialect;
 mod event;
 mod file_form;
 mod flat_file;
+mod formats;
 mod gemini;
 mod handler;
 mod host_call;
@@ -47,14 +48,11 @@ use std::{
 
 use serde_json::{Map, Value};
 
+pub(crate) use answer::did_not_answer;
 pub use answer::Answer;
-pub(crate) use answer::{did_not_answer, interpret_hook};
 pub use codex::CODEX_DEFAULT_TIMEOUT_SECS;
 pub use condition::Condition;
-pub use config::{
-    load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes, CommandHook, ConfigIssue,
-    Persistence, Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT,
-};
+pub use config::{CommandHook, ConfigIssue, Persistence, Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT};
 pub use copilot::{
     claude_fields as copilot_claude_fields, event_of as copilot_event, EVENTS as COPILOT_EVENTS,
 };
@@ -62,6 +60,8 @@ pub use cursor::{CURSOR_VERSION, EVENTS as CURSOR_EVENTS};
 pub use dialect::{plugin_root, Alias, Dialect, MatcherRule, ALIASES};
 pub use event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
 pub(crate) use file_form::{dialect_of, read as read_hooks_file};
+pub(crate) use formats::interpret_hook;
+pub use formats::{load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes};
 pub(crate) use gemini::{
     hooks_turned_off as gemini_hooks_turned_off, strip_comments as strip_json_comments,
     NOT_EVENTS as GEMINI_NOT_EVENTS,

@@ -1,0 +1,291 @@
+//! Where the dialects part ways, chosen in one place: which reader reads a hooks file (Claude
+//! Code's form, Codex's TOML, Gemini CLI's settings with comments, or Copilot CLI's and
+//! Cursor's events that list their hooks directly), which reads a hook's answer, what its
+//! events are named and what payload its hooks get. The dialects' own modules stand below
+//! this one and know nothing of each other.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{
+    answer::{self, Answer},
+    codex,
+    config::{self, CommandHook, ConfigIssue, Severity, DEFAULT_TIMEOUT},
+    copilot, cursor,
+    dialect::{Dialect, ALIASES},
+    event::CommandEvent,
+    file_form,
+    process::Run,
+};
+use crate::file::{read_checked, Limit, StrictModes};
+
+/// Parses the hooks file at `path`: its hooks in file order, and its problems. The file is
+/// read once, checked first (a regular file of at most 4 MiB that other users cannot change;
+/// a FIFO or a device is refused without being read).
+pub fn load_hooks_file(path: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut modes = StrictModes::new(home.as_deref());
+    match read_checked(path, Limit::HooksFile, &mut modes) {
+        Ok(file) => parse_hooks_bytes(&file.bytes, path),
+        Err(e) => (
+            Vec::new(),
+            vec![ConfigIssue {
+                file: path.to_path_buf(),
+                location: None,
+                message: format!("the hooks file is not loaded: {e}"),
+                severity: Severity::Error,
+            }],
+        ),
+    }
+}
+
+/// Parses hooks JSON read from `source`, in the dialect its place says (see
+/// [`Dialect::of_file`]).
+pub fn parse_hooks(text: &str, source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+    parse_hooks_bytes(text.as_bytes(), source)
+}
+
+/// Parses hooks JSON bytes read from `source` (invalid UTF-8 is reported like invalid JSON),
+/// in the dialect its place says; a `.toml` file is Codex's (its `[hooks]` table).
+pub fn parse_hooks_bytes(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+    parse_hooks_as(bytes, source, file_form::dialect_of(source))
+}
+
+/// Parses hooks JSON bytes read from `source`, written for `dialect`.
+pub fn parse_hooks_as(
+    bytes: &[u8],
+    source: &Path,
+    dialect: Dialect,
+) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+    // Their own formats: events that list hooks directly.
+    match dialect {
+        Dialect::Copilot => return copilot::parse(bytes, source),
+        Dialect::Cursor => return cursor::parse(bytes, source),
+        _ => {}
+    }
+    config::parse_hooks_value(file_form::read(bytes, source, dialect), source, dialect)
+}
+
+/// Reads the answer of `hook`'s run in its dialect: Copilot CLI's and Cursor's answers are
+/// their own, the others Claude Code's (then adapted by [`Dialect::adapt`]).
+pub(crate) fn interpret_hook(hook: &CommandHook, run: &Run) -> Answer {
+    match hook.dialect {
+        Dialect::Copilot => copilot::interpret(hook.event, &hook.event_name, run),
+        Dialect::Cursor => cursor::interpret(hook.event, &hook.event_name, run),
+        _ => answer::interpret(hook.event, run),
+    }
+}
+
+impl Dialect {
+    /// The name its hooks files give `event` (and its hooks see as `hook_event_name`): its
+    /// own alias where it has one, otherwise Claude Code's name. Every file accepts every
+    /// name; this is the one its agent writes.
+    pub fn event_name(self, event: CommandEvent) -> &'static str {
+        if let Some(first) = self.own_event_names(event).and_then(|n| n.first().copied()) {
+            return first;
+        }
+        ALIASES
+            .iter()
+            .find(|a| a.dialect == self && a.event == event)
+            .map_or(event.name(), |a| a.name)
+    }
+
+    /// The names of `event` in a dialect with an event list of its own (Copilot CLI,
+    /// Cursor; `None` for the others, whose names are [`ALIASES`](super::ALIASES) over Claude Code's): one
+    /// event may have several (Cursor's `beforeShellExecution` and `beforeReadFile` are both
+    /// `PreToolUse`), or none.
+    pub fn own_event_names(self, event: CommandEvent) -> Option<Vec<&'static str>> {
+        let list: &[(&'static str, Option<CommandEvent>)] = match self {
+            Dialect::Copilot => &copilot::EVENTS,
+            Dialect::Cursor => &cursor::EVENTS,
+            _ => return None,
+        };
+        Some(
+            list.iter()
+                .filter(|(_, e)| *e == Some(event))
+                .map(|(name, _)| *name)
+                .collect(),
+        )
+    }
+
+    /// The default `timeout` of its hooks files' command hooks: Codex's 600 s, Copilot
+    /// CLI's 30 s, agent-hooks' [`DEFAULT_TIMEOUT`] for the others.
+    pub fn default_timeout(self) -> std::time::Duration {
+        match self {
+            Dialect::Codex => std::time::Duration::from_secs(codex::CODEX_DEFAULT_TIMEOUT_SECS),
+            Dialect::Copilot => copilot::DEFAULT_TIMEOUT,
+            _ => DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// The dialect whose tool names and input fields a hook of this dialect sees for an
+    /// event its file names `event_name`: a PascalCase event of a Copilot CLI file (its VS
+    /// Code-compatible form) sees Claude Code's (`Bash`, not `bash`).
+    pub fn tool_dialect(self, event_name: &str) -> Dialect {
+        match self {
+            Dialect::Copilot if !copilot::is_camel_case(event_name) => Dialect::ClaudeCode,
+            other => other,
+        }
+    }
+
+    /// The payload a hook of this dialect gets for `event` (named `event_name` in its file),
+    /// from the payload in Claude Code's fields (tool names already the hook's).
+    pub fn payload(self, event: CommandEvent, event_name: &str, claude: Value) -> Value {
+        let Value::Object(fields) = claude else {
+            return claude;
+        };
+        match self {
+            Dialect::Copilot => copilot::payload(event, event_name, fields),
+            Dialect::Cursor => cursor::payload(event, event_name, fields),
+            _ => Value::Object(fields),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn parse(text: &str) -> (Vec<CommandHook>, Vec<String>) {
+        let (hooks, issues) = parse_hooks(text, Path::new("hooks.json"));
+        (hooks, issues.iter().map(|i| i.to_string()).collect())
+    }
+
+    #[test]
+    fn both_forms_load() {
+        let top = r#"{"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command", "command": "a", "timeout": 5}]}]}"#;
+        let (hooks, issues) = parse(top);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(hooks[0].event, CommandEvent::PreToolUse);
+        assert_eq!(hooks[0].timeout, Duration::from_secs(5));
+        assert!(hooks[0].matcher.matches("mcp__x__exec"));
+
+        let settings = r#"{"model": "x", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "b"}]}], "PostToolUse": [{"matcher": "exec", "hooks": [{"command": "c"}]}]}}"#;
+        let (hooks, issues) = parse(settings);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(hooks.len(), 2);
+        assert_eq!(hooks[0].timeout, DEFAULT_TIMEOUT);
+        assert!(
+            !hooks[1].matcher.matches("mcp__x__exec"),
+            "settings: exact name"
+        );
+    }
+
+    #[test]
+    fn each_problem_is_reported_with_its_place_and_the_rest_loads() {
+        let text = r#"{
+          "PreToolUse": [
+            {"matcher": "*", "hooks": [{"type": "command", "command": "bad-matcher"}]},
+            {"matcher": "exec", "hooks": [
+              {"type": "prompt"},
+              {"type": "command"},
+              {"type": "command", "command": "slow", "timeout": 5000},
+              {"type": "command", "command": "negative", "timeout": -1},
+              {"type": "command", "command": "tiny", "timeout": 0.0001},
+              {"type": "command", "command": "ok", "timeout": 2}
+            ]}
+          ],
+          "BeforeEverything": []
+        }"#;
+        let (hooks, issues) = parse(text);
+        let commands: Vec<&str> = hooks.iter().map(|h| h.command.as_str()).collect();
+        assert_eq!(commands, ["slow", "negative", "tiny", "ok"]);
+        assert_eq!(hooks[0].timeout, DEFAULT_TIMEOUT);
+        assert_eq!(
+            issues,
+            [
+                "hooks.json (PreToolUse[0].matcher): invalid matcher `*` (a regular expression, not a glob: write `.*`, not `*`): error: repetition operator missing expression; its hooks are skipped",
+                "hooks.json (PreToolUse[1].hooks[0].prompt): a `prompt` hook needs `prompt` (what to ask the model; `$ARGUMENTS` stands for the event's JSON); skipped",
+                "hooks.json (PreToolUse[1].hooks[1]): missing `command`; skipped",
+                "hooks.json (PreToolUse[1].hooks[2].timeout): timeout 5000 is in seconds (83 minutes), more than the 3600 allowed; milliseconds are not accepted; the default of 60 s is used",
+                "hooks.json (PreToolUse[1].hooks[3].timeout): timeout -1 must be a positive number of seconds; the default of 60 s is used",
+                "hooks.json (PreToolUse[1].hooks[4].timeout): timeout 0.0001 is below 1 ms, too short for any hook to start (it is in seconds: 0.5 is half a second); the default of 60 s is used",
+                "hooks.json (BeforeEverything): unknown event `BeforeEverything`, ignored (known: SessionStart, Setup, InstructionsLoaded, UserPromptSubmit, UserPromptExpansion, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure, PostToolBatch, Notification, MessageDisplay, SubagentStart, SubagentStop, Stop, StopFailure, TeammateIdle, TaskCreated, TaskCompleted, ConfigChange, CwdChanged, DirectoryAdded, FileChanged, WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, Elicitation, ElicitationResult, SessionEnd; and the other agents' names PostCompaction, BeforeTool, AfterTool, BeforeAgent, AfterAgent, PreCompress)",
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_json_gives_line_and_column() {
+        let (hooks, issues) = parse("{\n  \"Stop\": [\n    {\"hooks\": [}\n  ]\n}");
+        assert!(hooks.is_empty());
+        assert_eq!(issues.len(), 1);
+        assert!(
+            issues[0].starts_with("hooks.json (line 3, column 16): invalid JSON: "),
+            "{}",
+            issues[0]
+        );
+    }
+
+    #[test]
+    fn hook_fields_are_read_and_other_types_are_reported_not_skipped_silently() {
+        let text = r#"{"hooks": {
+          "PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "guard", "if": "Bash(git push:*)", "statusMessage": "Checking the push", "once": true},
+            {"type": "command", "command": "log", "async": true},
+            {"type": "http", "url": "https://policy.example/hook"},
+            {"type": "command", "command": "bad-if", "if": "Bash(git"}
+          ]}],
+          "SessionStart": [{"matcher": "startup|clear|compact", "hooks": [{"type": "command", "command": "ctx", "if": "Bash"}]}]
+        }}"#;
+        let (hooks, issues) =
+            parse_hooks_as(text.as_bytes(), Path::new("s.json"), Dialect::ClaudeCode);
+        let issues: Vec<String> = issues.iter().map(|i| i.to_string()).collect();
+        let commands: Vec<&str> = hooks.iter().map(|h| h.command.as_str()).collect();
+        assert_eq!(commands, ["guard", "log", "ctx"]);
+        assert_eq!(
+            hooks[0].condition.as_ref().map(|c| c.text.as_str()),
+            Some("Bash(git push:*)")
+        );
+        assert_eq!(
+            hooks[0].status_message.as_deref(),
+            Some("Checking the push")
+        );
+        // Claude Code ignores `once` outside skills and agents (measured), so a Claude Code
+        // file's hook runs every time.
+        assert!(!hooks[0].once && !hooks[0].run_async);
+        assert!(hooks[1].run_async);
+        assert!(hooks[2].condition.is_none());
+        assert!(hooks[2].matcher.matches("compact") && !hooks[2].matcher.matches("resume"));
+        assert_eq!(
+            issues,
+            [
+                "s.json (hooks.PreToolUse[0].hooks[0].once): Claude Code honours `once` only in skill and agent hooks, so this hook runs every time, as it does under Claude Code",
+                "s.json (hooks.PreToolUse[0].hooks[2].url): `https://policy.example/hook`: https is not supported (this build sends plain HTTP only, it has no TLS stack); this hook does not run",
+                "s.json (hooks.PreToolUse[0].hooks[3].if): `Bash(git` lacks its closing parenthesis; this hook does not run",
+                "s.json (hooks.SessionStart[0].hooks[0].if): `if` is only evaluated on tool events, not on SessionStart; ignored",
+            ]
+        );
+    }
+
+    #[test]
+    fn gemini_files_give_milliseconds_and_name_events_their_way() {
+        let text = r#"{"hooks": {
+          "enabled": true,
+          "disabled": ["off"],
+          "BeforeTool": [{"matcher": "write_file|replace", "hooks": [
+            {"name": "guard", "type": "command", "command": "g", "timeout": 5000},
+            {"name": "off", "type": "command", "command": "o"}
+          ]}],
+          "BeforeModel": [{"hooks": [{"type": "command", "command": "m"}]}]
+        }}"#;
+        let (hooks, issues) =
+            parse_hooks_as(text.as_bytes(), Path::new("settings.json"), Dialect::Gemini);
+        let issues: Vec<String> = issues.iter().map(|i| i.to_string()).collect();
+        assert_eq!(hooks.len(), 1);
+        assert_eq!(hooks[0].event, CommandEvent::PreToolUse);
+        assert_eq!(hooks[0].event_name, "BeforeTool");
+        assert_eq!(hooks[0].timeout, Duration::from_secs(5));
+        assert!(hooks[0].matcher.matches("write_file"));
+        assert_eq!(
+            issues,
+            [
+                "settings.json (hooks.BeforeTool[0].hooks[1]): listed in `hooks.disabled`; it does not run",
+                "settings.json (hooks.BeforeModel): event `BeforeModel` is not supported: Gemini CLI's model-request event; this runner does not see model requests; its hooks do not run",
+            ]
+        );
+    }
+}

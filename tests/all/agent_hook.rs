@@ -415,3 +415,37 @@ fn a_file_that_is_not_json_is_left_alone_with_a_reason() {
     assert!(err.contains("add the entry by hand"), "{err}");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), broken);
 }
+
+/// Gemini CLI rewrites its user settings when it migrates them (pretty-printed, its own
+/// order): the text install wrote is gone, its entries are not. uninstall says so, and
+/// does not claim the agent no longer runs agent-hooks.
+#[test]
+fn uninstall_after_the_agent_rewrote_its_file_says_the_entries_are_left() {
+    let rig = Rig::new();
+    let gemini = rig.write("home/.gemini/settings.json", "{\"general\": {\"x\": 1}}\n");
+    assert!(rig.run(&["install", "--agent", "gemini"]).status.success());
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&gemini).unwrap()).unwrap();
+    std::fs::write(&gemini, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    let out = rig.run(&["uninstall", "--agent", "gemini"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "Gemini CLI still runs agent-hooks: what install wrote into {} was changed since (1 of its 1 insertions are not there as written",
+            gemini.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("`agent-hooks-hook --agent gemini`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stdout(&out).contains("no longer runs"), "{}", stdout(&out));
+    let list = rig.run(&["list"]);
+    assert!(
+        stdout(&list).contains("Gemini CLI: runs agent-hooks"),
+        "{}",
+        stdout(&list)
+    );
+}

@@ -750,8 +750,19 @@ pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
             write(&path, &text)?;
             restore_mode(&path, record.mode)?;
         }
-        if missing > 0 {
-            eprintln!("agent-hooks: {missing} of the entries written were changed since and are left in {}: remove them by hand", path.display());
+        if missing > 0 && has_entry(&text, agent) {
+            // The file was rewritten since (Gemini CLI rewrites its user settings when it
+            // migrates them): the entries are no longer the text install wrote.
+            save_records(&file, &records)?;
+            eprintln!(
+                "agent-hooks: {} still runs agent-hooks: what install wrote into {} was changed since ({missing} of its {} insertions are not there as written: the file was rewritten, by the agent or by hand), so its entries are left there. Remove the hooks whose command runs `agent-hooks-hook --agent {}` (or `agent-hooks hook --agent {}`) by hand; `agent-hooks list` then no longer shows it as wired",
+                agent.title(),
+                path.display(),
+                insertions.len(),
+                agent.name(),
+                agent.name()
+            );
+            return Ok(ExitCode::FAILURE);
         }
     }
     save_records(&file, &records)?;

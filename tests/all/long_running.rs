@@ -1104,3 +1104,39 @@ exit 0
     assert!(!errors.is_empty(), "the hook's end was not reported");
     assert_eq!(writers_blocked(), 0, "{errors:?}");
 }
+
+/// A cancelled emit tells the hook: it gets `{"type":"cancel","id":N}` for the event it was
+/// deciding, which it may stop; it is not killed, and the next event is answered by the
+/// same process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_emit_tells_the_hook_to_stop_that_event() {
+    let project = Project::new("p");
+    // The second event is left unanswered: the hook writes down the event's id and the
+    // line that comes next.
+    let command = hostile(
+        &project,
+        "cancel.sh",
+        r#"here=$(dirname "$0"); n=$(($(cat "$here/n" 2>/dev/null || echo 0) + 1)); echo $n > "$here/n"
+  if [ "$n" = 2 ]; then echo "got $id" >> "$here/log"; read -r next; echo "$next" >> "$here/log"
+  else printf '{"type":"answer","id":%s}\n' "$id"; fi"#,
+    );
+    let rig = persistent_rig(&project, &command, 10);
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(!block && errors.is_empty(), "{errors:?}");
+    let cancelled =
+        tokio::time::timeout(Duration::from_millis(500), rig.runner.emit(&exec("ls"))).await;
+    assert!(cancelled.is_err(), "the hook answered the second event");
+    let started = Instant::now();
+    while project.read("log").lines().count() < 2 && started.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let log = project.read("log");
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 2, "{log}");
+    let id = lines[0].strip_prefix("got ").expect("the event's id");
+    assert_eq!(lines[1], format!(r#"{{"type":"cancel","id":{id}}}"#));
+    // The same process answers the next event: it was told, not killed.
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(!block && errors.is_empty(), "{errors:?}");
+    assert_eq!(starts(&project), 1);
+}

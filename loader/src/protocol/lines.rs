@@ -41,6 +41,14 @@ pub enum LineError {
     },
 }
 
+/// The line that tells a hook the agent no longer waits for event `id` (the emit that sent
+/// it was cancelled): the hook should stop what it does for it. What it still says for it
+/// is dropped; a hook that does not know the message ignores it, as it ignores every type
+/// it does not know.
+pub fn cancel(id: u64) -> Vec<u8> {
+    line(&json!({"type": "cancel", "id": id}))
+}
+
 /// The agent's first line to a hook.
 pub fn host_hello() -> Vec<u8> {
     line(&json!({
@@ -376,6 +384,7 @@ mod tests {
             json!({"type": "reply", "id": 4, "result": {"status": "err", "message": "no UI"}})
         );
         assert_eq!(sent(&ToPlugin::Goodbye), json!({"type": "goodbye"}));
+        assert_eq!(cancel(7), b"{\"type\":\"cancel\",\"id\":7}\n".to_vec());
     }
 
     #[test]

@@ -878,7 +878,8 @@ impl Drop for PluginProcess {
 }
 
 /// A call awaited in a task: if the task lets it go before its answer (a cancelled emit),
-/// what the hook still says for it is dropped, not taken for a protocol fault.
+/// the hook is sent `cancel` for it, and what it still says for it is dropped, not taken for
+/// a protocol fault.
 struct Waiting<'c> {
     connection: &'c Connection,
     id: u64,
@@ -887,11 +888,21 @@ struct Waiting<'c> {
 
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
-        let mut calls = self.connection.calls.lock_unpoisoned();
-        if self.done {
-            calls.remove(&self.id);
-        } else if let Some(call) = calls.get_mut(&self.id) {
-            *call = CallSink::Abandoned;
+        let abandoned = {
+            let mut calls = self.connection.calls.lock_unpoisoned();
+            if self.done {
+                calls.remove(&self.id);
+                false
+            } else if let Some(call) = calls.get_mut(&self.id) {
+                *call = CallSink::Abandoned;
+                true
+            } else {
+                false
+            }
+        };
+        // The hook is told, so that it can stop the event's work (docs/long-running-hooks.md).
+        if abandoned {
+            self.connection.queue(lines::cancel(self.id));
         }
     }
 }

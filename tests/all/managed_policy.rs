@@ -469,3 +469,56 @@ fn codexs_requirements_toml_is_managed_and_codexs_review_cannot_withhold_it() {
         (Level::Managed, "codex (managed)")
     );
 }
+
+/// Claude Code's own `disableAllHooks` (in its user, project or local settings) turns off
+/// Claude Code's hooks, not the managed ones and not agent-hooks' own; the most specific file
+/// that sets it decides, as Claude Code merges its settings.
+#[test]
+fn claude_codes_disable_all_hooks_turns_off_its_own_hooks_only() {
+    let m = machine().with_user_and_project_hooks();
+    write(
+        &m.root.join("etc/claude-code/managed-settings.json"),
+        &format!(r#"{{"hooks": {}}}"#, hook("PreToolUse", "echo managed")),
+    );
+    let user = write(
+        &m.home.join(".claude/settings.json"),
+        &format!(
+            r#"{{"disableAllHooks": true, "hooks": {}}}"#,
+            hook("PreToolUse", "echo claude-user")
+        ),
+    );
+    write(
+        &m.cwd.join(".claude/settings.local.json"),
+        &format!(
+            r#"{{"hooks": {}}}"#,
+            hook("PreToolUse", "echo claude-project")
+        ),
+    );
+    let found = m.discover(&[], |_| {});
+    assert_eq!(
+        commands(&found),
+        ["echo managed", "echo user", "echo project"]
+    );
+    let why = format!(
+        "Claude Code's hooks are turned off: `disableAllHooks` is true in {}",
+        user.display()
+    );
+    assert_eq!(
+        forbidden(&found),
+        [
+            ("settings.json".to_owned(), why.clone()),
+            ("settings.local.json".to_owned(), why),
+        ]
+    );
+    // The project's settings say false: more specific than the user's, so Claude Code's
+    // hooks run again.
+    write(
+        &m.cwd.join(".claude/settings.json"),
+        r#"{"disableAllHooks": false}"#,
+    );
+    let found = m.discover(&[], |_| {});
+    let ran = commands(&found);
+    assert!(ran.contains(&"echo claude-user".to_owned()), "{ran:?}");
+    assert!(ran.contains(&"echo claude-project".to_owned()), "{ran:?}");
+    assert!(found.forbidden.is_empty(), "{:?}", found.forbidden);
+}

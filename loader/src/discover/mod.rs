@@ -332,6 +332,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
         .into_iter()
         .partition(|e| e.level == Level::Managed);
     discovery.managed(managed, &ctx, &options.managed_rules_only);
+    let claude_off = claude_hooks_off(&ctx);
     for entry in others {
         let key = entry.key();
         if !keys.insert(key.clone()) {
@@ -339,6 +340,17 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
             continue;
         }
         if let Some(reason) = discovery.discovered.policy.forbids(&entry) {
+            discovery.discovered.forbidden.push((entry, reason));
+            continue;
+        }
+        if let Some(file) = claude_off
+            .as_ref()
+            .filter(|_| CLAUDE_SOURCES.contains(&entry.source.as_str()))
+        {
+            let reason = format!(
+                "Claude Code's hooks are turned off: `disableAllHooks` is true in {}",
+                file.display()
+            );
             discovery.discovered.forbidden.push((entry, reason));
             continue;
         }
@@ -714,4 +726,34 @@ impl Discovery {
         self.discovered.loaded.duplicates = loaded.duplicates;
         self.discovered
     }
+}
+
+/// The providers of Claude Code's own hooks files (its settings and its plugins), which its
+/// `disableAllHooks` turns off.
+const CLAUDE_SOURCES: [&str; 3] = ["claude (user)", "claude (project)", "claude plugins"];
+
+/// The Claude Code settings file whose `disableAllHooks: true` turns Claude Code's own hooks
+/// off, if one does: the most specific file that sets the key decides (local, then project,
+/// then user settings), as Claude Code merges its settings. Managed hooks are not Claude
+/// Code's user's to turn off (managed policy has its own `disableAllHooks`). A file that
+/// cannot be read or parsed decides nothing; its hooks' own reading reports it.
+fn claude_hooks_off(ctx: &DiscoveryContext) -> Option<PathBuf> {
+    let mut files = vec![
+        ctx.cwd.join(".claude/settings.local.json"),
+        ctx.cwd.join(".claude/settings.json"),
+    ];
+    files.extend(ctx.home.as_ref().map(|h| h.join(".claude/settings.json")));
+    let mut modes = StrictModes::new(ctx.home.as_deref());
+    for file in files {
+        let Ok(read) = read_checked(&file, Limit::HooksFile, &mut modes) else {
+            continue;
+        };
+        let value = serde_json::from_slice::<serde_json::Value>(&read.bytes).ok();
+        match value.as_ref().and_then(|v| v.get("disableAllHooks")) {
+            Some(serde_json::Value::Bool(true)) => return Some(file),
+            Some(serde_json::Value::Bool(false)) => return None,
+            _ => {}
+        }
+    }
+    None
 }

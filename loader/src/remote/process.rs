@@ -659,30 +659,12 @@ impl PluginProcess {
                 Ok(incoming) => incoming,
                 Err(_) => {
                     connection.kill(&format!("was killed after {timeout:?} without an answer"));
-                    return Err(CallFailure::Failed(
-                        HookErrorKind::TimedOut(timeout),
-                        format!(
-                            "{} did not answer {what} within {timeout:?}; its process was killed and starts again on the next event",
-                            self.name()
-                        ),
-                    ));
+                    return Err(self.timed_out(what, timeout));
                 }
             };
             budget = budget.saturating_sub(waiting.elapsed());
             match incoming {
-                Incoming::Message(FromPlugin::Done { result, .. }) => {
-                    return match result {
-                        CallOutcome::Ok { output } => Ok(output),
-                        CallOutcome::Failed { message, panicked } => Err(CallFailure::Failed(
-                            if panicked {
-                                HookErrorKind::Panicked
-                            } else {
-                                HookErrorKind::Failed
-                            },
-                            message,
-                        )),
-                    }
-                }
+                Incoming::Message(FromPlugin::Done { result, .. }) => return call_result(result),
                 Incoming::Message(FromPlugin::Request {
                     id: request,
                     request: asked,
@@ -801,30 +783,12 @@ impl PluginProcess {
                     crate::host::may_block(|| {
                         connection.kill(&format!("was killed after {timeout:?} without an answer"))
                     });
-                    return Err(CallFailure::Failed(
-                        HookErrorKind::TimedOut(timeout),
-                        format!(
-                            "{} did not answer {what} within {timeout:?}; its process was killed and starts again on the next event",
-                            self.name()
-                        ),
-                    ));
+                    return Err(self.timed_out(what, timeout));
                 }
             };
             budget = budget.saturating_sub(waiting.elapsed());
             match incoming {
-                Incoming::Message(FromPlugin::Done { result, .. }) => {
-                    return match result {
-                        CallOutcome::Ok { output } => Ok(output),
-                        CallOutcome::Failed { message, panicked } => Err(CallFailure::Failed(
-                            if panicked {
-                                HookErrorKind::Panicked
-                            } else {
-                                HookErrorKind::Failed
-                            },
-                            message,
-                        )),
-                    }
-                }
+                Incoming::Message(FromPlugin::Done { result, .. }) => return call_result(result),
                 Incoming::Message(FromPlugin::Request {
                     id: request,
                     request: asked,
@@ -864,6 +828,34 @@ impl PluginProcess {
             thread::sleep(Duration::from_millis(5));
         }
         "stopped answering".into()
+    }
+}
+
+impl PluginProcess {
+    /// The failure of a call its process did not answer within `timeout` (it was killed).
+    fn timed_out(&self, what: &str, timeout: Duration) -> CallFailure {
+        CallFailure::Failed(
+            HookErrorKind::TimedOut(timeout),
+            format!(
+                "{} did not answer {what} within {timeout:?}; its process was killed and starts again on the next event",
+                self.name()
+            ),
+        )
+    }
+}
+
+/// A call's result as its process sent it.
+fn call_result(result: CallOutcome) -> Result<Option<String>, CallFailure> {
+    match result {
+        CallOutcome::Ok { output } => Ok(output),
+        CallOutcome::Failed { message, panicked } => Err(CallFailure::Failed(
+            if panicked {
+                HookErrorKind::Panicked
+            } else {
+                HookErrorKind::Failed
+            },
+            message,
+        )),
     }
 }
 

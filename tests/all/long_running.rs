@@ -365,7 +365,7 @@ async fn a_hook_killed_between_events_is_restarted_on_the_next_one() {
     assert!(survivors([pid.as_str(), group.as_str()]).is_empty());
     let (block, errors) = emit_ls(&rig).await;
     assert!(!block);
-    assert_eq!(starts(&project), 2);
+    assert_eq!(starts(&project), 2, "{errors:?}");
     assert_eq!(errors.len(), 1, "{errors:?}");
     // `sh -c` may run the script as its child: then the shell reports the kill as 137.
     assert!(
@@ -664,7 +664,7 @@ async fn a_hook_that_exits_after_an_answer_is_restarted_on_the_next_event() {
     assert!(survivors([pid.as_str(), group.as_str()]).is_empty());
     let (block, errors) = emit_ls(&rig).await;
     assert!(!block);
-    assert_eq!(starts(&project), 2);
+    assert_eq!(starts(&project), 2, "{errors:?}");
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].1.contains("exited with status 0")

@@ -93,6 +93,8 @@ pub(super) struct Connection {
     pub(super) control: Mutex<Option<mpsc::Sender<Incoming>>>,
     /// Whether the process was reaped: its group may be signalled only before.
     pub(super) reaped: Mutex<bool>,
+    /// Sees the process exit at once, before its reader or the keeper says so.
+    end: reap::EndWatch,
     /// Why the agent killed it, if it did.
     pub(super) killed_for: Mutex<Option<String>>,
     pub(super) death: OnceLock<String>,
@@ -231,7 +233,7 @@ impl Connection {
         if *self.reaped.lock_unpoisoned() {
             return true;
         }
-        reap::has_ended(self.pid)
+        self.end.has_ended()
     }
 
     pub(super) fn stderr_tail(&self) -> String {
@@ -265,6 +267,7 @@ impl Connection {
             calls: Mutex::default(),
             control: Mutex::new(Some(control)),
             reaped: Mutex::new(false),
+            end: reap::EndWatch::new(pid),
             killed_for: Mutex::new(None),
             death: OnceLock::new(),
             termination: OnceLock::new(),

@@ -32,6 +32,40 @@ pub(crate) fn has_ended(pid: Pid) -> bool {
     )
 }
 
+/// A process's end, seen the moment the process exits, whoever reaps it: a process the
+/// keeper started is reaped by the keeper, whose word that it ended comes a moment later
+/// (a pidfd where the kernel has them, Linux 5.3+ with glibc; elsewhere [`has_ended`]).
+pub(crate) struct EndWatch {
+    pid: Pid,
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    pidfd: Option<std::os::fd::OwnedFd>,
+}
+
+impl EndWatch {
+    /// Watches child `pid` (or a process the keeper started), just started.
+    pub(crate) fn new(pid: Pid) -> Self {
+        EndWatch {
+            pid,
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            pidfd: crate::sys::process::pidfd_open(pid).ok(),
+        }
+    }
+
+    /// Whether the process has exited (a zombie not yet reaped included).
+    pub(crate) fn has_ended(&self) -> bool {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        if let Some(pidfd) = &self.pidfd {
+            use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+            use std::os::fd::AsFd;
+            let mut fds = [PollFd::new(pidfd.as_fd(), PollFlags::POLLIN)];
+            if let Ok(ready) = poll(&mut fds, PollTimeout::ZERO) {
+                return ready > 0;
+            }
+        }
+        has_ended(self.pid)
+    }
+}
+
 /// Blocks until child `pid` has ended, without reaping it: its id (and its group's) stays
 /// ours until [`reap`] is called. A process the keeper started is reaped by the keeper as it
 /// ends; its id is not reused within the moment the agent still signals its group.

@@ -55,13 +55,7 @@ pub(crate) fn exec_until(
         output_cap: EXEC_OUTPUT_CAP,
         kill_leftovers: true,
     };
-    let run = supervisor::block_on(async {
-        tokio::select! {
-            run = supervisor::run(spec) => Some(run),
-            // Dropping the run kills the program's group.
-            () = cancel => None,
-        }
-    })?;
+    let run = supervisor::block_on(supervisor::run_until(spec, cancel))?;
     let Some(run) = run else {
         return Ok(ExecOutput::default().killed(true));
     };

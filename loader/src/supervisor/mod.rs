@@ -177,12 +177,25 @@ fn start(spec: &Spec) -> std::io::Result<(ProcessGroup, Pipes)> {
 
 /// Runs `spec` to its end (see the module docs). Dropping the future before it completes
 /// kills the process's group.
-pub(crate) async fn run(mut spec: Spec) -> Run {
+pub(crate) async fn run(spec: Spec) -> Run {
+    let started = Instant::now();
+    run_until(spec, std::future::pending())
+        .await
+        .unwrap_or_else(|| Run::spawn_failed(std::io::Error::other("cancelled"), started))
+}
+
+/// [`run`], unless `cancel` completes first: then the process's group is killed and its
+/// process waited for (up to [`KILL_GRACE`]), so that it is gone when this returns `None`.
+/// (Dropping the future kills the group too, but returns before the kernel has ended it.)
+pub(crate) async fn run_until(
+    mut spec: Spec,
+    cancel: impl std::future::Future<Output = ()>,
+) -> Option<Run> {
     let started = Instant::now();
     keeper::mark(&mut spec.env);
     let (mut group, pipes) = match start(&spec) {
         Ok(started) => started,
-        Err(e) => return Run::spawn_failed(e, started),
+        Err(e) => return Some(Run::spawn_failed(e, started)),
     };
     // Freed while the process starts, not after it ends: what is left to do then is on
     // the way back to the caller.
@@ -217,7 +230,11 @@ pub(crate) async fn run(mut spec: Spec) -> Run {
             tokio::join!(feed, out.read_from(stdout), err.read_from(stderr));
         };
         let waiting = async {
-            match tokio::time::timeout(timeout, group.wait()).await {
+            let waited = tokio::select! {
+                waited = tokio::time::timeout(timeout, group.wait()) => Some(waited),
+                () = cancel => None,
+            };
+            Some(match waited? {
                 Ok(Ok(status)) => {
                     if kill_leftovers {
                         group.signal(Signal::SIGKILL);
@@ -229,7 +246,7 @@ pub(crate) async fn run(mut spec: Spec) -> Run {
                     group.stop(KILL_GRACE).await;
                     Exit::TimedOut
                 }
-            }
+            })
         };
         tokio::pin!(io, waiting);
         let mut io_done = false;
@@ -239,20 +256,25 @@ pub(crate) async fn run(mut spec: Spec) -> Run {
                 () = &mut io, if !io_done => io_done = true,
             }
         };
-        if !io_done {
+        if exit.is_some() && !io_done {
             // A pipe still held open by a grandchild is abandoned.
             let _ = tokio::time::timeout(DRAIN_AFTER_EXIT, &mut io).await;
         }
         exit
     };
+    let Some(exit) = exit else {
+        group.signal(Signal::SIGKILL);
+        let _ = tokio::time::timeout(KILL_GRACE, group.wait()).await;
+        return None;
+    };
     let (stdout, stdout_truncated) = out.into_parts();
     let (stderr, stderr_truncated) = err.into_parts();
-    Run {
+    Some(Run {
         exit,
         stdout,
         stderr,
         stdout_truncated,
         stderr_truncated,
         duration: started.elapsed(),
-    }
+    })
 }

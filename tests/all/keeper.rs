@@ -117,15 +117,23 @@ fn agent(project: &Project, home: &std::path::Path, event: &str, input: &str) ->
 
 const PRE_TOOL_USE: &str = r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#;
 
-/// The keeper's token of the agent that started `pid` (read from its environment).
+/// The keeper's token of the agent that started `pid` (read from its environment; read
+/// again for up to 2 s, as a process in the middle of `exec` shows an empty one).
 fn token_of(pid: &str) -> String {
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-    environ
-        .split(|&b| b == 0)
-        .filter_map(|v| std::str::from_utf8(v).ok())
-        .find(|v| v.starts_with("AGENT_HOOKS_KEEPER="))
-        .unwrap_or_else(|| panic!("{pid} has no keeper token"))
-        .to_owned()
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        let token = environ
+            .split(|&b| b == 0)
+            .filter_map(|v| std::str::from_utf8(v).ok())
+            .find(|v| v.starts_with("AGENT_HOOKS_KEEPER="))
+            .map(str::to_owned);
+        match token {
+            Some(token) => return token,
+            None if Instant::now() > deadline => panic!("{pid} has no keeper token"),
+            None => std::thread::sleep(Duration::from_millis(10)),
+        }
+    }
 }
 
 /// The live processes whose environment holds `token`.

@@ -152,9 +152,14 @@ fn discovery_lists_every_hook_in_a_stable_order() {
             "$CWD/.agent-hooks/hooks/project.json",
         ),
         (
-            "hooks:*:settings.json",
+            "hooks:*:~/.claude/settings.json",
             "user",
             "$HOME/.claude/settings.json",
+        ),
+        (
+            "hooks:*:.claude/settings.json",
+            "project",
+            "$CWD/.claude/settings.json",
         ),
         (
             "post:edit:edit.py",
@@ -188,10 +193,6 @@ fn discovery_lists_every_hook_in_a_stable_order() {
             (
                 "claude (user)".to_owned(),
                 "$HOME/.claude/hooks/pre/exec.sh".to_owned()
-            ),
-            (
-                "claude (project)".to_owned(),
-                "$CWD/.claude/settings.json".to_owned()
             ),
         ]
     );
@@ -243,6 +244,7 @@ fn discovery_lists_every_hook_in_a_stable_order() {
             "PreToolUse $HOME/.config/agent-hooks/hooks/user.json",
             "PreToolUse $CWD/.agent-hooks/hooks/project.json",
             "Stop $HOME/.claude/settings.json",
+            "Stop $CWD/.claude/settings.json",
             "PostToolUse $CWD/.claude/hooks/post/edit.py",
         ]
     );
@@ -263,6 +265,7 @@ fn project_hooks_run_only_once_trusted_and_again_untrusted_when_changed() {
         "plugin:*:libredact.so",
         "post:read:read.sh",
         "hooks:*:project.json",
+        "hooks:*:.claude/settings.json",
         "post:edit:edit.py",
     ];
     assert_eq!(
@@ -384,4 +387,92 @@ fn twenty_thousand_hooks_files_are_all_loaded_in_order() {
     let commands: Vec<String> = found.commands.hooks().map(|h| h.command.clone()).collect();
     let expected: Vec<String> = (0..20_000).map(|i| format!("echo {i}")).collect();
     assert_eq!(commands, expected);
+}
+
+/// Claude Code merges the hooks of all its settings files: the user's
+/// `~/.claude/settings.json`, the project's `.claude/settings.json` and
+/// `.claude/settings.local.json` all run (the real Claude Code does so, mostly starting them
+/// in that order: tests/real-agents/settings_levels.rs), and a command written the same in
+/// two of them runs once. Their answers combine in that order; the first is the slowest, so
+/// that the order of the contexts is the files' order, not the order the hooks finished in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hooks_of_claude_codes_user_project_and_local_settings_all_run_in_its_order() {
+    let home = temp_dir();
+    let project = temp_dir();
+    let log = project.path().join("runs.log");
+    let hook = |name: &str, sleep: &str| {
+        let script = write(
+            &home.path().join(format!("scripts/{name}.sh")),
+            &format!(
+                "#!/bin/sh\ncat > /dev/null\nsleep {sleep}\necho {name} >> '{}'\necho '{{\"hookSpecificOutput\": {{\"hookEventName\": \"UserPromptSubmit\", \"additionalContext\": \"from {name}\"}}}}'\n",
+                log.display()
+            ),
+            0o755,
+        );
+        serde_json::json!({"type": "command", "command": s(&script)})
+    };
+    let shared = hook("shared", "0");
+    for (file, name, sleep, also) in [
+        (
+            home.path().join(".claude/settings.json"),
+            "user",
+            "0.6",
+            true,
+        ),
+        (
+            project.path().join(".claude/settings.json"),
+            "project",
+            "0.3",
+            true,
+        ),
+        (
+            project.path().join(".claude/settings.local.json"),
+            "local",
+            "0",
+            false,
+        ),
+    ] {
+        let mut hooks = vec![hook(name, sleep)];
+        if also {
+            hooks.push(shared.clone());
+        }
+        let settings = serde_json::json!({"hooks": {"UserPromptSubmit": [{"hooks": hooks}]}});
+        write(&file, &settings.to_string(), 0o644);
+    }
+    let mut options = DiscoveryOptions::new(project.path());
+    options.home = Some(home.path().to_path_buf());
+    options.config_dir = Some(home.path().join(".config/agent-hooks"));
+    options.trust_project = true;
+    let found = discover_and_load_hooks_with(&[] as &[&str], options);
+    assert!(found.shadowed.is_empty(), "{:?}", found.shadowed);
+    let keys: Vec<String> = found.entries.iter().map(|e| e.key()).collect();
+    assert_eq!(
+        keys,
+        [
+            "hooks:*:~/.claude/settings.json",
+            "hooks:*:.claude/settings.json",
+            "hooks:*:.claude/settings.local.json",
+        ]
+    );
+    let runner = found.into_runner(project.path());
+    let mut fields = serde_json::Map::new();
+    fields.insert("prompt".into(), serde_json::json!("hi"));
+    let outcome = runner
+        .emit_command(
+            agent_hooks::command_hook::CommandEvent::UserPromptSubmit,
+            fields,
+        )
+        .await;
+    assert_eq!(
+        outcome.context,
+        ["from user", "from shared", "from project", "from local"],
+        "{outcome:?}"
+    );
+    let mut runs: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    runs.sort();
+    assert_eq!(runs, ["local", "project", "shared", "user"]);
 }

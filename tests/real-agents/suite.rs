@@ -20,6 +20,7 @@ mod compare;
 mod copilot_format;
 mod deliberate;
 mod model;
+mod settings_levels;
 
 use std::{
     collections::BTreeMap,

@@ -51,7 +51,9 @@ impl EntryKind {
 /// A hook a discovery provider found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookEntry {
-    /// Its file name.
+    /// Its file name; for an agent's hooks or settings file, its place as `list` shows it
+    /// (`~/.claude/settings.json`, `.claude/settings.json`, `~/.gemini/settings.json`), so
+    /// that the user's file and the project's are two keys and both run, as in the agent.
     pub name: String,
     /// Its path.
     pub path: PathBuf,

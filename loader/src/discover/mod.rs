@@ -27,7 +27,10 @@
 //!
 //! A hooks folder holds plugin libraries and hooks files (`*.json`) at the top, and scripts
 //! in `pre/` and `post/` named `<tool>.<ext>`. User folders come first, so that a cloned
-//! repository cannot shadow a user's hook with one of its own.
+//! repository cannot shadow a user's hook with one of its own. The agents' hooks and
+//! settings files are named by their place (`~/.claude/settings.json`,
+//! `.claude/settings.json`): a user's and a project's are two keys and both run, in the
+//! table's order, as the agents merge them.
 //!
 //! ```no_run
 //! use agent_hooks::discover::{discover_and_load_hooks_with, DiscoveryOptions};

@@ -44,7 +44,8 @@ pub struct AgentUserHooks;
 /// The agent's own hooks folder of the project: `<cwd>/.<name>/hooks`.
 pub struct AgentProjectHooks;
 
-/// Hooks users already have for Claude Code, user level: `~/.claude/settings.json` and
+/// Hooks users already have for Claude Code, user level: `~/.claude/settings.json` (named
+/// so, a key of its own: the project's settings do not shadow it, nor it them) and
 /// `~/.claude/hooks/pre|post`.
 pub struct ClaudeUserHooks;
 
@@ -101,6 +102,7 @@ impl DiscoveryProvider for ClaudeUserHooks {
         Ok(claude_folder(
             &home.join(".claude"),
             &["settings.json"],
+            "~/.claude/",
             Level::User,
             self.name(),
             Some(home),
@@ -121,6 +123,7 @@ impl DiscoveryProvider for ClaudeProjectHooks {
         Ok(claude_folder(
             &ctx.cwd.join(".claude"),
             &["settings.json", "settings.local.json"],
+            ".claude/",
             Level::Project,
             self.name(),
             ctx.home.as_deref(),
@@ -128,9 +131,15 @@ impl DiscoveryProvider for ClaudeProjectHooks {
     }
 }
 
+/// The settings files of a `.claude` folder that have hooks, each named as `list` shows it
+/// (`shown` and the file name: `~/.claude/settings.json`, `.claude/settings.json`), so that
+/// the user's and the project's are two keys and both run, as Claude Code merges the hooks
+/// of all its settings files; then its `hooks/pre` and `hooks/post` scripts, keyed by tool
+/// and file name like every hooks folder's scripts.
 fn claude_folder(
     dir: &Path,
     settings: &[&str],
+    shown: &str,
     level: Level,
     source: &str,
     home: Option<&Path>,
@@ -140,7 +149,7 @@ fn claude_folder(
         let path = dir.join(name);
         if has_hooks_key(&path, home) {
             found.entries.push(HookEntry {
-                name: (*name).to_owned(),
+                name: format!("{shown}{name}"),
                 path,
                 kind: EntryKind::HooksFile,
                 tool: None,

@@ -72,6 +72,60 @@ pub struct CommandHook {
     pub handler: Handler,
 }
 
+impl CommandHook {
+    /// A hook of `event` that runs `command` (`sh -c`), read from `source` in `dialect`,
+    /// with every other field at its default: the event's own name, every subject matched
+    /// (no matcher written), [`DEFAULT_TIMEOUT`], no `if` rule, not `async`, not `once`, no
+    /// status message, no plugin root, not required, one process per event, not sequential,
+    /// Claude Code's handler fields at their defaults. The other fields are set with struct
+    /// update syntax:
+    ///
+    /// ```
+    /// use std::{path::PathBuf, time::Duration};
+    /// use agent_hooks::command_hook::{CommandEvent, CommandHook, Dialect};
+    ///
+    /// let hook = CommandHook {
+    ///     timeout: Duration::from_secs(5),
+    ///     ..CommandHook::new(
+    ///         CommandEvent::PreToolUse,
+    ///         Dialect::ClaudeCode,
+    ///         "./guard.sh",
+    ///         PathBuf::from(".claude/settings.json"),
+    ///     )
+    /// };
+    /// assert_eq!(hook.event_name, "PreToolUse");
+    /// assert!(!hook.required);
+    /// ```
+    pub fn new(
+        event: CommandEvent,
+        dialect: Dialect,
+        command: impl Into<String>,
+        source: impl Into<PathBuf>,
+    ) -> CommandHook {
+        CommandHook {
+            event,
+            event_name: event.name().to_owned(),
+            dialect,
+            matcher_text: None,
+            matcher: Matcher::All,
+            command: command.into(),
+            http: None,
+            host_call: None,
+            timeout: DEFAULT_TIMEOUT,
+            condition: None,
+            run_async: false,
+            once: false,
+            status_message: None,
+            plugin_root: None,
+            source: source.into(),
+            required: false,
+            persistent: Persistence::PerEvent,
+            sequential: false,
+            handler: Handler::default(),
+        }
+    }
+}
+
 /// How a command hook's process lives: its `"persistent"` mark in the hooks file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Persistence {
@@ -477,12 +531,9 @@ impl Reader<'_> {
                 }
             };
         Some(CommandHook {
-            event,
             event_name: event_name.to_owned(),
-            dialect: self.dialect,
             matcher_text: matcher_text.clone(),
             matcher: matcher.clone(),
-            command,
             http,
             host_call,
             timeout,
@@ -491,11 +542,11 @@ impl Reader<'_> {
             once,
             status_message,
             plugin_root: self.plugin_root.clone(),
-            source: self.source.to_path_buf(),
             required,
             persistent,
             sequential: self.sequential,
             handler,
+            ..CommandHook::new(event, self.dialect, command, self.source)
         })
     }
 

@@ -10,7 +10,7 @@ use std::{path::Path, time::Duration};
 use serde_json::{Map, Value};
 
 use super::{
-    config::{CommandHook, ConfigIssue, Persistence, Severity, MAX_TIMEOUT},
+    config::{CommandHook, ConfigIssue, Severity, MAX_TIMEOUT},
     dialect::Dialect,
     event::CommandEvent,
     matcher::Matcher,
@@ -238,25 +238,12 @@ impl Reader<'_> {
         let required = fields.get("required").and_then(Value::as_bool) == Some(true)
             || fields.get("failClosed").and_then(Value::as_bool) == Some(true);
         self.hooks.push(CommandHook {
-            event,
             event_name: name.to_owned(),
-            dialect: self.format.dialect,
             matcher_text,
             matcher,
-            command,
-            http: None,
-            host_call: None,
-            sequential: false,
-            handler: super::Handler::default(),
             timeout,
-            condition: None,
-            run_async: false,
-            once: false,
-            status_message: None,
-            plugin_root: None,
-            source: self.source.to_path_buf(),
             required,
-            persistent: Persistence::PerEvent,
+            ..CommandHook::new(event, self.format.dialect, command, self.source)
         });
     }
 

@@ -146,25 +146,14 @@ impl CommandHooks {
             Matcher::Names(vec![tool.clone()])
         };
         self.hooks.push(Arc::new(CommandHook {
-            event,
-            event_name: event.name().to_owned(),
-            dialect: Dialect::of_file(script),
             matcher_text: Some(tool),
             matcher,
-            command: shell_quote(&script.to_string_lossy()),
-            http: None,
-            host_call: None,
-            timeout: DEFAULT_TIMEOUT,
-            condition: None,
-            run_async: false,
-            once: false,
-            status_message: None,
-            plugin_root: None,
-            source: script.to_path_buf(),
-            required: false,
-            persistent: Persistence::PerEvent,
-            sequential: false,
-            handler: Handler::default(),
+            ..CommandHook::new(
+                event,
+                Dialect::of_file(script),
+                shell_quote(&script.to_string_lossy()),
+                script,
+            )
         }));
         self
     }

@@ -550,14 +550,24 @@ async fn if_rules_select_tool_calls_before_the_hook_starts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn async_hooks_do_not_block_once_hooks_run_once_and_status_messages_show_while_running() {
     let lab = Lab::new();
+    // The async hooks wait until the test releases them (bounded: 60 s), so that the emit's
+    // return while they still run shows it did not wait for them, on a machine of any speed.
+    let release = lab.root().join("release");
+    let held = |tag: &str| {
+        format!(
+            "i=0; while [ ! -e {} ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; {}",
+            shell_quote(&release.to_string_lossy()),
+            lab.hook(tag)
+        )
+    };
     // This project's own format: Claude Code honours `once` only in skills and agents
     // (tests/all/claude_code.rs).
     let mut hooks = CommandHooks::new();
     hooks.parse(
         &json!({
             "PreToolUse": [{"hooks": [
-                {"type": "command", "command": format!("sleep 2; {}", lab.hook("background")), "async": true},
-                {"type": "command", "command": format!("sleep 2; {}", lab.hook("deciding")), "async": true},
+                {"type": "command", "command": held("background"), "async": true},
+                {"type": "command", "command": held("deciding"), "async": true},
                 {"type": "command", "command": lab.hook("once"), "once": true, "statusMessage": "Checking the command"},
             ]}],
         })
@@ -570,24 +580,32 @@ async fn async_hooks_do_not_block_once_hooks_run_once_and_status_messages_show_w
         "deciding",
         json!({"decision": "block", "reason": "too late", "systemMessage": "background check done"}),
     );
-    let started = Instant::now();
-    let outcome = rig
-        .runner
-        .emit(&call("exec", json!({"command": "ls"})))
-        .await
-        .unwrap();
+    // Bounded: an emit that waited for the held hooks would end only with their 60 s wait.
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(30),
+        rig.runner.emit(&call("exec", json!({"command": "ls"}))),
+    )
+    .await
+    .expect("the emit waited for its async hooks")
+    .unwrap();
     assert!(!outcome.block, "an async hook's exit 2 does not block");
-    assert!(
-        started.elapsed() < Duration::from_millis(1500),
-        "not waited for: {:?}",
-        started.elapsed()
+    // Not waited for: the async hooks are still held, none has run its recorder.
+    assert_eq!(
+        lab.tags(),
+        ["once"],
+        "the async hooks ran before the release"
     );
+    assert!(
+        rig.reports.lock().unwrap().iter().all(|r| !r.background),
+        "no async hook has ended yet"
+    );
+    std::fs::write(&release, "").unwrap();
     rig.runner
         .emit(&call("exec", json!({"command": "ls"})))
         .await
         .unwrap();
     assert_eq!(lab.seen("once").len(), 1, "once: one run per session");
-    let deadline = Instant::now() + Duration::from_secs(15);
+    let deadline = Instant::now() + Duration::from_secs(60);
     while rig
         .reports
         .lock()

@@ -2,61 +2,14 @@
 //! program: an agent's payload on stdin, the agent's answer on the exit code and the two
 //! channels; the agent's configuration file edited and restored byte for byte.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use agent_hooks_tests::{
-    cli::{run, stderr, stdout},
-    copy_to, plugin, temp_dir,
+    cli::{stderr, stdout},
+    copy_to, plugin,
+    rig::{AgentHook, Rig},
 };
 use serde_json::{json, Value};
-
-/// A home and a project folder.
-struct Rig {
-    dir: tempfile::TempDir,
-}
-
-impl Rig {
-    fn new() -> Rig {
-        let dir = temp_dir();
-        for sub in ["home", "project"] {
-            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
-        }
-        Rig { dir }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-
-    fn project(&self) -> PathBuf {
-        self.dir.path().join("project")
-    }
-
-    fn write(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.dir.path().join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-
-    /// The user's agent-hooks hooks folder.
-    fn user_hooks(&self) -> PathBuf {
-        let dir = self.home().join(".config/agent-hooks/hooks");
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    /// `agent-hooks hook --agent AGENT EXTRA...` with `payload` on stdin.
-    fn hook(&self, agent: &str, extra: &[&str], payload: &str) -> std::process::Output {
-        let mut args = vec!["hook", "--agent", agent];
-        args.extend_from_slice(extra);
-        run(&self.project(), &self.home(), &args, Some(payload))
-    }
-
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        run(&self.project(), &self.home(), args, None)
-    }
-}
 
 /// A PreToolUse payload as Claude Code writes it for its Bash tool.
 fn claude_pre(project: &Path, command: &str) -> String {

@@ -8,64 +8,19 @@ use std::{
     net::TcpStream,
     os::unix::fs::PermissionsExt,
     path::PathBuf,
-    process::{Command, Stdio},
     time::Duration,
 };
 
-use agent_hooks_tests::{agent_hooks_bin, temp_dir};
+use agent_hooks_tests::rig::{Resident, Rig};
 use serde_json::{json, Value};
 
-struct Rig {
-    dir: tempfile::TempDir,
+/// Where the resident process listens for HTTP hooks, and its secret.
+trait Http {
+    /// `http.json`'s port and secret.
+    fn http_config(&self) -> (u16, String);
 }
 
-impl Rig {
-    fn new() -> Rig {
-        let dir = temp_dir();
-        for sub in ["home/.config/agent-hooks/hooks", "project"] {
-            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
-        }
-        Rig { dir }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-
-    fn project(&self) -> PathBuf {
-        self.dir.path().join("project")
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(agent_hooks_bin());
-        command
-            .args(args)
-            .current_dir(self.project())
-            .env("HOME", self.home())
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_RUNTIME_DIR")
-            .env_remove("AGENT_HOOKS_NO_SERVE")
-            .env("AGENT_HOOKS_SERVE_IDLE", "60");
-        command
-    }
-
-    fn hook(&self, payload: &str) -> std::process::Output {
-        let mut child = self
-            .command(&["hook", "--agent", "claude"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    }
-
+impl Http for Rig {
     fn http_config(&self) -> (u16, String) {
         let text =
             std::fs::read_to_string(self.home().join(".config/agent-hooks/http.json")).unwrap();
@@ -74,16 +29,6 @@ impl Rig {
             value["port"].as_u64().unwrap() as u16,
             value["secret"].as_str().unwrap().to_owned(),
         )
-    }
-}
-
-impl Drop for Rig {
-    fn drop(&mut self) {
-        if let Ok(run) = std::fs::read_dir(self.home().join(".cache/agent-hooks/run")) {
-            for entry in run.flatten() {
-                let _ = std::fs::remove_file(entry.path().join("serve.sock"));
-            }
-        }
     }
 }
 

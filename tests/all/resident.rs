@@ -11,66 +11,21 @@ use std::{
     time::{Duration, Instant},
 };
 
-use agent_hooks_tests::{agent_hooks_bin, temp_dir};
+use agent_hooks_tests::{
+    agent_hooks_bin,
+    rig::{Resident, Rig},
+};
 use serde_json::json;
 
-struct Rig {
-    dir: tempfile::TempDir,
+/// The resident process's own folder and log, for a rig whose `hook` calls started it.
+trait Served {
+    /// Its folder (one user folder under the cache).
+    fn folder(&self) -> PathBuf;
+    /// The pids its log says it started as.
+    fn serve_pids(&self) -> Vec<String>;
 }
 
-impl Rig {
-    fn new() -> Rig {
-        let dir = temp_dir();
-        for sub in ["home/.config/agent-hooks/hooks", "project"] {
-            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
-        }
-        Rig { dir }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-
-    fn project(&self) -> PathBuf {
-        self.dir.path().join("project")
-    }
-
-    fn hooks(&self) -> PathBuf {
-        self.home().join(".config/agent-hooks/hooks")
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(agent_hooks_bin());
-        command
-            .args(args)
-            .current_dir(self.project())
-            .env("HOME", self.home())
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_RUNTIME_DIR")
-            .env_remove("AGENT_HOOKS_NO_SERVE")
-            .env("AGENT_HOOKS_SERVE_IDLE", "60");
-        command
-    }
-
-    /// `hook --agent claude` with `payload`.
-    fn hook(&self, payload: &str) -> Output {
-        let mut child = self
-            .command(&["hook", "--agent", "claude"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    }
-
-    /// The resident process's folder (one user folder under the cache).
+impl Served for Rig {
     fn folder(&self) -> PathBuf {
         let run = self.home().join(".cache/agent-hooks/run");
         let entry = std::fs::read_dir(&run)
@@ -91,17 +46,6 @@ impl Rig {
     }
 }
 
-impl Drop for Rig {
-    fn drop(&mut self) {
-        // The resident process ends when its socket is removed.
-        if let Ok(run) = std::fs::read_dir(self.home().join(".cache/agent-hooks/run")) {
-            for entry in run.flatten() {
-                let _ = std::fs::remove_file(entry.path().join("serve.sock"));
-            }
-        }
-    }
-}
-
 fn pre(session: &str, command: &str) -> String {
     json!({"session_id": session, "hook_event_name": "PreToolUse", "tool_name": "Bash",
            "tool_input": {"command": command}})
@@ -114,7 +58,7 @@ fn err(output: &Output) -> String {
 
 /// A long-running hook that writes its pid into `pids` on every event and blocks `rm -rf`.
 fn long_running_guard(rig: &Rig) -> PathBuf {
-    let pids = rig.dir.path().join("pids");
+    let pids = rig.root().join("pids");
     let script = format!(
         r#"import json, os, sys
 def send(m):
@@ -134,11 +78,11 @@ for line in sys.stdin:
 "#,
         pids = pids.display().to_string()
     );
-    let path = rig.hooks().join("guard.py");
+    let path = rig.user_hooks().join("guard.py");
     std::fs::write(&path, script).unwrap();
     let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
         "command": format!("python3 {}", path.display()), "persistent": true, "timeout": 10}]}]});
-    std::fs::write(rig.hooks().join("guard.json"), hooks.to_string()).unwrap();
+    std::fs::write(rig.user_hooks().join("guard.json"), hooks.to_string()).unwrap();
     pids
 }
 
@@ -210,7 +154,7 @@ fn a_slow_hook_of_one_session_does_not_hold_another() {
     let rig = Rig::new();
     let slow = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
         "command": "grep -q slow-one && sleep 4; exit 0", "timeout": 10}]}]});
-    std::fs::write(rig.hooks().join("slow.json"), slow.to_string()).unwrap();
+    std::fs::write(rig.user_hooks().join("slow.json"), slow.to_string()).unwrap();
     // Start the resident process first.
     assert_eq!(rig.hook(&pre("warm", "ls")).status.code(), Some(0));
     let mut a = rig
@@ -240,7 +184,7 @@ fn a_changed_hooks_file_is_seen_on_the_next_event() {
     assert_eq!(rig.hook(&pre("s", "rm -rf x")).status.code(), Some(0));
     let guard = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
         "command": "echo 'new guard' >&2; exit 2"}]}]});
-    std::fs::write(rig.hooks().join("new.json"), guard.to_string()).unwrap();
+    std::fs::write(rig.user_hooks().join("new.json"), guard.to_string()).unwrap();
     let out = rig.hook(&pre("s", "rm -rf x"));
     assert_eq!(out.status.code(), Some(2), "{}", err(&out));
     assert!(err(&out).contains("new guard"));
@@ -282,7 +226,7 @@ fn killed_mid_call_the_hook_answers_itself_and_says_so() {
     let rig = Rig::new();
     let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
         "command": "sleep 1; grep -q 'rm -rf' && { echo blocked >&2; exit 2; }; exit 0", "timeout": 10}]}]});
-    std::fs::write(rig.hooks().join("slow-guard.json"), hooks.to_string()).unwrap();
+    std::fs::write(rig.user_hooks().join("slow-guard.json"), hooks.to_string()).unwrap();
     assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
     let pid = rig.serve_pids()[0].clone();
     let folder = rig.folder();
@@ -319,7 +263,7 @@ fn it_refuses_a_folder_of_another_user_and_the_hook_still_answers() {
     std::fs::write(rig.home().join(".cache/agent-hooks/run"), "in the way").unwrap();
     let guard = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
         "command": "exit 2"}]}]});
-    std::fs::write(rig.hooks().join("g.json"), guard.to_string()).unwrap();
+    std::fs::write(rig.user_hooks().join("g.json"), guard.to_string()).unwrap();
     let out = rig.hook(&pre("s", "ls"));
     assert_eq!(out.status.code(), Some(2), "{}", err(&out));
     assert!(
@@ -421,7 +365,7 @@ fn the_relay_program_answers_through_the_resident_process_and_install_uses_it() 
 fn a_change_that_keeps_the_time_and_size_is_seen_by_watching() {
     // The fallback compares times and sizes: only the watcher sees this change.
     let rig = Rig::new();
-    let file = rig.hooks().join("g.json");
+    let file = rig.user_hooks().join("g.json");
     let guard = |code: u8| {
         json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
             "command": format!("echo 'guard {code}' >&2; exit {code}")}]}]})
@@ -471,7 +415,7 @@ fn without_watching_a_changed_file_is_still_seen_and_the_log_says_so() {
     assert_eq!(run(&pre("s", "ls")).status.code(), Some(0));
     let guard = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
         "command": "echo 'new guard' >&2; exit 2"}]}]});
-    std::fs::write(rig.hooks().join("new.json"), guard.to_string()).unwrap();
+    std::fs::write(rig.user_hooks().join("new.json"), guard.to_string()).unwrap();
     let out = run(&pre("s", "ls"));
     assert_eq!(out.status.code(), Some(2), "{}", err(&out));
     let log = std::fs::read_to_string(rig.folder().join("serve.log")).unwrap();
@@ -516,7 +460,7 @@ fn past_its_cap_of_connections_the_client_answers_itself_and_says_so() {
     let rig = Rig::new();
     let slow = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
         "command": "p=$(cat); case \"$p\" in *slow-one*) sleep 3;; esac; case \"$p\" in *'rm -rf'*) echo refused >&2; exit 2;; esac; exit 0", "timeout": 10}]}]});
-    std::fs::write(rig.hooks().join("slow.json"), slow.to_string()).unwrap();
+    std::fs::write(rig.user_hooks().join("slow.json"), slow.to_string()).unwrap();
     let spawn = |payload: String| {
         let mut child = rig
             .command(&["hook", "--agent", "claude"])
@@ -572,7 +516,7 @@ fn killed_between_events_the_next_event_is_answered() {
     let rig = Rig::new();
     let guard = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
         "command": "grep -q 'rm -rf' && { echo 'the guard refuses' >&2; exit 2; }; exit 0"}]}]});
-    std::fs::write(rig.hooks().join("g.json"), guard.to_string()).unwrap();
+    std::fs::write(rig.user_hooks().join("g.json"), guard.to_string()).unwrap();
     assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
     let first = rig.serve_pids()[0].clone();
     kill(&first);

@@ -7,59 +7,32 @@ use std::path::{Path, PathBuf};
 
 use agent_hooks_tests::{
     cli::{run, stderr, stdout},
-    temp_dir,
+    rig::Rig,
 };
 use serde_json::{json, Value};
 
-struct Rig {
-    dir: tempfile::TempDir,
+/// A command that must succeed, `hook` without the resident process, and what
+/// `--take-over` copied.
+trait TakeOver {
+    /// [`Rig::run`], which must succeed: its stdout.
+    fn ok(&self, args: &[&str]) -> String;
+    /// `hook --agent AGENT --no-serve` with `payload`.
+    fn hook(&self, agent: &str, payload: &str) -> std::process::Output;
+    /// The copies `--take-over` made.
+    fn copies(&self) -> Vec<PathBuf>;
 }
 
-impl Rig {
-    fn new() -> Rig {
-        let dir = temp_dir();
-        for sub in ["home", "project"] {
-            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
-        }
-        Rig { dir }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-
-    fn project(&self) -> PathBuf {
-        self.dir.path().join("project")
-    }
-
-    fn write(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.dir.path().join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        run(&self.project(), &self.home(), args, None)
-    }
-
+impl TakeOver for Rig {
     fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
         stdout(&out)
     }
 
-    /// `hook --agent AGENT --no-serve` with `payload`.
     fn hook(&self, agent: &str, payload: &str) -> std::process::Output {
-        run(
-            &self.project(),
-            &self.home(),
-            &["hook", "--agent", agent, "--no-serve"],
-            Some(payload),
-        )
+        self.run_with(&["hook", "--agent", agent, "--no-serve"], payload)
     }
 
-    /// The copies `--take-over` made.
     fn copies(&self) -> Vec<PathBuf> {
         let mut found = Vec::new();
         walk(

@@ -320,6 +320,7 @@ pub use recording::{RecordingAgent, ScriptedUi};
 pub mod cli;
 pub mod commands;
 pub mod releases;
+pub mod rig;
 pub mod scripted;
 pub use recording::ScriptedAgent;
 

@@ -1,0 +1,147 @@
+//! The rig of the tests that run the `agent-hooks` program as an agent would (`hook`,
+//! `install`, `uninstall`, `serve`): a private home and project folder in one temporary
+//! folder, and the program run in the project with that home. Two ways to call `hook`, each
+//! a trait: [`AgentHook`] (the program answering by itself, as [`cli::run`] runs it) and
+//! [`Resident`] (through the resident process, with the environment that lets it start).
+
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+    process::{Command, Output, Stdio},
+};
+
+use crate::{agent_hooks_bin, cli::run, temp_dir};
+
+/// A home (`home/`) and a project (`project/`) in a temporary folder, removed with it. When
+/// dropped it also removes the socket of any resident process started with this home, so
+/// that the process ends.
+pub struct Rig {
+    dir: tempfile::TempDir,
+}
+
+impl Rig {
+    /// A home with an empty agent-hooks hooks folder (`~/.config/agent-hooks/hooks`), and an
+    /// empty project.
+    pub fn new() -> Rig {
+        let dir = temp_dir();
+        for sub in ["home/.config/agent-hooks/hooks", "project"] {
+            std::fs::create_dir_all(dir.path().join(sub)).expect("create a rig folder");
+        }
+        Rig { dir }
+    }
+
+    /// The temporary folder that holds `home/` and `project/`.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The home folder.
+    pub fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+
+    /// The project folder, where the program runs.
+    pub fn project(&self) -> PathBuf {
+        self.root().join("project")
+    }
+
+    /// The user's agent-hooks hooks folder (`~/.config/agent-hooks/hooks`), made if missing.
+    pub fn user_hooks(&self) -> PathBuf {
+        let dir = self.home().join(".config/agent-hooks/hooks");
+        std::fs::create_dir_all(&dir).expect("create the user's hooks folder");
+        dir
+    }
+
+    /// Writes `text` to `relative` (below [`root`](Self::root)), making its folders.
+    pub fn write(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.root().join(relative);
+        std::fs::create_dir_all(path.parent().expect("a file has a folder"))
+            .expect("create a folder");
+        std::fs::write(&path, text).expect("write a file");
+        path
+    }
+
+    /// The program with `args`, as [`cli::run`] runs it (no stdin).
+    pub fn run(&self, args: &[&str]) -> Output {
+        run(&self.project(), &self.home(), args, None)
+    }
+
+    /// The program with `args` and `stdin`, as [`cli::run`] runs it.
+    pub fn run_with(&self, args: &[&str], stdin: &str) -> Output {
+        run(&self.project(), &self.home(), args, Some(stdin))
+    }
+}
+
+impl Default for Rig {
+    fn default() -> Rig {
+        Rig::new()
+    }
+}
+
+impl Drop for Rig {
+    fn drop(&mut self) {
+        // The resident process ends when its socket is removed.
+        if let Ok(run) = std::fs::read_dir(self.home().join(".cache/agent-hooks/run")) {
+            for entry in run.flatten() {
+                let _ = std::fs::remove_file(entry.path().join("serve.sock"));
+            }
+        }
+    }
+}
+
+/// `hook` as an agent runs it, the program answering by itself unless it finds a resident
+/// process ([`cli::run`]: `NO_COLOR`, no panic reaches the user).
+pub trait AgentHook {
+    /// `agent-hooks hook --agent AGENT EXTRA...` with `payload` on stdin.
+    fn hook(&self, agent: &str, extra: &[&str], payload: &str) -> Output;
+}
+
+impl AgentHook for Rig {
+    fn hook(&self, agent: &str, extra: &[&str], payload: &str) -> Output {
+        let mut args = vec!["hook", "--agent", agent];
+        args.extend_from_slice(extra);
+        self.run_with(&args, payload)
+    }
+}
+
+/// The program as the resident process's tests run it: the home's folders only
+/// (`XDG_CONFIG_HOME` and `XDG_RUNTIME_DIR` unset), the resident process allowed
+/// (`AGENT_HOOKS_NO_SERVE` unset) and kept 60 s when idle.
+pub trait Resident {
+    /// The program with `args`, not started.
+    fn command(&self, args: &[&str]) -> Command;
+    /// `hook --agent claude` with `payload` on stdin.
+    fn hook(&self, payload: &str) -> Output;
+}
+
+impl Resident for Rig {
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(agent_hooks_bin());
+        command
+            .args(args)
+            .current_dir(self.project())
+            .env("HOME", self.home())
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("AGENT_HOOKS_NO_SERVE")
+            .env("AGENT_HOOKS_SERVE_IDLE", "60");
+        command
+    }
+
+    fn hook(&self, payload: &str) -> Output {
+        let mut child = self
+            .command(&["hook", "--agent", "claude"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the program runs");
+        child
+            .stdin
+            .take()
+            .expect("its stdin")
+            .write_all(payload.as_bytes())
+            .expect("write its stdin");
+        child.wait_with_output().expect("wait for the program")
+    }
+}

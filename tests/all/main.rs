@@ -19,6 +19,7 @@ mod compatibility;
 mod compatibility_matrix;
 mod concurrency;
 mod copilot_cursor;
+mod copilot_open;
 mod dedup;
 mod dialect_files;
 mod discovery;

@@ -292,28 +292,168 @@ fn gemini_hooks_with_comments_are_taken_over_and_put_back() {
     assert_eq!(read(&file), gemini);
 }
 
+/// A preToolUse payload as Copilot CLI writes it for its bash tool.
+fn copilot_pre(project: &Path, command: &str) -> String {
+    json!({"timestamp": 1_700_000_000_000_u64, "cwd": project, "toolName": "bash",
+           "toolArgs": {"command": command}})
+    .to_string()
+}
+
+/// `hook --agent copilot --event preToolUse --no-serve` with `payload`.
+fn copilot_hook(rig: &Rig, payload: &str) -> std::process::Output {
+    run(
+        &rig.project(),
+        &rig.home(),
+        &[
+            "hook",
+            "--agent",
+            "copilot",
+            "--event",
+            "preToolUse",
+            "--no-serve",
+        ],
+        Some(payload),
+    )
+}
+
+/// Copilot CLI's own guard, oddly formatted: it denies `rm`.
+const COPILOT_GUARD: &str = "{ \"version\": 1,\n  \"hooks\": {\"preToolUse\": [{\"type\": \"command\",\n    \"bash\": \"grep -q rm && echo '{\\\"permissionDecision\\\":\\\"deny\\\",\\\"permissionDecisionReason\\\":\\\"copilot guard says no\\\"}'; exit 0\"}]}}\n";
+
+/// A second file of Copilot CLI's, on another event.
+const COPILOT_AUDIT: &str =
+    "{\"version\":1,\"hooks\":{\"sessionStart\":[{\"type\":\"command\",\"bash\":\"true\"}]}}";
+
 #[test]
-fn copilot_hooks_are_not_taken_over_and_nothing_changes() {
+fn copilot_hooks_files_move_under_agent_hooks_and_come_back_byte_for_byte() {
+    use std::os::unix::fs::PermissionsExt;
     let rig = Rig::new();
-    let own = "{\"version\": 1, \"hooks\": {\"preToolUse\": [{\"type\": \"command\", \"bash\": \"exit 0\"}]}}";
-    let file = rig.write("project/.github/hooks/mine.json", own);
-    let out = rig.run(&["install", "--agent", "copilot", "--project", "--take-over"]);
-    assert_eq!(out.status.code(), Some(2));
+    let guard = rig.write("project/.github/hooks/guard.json", COPILOT_GUARD);
+    let audit = rig.write("project/.github/hooks/audit.json", COPILOT_AUDIT);
+    std::fs::set_permissions(&audit, std::fs::Permissions::from_mode(0o640)).unwrap();
+    // Before: Copilot CLI runs its own files; agent-hooks does not run them a second time.
+    let out = copilot_hook(&rig, &copilot_pre(&rig.project(), "rm x"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("deny"), "{}", stdout(&out));
+    let said = rig.ok(&[
+        "install",
+        "--agent",
+        "copilot",
+        "--project",
+        "--take-over",
+        "--program",
+        "agent-hooks",
+    ]);
     assert!(
-        stderr(&out).contains("Copilot CLI's own hooks files cannot be taken over"),
-        "{}",
-        stderr(&out)
+        said.contains("Its 2 hooks files there moved under agent-hooks"),
+        "{said}"
+    );
+    assert!(said.contains("agent-hooks trust"), "{said}");
+    // Copilot CLI's folder holds agent-hooks' file alone.
+    let mut left: Vec<String> = std::fs::read_dir(rig.project().join(".github/hooks"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["agent-hooks.json"]);
+    let mut copies = rig.copies();
+    copies.sort();
+    assert_eq!(copies.len(), 2, "{copies:?}");
+    assert!(
+        copies[0].ends_with(".github/hooks/audit.json"),
+        "{copies:?}"
     );
     assert!(
-        stderr(&out).contains("install without --take-over"),
-        "{}",
+        copies[1].ends_with(".github/hooks/guard.json"),
+        "{copies:?}"
+    );
+    assert!(copies[0]
+        .to_string_lossy()
+        .contains("taken-over/copilot/project-"));
+    assert_eq!(read(&copies[1]), COPILOT_GUARD);
+    // A project's hooks: not run before they are trusted.
+    let out = copilot_hook(&rig, &copilot_pre(&rig.project(), "rm x"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("deny"), "{}", stdout(&out));
+    rig.ok(&["trust"]);
+    // Now agent-hooks runs Copilot CLI's guard, in Copilot CLI's form.
+    let out = copilot_hook(&rig, &copilot_pre(&rig.project(), "rm x"));
+    let answer = stdout(&out);
+    assert!(
+        answer.contains("\"permissionDecision\":\"deny\"")
+            && answer.contains("copilot guard says no"),
+        "{answer} {}",
         stderr(&out)
     );
-    assert_eq!(read(&file), own);
+    let out = copilot_hook(&rig, &copilot_pre(&rig.project(), "ls"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("deny"), "{}", stdout(&out));
+    // Not under another agent unless it names Copilot CLI with --with.
+    let out = rig.hook("claude", &claude_pre(&rig.project(), "rm x"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Undo: the same bytes and modes, agent-hooks' file and the copies gone.
+    rig.ok(&["uninstall", "--agent", "copilot", "--project"]);
+    assert_eq!(read(&guard), COPILOT_GUARD);
+    assert_eq!(read(&audit), COPILOT_AUDIT);
+    assert_eq!(
+        std::fs::metadata(&audit).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
     assert!(!rig
         .project()
         .join(".github/hooks/agent-hooks.json")
         .exists());
+    assert_eq!(rig.copies(), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn copilot_user_hooks_run_at_once_and_uninstall_refuses_to_overwrite_a_new_file() {
+    let rig = Rig::new();
+    let guard = rig.write("home/.copilot/hooks/guard.json", COPILOT_GUARD);
+    rig.ok(&[
+        "install",
+        "--agent",
+        "copilot",
+        "--take-over",
+        "--program",
+        "agent-hooks",
+    ]);
+    assert!(!guard.exists());
+    assert!(rig.home().join(".copilot/hooks/agent-hooks.json").is_file());
+    // The user's own hooks need no trust.
+    let out = copilot_hook(&rig, &copilot_pre(&rig.project(), "rm x"));
+    assert!(
+        stdout(&out).contains("copilot guard says no"),
+        "{} {}",
+        stdout(&out),
+        stderr(&out)
+    );
+    // A new file where the guard was: uninstall changes nothing and says what to do.
+    rig.write(
+        "home/.copilot/hooks/guard.json",
+        "{\"version\":1,\"hooks\":{}}",
+    );
+    let out = rig.run(&["uninstall", "--agent", "copilot"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("were made again") && stderr(&out).contains("uninstall --force"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(&guard), "{\"version\":1,\"hooks\":{}}");
+    assert!(rig.home().join(".copilot/hooks/agent-hooks.json").is_file());
+    // --force puts the old file back and keeps the new one beside the copy.
+    rig.ok(&["uninstall", "--agent", "copilot", "--force"]);
+    assert_eq!(read(&guard), COPILOT_GUARD);
+    assert!(!rig.home().join(".copilot/hooks/agent-hooks.json").exists());
+    let kept = rig.copies();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(kept[0].to_string_lossy().ends_with("guard.json.replaced"));
+    assert_eq!(read(&kept[0]), "{\"version\":1,\"hooks\":{}}");
+}
+
+#[test]
+fn a_take_over_after_a_plain_install_is_refused_with_what_to_do() {
+    let rig = Rig::new();
     // Installed plainly first, a take-over is refused with what to do.
     rig.write("home/.claude/settings.json", CLAUDE);
     rig.ok(&["install", "--agent", "claude", "--program", "agent-hooks"]);

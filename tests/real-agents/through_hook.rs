@@ -910,3 +910,59 @@ fn one_resident_process_serves_claude_code_and_codex_cli_at_once() {
         "both hooks under the one resident process\n{detail}"
     );
 }
+
+/// Copilot CLI's own guard in its own hooks file: denies a command with `rm`, and notes
+/// that it ran (in the project folder, its working folder).
+const COPILOT_GUARD: &str = "{\"version\": 1, \"hooks\": {\"preToolUse\": [{\"type\": \"command\", \"bash\": \"echo ran >> copilot-guard-ran.txt; grep -q rm && echo '{\\\"permissionDecision\\\":\\\"deny\\\",\\\"permissionDecisionReason\\\":\\\"M-copilot-guard says no\\\"}'; exit 0\", \"timeoutSec\": 30}]}}\n";
+
+#[test]
+#[ignore = "runs the real Copilot CLI: tests/real-agents/run"]
+fn copilot_clis_own_hooks_taken_over_run_under_agent_hooks_and_come_back() {
+    if only_in_full_run("copilot take-over") {
+        return;
+    }
+    relay_bin();
+    let install = agents::install_dir();
+    let model = model::FakeModel::start("rm -f nothing; echo ran >> side-effect.txt");
+    let run = Run::new();
+    let settings = agents::configure(Agent::Copilot, &run, model.port(), &json!({}));
+    std::fs::remove_file(&settings).expect("remove");
+    let guard = run.write("home/.copilot/hooks/guard.json", COPILOT_GUARD);
+    agent_hooks(
+        &run,
+        &["install", "--agent", "copilot", "--user", "--take-over"],
+    );
+    assert!(!guard.exists(), "the guard moved");
+    let outcome = agents::launch(Agent::Copilot, &install, &run, model.port());
+    let told: Vec<String> = model
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    let read = |name: &str| std::fs::read_to_string(run.project().join(name)).ok();
+    // Only agent-hooks ran it (Copilot CLI's folder holds agent-hooks' file alone), once.
+    assert_eq!(
+        read("copilot-guard-ran.txt").as_deref(),
+        Some("ran\n"),
+        "{}",
+        outcome.describe()
+    );
+    assert_eq!(
+        read("side-effect.txt"),
+        None,
+        "the tool ran: {}",
+        outcome.describe()
+    );
+    assert!(
+        told.iter().any(|t| t.contains("M-copilot-guard says no")),
+        "the model was not told: {}",
+        outcome.describe()
+    );
+    agent_hooks(&run, &["uninstall", "--agent", "copilot", "--user"]);
+    assert_eq!(
+        std::fs::read_to_string(&guard).ok().as_deref(),
+        Some(COPILOT_GUARD),
+        "the guard is back byte for byte"
+    );
+    assert!(!run.home().join(".copilot/hooks/agent-hooks.json").exists());
+}

@@ -42,6 +42,16 @@ fn parse(args: &[String]) -> Option<(String, Option<String>, Vec<String>)> {
     Some((agent?, event, with))
 }
 
+/// The exit of a problem that blocks nothing, as the agent's own hooks fail: 1, but 0 under
+/// Copilot CLI, which denies the tool for any other exit of a `preToolUse` hook.
+fn open_failure(args: &[String]) -> ExitCode {
+    let copilot = args.iter().enumerate().any(|(i, a)| {
+        a == "--agent=copilot"
+            || (a == "--agent" && args.get(i + 1).is_some_and(|n| n == "copilot"))
+    });
+    ExitCode::from(if copilot { 0 } else { 1 })
+}
+
 /// Runs `agent-hooks hook ARGS` with `payload` (and the rest of stdin) as its input.
 fn in_full(args: &[String], payload: &[u8], note: Option<String>) -> ExitCode {
     let mut command = Command::new(program());
@@ -57,7 +67,7 @@ fn in_full(args: &[String], payload: &[u8], note: Option<String>) -> ExitCode {
                 "agent-hooks-hook: hooks did not run: {} could not start: {e}",
                 program().display()
             );
-            return ExitCode::from(1);
+            return open_failure(args);
         }
     };
     if let Some(mut stdin) = child.stdin.take() {
@@ -76,9 +86,10 @@ fn main() -> ExitCode {
     let payload = match relay::read_bounded(&mut std::io::stdin().lock()) {
         Ok(Ok(bytes)) => bytes,
         Ok(Err(bytes)) => return in_full(&args, &bytes, None),
+        // agent-hooks reads stdin again and answers, blocking if a required hook would run.
         Err(e) => {
-            eprintln!("agent-hooks-hook: hooks did not run: the payload could not be read from stdin: {e}");
-            return ExitCode::from(1);
+            eprintln!("agent-hooks-hook: the payload could not be read from stdin: {e}");
+            return in_full(&args, &[], None);
         }
     };
     let parsed = parse(&args);

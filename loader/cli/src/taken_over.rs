@@ -15,7 +15,7 @@ use agent_hooks::discover::{
 pub const FOLDER: &str = "taken-over";
 
 /// The agents whose hooks can be taken over, by name.
-const AGENTS: &[&str] = &["claude", "codex", "gemini", "devin"];
+const AGENTS: &[&str] = &["claude", "codex", "gemini", "copilot", "devin"];
 
 /// A short stable hash (FNV-1a, hex) that stands for a project folder.
 fn tag(project: &Path) -> String {
@@ -71,6 +71,7 @@ impl DiscoveryProvider for TakenOver {
             "claude" => "claude (taken over)",
             "codex" => "codex (taken over)",
             "gemini" => "gemini (taken over)",
+            "copilot" => "copilot (taken over)",
             _ => "devin (taken over)",
         }
     }

@@ -82,24 +82,80 @@ pub fn answer_here(
     let session = match open(&common, args) {
         Ok(session) => session,
         Err(error) => {
-            return Reply {
-                code: 1,
-                stdout: String::new(),
-                stderr: format!("agent-hooks hook: hooks did not run: {error}\n"),
-            };
+            return did_not_run(args.agent, &common.required, "agent-hooks hook", &error);
         }
     };
     match request {
         Ok(request) => match runtime() {
             Ok(runtime) => answer_with(&session, &runtime, args.agent, &request),
-            Err(error) => Reply {
-                code: 1,
-                stderr: format!("agent-hooks hook: hooks did not run: {error}\n"),
-                ..Reply::default()
-            },
+            Err(error) => did_not_run(
+                args.agent,
+                &required_hooks(&session, &common),
+                "agent-hooks hook",
+                &error,
+            ),
         },
         Err(error) => unreadable(&session, &common, args.agent, &error),
     }
+}
+
+/// The exit code of a problem that blocks nothing, as the calling agent's own hooks fail
+/// open: 1 (a non-blocking error), but 0 under Copilot CLI, which denies the tool for any
+/// other exit of a `preToolUse` hook (the problem is then said on stderr alone).
+pub fn open_failure_code(agent: AgentName) -> u8 {
+    if agent == AgentName::Copilot {
+        0
+    } else {
+        1
+    }
+}
+
+/// The answer when the hooks could not run at all (`error`: the session or the runtime
+/// could not be made; `who` says which program): the way the calling agent's own hooks
+/// fail ([`open_failure_code`]), unless a hook in `required` would have run: then it
+/// blocks, with what to do.
+pub fn did_not_run(
+    agent: AgentName,
+    required: &[String],
+    who: &str,
+    error: &dyn std::fmt::Display,
+) -> Reply {
+    if required.is_empty() {
+        return Reply {
+            code: open_failure_code(agent),
+            stdout: String::new(),
+            stderr: format!("{who}: hooks did not run: {error}\n"),
+        };
+    }
+    Reply {
+        code: 2,
+        stdout: String::new(),
+        stderr: format!(
+            "Blocked by agent-hooks: hooks did not run ({error}), so the required hook {} \
+             could not run. Run `agent-hooks doctor` to see why, or remove the requirement.\n",
+            required.join(", ")
+        ),
+    }
+}
+
+/// The required hooks of `session` and those `common` requires by name.
+fn required_hooks(session: &Session, common: &Common) -> Vec<String> {
+    session
+        .findings
+        .required_failures
+        .iter()
+        .map(|f| f.id.clone())
+        .chain(common.required.iter().cloned())
+        .chain(
+            session
+                .runner
+                .command_hooks()
+                .hooks()
+                // A hook required because `--require` names its file is named by that.
+                .filter(|h| h.required && !common.required.iter().any(|id| h.source.ends_with(id)))
+                .map(|h| format!("{} ({})", h.command, h.source.display())),
+        )
+        .collect()
 }
 
 /// The session of one `hook` call: discovery without the calling agent's own hooks files,
@@ -216,32 +272,18 @@ pub fn answer_with(
     answer::render(agent, request, emitted, result, &records, &load_failures)
 }
 
-/// The answer when the agent's payload could not be read.
+/// The answer when the agent's payload could not be read: the way the agent's own hooks
+/// fail ([`open_failure_code`]), unless a required hook would have run: then it blocks.
 pub fn unreadable(
     session: &Session,
     common: &Common,
     agent: AgentName,
     error: &RequestError,
 ) -> Reply {
-    let required: Vec<String> = session
-        .findings
-        .required_failures
-        .iter()
-        .map(|f| f.id.clone())
-        .chain(common.required.iter().cloned())
-        .chain(
-            session
-                .runner
-                .command_hooks()
-                .hooks()
-                // A hook required because `--require` names its file is named by that.
-                .filter(|h| h.required && !common.required.iter().any(|id| h.source.ends_with(id)))
-                .map(|h| format!("{} ({})", h.command, h.source.display())),
-        )
-        .collect();
+    let required = required_hooks(session, common);
     if required.is_empty() {
         return Reply {
-            code: 1,
+            code: open_failure_code(agent),
             stdout: String::new(),
             stderr: format!(
                 "agent-hooks hook: hooks did not run: {error}; {} goes on without them\n",

@@ -5,6 +5,7 @@
 //! `<config>/installed.json`), so that uninstalling removes those bytes and no other, and
 //! the rest of the file (comments, key order, spacing) stays byte for byte.
 
+mod copilot_take_over;
 mod json_text;
 mod take_over;
 
@@ -23,6 +24,7 @@ use crate::{
     options::{Common, Outcome},
     taken_over,
 };
+use copilot_take_over::MovedFile;
 use json_text::{array_elements, object_members, top_object, JsonTextError};
 use take_over::TakeOver;
 
@@ -76,9 +78,10 @@ pub enum InstallError {
     /// No home folder.
     #[error("no home folder: set HOME")]
     NoHome,
-    /// `--take-over` for an agent whose hooks agent-hooks cannot run in its own form.
-    #[error("{0}'s own hooks files cannot be taken over: agent-hooks does not read them in {0}'s form yet; install without --take-over (the agent keeps running them)")]
-    TakeOverUnsupported(&'static str),
+    /// Copilot CLI's hooks files that `install --take-over` moved have new files in their
+    /// places.
+    #[error("{0} were made again since `install --take-over` moved the files of those names under agent-hooks; uninstall does not overwrite them. Move them away (or put what you want into the copies agent-hooks runs) and run uninstall again, or run `uninstall --force` to put the old files back (what they replace is kept beside the copies)")]
+    PlacesTaken(String),
     /// `--http` for an agent without HTTP hooks on 127.0.0.1.
     #[error("{0}: --http is for Claude Code only (Copilot CLI 1.0.102 refuses plain http:// for preToolUse and permissionRequest hooks; the other agents have no HTTP hooks); install without --http")]
     NoHttp(&'static str),
@@ -155,6 +158,9 @@ struct Record {
     /// The file's mode before `--http` made it the owner's only (put back by uninstall).
     #[serde(default)]
     mode: Option<u32>,
+    /// Copilot CLI's hooks files that `--take-over` moved.
+    #[serde(default)]
+    moved: Vec<MovedFile>,
 }
 
 fn home() -> Result<PathBuf, InstallError> {
@@ -419,9 +425,6 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
     let path = config_file(agent, !args.project, &project(common)?)?;
     let command = command(agent, args);
     let before = read(&path)?;
-    if args.take_over && agent == AgentName::Copilot {
-        return Err(InstallError::TakeOverUnsupported(agent.title()).into());
-    }
     let http = if args.http {
         if agent != AgentName::Claude {
             return Err(InstallError::NoHttp(agent.title()).into());
@@ -461,16 +464,54 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             return Err(InstallError::Changed(path).into());
         }
         let text = copilot_file(&command);
-        write(&path, &text)?;
-        Record {
+        let moved = if args.take_over {
+            let project = project(common)?;
+            let config = DiscoveryOptions::new(&project).config_dir();
+            let level = args.project.then_some(project.as_path());
+            let folder = relative_file(agent, !args.project)
+                .rsplit_once('/')
+                .map_or("", |(folder, _)| folder);
+            let copy_of = |name: &str| {
+                taken_over::copy_path(&config, agent.name(), level, &format!("{folder}/{name}"))
+            };
+            let dir = path.parent().unwrap_or(Path::new("."));
+            copilot_take_over::plan(dir, &path, &copy_of)?
+        } else {
+            Vec::new()
+        };
+        let record = Record {
             agent: agent.name().into(),
             path: path.clone(),
             created: true,
             insertions: Vec::new(),
-            owned: Some(text),
+            owned: Some(text.clone()),
             taken_over: None,
             mode: None,
+            moved,
+        };
+        if !record.moved.is_empty() {
+            // The copies first, then the record, then the agent's folder, so that a crash
+            // between two of them leaves what `uninstall` undoes.
+            copilot_take_over::write_copies(&record.moved)?;
+            let file = records_file(common)?;
+            let mut records = load_records(&file);
+            records.retain(|r| r.path != path);
+            records.push(record.clone());
+            save_records(&file, &records)?;
         }
+        write(&path, &text)?;
+        copilot_take_over::remove_originals(&record.moved)?;
+        if let Some(first) = record.moved.first() {
+            outln!(
+                "Its {} hooks files there moved under agent-hooks, which runs them now: {}",
+                record.moved.len(),
+                first.to.parent().unwrap_or(Path::new(".")).display()
+            );
+            if args.project {
+                outln!("They are the project's hooks: they run once you trust them (agent-hooks trust).");
+            }
+        }
+        record
     } else if let Some((after, taken)) = match (&before, args.take_over) {
         (Some(text), true) => {
             let project = project(common)?;
@@ -524,6 +565,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             owned: None,
             taken_over: None,
             mode: old_mode,
+            moved: Vec::new(),
         }
     };
     let file = records_file(common)?;
@@ -605,6 +647,7 @@ fn take_over_file(
         owned: None,
         taken_over: Some(taken),
         mode,
+        moved: Vec::new(),
     });
     save_records(&file, &records)?;
     write(path, after)?;
@@ -684,6 +727,42 @@ fn undo_take_over(
     Ok(())
 }
 
+/// Uninstalls a take-over of Copilot CLI's hooks files: agent-hooks' own file removed (when
+/// it is as written, or gone), the moved files written back as they were. Refused, nothing
+/// changed, when agent-hooks' file was edited or a moved file's place holds another file
+/// (unless `force`: what stands there is kept beside the copy).
+fn undo_copilot_take_over(record: &Record, force: bool) -> Result<(), InstallError> {
+    let own = read(&record.path)?;
+    if own.is_some() && own != record.owned {
+        return Err(InstallError::Changed(record.path.clone()));
+    }
+    let taken = copilot_take_over::taken_places(&record.moved)?;
+    if !taken.is_empty() {
+        if !force {
+            let names: Vec<String> = taken.iter().map(|p| p.display().to_string()).collect();
+            return Err(InstallError::PlacesTaken(names.join(", ")));
+        }
+        for file in record.moved.iter().filter(|f| taken.contains(&f.from)) {
+            let aside = file.to.with_extension("json.replaced");
+            if let Some(current) = read(&file.from)? {
+                write(&aside, &current)?;
+            }
+            eprintln!(
+                "agent-hooks: the file that stood in {} is kept in {}",
+                file.from.display(),
+                aside.display()
+            );
+        }
+    }
+    if own.is_some() {
+        fs::remove_file(&record.path).map_err(|error| InstallError::Io {
+            path: record.path.clone(),
+            error,
+        })?;
+    }
+    copilot_take_over::put_back(&record.moved)
+}
+
 /// `agent-hooks uninstall`.
 pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
     let agent = args.agent;
@@ -698,6 +777,16 @@ pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
         return Ok(ExitCode::SUCCESS);
     };
     let record = records.remove(index);
+    if !record.moved.is_empty() {
+        undo_copilot_take_over(&record, args.force)?;
+        save_records(&file, &records)?;
+        outln!(
+            "{} no longer runs agent-hooks, and runs its own hooks files again: {}",
+            agent.title(),
+            path.parent().unwrap_or(Path::new(".")).display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let Some(mut text) = read(&path)? else {
         save_records(&file, &records)?;
         outln!("{} is gone already", path.display());

@@ -428,11 +428,15 @@ fn handle(
         *warm = None;
         let session = match hook::open_for(&common, args, user) {
             Ok(session) => session,
-            Err(error) => return error_reply(&format!("hooks did not run: {error}")),
+            Err(error) => {
+                return hook::did_not_run(args.agent, &common.required, "agent-hooks serve", &error)
+            }
         };
         let runtime = match runtime() {
             Ok(runtime) => runtime,
-            Err(error) => return error_reply(&format!("hooks did not run: {error}")),
+            Err(error) => {
+                return hook::did_not_run(args.agent, &common.required, "agent-hooks serve", &error)
+            }
         };
         let places = places(header, &session);
         let stale = state.watch.session(&places);

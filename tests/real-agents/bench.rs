@@ -70,13 +70,16 @@ enum Kind {
     /// The least a command entry can cost in this agent: its own spawn of a small static
     /// program that reads its stdin and exits 0.
     Floor,
+    /// The least an HTTP hook can cost in Claude Code: the same entry to a bare HTTP server
+    /// (in this process) that answers `{}` at once.
+    HttpFloor,
 }
 
 /// The kinds measured under `agent`.
 fn kinds(agent: Agent) -> Vec<Kind> {
     let mut kinds = vec![Kind::None, Kind::OneShot, Kind::Resident, Kind::Floor];
     if agent == Agent::Claude {
-        kinds.push(Kind::Http);
+        kinds.extend([Kind::Http, Kind::HttpFloor]);
     }
     kinds
 }
@@ -87,6 +90,49 @@ const FLOOR_C: &str =
 
 /// A secret for the HTTP sessions (any 64 hex digits do: it is the run's own home).
 const SECRET: &str = "5ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7";
+
+/// A bare HTTP server on 127.0.0.1 that answers every request `{}`, each connection in a
+/// thread, kept alive; gives its port. It lives as long as the test process.
+fn http_floor() -> u16 {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let _ = stream.set_nodelay(true);
+                let Ok(mut writer) = stream.try_clone() else {
+                    return;
+                };
+                let mut reader = BufReader::new(stream);
+                loop {
+                    let mut length = 0;
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if line == "\r\n" {
+                            break;
+                        }
+                        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if reader.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+                    if writer.write_all(answer.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
 
 /// Builds the floor's program (`cc -static -O2`) into the tests' target folder.
 fn floor_program() -> PathBuf {
@@ -151,14 +197,51 @@ fn hooks_map(agent: Agent, command: &str) -> Value {
     }
 }
 
-/// One session of `kind`: the gaps between its tool calls, in milliseconds.
+/// Claude Code's own timing of its `PreToolUse` hooks, from its `--include-hook-events`
+/// stream as read (each line after the time it was read, [`agents::STAMP_HOOK_EVENTS`]):
+/// from `hook_started` to `hook_response` of each hook, in milliseconds, but the first
+/// event's (which may start the resident process).
+fn hook_times(stdout: &str) -> Vec<f64> {
+    let mut started = std::collections::HashMap::new();
+    let mut times = Vec::new();
+    for line in stdout.lines() {
+        let Some((at, json)) = line.split_once(' ') else {
+            continue;
+        };
+        let (Ok(at), Ok(event)) = (at.parse::<u128>(), serde_json::from_str::<Value>(json)) else {
+            continue;
+        };
+        if event["hook_event"] != "PreToolUse" {
+            continue;
+        }
+        let id = event["hook_id"].as_str().unwrap_or_default().to_owned();
+        match event["subtype"].as_str() {
+            Some("hook_started") => {
+                started.insert(id, at);
+            }
+            Some("hook_response") => {
+                if let Some(from) = started.remove(&id) {
+                    times.push(at.saturating_sub(from) as f64 / 1e6);
+                }
+            }
+            _ => {}
+        }
+    }
+    if !times.is_empty() {
+        times.remove(0);
+    }
+    times
+}
+
+/// One session of `kind`: the gaps between its tool calls, and Claude Code's own timing of
+/// its hooks (empty under the other agents), in milliseconds.
 fn session(
     agent: Agent,
     kind: Kind,
     install: &std::path::Path,
     relay: &std::path::Path,
     floor: &std::path::Path,
-) -> Vec<f64> {
+) -> (Vec<f64>, Vec<f64>) {
     let calls = env_number("REAL_AGENTS_BENCH_CALLS", 12);
     // Each command differs (a comment with its number): Gemini CLI stops a session that
     // repeats one call ("Loop detected") after a few.
@@ -172,7 +255,7 @@ fn session(
     let command = match kind {
         Kind::None => None,
         Kind::OneShot => Some(format!("python3 '{}'", guard.display())),
-        Kind::Floor => Some(format!("'{}'", floor.display())),
+        Kind::Floor | Kind::HttpFloor => Some(format!("'{}'", floor.display())),
         Kind::Resident | Kind::Http => {
             let dir = run.home().join(".config/agent-hooks/hooks");
             std::fs::create_dir_all(&dir).expect("hooks folder");
@@ -201,6 +284,11 @@ fn session(
         }
     };
     let hooks = match (&command, agent) {
+        (Some(_), Agent::Claude) if kind == Kind::HttpFloor => {
+            let port = http_floor();
+            json!({"PreToolUse": [{"hooks": [{"type": "http",
+                "url": format!("http://127.0.0.1:{port}/hook/claude"), "timeout": 30}]}]})
+        }
         (Some(command), Agent::Claude) if kind == Kind::Http => {
             // What `install --agent claude --http` writes, for PreToolUse alone; SessionStart
             // keeps the command entry that starts the resident process, which then listens
@@ -268,10 +356,11 @@ fn session(
         stamps.len(),
         outcome.describe()
     );
-    stamps
+    let gaps = stamps
         .windows(2)
         .map(|w| (w[1].saturating_sub(w[0])) as f64 / 1e6)
-        .collect()
+        .collect();
+    (gaps, hook_times(&outcome.stdout))
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -306,13 +395,17 @@ fn measure(agent: Agent) {
     let relay = release_relay();
     let floor = floor_program();
     let kinds = kinds(agent);
-    // Per round, per kind, the gaps.
+    agents::STAMP_HOOK_EVENTS.store(agent == Agent::Claude, std::sync::atomic::Ordering::Relaxed);
+    // Per round, per kind, the gaps; per kind, the agent's own timing of its hooks.
     let mut all: Vec<Vec<Vec<f64>>> = Vec::new();
+    let mut own: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
     for round in 0..rounds {
         let mut this = vec![Vec::new(); kinds.len()];
         for i in 0..kinds.len() {
             let k = (round + i) % kinds.len();
-            this[k] = session(agent, kinds[k], &install, &relay, &floor);
+            let (gaps, times) = session(agent, kinds[k], &install, &relay, &floor);
+            this[k] = gaps;
+            own[k].extend(times);
         }
         all.push(this);
     }
@@ -334,6 +427,7 @@ fn measure(agent: Agent) {
         Kind::Resident => "long-running guard, relay",
         Kind::Http => "long-running guard, HTTP hook",
         Kind::Floor => "floor: a static program as the command",
+        Kind::HttpFloor => "floor of an HTTP hook: a bare server answering {}",
     };
     for (k, kind) in kinds.iter().enumerate().skip(1) {
         let (mid, low, high) = per_round(&all, k);
@@ -344,6 +438,19 @@ fn measure(agent: Agent) {
             cost(k),
             one_shot / cost(k),
         );
+    }
+    if agent == Agent::Claude {
+        let one_shot_own = median(&mut own[1].clone());
+        for (k, kind) in kinds.iter().enumerate().skip(1) {
+            let n = own[k].len();
+            let this = median(&mut own[k].clone());
+            println!(
+                "- {}: {} as Claude Code times it (hook_started to hook_response): {this:.2} ms, median of {n}; one-shot / this {:.1}x",
+                agent.name(),
+                name(*kind),
+                one_shot_own / this
+            );
+        }
     }
     println!(
         "- {}: the one-shot guard / the floor of a command entry: {:.1}x reachable at most through a command entry",

@@ -14,6 +14,12 @@ use serde_json::{json, Value};
 /// The longest one agent run may take; then its process group is killed.
 pub const RUN_LIMIT: Duration = Duration::from_secs(90);
 
+/// When set, Claude Code runs with `--include-hook-events` and each line of its stdout is
+/// written to the stdout file as it comes, after the time it was read (nanoseconds since
+/// the epoch and a space): the agent's own hook events, timed (the bench sets it).
+pub static STAMP_HOOK_EVENTS: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
 /// The prompt every run starts with.
 pub const PROMPT: &str = "Run the scripted command, then say you are done.";
 
@@ -245,6 +251,9 @@ fn launch_named(
                 "--verbose",
                 "--dangerously-skip-permissions",
             ]);
+            if STAMP_HOOK_EVENTS.load(std::sync::atomic::Ordering::Relaxed) {
+                c.arg("--include-hook-events");
+            }
             c.env("ANTHROPIC_BASE_URL", &url)
                 .env("ANTHROPIC_API_KEY", "sk-ant-fake")
                 .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
@@ -313,7 +322,15 @@ fn launch_named(
         .env("CI", "1")
         .current_dir(run.project())
         .stdin(Stdio::null())
-        .stdout(std::fs::File::create(run.path(&out)).expect("stdout file"))
+        .stdout(
+            if STAMP_HOOK_EVENTS.load(std::sync::atomic::Ordering::Relaxed) {
+                Stdio::piped()
+            } else {
+                std::fs::File::create(run.path(&out))
+                    .expect("stdout file")
+                    .into()
+            },
+        )
         .stderr(std::fs::File::create(run.path(&err)).expect("stderr file"))
         .process_group(0);
     // A clean environment: only what is set above.
@@ -331,6 +348,20 @@ fn launch_named(
     let mut child = command
         .spawn()
         .unwrap_or_else(|e| panic!("{} could not start: {e}", agent.name()));
+    // Only when stamped is stdout a pipe, copied with the time of each line.
+    let copier = child.stdout.take().map(|stdout| {
+        let mut file = std::fs::File::create(run.path(&out)).expect("stdout file");
+        std::thread::spawn(move || {
+            use std::io::{BufRead, Write};
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos());
+                let _ = writeln!(file, "{now} {line}");
+            }
+        })
+    });
     let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
     let mut timed_out = false;
     let status = loop {
@@ -348,6 +379,9 @@ fn launch_named(
     let took = started.elapsed();
     // Whatever the agent left running in its group (background shells) ends with it.
     let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+    if let Some(copier) = copier {
+        let _ = copier.join();
+    }
     let read = |name: &str| std::fs::read_to_string(run.path(name)).unwrap_or_default();
     Outcome {
         code: status.and_then(|s| s.code()),

@@ -34,16 +34,18 @@ if re.search(r"rm\s+-rf\s+/(\s|$)", json.dumps(payload)):
 "#;
 
 /// The same guard, long-running (agent-hooks' line protocol); it notes each start in the
-/// file its argument names.
+/// file its first argument names, and counts its events in the second.
 const LONG_RUNNING: &str = r#"import json, os, re, sys
 with open(sys.argv[1], "a") as f:
     f.write("%d\n" % os.getpid())
+events = open(sys.argv[2], "a")
 def send(m):
     sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
 send({"type": "hello", "protocol": 1, "name": "guard"})
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("type") == "event":
+        events.write("e\n"); events.flush()
         if re.search(r"rm\s+-rf\s+/(\s|$)", json.dumps(m.get("payload"))):
             send({"type": "answer", "id": m["id"], "output": {"decision": "block",
                   "reason": "blocked: rm -rf /"}})
@@ -56,12 +58,98 @@ for line in sys.stdin:
 /// The kinds of session, in the order of the first round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
+    /// No hook: the agent's turn alone.
     None,
+    /// The guard as the agent's own one-shot command hook.
     OneShot,
+    /// The guard long-running under agent-hooks, through the relay as the agent's command.
     Resident,
+    /// The guard long-running under agent-hooks, through Claude Code's HTTP hook to the
+    /// resident process's 127.0.0.1 listener (`install --agent claude --http`).
+    Http,
+    /// The least a command entry can cost in this agent: its own spawn of a small static
+    /// program that reads its stdin and exits 0.
+    Floor,
+    /// The least an HTTP hook can cost in Claude Code: the same entry to a bare HTTP server
+    /// (in this process) that answers `{}` at once.
+    HttpFloor,
 }
 
-const KINDS: [Kind; 3] = [Kind::None, Kind::OneShot, Kind::Resident];
+/// The kinds measured under `agent`.
+fn kinds(agent: Agent) -> Vec<Kind> {
+    let mut kinds = vec![Kind::None, Kind::OneShot, Kind::Resident, Kind::Floor];
+    if agent == Agent::Claude {
+        kinds.extend([Kind::Http, Kind::HttpFloor]);
+    }
+    kinds
+}
+
+/// The floor's program, in C: reads its stdin to the end (as a hook does) and exits 0.
+const FLOOR_C: &str =
+    "#include <unistd.h>\nint main(void){char b[65536];while(read(0,b,sizeof b)>0);return 0;}\n";
+
+/// A secret for the HTTP sessions (any 64 hex digits do: it is the run's own home).
+const SECRET: &str = "5ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7";
+
+/// A bare HTTP server on 127.0.0.1 that answers every request `{}`, each connection in a
+/// thread, kept alive; gives its port. It lives as long as the test process.
+fn http_floor() -> u16 {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let _ = stream.set_nodelay(true);
+                let Ok(mut writer) = stream.try_clone() else {
+                    return;
+                };
+                let mut reader = BufReader::new(stream);
+                loop {
+                    let mut length = 0;
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if line == "\r\n" {
+                            break;
+                        }
+                        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if reader.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+                    if writer.write_all(answer.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+/// Builds the floor's program (`cc -static -O2`) into the tests' target folder.
+fn floor_program() -> PathBuf {
+    let dir = agent_hooks_tests::target_dir().join("real-agents");
+    std::fs::create_dir_all(&dir).expect("target folder");
+    let source = dir.join("floor-hook.c");
+    let program = dir.join("floor-hook");
+    std::fs::write(&source, FLOOR_C).expect("write");
+    let status = Command::new("cc")
+        .args(["-static", "-O2", "-o"])
+        .arg(&program)
+        .arg(&source)
+        .status()
+        .expect("cc runs");
+    assert!(status.success(), "cc -static failed");
+    program
+}
 
 fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -109,13 +197,51 @@ fn hooks_map(agent: Agent, command: &str) -> Value {
     }
 }
 
-/// One session of `kind`: the gaps between its tool calls, in milliseconds.
+/// Claude Code's own timing of its `PreToolUse` hooks, from its `--include-hook-events`
+/// stream as read (each line after the time it was read, [`agents::STAMP_HOOK_EVENTS`]):
+/// from `hook_started` to `hook_response` of each hook, in milliseconds, but the first
+/// event's (which may start the resident process).
+fn hook_times(stdout: &str) -> Vec<f64> {
+    let mut started = std::collections::HashMap::new();
+    let mut times = Vec::new();
+    for line in stdout.lines() {
+        let Some((at, json)) = line.split_once(' ') else {
+            continue;
+        };
+        let (Ok(at), Ok(event)) = (at.parse::<u128>(), serde_json::from_str::<Value>(json)) else {
+            continue;
+        };
+        if event["hook_event"] != "PreToolUse" {
+            continue;
+        }
+        let id = event["hook_id"].as_str().unwrap_or_default().to_owned();
+        match event["subtype"].as_str() {
+            Some("hook_started") => {
+                started.insert(id, at);
+            }
+            Some("hook_response") => {
+                if let Some(from) = started.remove(&id) {
+                    times.push(at.saturating_sub(from) as f64 / 1e6);
+                }
+            }
+            _ => {}
+        }
+    }
+    if !times.is_empty() {
+        times.remove(0);
+    }
+    times
+}
+
+/// One session of `kind`: the gaps between its tool calls, and Claude Code's own timing of
+/// its hooks (empty under the other agents), in milliseconds.
 fn session(
     agent: Agent,
     kind: Kind,
     install: &std::path::Path,
     relay: &std::path::Path,
-) -> Vec<f64> {
+    floor: &std::path::Path,
+) -> (Vec<f64>, Vec<f64>) {
     let calls = env_number("REAL_AGENTS_BENCH_CALLS", 12);
     // Each command differs (a comment with its number): Gemini CLI stops a session that
     // repeats one call ("Loop detected") after a few.
@@ -129,13 +255,15 @@ fn session(
     let command = match kind {
         Kind::None => None,
         Kind::OneShot => Some(format!("python3 '{}'", guard.display())),
-        Kind::Resident => {
+        Kind::Floor | Kind::HttpFloor => Some(format!("'{}'", floor.display())),
+        Kind::Resident | Kind::Http => {
             let dir = run.home().join(".config/agent-hooks/hooks");
             std::fs::create_dir_all(&dir).expect("hooks folder");
             std::fs::write(dir.join("guard.py"), LONG_RUNNING).expect("write");
             let hooks = json!({"PreToolUse": [{"hooks": [{"type": "command",
-                "command": format!("python3 '{}' '{}'", dir.join("guard.py").display(),
-                    run.home().join("guard-starts").display()),
+                "command": format!("python3 '{}' '{}' '{}'", dir.join("guard.py").display(),
+                    run.home().join("guard-starts").display(),
+                    run.home().join("guard-events").display()),
                 "persistent": true, "timeout": 10}]}]});
             std::fs::write(dir.join("guard.json"), hooks.to_string()).expect("write");
             let event = if agent == Agent::Copilot {
@@ -156,6 +284,30 @@ fn session(
         }
     };
     let hooks = match (&command, agent) {
+        (Some(_), Agent::Claude) if kind == Kind::HttpFloor => {
+            let port = http_floor();
+            json!({"PreToolUse": [{"hooks": [{"type": "http",
+                "url": format!("http://127.0.0.1:{port}/hook/claude"), "timeout": 30}]}]})
+        }
+        (Some(command), Agent::Claude) if kind == Kind::Http => {
+            // What `install --agent claude --http` writes, for PreToolUse alone; SessionStart
+            // keeps the command entry that starts the resident process, which then listens
+            // on the port of `http.json`.
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port")
+                .port();
+            run.write(
+                "home/.config/agent-hooks/http.json",
+                &json!({"port": port, "secret": SECRET}).to_string(),
+            );
+            json!({
+                "SessionStart": [{"hooks": [{"type": "command", "command": command, "timeout": 30}]}],
+                "PreToolUse": [{"hooks": [{"type": "http",
+                    "url": format!("http://127.0.0.1:{port}/hook/claude"),
+                    "headers": {"X-Agent-Hooks-Secret": SECRET}, "timeout": 30}]}],
+            })
+        }
         (Some(command), a) if a != Agent::Copilot => hooks_map(agent, command),
         _ => json!({}),
     };
@@ -172,14 +324,23 @@ fn session(
         }
     }
     let outcome = agents::launch(agent, install, &run, model.port());
-    if kind == Kind::Resident {
+    if matches!(kind, Kind::Resident | Kind::Http) {
         // Outside the hooks folder: a change there makes the resident process build the
         // session again.
         let starts = std::fs::read_to_string(run.home().join("guard-starts")).unwrap_or_default();
+        let events = std::fs::read_to_string(run.home().join("guard-events")).unwrap_or_default();
         eprintln!(
             "{}: the long-running guard started {} time(s) in one session",
             agent.name(),
             starts.lines().count()
+        );
+        // Each tool call went through agent-hooks to the guard (through the HTTP hook too).
+        assert!(
+            events.lines().count() >= calls,
+            "{} {kind:?}: the guard saw {} events for {calls} calls\n{}",
+            agent.name(),
+            events.lines().count(),
+            outcome.describe()
         );
     }
     let stamps: Vec<u64> = std::fs::read_to_string(run.project().join("stamps.txt"))
@@ -195,10 +356,11 @@ fn session(
         stamps.len(),
         outcome.describe()
     );
-    stamps
+    let gaps = stamps
         .windows(2)
         .map(|w| (w[1].saturating_sub(w[0])) as f64 / 1e6)
-        .collect()
+        .collect();
+    (gaps, hook_times(&outcome.stdout))
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -214,27 +376,86 @@ fn median(values: &mut [f64]) -> f64 {
     }
 }
 
+/// The median of each round's median gap of `kind` less the same round's median gap
+/// without hooks, and the least and greatest of those per-round differences.
+fn per_round(rounds: &[Vec<Vec<f64>>], k: usize) -> (f64, f64, f64) {
+    let mut diffs: Vec<f64> = rounds
+        .iter()
+        .map(|round| median(&mut round[k].clone()) - median(&mut round[0].clone()))
+        .collect();
+    let low = diffs.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = diffs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (median(&mut diffs), low, high)
+}
+
 /// Runs the interleaved rounds for `agent` and prints its row.
 fn measure(agent: Agent) {
     let rounds = env_number("REAL_AGENTS_BENCH_ROUNDS", 5);
     let install = agents::install_dir();
     let relay = release_relay();
-    let mut gaps: [Vec<f64>; 3] = Default::default();
+    let floor = floor_program();
+    let kinds = kinds(agent);
+    agents::STAMP_HOOK_EVENTS.store(agent == Agent::Claude, std::sync::atomic::Ordering::Relaxed);
+    // Per round, per kind, the gaps; per kind, the agent's own timing of its hooks.
+    let mut all: Vec<Vec<Vec<f64>>> = Vec::new();
+    let mut own: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
     for round in 0..rounds {
-        for i in 0..KINDS.len() {
-            let k = (round + i) % KINDS.len();
-            gaps[k].extend(session(agent, KINDS[k], &install, &relay));
+        let mut this = vec![Vec::new(); kinds.len()];
+        for i in 0..kinds.len() {
+            let k = (round + i) % kinds.len();
+            let (gaps, times) = session(agent, kinds[k], &install, &relay, &floor);
+            this[k] = gaps;
+            own[k].extend(times);
+        }
+        all.push(this);
+    }
+    let pooled = |k: usize| median(&mut all.iter().flat_map(|r| r[k].clone()).collect::<Vec<_>>());
+    let none = pooled(0);
+    let cost = |k: usize| pooled(k) - none;
+    let (one_shot, resident, floor_cost) = (cost(1), cost(2), cost(3));
+    let gaps = all.first().map_or(0, |r| r[0].len());
+    println!(
+        "| {} | {none:.1} ms | {:.1} ms | {:.1} ms | {one_shot:.1} ms | {resident:.1} ms | {:.1}x | {rounds} x {gaps} gaps |",
+        agent.name(),
+        pooled(1),
+        pooled(2),
+        one_shot / resident,
+    );
+    let name = |k: Kind| match k {
+        Kind::None => "no hook",
+        Kind::OneShot => "one-shot guard",
+        Kind::Resident => "long-running guard, relay",
+        Kind::Http => "long-running guard, HTTP hook",
+        Kind::Floor => "floor: a static program as the command",
+        Kind::HttpFloor => "floor of an HTTP hook: a bare server answering {}",
+    };
+    for (k, kind) in kinds.iter().enumerate().skip(1) {
+        let (mid, low, high) = per_round(&all, k);
+        println!(
+            "- {}: {}: per event {:.2} ms (pooled), per round {mid:.2} ms [{low:.2} .. {high:.2}]; one-shot / this {:.1}x",
+            agent.name(),
+            name(*kind),
+            cost(k),
+            one_shot / cost(k),
+        );
+    }
+    if agent == Agent::Claude {
+        let one_shot_own = median(&mut own[1].clone());
+        for (k, kind) in kinds.iter().enumerate().skip(1) {
+            let n = own[k].len();
+            let this = median(&mut own[k].clone());
+            println!(
+                "- {}: {} as Claude Code times it (hook_started to hook_response): {this:.2} ms, median of {n}; one-shot / this {:.1}x",
+                agent.name(),
+                name(*kind),
+                one_shot_own / this
+            );
         }
     }
-    let counts: Vec<usize> = gaps.iter().map(Vec::len).collect();
-    let [none, one_shot, resident] = gaps.map(|mut g| median(&mut g));
-    let one_shot_cost = one_shot - none;
-    let resident_cost = resident - none;
     println!(
-        "| {} | {none:.1} ms | {one_shot:.1} ms | {resident:.1} ms | {one_shot_cost:.1} ms | {resident_cost:.1} ms | {:.1}x | {rounds} x {} gaps |",
+        "- {}: the one-shot guard / the floor of a command entry: {:.1}x reachable at most through a command entry",
         agent.name(),
-        one_shot_cost / resident_cost,
-        counts[0] / rounds.max(1)
+        one_shot / floor_cost
     );
 }
 

@@ -23,15 +23,23 @@ pub fn size_words(limit: u64) -> String {
 /// Reads `reader` as UTF-8 text of at most `limit` bytes; `what` names it in the error
 /// (`--input @payload.json`).
 pub fn read_text(reader: impl Read, limit: u64, what: &str) -> Result<String, String> {
-    let mut bytes = Vec::new();
-    reader
-        .take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("{what}: cannot read it: {e}"))?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large(what, None, limit));
-    }
+    let bytes = read_at_most(reader, limit)
+        .map_err(|e| format!("{what}: cannot read it: {e}"))?
+        .map_err(|_| too_large(what, None, limit))?;
     String::from_utf8(bytes).map_err(|e| format!("{what}: not UTF-8 text ({e})"))
+}
+
+/// Reads `reader` to its end or to `limit` bytes and one more, to tell: `Ok` with the bytes
+/// within the bound, `Err` with what was read (`limit + 1` bytes) past it, for a caller that
+/// hands it on (the relay passes a payload past its bound to `agent-hooks hook`).
+pub fn read_at_most(reader: impl Read, limit: u64) -> std::io::Result<Result<Vec<u8>, Vec<u8>>> {
+    let mut bytes = Vec::new();
+    reader.take(limit + 1).read_to_end(&mut bytes)?;
+    Ok(if bytes.len() as u64 > limit {
+        Err(bytes)
+    } else {
+        Ok(bytes)
+    })
 }
 
 /// Reads the file `path` as text of at most `limit` bytes: a regular file larger than that

@@ -49,7 +49,14 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
     }
     let session = Session::open(common)?;
     let load_failures = session.report_load_failures(common.json);
-    let runtime = runtime()?;
+    // With nothing to run, the event needs no worker threads (two thread starts saved).
+    let runtime = if session.has_no_hooks() {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
+    } else {
+        runtime()?
+    };
     let started = std::time::Instant::now();
     let result = runtime.block_on(events::emit(&session.runner, emitted, payload))?;
     let elapsed = started.elapsed();
@@ -113,9 +120,7 @@ pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
                 style.bad(&relative_text(&error.to_string(), &session.cwd))
             );
         }
-        if session.runner.hooks().is_empty()
-            && session.runner.command_hooks().hooks().next().is_none()
-        {
+        if session.has_no_hooks() {
             outln!(
                 "  {}",
                 style.dim("no hook is loaded (see `agent-hooks list`)")

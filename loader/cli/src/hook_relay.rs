@@ -8,6 +8,8 @@
 //! is never lost.
 
 #[allow(dead_code)]
+mod bounded;
+#[allow(dead_code)]
 mod relay;
 
 use std::{

@@ -27,6 +27,7 @@ mod log;
 mod new;
 mod options;
 mod output;
+mod quick_args;
 mod recorder;
 mod relay;
 mod replay;
@@ -125,6 +126,27 @@ enum Command {
 
 fn main() -> ExitCode {
     agent_hooks::isolation::serve_if_plugin_process();
+    // The subcommands an agent runs per event skip clap when their arguments are plain.
+    let args: Option<Vec<String>> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string().ok())
+        .collect();
+    if let Some(quick) = args.as_deref().and_then(quick_args::read) {
+        return finish(match quick {
+            quick_args::Quick::Emit {
+                common,
+                event,
+                input,
+            } => {
+                log::init(common.verbose);
+                emit::run(&common, &event, &input)
+            }
+            quick_args::Quick::Hook { common, args } => {
+                log::init(common.verbose);
+                hook::run(&common, &args)
+            }
+        });
+    }
     let cli = Cli::parse();
     log::init(cli.common.verbose);
     let outcome = match cli.command.unwrap_or(Command::Demo) {
@@ -145,11 +167,102 @@ fn main() -> ExitCode {
         Command::Install(args) => install::install(&cli.common, &args),
         Command::Uninstall(args) => install::uninstall(&cli.common, &args),
     };
+    finish(outcome)
+}
+
+/// The exit code of a subcommand's outcome; an error is printed.
+fn finish(outcome: options::Outcome) -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
             eprintln!("agent-hooks: {error}");
             ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::{quick_args, Cli, Command};
+
+    fn words(line: &str) -> Vec<String> {
+        line.split(' ').map(str::to_owned).collect()
+    }
+
+    /// What clap reads from `line`, in the quick reading's terms.
+    fn by_clap(line: &str) -> Option<String> {
+        let argv = std::iter::once("agent-hooks".to_owned()).chain(words(line));
+        let cli = Cli::try_parse_from(argv).ok()?;
+        Some(match cli.command? {
+            Command::Emit { event, input } => {
+                format!(
+                    "{:?}",
+                    quick_args::Quick::Emit {
+                        common: cli.common,
+                        event,
+                        input
+                    }
+                )
+            }
+            Command::Hook(args) => format!(
+                "{:?}",
+                quick_args::Quick::Hook {
+                    common: cli.common,
+                    args
+                }
+            ),
+            _ => return None,
+        })
+    }
+
+    #[test]
+    fn the_quick_reading_agrees_with_clap_or_leaves_it_to_clap() {
+        let read = [
+            "emit PreToolUse --input -",
+            "emit tool_call",
+            "--json emit PreToolUse --input {\"a\":1} --cwd p --hook a.so --require x --strict",
+            "emit PreToolUse --no-discover --trust-project --in-process --ui yes -vv",
+            "emit PreToolUse --host-script h.json --verbose --input @p.json",
+            "emit - --input -",
+            "hook --agent claude",
+            "hook --agent Claude-Code --event PreToolUse --with codex,gemini --no-serve",
+            "--cwd p hook --agent copilot --json -v",
+        ];
+        for line in read {
+            let quick = quick_args::read(&words(line)).map(|q| format!("{q:?}"));
+            assert!(quick.is_some(), "{line}: not read quickly");
+            assert_eq!(quick, by_clap(line), "{line}");
+        }
+        let left_to_clap = [
+            "emit",
+            "emit --help",
+            "emit PreToolUse extra",
+            "emit PreToolUse --input",
+            "emit PreToolUse --input=-",
+            "emit PreToolUse --input a --input b",
+            "emit PreToolUse --cwd --json",
+            "emit PreToolUse --hook a --hook b",
+            "emit PreToolUse -v -v",
+            "emit PreToolUse -vvvv",
+            "emit PreToolUse --agent claude",
+            "emit -- PreToolUse",
+            "--version",
+            "list",
+            "hook",
+            "hook --agent nobody",
+            "hook --agent claude --with claude,",
+            "hook --agent claude --input x",
+            "hook --agent claude extra",
+            "hook --agent claude --with codex --with gemini",
+            "PreToolUse emit",
+        ];
+        for line in left_to_clap {
+            assert!(
+                quick_args::read(&words(line)).is_none(),
+                "{line}: read quickly"
+            );
         }
     }
 }

@@ -167,17 +167,10 @@ pub fn make_folder(folder: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Reads a payload from `input`, at most [`PAYLOAD_LIMIT`] bytes; `Err` past it.
+/// Reads a payload from `input`, at most [`PAYLOAD_LIMIT`] bytes; `Err` past it (see
+/// [`crate::bounded::read_at_most`]).
 pub fn read_bounded(input: &mut impl Read) -> std::io::Result<Result<Vec<u8>, Vec<u8>>> {
-    let mut bytes = Vec::new();
-    input
-        .take(PAYLOAD_LIMIT as u64 + 1)
-        .read_to_end(&mut bytes)?;
-    Ok(if bytes.len() > PAYLOAD_LIMIT {
-        Err(bytes)
-    } else {
-        Ok(bytes)
-    })
+    crate::bounded::read_at_most(input, PAYLOAD_LIMIT as u64)
 }
 
 /// Sends one event to the resident process of `header`'s user, started with `program`

@@ -169,6 +169,11 @@ pub struct Records {
 }
 
 impl Session {
+    /// Whether nothing loaded: no native plugin, long-running hook or command hook.
+    pub fn has_no_hooks(&self) -> bool {
+        self.runner.hooks().is_empty() && self.runner.command_hooks().hooks().next().is_none()
+    }
+
     /// Every hook that did not load, as `(path, why)`: plugins and files that failed or were
     /// refused, and the errors of hooks files (a hook or a whole file skipped).
     pub fn load_failures(&self) -> Vec<(String, String)> {

@@ -9,9 +9,12 @@
 //! - Each agent session (its session id, with the project, the agent and the options) has
 //!   a runner of its own, warm between events, so that sessions are kept apart and one
 //!   session's slow hook does not hold another's; events of one session run in order.
-//! - Changed hooks files are seen on the next event: the modification times and sizes of
-//!   every place hooks are found (and of the trust store) are checked per request, and the
-//!   session's runner is built again when one changed (no file watching yet).
+//! - Changed hooks files are seen on the next event: every place hooks are found (and the
+//!   trust store) is watched (`watch.rs`), and the session's runner is built again when one
+//!   changed; where watching cannot be set up, their modification times and sizes are
+//!   checked per request instead.
+//! - Connections are served on threads kept between them (`Workers`), one per connection
+//!   served at once.
 //! - It ends after `--idle` seconds without a request, and when its socket is removed; a
 //!   session is dropped at its `SessionEnd` and after the idle time.
 //! - Requests are bounded (header 64 KiB, payload 16 MiB); a malformed one gets an error
@@ -32,7 +35,7 @@ use std::{
     process::ExitCode,
     sync::{
         atomic::{AtomicBool, AtomicUsize, Ordering},
-        Arc, Mutex,
+        mpsc, Arc, Mutex,
     },
     time::{Duration, Instant, SystemTime},
 };
@@ -186,6 +189,7 @@ pub fn run(args: &ServeArgs) -> Outcome {
         http::listen(state.clone(), config, home.clone(), xdg.clone());
     }
     let me = nix::unistd::geteuid().as_raw();
+    let workers = Workers::new();
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
         match nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials) {
@@ -204,13 +208,70 @@ pub fn run(args: &ServeArgs) -> Outcome {
             let _ = answer_line(stream, &refusal);
             continue;
         };
-        let state = state.clone();
-        std::thread::spawn(move || {
-            let _admitted = admitted;
-            serve_one(&state, stream)
-        });
+        workers.hand(&state, admitted, stream);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The threads that serve connections, kept between them: a thread's start (its stack
+/// mapped, the clone, the unmapping at its end) was a third of the resident process's work
+/// per event. A connection goes to a thread that waits for one, or to a new thread when none
+/// waits, so there are at most as many threads as connections were served at once (the cap
+/// of connections); they end with the process.
+struct Workers {
+    waiting: Arc<AtomicUsize>,
+    send: mpsc::Sender<(Admission, UnixStream)>,
+    receive: Arc<Mutex<mpsc::Receiver<(Admission, UnixStream)>>>,
+}
+
+impl Workers {
+    fn new() -> Workers {
+        let (send, receive) = mpsc::channel();
+        Workers {
+            waiting: Arc::default(),
+            send,
+            receive: Arc::new(Mutex::new(receive)),
+        }
+    }
+
+    /// Serves `stream` on a waiting thread, or on a new one.
+    fn hand(&self, state: &Arc<State>, admitted: Admission, stream: UnixStream) {
+        let mut waiting = self.waiting.load(Ordering::Acquire);
+        // Claim a waiting thread: it is in (or entering) `recv`, so it takes this one.
+        while waiting > 0 {
+            match self.waiting.compare_exchange_weak(
+                waiting,
+                waiting - 1,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => match self.send.send((admitted, stream)) {
+                    Ok(()) => return,
+                    // Cannot happen while `self` holds a receiver; served anew.
+                    Err(mpsc::SendError((admitted, stream))) => {
+                        return self.spawn(state, admitted, stream)
+                    }
+                },
+                Err(now) => waiting = now,
+            }
+        }
+        self.spawn(state, admitted, stream);
+    }
+
+    fn spawn(&self, state: &Arc<State>, admitted: Admission, stream: UnixStream) {
+        let (state, waiting) = (state.clone(), self.waiting.clone());
+        let receive = self.receive.clone();
+        std::thread::spawn(move || {
+            let mut next = Some((admitted, stream));
+            while let Some((admitted, stream)) = next.take() {
+                serve_one(&state, stream);
+                // The connection no longer counts against the cap once it is answered.
+                drop(admitted);
+                waiting.fetch_add(1, Ordering::AcqRel);
+                next = lock(&receive).recv().ok();
+            }
+        });
+    }
 }
 
 /// Ends the process after the idle time, or when its socket was removed or replaced;

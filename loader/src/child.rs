@@ -5,11 +5,12 @@
 use std::{
     collections::HashMap,
     fs::File,
-    io::{BufReader, BufWriter},
+    io::BufWriter,
     sync::{
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicU64, AtomicUsize, Ordering},
         mpsc, Arc, Mutex,
     },
+    thread,
 };
 
 use abi_stable::{
@@ -27,8 +28,7 @@ use crate::sync::LockUnpoisoned;
 use crate::{
     hook::Hook,
     host::Forward,
-    remote::{CHILD_MARKER, SELF_SERVES},
-    supervisor::workers::Workers,
+    remote::{Inbound, CHILD_MARKER, SELF_SERVES},
 };
 
 /// The connection to the agent, shared by every thread of the plugin process.
@@ -77,11 +77,15 @@ impl Forward for Link {
 }
 
 /// What the threads of the plugin process share: the connection, the plugin once it is
-/// loaded, and the threads calls run on.
+/// loaded, what the agent says and how many threads wait to read it.
 struct Served {
     link: Arc<Link>,
     loaded: Mutex<Option<(Arc<Hook>, String)>>,
-    workers: Workers,
+    /// The agent's messages: read by one reading thread at a time; the others wait, and the
+    /// next message wakes one of them.
+    input: Inbound,
+    /// Reading threads waiting for their turn (or about to).
+    waiting: AtomicUsize,
     /// Loads and the goodbye, for the main thread.
     work: mpsc::Sender<ToPlugin>,
 }
@@ -106,13 +110,11 @@ fn serve_plugin(input: File, output: File) {
     let served = Arc::new(Served {
         link: link.clone(),
         loaded: Mutex::new(None),
-        workers: Workers::default(),
+        input: Inbound::new(input),
+        waiting: AtomicUsize::new(0),
         work,
     });
-    let reader = served.clone();
-    served
-        .workers
-        .run(move || read_messages(reader, BufReader::new(input)));
+    start_reader(&served);
 
     for job in jobs {
         match job {
@@ -148,43 +150,68 @@ fn serve_plugin(input: File, output: File) {
     }
 }
 
-/// Reads the agent's messages. A call runs on the thread that read it, at once, once the
-/// reading is handed to another thread of the pool (which reads on meanwhile, so that the
-/// call's requests get their replies): a call costs no hand-off between reading it and
-/// running it.
-fn read_messages(served: Arc<Served>, mut input: BufReader<File>) {
-    loop {
-        let Ok(message) = read_frame::<ToPlugin>(&mut input) else {
-            break;
-        };
-        match message {
-            ToPlugin::Reply { id, result } => served.link.answered(id, result),
-            ToPlugin::Call {
-                id,
-                target,
-                payload,
-            } => {
-                let loaded = served.loaded.lock_unpoisoned().clone();
-                let Some((hook, cwd)) = loaded else {
-                    served.link.send(&FromPlugin::Done {
-                        id,
-                        result: CallOutcome::Failed {
-                            message: "no plugin is loaded".into(),
-                            panicked: false,
-                        },
-                    });
-                    continue;
-                };
-                let reader = served.clone();
-                served.workers.run(move || read_messages(reader, input));
-                let result = call(&hook, &served.link, &cwd, id, target, &payload);
-                served.link.send(&FromPlugin::Done { id, result });
-                return;
-            }
-            other => {
-                if served.work.send(other).is_err() {
-                    break;
+/// Starts one more reading thread (counted as waiting from now on).
+fn start_reader(served: &Arc<Served>) {
+    served.waiting.fetch_add(1, Ordering::AcqRel);
+    let reader = served.clone();
+    let started = thread::Builder::new()
+        .name("agent-hooks-call".into())
+        .spawn(move || read_messages(&reader));
+    if started.is_err() {
+        served.waiting.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A reading thread: waits for its turn, then reads the agent's messages. A call runs on
+/// the thread that read it, at once, once the reading is left to the threads that wait (one
+/// more is started if none waits; the next message wakes one of them, so that the call's
+/// requests get their replies and other calls run meanwhile): a call costs no hand-off
+/// between reading it and running it, and no wake-up of another thread.
+fn read_messages(served: &Arc<Served>) {
+    'turns: loop {
+        let mut input = served.input.turn();
+        served.waiting.fetch_sub(1, Ordering::AcqRel);
+        loop {
+            let Ok(message) = read_frame::<ToPlugin>(&mut input) else {
+                break 'turns;
+            };
+            match message {
+                ToPlugin::Reply { id, result } => served.link.answered(id, result),
+                ToPlugin::Call {
+                    id,
+                    target,
+                    payload,
+                } => {
+                    let loaded = served.loaded.lock_unpoisoned().clone();
+                    let Some((hook, cwd)) = loaded else {
+                        served.link.send(&FromPlugin::Done {
+                            id,
+                            result: CallOutcome::Failed {
+                                message: "no plugin is loaded".into(),
+                                panicked: false,
+                            },
+                        });
+                        continue;
+                    };
+                    if served.waiting.load(Ordering::Acquire) == 0 {
+                        start_reader(served);
+                    }
+                    served.input.give_back(input);
+                    let result = call(&hook, &served.link, &cwd, id, target, &payload);
+                    served.link.send(&FromPlugin::Done { id, result });
+                    served.waiting.fetch_add(1, Ordering::AcqRel);
+                    continue 'turns;
                 }
+                other => {
+                    if served.work.send(other).is_err() {
+                        break 'turns;
+                    }
+                }
+            }
+            if input.buffered().is_empty() {
+                served.waiting.fetch_add(1, Ordering::AcqRel);
+                served.input.give_back(input);
+                continue 'turns;
             }
         }
     }

@@ -2,11 +2,11 @@
 //! written in place, or lines queued for a writer thread), and a thread that reads what the
 //! process says, routes each answer and request to the call waiting for it, serves what
 //! belongs to no call, and at the end of the connection reaps the process and says how it
-//! ended.
+//! ended. A call that is the only one waiting reads its own answer instead (`lead`), while
+//! the thread sleeps.
 
 use std::{
     collections::{HashMap, VecDeque},
-    io::BufReader,
     process::{ChildStderr, ChildStdin, ChildStdout},
     sync::{atomic::AtomicBool, mpsc, Arc, Mutex, OnceLock},
     thread,
@@ -18,13 +18,17 @@ use nix::{
     unistd::Pid,
 };
 
+use super::inbound::{Cut, Inbound, Lead, Next};
 use super::line_out::{LineOut, Refused, OUT_QUEUE};
 use super::stderr_log::{keep_stderr, wait_until_read, StderrLog};
 use crate::{
     error::Termination,
     host::PluginApi,
     protocol::{
-        frames::{read_frame, write_frame, FrameError, FromPlugin, HostRequest, ToPlugin},
+        frames::{
+            read_frame, write_frame, Answer, CallOutcome, FrameError, FromPlugin, HostRequest,
+            ToPlugin,
+        },
         lines,
     },
     supervisor::reap,
@@ -90,6 +94,9 @@ pub(super) struct Connection {
     pub(super) queue: Option<LineOut>,
     /// The calls waiting for their answers, by id.
     pub(super) calls: Mutex<HashMap<u64, CallSink>>,
+    /// What the process says: read by the reader thread, or by a call that reads its own
+    /// answer ([`lead`](Self::lead)).
+    inbound: Inbound,
     pub(super) control: Mutex<Option<mpsc::Sender<Incoming>>>,
     /// Whether the process was reaped: its group may be signalled only before.
     pub(super) reaped: Mutex<bool>,
@@ -115,6 +122,8 @@ pub(super) struct Connection {
     /// A second handle on a long-running hook's stderr pipe, to see whether what it wrote
     /// before its answer is still unread.
     pub(super) stderr_pipe: Option<std::os::fd::OwnedFd>,
+    /// Up while the stderr thread keeps what it read from the pipe.
+    stderr_busy: Arc<AtomicBool>,
 }
 
 impl Connection {
@@ -216,6 +225,90 @@ impl Connection {
         }
     }
 
+    /// The process's output, for a call that will read its own answer
+    /// ([`lead`](Self::lead)): taken before the call is sent, when it is the only call
+    /// waiting and the reader thread is not reading (see `inbound`); the reader thread is
+    /// then not woken by the answer.
+    pub(super) fn leader(&self) -> Option<Lead<'_>> {
+        if self.calls.lock_unpoisoned().len() != 1 {
+            return None;
+        }
+        self.inbound.lead()
+    }
+
+    /// Reads call `id`'s answer with `lead`, for up to `window`: no thread hand-off between
+    /// the answer and its caller. Requests of the call that `serves_now` accepts are served
+    /// on the way with `serve`. `None` when something came that is not its own (a message
+    /// for another call or for none, a line it cannot read, the end) or nothing within the
+    /// window: what it did not read is left to the reader thread, which routes it by the
+    /// usual rules, and the call waits for its answer as before.
+    pub(super) fn lead(
+        &self,
+        mut lead: Lead<'_>,
+        id: u64,
+        window: Duration,
+        serves_now: impl Fn(&HostRequest) -> bool,
+        mut serve: impl FnMut(HostRequest) -> Answer,
+    ) -> Option<CallOutcome> {
+        let until = Instant::now() + window;
+        let cut = match self.wire {
+            Wire::Frames => Cut::Frame,
+            Wire::Lines => Cut::Line,
+        };
+        loop {
+            let (message, taken) = match lead.next(cut, until) {
+                Next::Message(bytes, taken) => (self.own(bytes, id, &serves_now)?, taken),
+                Next::Later | Next::HandBack => return None,
+            };
+            lead.consume(taken);
+            match message {
+                FromPlugin::Done { result, .. } => return Some(result),
+                FromPlugin::Request {
+                    id: request,
+                    request: asked,
+                    ..
+                } => {
+                    let answer = serve(asked);
+                    self.send(&ToPlugin::Reply {
+                        id: request,
+                        result: answer,
+                    });
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The message in `bytes` if it is call `id`'s answer, or a request of it that
+    /// `serves_now` accepts.
+    fn own(
+        &self,
+        bytes: &[u8],
+        id: u64,
+        serves_now: impl Fn(&HostRequest) -> bool,
+    ) -> Option<FromPlugin> {
+        let message = match self.wire {
+            Wire::Frames => serde_json::from_slice::<FromPlugin>(bytes).ok()?,
+            Wire::Lines => {
+                let mut messages = lines::decode(bytes).ok()?;
+                if messages.len() != 1 {
+                    return None;
+                }
+                messages.pop()?
+            }
+        };
+        let own = match &message {
+            FromPlugin::Done { id: done, .. } => *done == id,
+            FromPlugin::Request {
+                call: Some(call),
+                request,
+                ..
+            } => *call == id && serves_now(request),
+            _ => false,
+        };
+        own.then_some(message)
+    }
+
     /// Completes when the process has ended or the agent killed it (at once if it has).
     pub(super) async fn ended(&self) {
         let notified = self.ended.notified();
@@ -259,12 +352,19 @@ impl Connection {
             Wire::Frames => (Some(stdin), None),
             Wire::Lines => (None, Some(LineOut::new(stdin))),
         };
+        let stderr_pipe = (wire == Wire::Lines)
+            .then(|| std::os::fd::AsFd::as_fd(&stderr).try_clone_to_owned().ok())
+            .flatten();
+        let tail: Arc<Mutex<VecDeque<u8>>> = Arc::default();
+        let log = (wire == Wire::Lines).then(Arc::default);
+        let (stderr_read, stderr_busy) = keep_stderr(stderr, tail.clone(), log.clone());
         let connection = Arc::new(Connection {
             pid,
             wire,
             writer: Mutex::new(stdin),
             queue,
             calls: Mutex::default(),
+            inbound: Inbound::new(stdout),
             control: Mutex::new(Some(control)),
             reaped: Mutex::new(false),
             end: reap::EndWatch::new(pid),
@@ -275,21 +375,13 @@ impl Connection {
             counted: AtomicBool::new(false),
             execs: std::sync::atomic::AtomicUsize::new(0),
             stopping: AtomicBool::new(false),
-            stderr: Arc::default(),
-            stderr_log: (wire == Wire::Lines).then(Arc::default),
-            stderr_pipe: (wire == Wire::Lines)
-                .then(|| std::os::fd::AsFd::as_fd(&stderr).try_clone_to_owned().ok())
-                .flatten(),
+            stderr: tail,
+            stderr_log: log,
+            stderr_pipe,
+            stderr_busy,
         });
-        let stderr_read = keep_stderr(
-            stderr,
-            connection.stderr.clone(),
-            connection.stderr_log.clone(),
-        );
         let reader = connection.clone();
-        thread::spawn(move || {
-            read_messages(reader, BufReader::new(stdout), api, outside, stderr_read)
-        });
+        thread::spawn(move || read_messages(reader, api, outside, stderr_read));
         (connection, receiver)
     }
 
@@ -297,7 +389,7 @@ impl Connection {
     /// dropped; nothing for a plugin process.
     pub(super) fn take_stderr_log(&self) -> (Vec<u8>, bool) {
         if let Some(pipe) = &self.stderr_pipe {
-            let _ = wait_until_read(pipe);
+            let _ = wait_until_read(pipe, &self.stderr_busy);
         }
         let Some(log) = self.stderr_log.clone() else {
             return (Vec::new(), false);
@@ -320,31 +412,39 @@ pub(super) fn death_termination(connection: &Connection) -> Termination {
 /// call, ends the process: what it says next could not be trusted.
 fn read_messages(
     connection: Arc<Connection>,
-    mut input: impl std::io::BufRead,
     api: PluginApi,
     outside: Outside,
     stderr_read: mpsc::Receiver<()>,
 ) {
-    loop {
-        // Read, then understood: a line that is not a message is the hook's fault, said
-        // with the start of what it wrote.
-        let messages = match connection.wire {
-            Wire::Frames => read_frame::<FromPlugin>(&mut input).map(|m| Ok(vec![m])),
-            Wire::Lines => lines::read_line(&mut input).map(|line| {
-                lines::decode(&line).map_err(|e| format!("wrote {e}: {}", excerpt(&line)))
-            }),
-        };
-        let fault = match messages {
-            Ok(Ok(messages)) => messages
-                .into_iter()
-                .find_map(|message| handle(&connection, &api, outside, message).err()),
-            Ok(Err(fault)) => Some(fault),
-            Err(FrameError::Closed) => break,
-            Err(error) => Some(format!("sent a message the agent cannot read ({error})")),
-        };
-        if let Some(fault) = fault {
-            connection.kill(&format!("{fault}; it was stopped, not trusted"));
-            break;
+    // Its turn comes when the process wrote and no call reads its own answer; it reads on
+    // while what it read holds more.
+    'reading: loop {
+        let mut input = connection.inbound.turn();
+        loop {
+            // Read, then understood: a line that is not a message is the hook's fault, said
+            // with the start of what it wrote.
+            let messages = match connection.wire {
+                Wire::Frames => read_frame::<FromPlugin>(&mut input).map(|m| Ok(vec![m])),
+                Wire::Lines => lines::read_line(&mut input).map(|line| {
+                    lines::decode(&line).map_err(|e| format!("wrote {e}: {}", excerpt(&line)))
+                }),
+            };
+            let fault = match messages {
+                Ok(Ok(messages)) => messages
+                    .into_iter()
+                    .find_map(|message| handle(&connection, &api, outside, message).err()),
+                Ok(Err(fault)) => Some(fault),
+                Err(FrameError::Closed) => break 'reading,
+                Err(error) => Some(format!("sent a message the agent cannot read ({error})")),
+            };
+            if let Some(fault) = fault {
+                connection.kill(&format!("{fault}; it was stopped, not trusted"));
+                break 'reading;
+            }
+            if input.buffered().is_empty() {
+                connection.inbound.give_back(input);
+                continue 'reading;
+            }
         }
     }
     let cause = end_of(&connection);

@@ -38,6 +38,13 @@ use crate::{
 /// process's pipe, not in the agent's memory).
 const CALL_QUEUE: usize = 16;
 
+/// How long a call that is the only one waiting reads its process's answer itself
+/// (`Connection::lead`) before it leaves the reading to the reader thread and waits: most
+/// answers come within microseconds. The caller's thread blocks (in `poll`, not spinning)
+/// for this long at most, as long as a blocking call waits before it lets its tokio worker
+/// go (`recv_letting_worker_go`).
+const LEAD_WINDOW: Duration = Duration::from_millis(1);
+
 /// What a plugin process runs, and how it speaks.
 pub(crate) enum Launch {
     /// The plugin-host program, serving one plugin library over frames.
@@ -645,14 +652,30 @@ impl PluginProcess {
                 message,
             )
         };
+        let leading = Instant::now();
+        let lead = connection.leader();
         if !connection.send(&ToPlugin::Call {
             id,
             target,
             payload: payload.to_owned(),
         }) {
+            drop(lead);
             return Err(died(&self.wait_death(connection)));
         }
         let mut budget = timeout;
+        if let Some(lead) = lead {
+            let led = connection.lead(
+                lead,
+                id,
+                budget.min(LEAD_WINDOW),
+                |asked| !may_wait(asked),
+                |asked| serve_in_call(asked, ctx),
+            );
+            if let Some(result) = led {
+                return call_result(result);
+            }
+            budget = budget.saturating_sub(leading.elapsed());
+        }
         loop {
             let waiting = Instant::now();
             let incoming = match recv_letting_worker_go(receiver, budget) {
@@ -690,7 +713,9 @@ impl PluginProcess {
     /// Requests that may wait for the user are served on a blocking thread (other hooks of
     /// the emit go on meanwhile); the others (status, notifications) at once. Dropping the
     /// future (a cancelled emit) leaves the event to the hook: its answer is dropped, its
-    /// requests refused.
+    /// requests refused. `alone`: it is the only hook its emit waits for, so it may read its
+    /// answer itself for a moment (`LEAD_WINDOW`), blocking this thread.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn event_in_task(
         &self,
         target: Target,
@@ -699,6 +724,7 @@ impl PluginProcess {
         cwd: &std::path::Path,
         timeout: Duration,
         what: &str,
+        alone: bool,
     ) -> Option<Result<Option<String>, CallFailure>> {
         let connection = match self.live() {
             Ok(Some(connection)) if connection.wire == Wire::Lines => connection,
@@ -727,6 +753,7 @@ impl PluginProcess {
                 timeout,
                 &mut receiver,
                 what,
+                alone,
             )
             .await;
         waiting.done = true;
@@ -752,6 +779,7 @@ impl PluginProcess {
         timeout: Duration,
         receiver: &mut tokio::sync::mpsc::Receiver<Incoming>,
         what: &str,
+        alone: bool,
     ) -> Result<Option<String>, CallFailure> {
         let died = |cause: &str| {
             let tail = connection.stderr_tail();
@@ -764,16 +792,34 @@ impl PluginProcess {
                 message,
             )
         };
+        // The only hook of its emit: it reads its answer itself, on this thread, for a
+        // moment (with others, it would hold their futures back meanwhile).
+        let leading = Instant::now();
+        let lead = alone.then(|| connection.leader()).flatten();
         if !connection.send(&ToPlugin::Call {
             id,
             target,
             payload: payload.to_owned(),
         }) {
+            drop(lead);
             return Err(died(&crate::host::may_block(|| {
                 self.wait_death(connection)
             })));
         }
         let mut budget = timeout;
+        if let Some(lead) = lead {
+            let led = connection.lead(
+                lead,
+                id,
+                budget.min(LEAD_WINDOW),
+                |asked| !may_wait(asked),
+                |asked| serve_in_call(asked, &CallContext::event(agent, cwd)),
+            );
+            if let Some(result) = led {
+                return call_result(result);
+            }
+            budget = budget.saturating_sub(leading.elapsed());
+        }
         loop {
             let waiting = Instant::now();
             let incoming = match tokio::time::timeout(budget, receiver.recv()).await {

@@ -4,10 +4,17 @@
 use std::{
     collections::VecDeque,
     io::Read,
-    sync::{mpsc, Arc, Mutex},
+    os::fd::{AsFd, OwnedFd},
+    process::ChildStderr,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        mpsc, Arc, Mutex,
+    },
     thread,
     time::{Duration, Instant},
 };
+
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use crate::sync::LockUnpoisoned;
 
@@ -25,21 +32,36 @@ pub(super) const STDERR_CATCH_UP: Duration = Duration::from_millis(5);
 pub(super) type StderrLog = (Vec<u8>, bool);
 
 /// Keeps the last bytes of the plugin process's stderr, and a long-running hook's stderr
-/// until an event takes it (up to [`STDERR_LOG`]).
+/// until an event takes it (up to [`STDERR_LOG`]). Returns what ends when stderr ends, and
+/// a flag that is up from the moment the thread sees bytes in the pipe until they are kept
+/// (see [`wait_until_read`]).
 pub(super) fn keep_stderr(
-    mut stderr: impl Read + Send + 'static,
+    stderr: ChildStderr,
     tail: Arc<Mutex<VecDeque<u8>>>,
     log: Option<Arc<Mutex<StderrLog>>>,
-) -> mpsc::Receiver<()> {
+) -> (mpsc::Receiver<()>, Arc<AtomicBool>) {
     // Disconnected when the thread ends, at the end of stderr.
     let (read, done) = mpsc::channel::<()>();
+    let busy = Arc::new(AtomicBool::new(false));
+    let keeping = busy.clone();
     thread::spawn(move || {
         let _read = read;
+        let mut stderr = stderr;
         let mut chunk = [0u8; 4096];
-        while let Ok(n) = stderr.read(&mut chunk) {
-            if n == 0 {
+        loop {
+            // Up before the bytes leave the pipe, down once they are kept: whoever sees the
+            // pipe empty and the flag down knows that all that was written is kept.
+            if !wait_readable(&stderr) {
                 break;
             }
+            keeping.store(true, Ordering::SeqCst);
+            let n = match stderr.read(&mut chunk) {
+                Ok(n) if n > 0 => n,
+                _ => {
+                    keeping.store(false, Ordering::SeqCst);
+                    break;
+                }
+            };
             {
                 let mut tail = tail.lock_unpoisoned();
                 tail.extend(&chunk[..n]);
@@ -52,16 +74,28 @@ pub(super) fn keep_stderr(
                 log.0.extend_from_slice(&chunk[..n.min(room)]);
                 log.1 |= n > room;
             }
+            keeping.store(false, Ordering::SeqCst);
         }
     });
-    done
+    (done, busy)
 }
 
-/// Waits (a few milliseconds at most) until nothing is left unread in `pipe`: what a hook
-/// wrote to stderr before its answer is read by its own thread, which may not have run yet.
-pub(super) fn wait_until_read(pipe: &std::os::fd::OwnedFd) -> nix::Result<()> {
-    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-    use std::os::fd::AsFd;
+/// Waits until `pipe` has something to read (or its end); false if it cannot be polled.
+fn wait_readable(pipe: &ChildStderr) -> bool {
+    loop {
+        let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::NONE) {
+            Ok(_) => return true,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Waits (a few milliseconds at most) until nothing is left unread in `pipe` and its
+/// thread (whose flag is `busy`) has kept all it read: what a hook wrote to stderr before
+/// its answer is read by its own thread, which may not have run yet.
+pub(super) fn wait_until_read(pipe: &OwnedFd, busy: &AtomicBool) -> nix::Result<()> {
     let deadline = Instant::now() + STDERR_CATCH_UP;
     loop {
         let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)];
@@ -69,7 +103,7 @@ pub(super) fn wait_until_read(pipe: &std::os::fd::OwnedFd) -> nix::Result<()> {
         let unread = fds[0]
             .revents()
             .is_some_and(|events| events.contains(PollFlags::POLLIN));
-        if !unread || Instant::now() >= deadline {
+        if (!unread && !busy.load(Ordering::SeqCst)) || Instant::now() >= deadline {
             return Ok(());
         }
         thread::yield_now();

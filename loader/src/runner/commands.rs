@@ -117,12 +117,16 @@ impl HookRunner {
                 slots: self.command_slots.clone(),
                 long_running: self.long_running.clone(),
                 agent: agent.clone(),
+                alone: false,
             };
             if hook.handler.in_background(hook.run_async) {
                 self.run_in_background(job, agent.clone());
                 continue;
             }
             jobs.push(job);
+        }
+        if let [job] = jobs.as_mut_slice() {
+            job.alone = true;
         }
         let waited: Vec<Arc<CommandHook>> = jobs.iter().map(|j| j.hook.clone()).collect();
         let statuses = self.show_status(agent.as_ref(), &waited, true);
@@ -350,6 +354,9 @@ pub(super) struct HookJob {
     long_running: Arc<super::long_running::LongRunningHooks>,
     /// The agent, whose UI a long-running hook's requests go to.
     agent: Arc<dyn AgentHost>,
+    /// The only hook the emit waits for (a long-running one may then read its answer on
+    /// the emit's thread).
+    alone: bool,
 }
 
 /// A finished hook: its run, and for an HTTP hook what went wrong with the request.
@@ -404,9 +411,14 @@ impl HookJob {
             &self.session_id,
         );
         if self.hook.persistent.is_long_running() {
-            let call = self
-                .long_running
-                .call(self.hook, self.payload, &env, self.cwd, self.agent);
+            let call = self.long_running.call(
+                self.hook,
+                self.payload,
+                &env,
+                self.cwd,
+                self.agent,
+                self.alone,
+            );
             let done = Box::pin(call).await;
             return Finished {
                 run: done.run,

@@ -136,7 +136,8 @@ impl LongRunningHooks {
 
     /// Sends `payload` to `hook`'s process as one event and waits for its answer, within
     /// the hook's timeout (time spent waiting for the user does not count). Its requests
-    /// are served with the agent's UI, as a native plugin's are.
+    /// are served with the agent's UI, as a native plugin's are. `alone`: it is the only
+    /// hook the emit waits for.
     pub(crate) async fn call(
         &self,
         hook: Arc<CommandHook>,
@@ -144,6 +145,7 @@ impl LongRunningHooks {
         env: &[(&str, String)],
         cwd: PathBuf,
         agent: Arc<dyn AgentHost>,
+        alone: bool,
     ) -> EventRun {
         let process = self.process(&hook, env, &cwd);
         // What it sends during this event is counted afresh (see `Outbox::send`).
@@ -168,6 +170,7 @@ impl LongRunningHooks {
                         &cwd,
                         hook.timeout,
                         &hook.event_name,
+                        alone,
                     )
                     .await
             }

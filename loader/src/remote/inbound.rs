@@ -1,0 +1,436 @@
+//! What a plugin process (or long-running hook) says, as one buffered stream shared by the
+//! connection's reader thread and a caller that reads its own answer.
+//!
+//! The reader thread reads whenever no caller does: it sleeps in `epoll_wait` until the
+//! process writes, then reads and routes (`connection::read_messages`). A call that is the
+//! only one outstanding may instead *lead*: it takes the stream, which takes the process's
+//! stdout out of the thread's epoll set (the thread is not woken by the answer), and reads
+//! its answer itself, so that the answer costs no wake-up of the reader thread and no
+//! hand-off back to the caller, as a plain two-process pipe round trip. A leader reads only
+//! whole messages that belong to its call (its answer, its requests that it can serve at
+//! once), within a short window; anything else (a message for no call or another call, a
+//! line it cannot read, more than [`LEAD_LIMIT`] bytes without a whole message, the end of
+//! the stream) is left unread and handed back to the thread, which reads it by the
+//! connection's rules as it always did: floods, lies and faults are bounded there, once.
+
+use std::{
+    fs::File,
+    io::{self, BufRead, Read},
+    os::fd::OwnedFd,
+    sync::{Condvar, Mutex},
+    time::{Duration, Instant},
+};
+
+use crate::sync::LockUnpoisoned;
+
+/// How much a leader keeps buffered without a whole message before it hands the stream
+/// back to the reader thread (which applies the protocol's own bounds).
+pub(super) const LEAD_LIMIT: usize = 64 * 1024;
+
+/// What one read of the pipe asks for.
+const CHUNK: usize = 16 * 1024;
+
+/// The process's stdout and what was read of it but not yet consumed (`buf[start..end]`).
+pub(crate) struct Stream {
+    pipe: File,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+}
+
+impl Stream {
+    fn new(pipe: OwnedFd) -> Self {
+        Self {
+            pipe: File::from(pipe),
+            buf: vec![0; CHUNK],
+            start: 0,
+            end: 0,
+        }
+    }
+
+    /// What was read and not consumed.
+    pub(crate) fn buffered(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
+    /// Reads once more from the pipe, appending (blocks if nothing is there: call it when
+    /// the pipe is readable). `Ok(0)` at the end of the stream.
+    fn read_more(&mut self) -> io::Result<usize> {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.buf.len() - self.end < CHUNK / 2 {
+            self.buf.resize(self.buf.len() + CHUNK, 0);
+        }
+        let read = loop {
+            match self.pipe.read(&mut self.buf[self.end..]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        if let Ok(n) = read {
+            self.end += n;
+        }
+        read
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Stream {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+            self.read_more()?;
+        }
+        Ok(self.buffered())
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.start = (self.start + amount).min(self.end);
+    }
+}
+
+/// Who may read the stream, and how the reader thread sleeps while nobody does.
+pub(crate) struct Inbound {
+    slot: Mutex<Slot>,
+    /// Without a waker: threads wait here for the stream, and read it blocking.
+    given_back: Condvar,
+    #[cfg(target_os = "linux")]
+    waker: Option<linux::Waker>,
+}
+
+#[derive(Default)]
+struct Slot {
+    /// `None` while the reader thread or a leader reads.
+    stream: Option<Stream>,
+}
+
+impl Inbound {
+    /// Reads `pipe` (a plugin process's stdout, or the plugin process's own input).
+    pub(crate) fn new(pipe: impl Into<OwnedFd>) -> Self {
+        let pipe = pipe.into();
+        #[cfg(target_os = "linux")]
+        let waker = linux::Waker::new(&pipe).ok();
+        Self {
+            slot: Mutex::new(Slot {
+                stream: Some(Stream::new(pipe)),
+            }),
+            given_back: Condvar::new(),
+            #[cfg(target_os = "linux")]
+            waker,
+        }
+    }
+
+    /// A reading thread: waits until there is something to read and nobody reads it,
+    /// then takes the stream (give it back with [`give_back`](Self::give_back)). Several
+    /// threads may wait at once: one is woken for each arrival.
+    pub(crate) fn turn(&self) -> Stream {
+        loop {
+            {
+                let mut slot = self.slot.lock_unpoisoned();
+                if self.waiter().is_none() {
+                    // Without a waker, threads read blocking, one after the other.
+                    loop {
+                        if let Some(stream) = slot.stream.take() {
+                            return stream;
+                        }
+                        slot = self
+                            .given_back
+                            .wait(slot)
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    }
+                }
+                if let Some(stream) = slot.stream.take() {
+                    let Some(waker) = self.waiter() else {
+                        return stream;
+                    };
+                    if !stream.buffered().is_empty() || waker.readable() {
+                        return stream;
+                    }
+                    slot.stream = Some(stream);
+                    // The pipe wakes one waiter, once: armed again before each wait.
+                    waker.arm(false);
+                }
+                // Else someone reads: they arm it again when they give it back.
+            }
+            if let Some(waker) = self.waiter() {
+                waker.wait();
+            }
+        }
+    }
+
+    /// A reading thread is done reading for now: another (or a leader) may take the stream,
+    /// and a waiting thread is woken if it holds bytes not yet read.
+    pub(crate) fn give_back(&self, stream: Stream) {
+        let mut slot = self.slot.lock_unpoisoned();
+        let left = !stream.buffered().is_empty();
+        slot.stream = Some(stream);
+        match self.waiter() {
+            Some(waker) => waker.arm(left),
+            None => self.given_back.notify_one(),
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    fn waiter(&self) -> Option<&linux::Waker> {
+        self.waker.as_ref()
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn waiter(&self) -> Option<&Never> {
+        None
+    }
+
+    /// The stream, to read a call's own answer, if the reader thread is not reading it.
+    pub(super) fn lead(&self) -> Option<Lead<'_>> {
+        let waker = self.waiter()?;
+        let mut slot = self.slot.lock_unpoisoned();
+        let stream = slot.stream.take()?;
+        if waker.pause().is_err() {
+            slot.stream = Some(stream);
+            return None;
+        }
+        Some(Lead {
+            inbound: self,
+            stream: Some(stream),
+        })
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+struct Never;
+
+#[cfg(not(target_os = "linux"))]
+impl Never {
+    fn readable(&self) -> bool {
+        true
+    }
+    fn wait(&self) {}
+    fn pause(&self) -> nix::Result<()> {
+        Err(nix::errno::Errno::ENOSYS)
+    }
+    fn arm(&self, _ring: bool) {}
+}
+
+/// What a leader found next in the stream.
+pub(super) enum Next<'b> {
+    /// A whole message: the bytes of one line (without its end), or of one frame (without
+    /// its length). Consume it with [`Lead::consume`] once it is understood, or leave it
+    /// (drop the lead) for the reader thread.
+    Message(&'b [u8], usize),
+    /// Nothing whole within the window.
+    Later,
+    /// The end of the stream, a read error, a message too large to lead, or bytes that
+    /// are not a message: for the reader thread.
+    HandBack,
+}
+
+/// A caller reading its own answer; dropping it hands the stream back to the reader thread
+/// (woken if something is left to read).
+pub(super) struct Lead<'i> {
+    inbound: &'i Inbound,
+    stream: Option<Stream>,
+}
+
+/// How a message is cut from the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Cut {
+    /// A JSON line (blank lines skipped).
+    Line,
+    /// A length-prefixed frame.
+    Frame,
+}
+
+impl Lead<'_> {
+    /// The next whole message, waiting for it until `until` at most.
+    pub(super) fn next(&mut self, cut: Cut, until: Instant) -> Next<'_> {
+        let Some(stream) = self.stream.as_mut() else {
+            return Next::HandBack;
+        };
+        loop {
+            match whole(stream.buffered(), cut) {
+                Whole::Message(from, len, taken) => {
+                    let at = stream.start + from;
+                    return Next::Message(&stream.buf[at..at + len], taken);
+                }
+                Whole::Skip(taken) => {
+                    stream.consume(taken);
+                    continue;
+                }
+                Whole::TooLarge => return Next::HandBack,
+                Whole::Partial if stream.buffered().len() >= LEAD_LIMIT => return Next::HandBack,
+                Whole::Partial => {}
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            match readable(stream, left) {
+                Ok(true) => {}
+                Ok(false) => return Next::Later,
+                Err(_) => return Next::HandBack,
+            }
+            match stream.read_more() {
+                Ok(0) | Err(_) => return Next::HandBack,
+                Ok(_) => {}
+            }
+        }
+    }
+
+    /// Consumes the message [`next`](Self::next) gave (`taken` bytes, its end included).
+    pub(super) fn consume(&mut self, taken: usize) {
+        if let Some(stream) = self.stream.as_mut() {
+            stream.consume(taken);
+        }
+    }
+}
+
+impl Drop for Lead<'_> {
+    fn drop(&mut self) {
+        if let Some(stream) = self.stream.take() {
+            self.inbound.give_back(stream);
+        }
+    }
+}
+
+enum Whole {
+    /// A message at `from`, `len` bytes, `taken` bytes consumed with it.
+    Message(usize, usize, usize),
+    /// A blank line to skip.
+    Skip(usize),
+    Partial,
+    TooLarge,
+}
+
+fn whole(buffered: &[u8], cut: Cut) -> Whole {
+    match cut {
+        Cut::Line => {
+            let Some(end) = buffered.iter().position(|b| *b == b'\n') else {
+                return Whole::Partial;
+            };
+            let mut line = &buffered[..end];
+            if line.last() == Some(&b'\r') {
+                line = &line[..line.len() - 1];
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                return Whole::Skip(end + 1);
+            }
+            Whole::Message(0, line.len(), end + 1)
+        }
+        Cut::Frame => {
+            let Some(prefix) = buffered.get(..4) else {
+                return Whole::Partial;
+            };
+            let mut len = [0u8; 4];
+            len.copy_from_slice(prefix);
+            let len = u32::from_le_bytes(len) as usize;
+            if len > LEAD_LIMIT {
+                return Whole::TooLarge;
+            }
+            if buffered.len() < 4 + len {
+                return Whole::Partial;
+            }
+            Whole::Message(4, len, 4 + len)
+        }
+    }
+}
+
+/// Whether the pipe has something to read (or its end) within `wait`.
+fn readable(stream: &Stream, wait: Duration) -> nix::Result<bool> {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use std::os::fd::AsFd;
+    let ms = u16::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(u16::MAX);
+    loop {
+        let mut fds = [PollFd::new(stream.pipe.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::from(ms)) {
+            Ok(n) => return Ok(n > 0),
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    //! The reading threads' sleep: an epoll set holding the pipe, one-shot (it wakes one
+    //! waiting thread, then is armed again when the stream is given back; disarmed while a
+    //! caller leads, so that the answer wakes only the caller), and a doorbell rung when
+    //! the stream is given back holding bytes not yet read.
+
+    use std::os::fd::{AsFd, OwnedFd};
+
+    use nix::{
+        poll::{poll, PollFd, PollFlags, PollTimeout},
+        sys::{
+            epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout},
+            eventfd::{EfdFlags, EventFd},
+        },
+    };
+
+    const PIPE: u64 = 1;
+    const ARMED: EpollFlags = EpollFlags::EPOLLIN.union(EpollFlags::EPOLLONESHOT);
+    const DOORBELL: u64 = 2;
+
+    pub(super) struct Waker {
+        epoll: Epoll,
+        doorbell: EventFd,
+        /// The process's stdout, a second descriptor of it (the stream reads the first).
+        pipe: OwnedFd,
+    }
+
+    impl Waker {
+        pub(super) fn new(pipe: &OwnedFd) -> nix::Result<Self> {
+            let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC)?;
+            let doorbell =
+                EventFd::from_value_and_flags(0, EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK)?;
+            let pipe = pipe.as_fd().try_clone_to_owned().map_err(|e| {
+                nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(libc::EBADF))
+            })?;
+            epoll.add(&pipe, EpollEvent::new(ARMED, PIPE))?;
+            epoll.add(&doorbell, EpollEvent::new(EpollFlags::EPOLLIN, DOORBELL))?;
+            Ok(Self {
+                epoll,
+                doorbell,
+                pipe,
+            })
+        }
+
+        /// Whether the pipe has something to read (or its end) now.
+        pub(super) fn readable(&self) -> bool {
+            let mut fds = [PollFd::new(self.pipe.as_fd(), PollFlags::POLLIN)];
+            poll(&mut fds, PollTimeout::ZERO).is_ok_and(|n| n > 0)
+        }
+
+        /// Sleeps until the pipe is readable (while it is in the set) or the doorbell rang.
+        pub(super) fn wait(&self) {
+            let mut events = [EpollEvent::empty(); 2];
+            let _ = self.epoll.wait(&mut events, EpollTimeout::NONE);
+            let _ = self.doorbell.read();
+        }
+
+        /// A caller leads: the pipe no longer wakes a thread.
+        pub(super) fn pause(&self) -> nix::Result<()> {
+            let mut event = EpollEvent::new(EpollFlags::empty(), PIPE);
+            self.epoll.modify(&self.pipe, &mut event)
+        }
+
+        /// The pipe wakes a waiting thread again (once); `ring` wakes one now (the stream
+        /// holds bytes not yet read).
+        pub(super) fn arm(&self, ring: bool) {
+            let mut event = EpollEvent::new(ARMED, PIPE);
+            let _ = self.epoll.modify(&self.pipe, &mut event);
+            if ring {
+                let _ = self.doorbell.write(1);
+            }
+        }
+    }
+}

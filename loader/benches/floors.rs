@@ -14,9 +14,11 @@
 //!   and the same guard spoken to by hand over its pipes (the interpreter's cost).
 //! - **plugin**: a 2 KB `tool_call` through a plugin process whose handler returns at once
 //!   (`noop-1`), against the same pipe floor; in process, inline and with its deadline thread.
-//! - **command**: a command hook `true` on each runtime flavour (current-thread, 2 workers,
-//!   in a task) against a bare tokio spawn of the same on the same runtime, and against
-//!   `std::process::Command` with no runtime.
+//! - **command**: a command hook `true`, and one that reads its 2 KB payload and answers, on
+//!   each runtime flavour (current-thread, 2 workers, in a task), started by the subreaper
+//!   keeper as in the real program (`agent-hooks` is built beside this benchmark for it),
+//!   against a bare tokio spawn of the same script with the same payload on the same
+//!   runtime, and against `std::process::Command` with no runtime.
 //! - **cli**: `agent-hooks emit` with no hooks found against a bare spawn of `true`; the
 //!   relay `agent-hooks-hook` with the resident process warm against a small static program
 //!   (built with `cc -static` when a C compiler is there).
@@ -460,13 +462,53 @@ fn plugin(cwd: &Path, rounds: usize) {
     );
 }
 
-/// A command hook `true` and its floors on one runtime flavour.
+/// The two command hooks measured: `true`, and one that reads its 2 KB payload and answers.
+const COMMAND_HOOKS: [(&str, &str); 2] = [
+    ("true", "command hook `true`"),
+    (
+        r#"read -r payload; echo '{"decision": "approve"}'"#,
+        "command hook that reads its 2 KB payload and answers",
+    ),
+];
+
+/// Each command hook and its floors on every runtime flavour.
 fn command(cwd: &Path, rounds: usize) {
-    let event = Arc::new(common::tool_call_event());
-    let runner = Arc::new(common::command_runner(
-        r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}"#,
-        cwd,
-    ));
+    // The real program's keeper: `agent-hooks` beside this benchmark serves as the subreaper
+    // keeper that starts every hook's process (without it the token keeper would run).
+    let _ = agent_hooks_tests::agent_hooks_bin();
+    for (index, (script, title)) in COMMAND_HOOKS.into_iter().enumerate() {
+        let event = if index == 0 {
+            common::tool_call_event()
+        } else {
+            event_2k()
+        };
+        command_hook(cwd, rounds, script, title, event);
+    }
+}
+
+/// The children of this process that serve as the subreaper keeper (`agent-hooks`).
+fn keepers() -> Vec<String> {
+    let mut found = Vec::new();
+    let tasks = std::fs::read_dir("/proc/self/task").into_iter().flatten();
+    for task in tasks.flatten() {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for pid in children.split_whitespace() {
+            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+            if exe.file_name().is_some_and(|name| name == "agent-hooks") {
+                found.push(pid.to_owned());
+            }
+        }
+    }
+    found
+}
+
+/// A command hook running `script` and its floors: the same script with the same payload,
+/// stdout and stderr read, by a bare tokio spawn on the same runtime and by
+/// `std::process::Command` with no runtime.
+fn command_hook(cwd: &Path, rounds: usize, script: &str, title: &str, event: ToolCallEvent) {
+    let event = Arc::new(event);
+    let hooks = json!({"PreToolUse": [{"hooks": [{"type": "command", "command": script}]}]});
+    let runner = Arc::new(common::command_runner(&hooks.to_string(), cwd));
     let payload: Arc<[u8]> = serde_json::to_vec(&json!({
         "session_id": "session-0", "hook_event_name": "PreToolUse", "cwd": cwd,
         "tool_name": event.tool_name, "tool_use_id": event.tool_call_id, "tool_input": event.input,
@@ -491,20 +533,34 @@ fn command(cwd: &Path, rounds: usize) {
         }
     };
     let bare = |runtime: &tokio::runtime::Runtime, in_task: bool| {
-        let run = bare_spawn(payload.clone(), cwd.clone());
+        let run = bare_spawn(payload.clone(), cwd.clone(), script.to_owned());
         if in_task {
             runtime.block_on(runtime.spawn(run)).expect("the task ends");
         } else {
             runtime.block_on(run);
         }
     };
+    hook(&current, false);
+    let keepers = keepers();
+    println!(
+        "\n{title}: payload {} bytes; {}",
+        payload.len(),
+        if keepers.is_empty() {
+            "NO subreaper keeper runs (the hooks are started without it)".to_owned()
+        } else {
+            format!(
+                "started by the subreaper keeper (pid {})",
+                keepers.join(", ")
+            )
+        }
+    );
     let n = 40;
     interleave(
-        "command hook `true`, payload on stdin, stdout and stderr read",
+        &format!("{title}, payload on stdin, stdout and stderr read"),
         rounds,
         vec![
             Measure::new("std::process::Command, no runtime (floor)", n, || {
-                std_spawn(&payload, &cwd)
+                std_spawn(&payload, &cwd, script)
             }),
             Measure::new("bare tokio spawn, current-thread (floor)", n, || {
                 bare(&current, false)
@@ -532,10 +588,11 @@ fn command(cwd: &Path, rounds: usize) {
     );
 }
 
-/// `sh -c true` with the payload on stdin, stdout and stderr read to their ends.
-async fn bare_spawn(payload: Arc<[u8]>, cwd: PathBuf) {
+/// `sh -c SCRIPT` with the payload on stdin, stdout and stderr read to their ends.
+async fn bare_spawn(payload: Arc<[u8]>, cwd: PathBuf, script: String) {
     let mut child = tokio::process::Command::new("/bin/sh")
-        .args(["-c", "true"])
+        .arg("-c")
+        .arg(script)
         .current_dir(&cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -558,9 +615,9 @@ async fn bare_spawn(payload: Arc<[u8]>, cwd: PathBuf) {
 }
 
 /// The same with `std::process::Command`, no runtime.
-fn std_spawn(payload: &[u8], cwd: &Path) {
+fn std_spawn(payload: &[u8], cwd: &Path, script: &str) {
     let mut child = Command::new("/bin/sh")
-        .args(["-c", "true"])
+        .args(["-c", script])
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -19,6 +19,7 @@ use super::{kept::Kept, Pipes};
 /// leader only through members it started, and a run that ended normally leaves those alone.
 pub struct ProcessGroup {
     leader: Leader,
+    /// The group's id; for a process asked of the keeper, its leader knows it (see `kept.rs`).
     group: Option<Pid>,
     reaped: bool,
 }
@@ -66,12 +67,20 @@ impl ProcessGroup {
         }
     }
 
-    /// A process the keeper started in a group of its own.
+    /// A process asked of the keeper, in a group of its own.
     pub(super) fn kept(kept: Kept) -> Self {
         Self {
-            group: Some(kept.pid),
+            group: None,
             leader: Leader::Kept(kept),
             reaped: false,
+        }
+    }
+
+    /// Waits until the group's id is known (a process asked of the keeper: its answer came),
+    /// so that a signal reaches it without waiting.
+    pub(super) async fn known(&self) {
+        if let Leader::Kept(kept) = &self.leader {
+            let _ = kept.started().await;
         }
     }
 
@@ -89,9 +98,14 @@ impl ProcessGroup {
         Ok(status)
     }
 
-    /// Sends `signal` to the whole group.
+    /// Sends `signal` to the whole group (of a process asked of the keeper, once the keeper
+    /// said its id: waiting a moment for that if it has not come).
     pub fn signal(&self, signal: Signal) {
-        if let Some(group) = self.group {
+        let group = match &self.leader {
+            Leader::Kept(kept) => kept.pid(),
+            _ => self.group,
+        };
+        if let Some(group) = group {
             let _ = killpg(group, signal);
         }
     }
@@ -99,6 +113,7 @@ impl ProcessGroup {
     /// Stops the group: SIGTERM, then SIGKILL if the process has not ended after `grace`,
     /// then SIGKILL again for members that outlived it. Returns once the process was reaped.
     pub async fn stop(&mut self, grace: Duration) -> Option<ExitStatus> {
+        self.known().await;
         self.signal(Signal::SIGTERM);
         let status = match tokio::time::timeout(grace, self.wait()).await {
             Ok(status) => status.ok(),
@@ -116,8 +131,11 @@ impl Drop for ProcessGroup {
     fn drop(&mut self) {
         if !self.reaped {
             // The leader is not reaped (by this process, or by the keeper a moment ago), so
-            // its id cannot have been reused: the group is ours.
-            self.signal(Signal::SIGKILL);
+            // its id cannot have been reused: the group is ours. (A process asked of the
+            // keeper is killed by its `Kept`: now, or as its id arrives.)
+            if let Some(group) = self.group {
+                let _ = killpg(group, Signal::SIGKILL);
+            }
             #[cfg(all(target_os = "linux", target_env = "gnu"))]
             if let Leader::Direct(direct) = &mut self.leader {
                 if let Some(direct) = direct.take() {

@@ -263,6 +263,7 @@ pub(crate) async fn run_until(
         exit
     };
     let Some(exit) = exit else {
+        group.known().await;
         group.signal(Signal::SIGKILL);
         let _ = tokio::time::timeout(KILL_GRACE, group.wait()).await;
         return None;

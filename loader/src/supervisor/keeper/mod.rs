@@ -10,7 +10,9 @@
 //! long-running hooks): the agent sends it the program, arguments, folder, the whole
 //! environment and the pipes' ends (`SCM_RIGHTS`, over a socket only the agent and the
 //! keeper hold); the keeper answers with the process id, and later with its wait status and
-//! peak memory. So every such process and everything it starts descends from the keeper:
+//! peak memory. Requests are numbered by their order, and the keeper answers them in that
+//! order, so the agent need not wait for the answer: a command hook's run sends its request
+//! and goes on at once (writing stdin, reading stdout), and learns the id when it needs it. So every such process and everything it starts descends from the keeper:
 //! an orphan, or a `setsid` escapee whose parent ended, is reparented to it (not to init),
 //! and it reaps them, so no zombie stays. While the agent lives, nothing else changes:
 //! background children of a hook that exited go on running. When the agent ends, by any
@@ -32,7 +34,7 @@ use std::{
     io::{self, Read},
     os::{fd::BorrowedFd, unix::net::UnixStream},
     process::{Command, Stdio},
-    sync::{mpsc, Condvar, Mutex, OnceLock},
+    sync::{Condvar, Mutex, OnceLock},
     time::Duration,
 };
 
@@ -70,12 +72,16 @@ struct Keeper {
 
 /// The agent's side of a subreaper keeper.
 struct Subreaper {
-    /// The socket, and the answers to requests, in order: one request at a time.
-    requests: Mutex<(UnixStream, mpsc::Receiver<Answer>)>,
+    /// The socket, and the number the next request gets (its place in the keeper's order).
+    requests: Mutex<(UnixStream, u64)>,
     /// How the processes it started ended, until taken; and which still run.
     ended: Mutex<Registry>,
     changed: Condvar,
+    /// Woken when a process ends, one fails to start, or the keeper is lost.
     notify: tokio::sync::Notify,
+    /// Woken when a request is answered (a run that waits for its end is not woken by its
+    /// start, only by what ends it).
+    answered: tokio::sync::Notify,
 }
 
 #[derive(Default)]
@@ -86,6 +92,13 @@ struct Registry {
     abandoned: HashSet<i32>,
     /// The keeper is gone.
     lost: bool,
+    /// The answers to requests not yet taken, by request number: the id, or the OS error.
+    answers: HashMap<u64, Result<i32, i32>>,
+    /// The number of the request the keeper's next answer is for.
+    answered: u64,
+    /// Requests whose process nobody waits for (its run was dropped before the answer
+    /// came): killed, with its group, as its id arrives.
+    unwanted: HashSet<u64>,
 }
 
 static KEEPER: OnceLock<Keeper> = OnceLock::new();
@@ -140,13 +153,123 @@ pub(crate) fn starts_processes() -> bool {
 }
 
 /// Has the keeper start `request`'s process with `fds` (stdin if the request says so, then
-/// stdout and stderr) in a process group of its own; `None` where no subreaper keeper runs
-/// (the caller starts it itself).
+/// stdout and stderr) in a process group of its own, and waits for its id; `None` where no
+/// subreaper keeper runs (the caller starts it itself).
 pub(crate) fn start(request: &Request, fds: &[BorrowedFd<'_>]) -> Option<io::Result<i32>> {
     let Mode::Subreaper(subreaper) = &keeper().mode else {
         return None;
     };
-    Some(subreaper.start_process(request, fds))
+    Some(
+        subreaper
+            .send(request, fds)
+            .and_then(|number| subreaper.started(number)),
+    )
+}
+
+/// Sends `request` as [`start`] does, without waiting for the answer: the request's number,
+/// for [`started`], [`started_async`] and [`unwanted`]; `None` where no subreaper keeper
+/// runs. The descriptors may be closed once this returns (the keeper holds its copies).
+pub(crate) fn send(request: &Request, fds: &[BorrowedFd<'_>]) -> Option<io::Result<u64>> {
+    let Mode::Subreaper(subreaper) = &keeper().mode else {
+        return None;
+    };
+    Some(subreaper.send(request, fds))
+}
+
+/// The id of request `number`'s process, waiting for the keeper's answer (taken: asked once).
+pub(crate) fn started(number: u64) -> io::Result<i32> {
+    match &keeper().mode {
+        Mode::Subreaper(subreaper) => subreaper.started(number),
+        _ => Err(gone()),
+    }
+}
+
+/// [`started`], awaited. The answer is taken in the same poll that finds it, so a future
+/// dropped while it waits loses nothing.
+pub(crate) async fn started_async(number: u64) -> io::Result<i32> {
+    let Mode::Subreaper(subreaper) = &keeper().mode else {
+        return Err(gone());
+    };
+    loop {
+        let notified = subreaper.answered.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if let Some(answer) = subreaper.take_answer(number) {
+            return answer;
+        }
+        notified.await;
+    }
+}
+
+/// Request `number`'s process as a run keeps it: the keeper's answer once taken (its id, or
+/// why it did not start).
+pub(crate) type Answered = OnceLock<Result<i32, String>>;
+
+/// Waits until request `number`'s process has ended, and takes how; its start is taken into
+/// `answer` on the way (the keeper tells a start before its end, so the end's wake-up finds
+/// both). An error if it did not start.
+pub(crate) async fn ended_async(number: u64, answer: &Answered) -> io::Result<Ended> {
+    let Mode::Subreaper(subreaper) = &keeper().mode else {
+        return Err(gone());
+    };
+    loop {
+        let notified = subreaper.notify.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if answer.get().is_none() {
+            if let Some(taken) = subreaper.take_answer(number) {
+                let _ = answer.set(taken.map_err(|e| e.to_string()));
+            }
+        }
+        match answer.get() {
+            Some(Err(why)) => return Err(io::Error::other(why.clone())),
+            Some(Ok(pid)) => {
+                let mut registry = subreaper.ended.lock_unpoisoned();
+                if let Some(ended) = registry.ended.remove(pid) {
+                    return Ok(ended);
+                }
+                if registry.lost || !registry.running.contains(pid) {
+                    return Ok(LOST);
+                }
+            }
+            None => {}
+        }
+        notified.await;
+    }
+}
+
+/// Nobody will ask for request `number`'s answer: its process, if it started, is killed with
+/// its group (now if its id is here, else as it arrives), and its end is not kept.
+pub(crate) fn unwanted(number: u64) {
+    let Mode::Subreaper(subreaper) = &keeper().mode else {
+        return;
+    };
+    let mut registry = subreaper.ended.lock_unpoisoned();
+    match registry.answers.remove(&number) {
+        // Not reaped yet (reaped, its id would no longer be its own and nothing is left).
+        Some(Ok(pid)) if registry.ended.remove(&pid).is_none() => {
+            kill_group(pid);
+            if registry.running.contains(&pid) {
+                registry.abandoned.insert(pid);
+            }
+        }
+        Some(_) => {}
+        None if number >= registry.answered && !registry.lost => {
+            registry.unwanted.insert(number);
+        }
+        None => {}
+    }
+}
+
+fn kill_group(pid: i32) {
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+}
+
+fn gone() -> io::Error {
+    io::Error::other("the keeper is gone")
 }
 
 /// Whether `pid` was started by the keeper and not yet taken with [`take`].
@@ -185,28 +308,6 @@ pub(crate) fn wait(pid: i32) -> Ended {
             Ok(guard) => guard,
             Err(poisoned) => poisoned.into_inner(),
         };
-    }
-}
-
-/// Waits until kept process `pid` has ended, and takes how.
-pub(crate) async fn wait_async(pid: i32) -> Ended {
-    let Mode::Subreaper(subreaper) = &keeper().mode else {
-        return LOST;
-    };
-    loop {
-        let notified = subreaper.notify.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
-        {
-            let mut registry = subreaper.ended.lock_unpoisoned();
-            if let Some(ended) = registry.ended.remove(&pid) {
-                return ended;
-            }
-            if registry.lost || !registry.running.contains(&pid) {
-                return LOST;
-            }
-        }
-        notified.await;
     }
 }
 
@@ -260,35 +361,85 @@ impl Subreaper {
         }
         ours.set_read_timeout(None).ok()?;
         let reader = ours.try_clone().ok()?;
-        let (answers, replies) = mpsc::channel();
         std::thread::Builder::new()
             .name("agent-hooks-keeper".into())
-            .spawn(move || read_answers(reader, answers))
+            .spawn(move || read_answers(reader))
             .ok()?;
         Some(Self {
-            requests: Mutex::new((ours, replies)),
+            requests: Mutex::new((ours, 0)),
             ended: Mutex::new(Registry::default()),
             changed: Condvar::new(),
             notify: tokio::sync::Notify::new(),
+            answered: tokio::sync::Notify::new(),
         })
     }
 
-    fn start_process(&self, request: &Request, fds: &[BorrowedFd<'_>]) -> io::Result<i32> {
+    /// Sends `request` with `fds`: its number.
+    fn send(&self, request: &Request, fds: &[BorrowedFd<'_>]) -> io::Result<u64> {
         let frame = request.encode();
-        let requests = self.requests.lock_unpoisoned();
-        let (socket, replies) = &*requests;
+        let mut requests = self.requests.lock_unpoisoned();
+        let (socket, next) = &mut *requests;
         crate::sys::socket::send_with_fds(socket, &frame, fds)?;
-        // Recorded as running before the next answer is read: its end may come first.
-        match replies.recv() {
-            Ok(Answer::Started(pid)) => {
-                let mut registry = self.ended.lock_unpoisoned();
-                if !registry.ended.contains_key(&pid) {
-                    registry.running.insert(pid);
-                }
-                Ok(pid)
+        let number = *next;
+        *next += 1;
+        Ok(number)
+    }
+
+    /// Takes request `number`'s answer if it came; an error if it never will.
+    fn take_answer(&self, number: u64) -> Option<io::Result<i32>> {
+        let mut registry = self.ended.lock_unpoisoned();
+        match registry.answers.remove(&number) {
+            Some(Ok(pid)) => Some(Ok(pid)),
+            Some(Err(code)) => Some(Err(io::Error::from_raw_os_error(code))),
+            None if registry.lost => Some(Err(gone())),
+            None => None,
+        }
+    }
+
+    /// Waits for request `number`'s answer, and takes it.
+    fn started(&self, number: u64) -> io::Result<i32> {
+        let mut registry = self.ended.lock_unpoisoned();
+        loop {
+            match registry.answers.remove(&number) {
+                Some(Ok(pid)) => return Ok(pid),
+                Some(Err(code)) => return Err(io::Error::from_raw_os_error(code)),
+                None if registry.lost => return Err(gone()),
+                None => {}
             }
-            Ok(Answer::Failed(code)) => Err(io::Error::from_raw_os_error(code)),
-            Ok(Answer::Ended { .. }) | Err(_) => Err(io::Error::other("the keeper is gone")),
+            registry = match self.changed.wait(registry) {
+                Ok(guard) => guard,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+        }
+    }
+
+    /// The keeper answered the next request: `Ok(pid)` or the OS error's code.
+    fn answer(&self, answer: Result<i32, i32>) {
+        let mut registry = self.ended.lock_unpoisoned();
+        let number = registry.answered;
+        registry.answered += 1;
+        if let Ok(pid) = answer {
+            // The keeper tells a process's start before its end: it runs until then.
+            if !registry.ended.contains_key(&pid) {
+                registry.running.insert(pid);
+            }
+        }
+        if registry.unwanted.remove(&number) {
+            if let Ok(pid) = answer {
+                kill_group(pid);
+                if registry.ended.remove(&pid).is_none() {
+                    registry.abandoned.insert(pid);
+                }
+            }
+        } else {
+            registry.answers.insert(number, answer);
+        }
+        drop(registry);
+        self.changed.notify_all();
+        self.answered.notify_waiters();
+        if answer.is_err() {
+            // What waits for its end learns it never started.
+            self.notify.notify_waiters();
         }
     }
 
@@ -307,11 +458,12 @@ impl Subreaper {
         self.ended.lock_unpoisoned().lost = true;
         self.changed.notify_all();
         self.notify.notify_waiters();
+        self.answered.notify_waiters();
     }
 }
 
-/// Reads the keeper's answers: those to requests go to the requester, ends to the registry.
-fn read_answers(socket: UnixStream, replies: mpsc::Sender<Answer>) {
+/// Reads the keeper's answers and ends into the registry.
+fn read_answers(socket: UnixStream) {
     let subreaper = || match &keeper().mode {
         Mode::Subreaper(subreaper) => Some(subreaper),
         _ => None,
@@ -322,23 +474,17 @@ fn read_answers(socket: UnixStream, replies: mpsc::Sender<Answer>) {
     }
     loop {
         let answer = wire::read_frame(&socket).and_then(|body| Answer::decode(&body));
+        let Some(subreaper) = subreaper() else { return };
         match answer {
             Ok(Answer::Ended {
                 pid,
                 status,
                 peak_kib,
-            }) => {
-                if let Some(subreaper) = subreaper() {
-                    subreaper.record(pid, Ended { status, peak_kib });
-                }
-            }
-            Ok(answer) => {
-                let _ = replies.send(answer);
-            }
+            }) => subreaper.record(pid, Ended { status, peak_kib }),
+            Ok(Answer::Started(pid)) => subreaper.answer(Ok(pid)),
+            Ok(Answer::Failed(code)) => subreaper.answer(Err(code)),
             Err(_) => {
-                if let Some(subreaper) = subreaper() {
-                    subreaper.lose();
-                }
+                subreaper.lose();
                 return;
             }
         }

@@ -82,10 +82,7 @@ fn serve() -> i32 {
         .spawn(move || reap(&reaper));
     // Until the agent's end closes (or says nothing the keeper understands).
     while let Ok((request, fds)) = receive(&socket) {
-        let answer = start(&state, &request, fds);
-        let mut to_agent = state.to_agent.lock_unpoisoned();
-        let sent = to_agent.write_all(&answer.encode());
-        drop(to_agent);
+        let sent = start(&state, &request, fds);
         state.children.notify_all();
         if sent.is_err() {
             break;
@@ -118,17 +115,42 @@ fn receive(socket: &UnixStream) -> io::Result<(Request, Vec<OwnedFd>)> {
     Ok((Request::decode(&body)?, fds))
 }
 
-/// Starts `request`'s process in a process group of its own.
-fn start(state: &State, request: &Request, fds: Vec<OwnedFd>) -> Answer {
+/// Starts `request`'s process in a process group of its own, and answers: its id, or why
+/// not. The answer goes before the reaper can tell the process's end, so the agent hears of
+/// a start before its end, in the order of its requests.
+fn start(state: &State, request: &Request, fds: Vec<OwnedFd>) -> io::Result<()> {
+    // Recorded before the reaper can see it end: the reaper takes this lock to reap.
+    let mut asked = state.spawning.lock_unpoisoned();
+    let answer = match spawn(request, fds) {
+        Ok(pid) => {
+            asked.insert(pid);
+            Answer::Started(pid)
+        }
+        Err(e) => Answer::Failed(e.raw_os_error().unwrap_or(libc::EIO)),
+    };
+    let sent = state.to_agent.lock_unpoisoned().write_all(&answer.encode());
+    drop(asked);
+    sent
+}
+
+/// Starts `request`'s process with `fds` (stdin if it says so, stdout, stderr): its id.
+fn spawn(request: &Request, fds: Vec<OwnedFd>) -> io::Result<i32> {
     let mut fds = fds.into_iter();
     let stdin = if request.stdin {
-        fds.next().map(Stdio::from)
+        Some(
+            fds.next()
+                .ok_or_else(|| io::Error::from_raw_os_error(libc::EBADF))?,
+        )
     } else {
-        Some(Stdio::null())
+        None
     };
-    let (Some(stdin), Some(stdout), Some(stderr)) = (stdin, fds.next(), fds.next()) else {
-        return Answer::Failed(libc::EBADF);
+    let (Some(stdout), Some(stderr)) = (fds.next(), fds.next()) else {
+        return Err(io::Error::from_raw_os_error(libc::EBADF));
     };
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if request.memory == 0 && request.program.as_bytes().contains(&b'/') {
+        return spawn_direct(request, [stdin.as_ref(), Some(&stdout), Some(&stderr)]);
+    }
     let mut command = Command::new(&request.program);
     command
         .arg0(&request.arg0)
@@ -143,21 +165,38 @@ fn start(state: &State, request: &Request, fds: Vec<OwnedFd>) -> Answer {
                 OsStr::from_bytes(&bytes[at + 1..]),
             ))
         }))
-        .stdin(stdin)
+        .stdin(stdin.map_or_else(Stdio::null, Stdio::from))
         .stdout(Stdio::from(stdout))
         .stderr(Stdio::from(stderr))
         .process_group(0);
     crate::sys::process::limit_memory(&mut command, request.memory);
-    // Recorded before the reaper can see it end: the reaper takes this lock to reap.
-    let mut asked = state.spawning.lock_unpoisoned();
-    match command.spawn() {
-        Ok(child) => {
-            let pid = i32::try_from(child.id()).unwrap_or(i32::MAX);
-            asked.insert(pid);
-            Answer::Started(pid)
-        }
-        Err(e) => Answer::Failed(e.raw_os_error().unwrap_or(libc::EIO)),
+    let child = command.spawn()?;
+    Ok(i32::try_from(child.id()).unwrap_or(i32::MAX))
+}
+
+/// `posix_spawn` straight from the request (a program named by its path, no memory limit:
+/// a command hook): its environment is the `envp` as it came, not rebuilt into a map and
+/// back as std's `Command` does, and glibc starts it with `CLONE_VM | CLONE_VFORK`.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn spawn_direct(request: &Request, fds: [Option<&OwnedFd>; 3]) -> io::Result<i32> {
+    use std::ffi::CString;
+    let c =
+        |bytes: &[u8]| CString::new(bytes).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL));
+    let program = c(request.program.as_bytes())?;
+    let mut argv = Vec::with_capacity(request.args.len() + 1);
+    argv.push(c(request.arg0.as_bytes())?);
+    for arg in &request.args {
+        argv.push(c(arg.as_bytes())?);
     }
+    let env = request
+        .env
+        .iter()
+        .map(|entry| c(entry.as_bytes()))
+        .collect::<io::Result<Vec<_>>>()?;
+    let mut envp: Vec<*const libc::c_char> = env.iter().map(|entry| entry.as_ptr()).collect();
+    envp.push(std::ptr::null());
+    let cwd = c(request.cwd.as_bytes())?;
+    crate::sys::process::posix_spawn(&program, &argv, &envp, &cwd, fds).map(|pid| pid.as_raw())
 }
 
 /// Reaps every child, and tells the agent how those it asked for ended.

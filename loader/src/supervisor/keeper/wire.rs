@@ -157,12 +157,14 @@ pub(super) fn read_frame(mut from: impl Read) -> io::Result<Vec<u8>> {
     read_body(from, u32::from_le_bytes(length) as usize)
 }
 
-/// The `length` bytes of a body whose prefix was read.
+/// The `length` bytes of a body whose prefix was read: room for up to 64 KiB of it is made
+/// at once (a request, environment included, is then one `read`, not one per doubling of the
+/// buffer), more only as it arrives.
 pub(super) fn read_body(from: impl Read, length: usize) -> io::Result<Vec<u8>> {
     if length > MAX_FRAME {
         return Err(bad(format!("a frame of {length} bytes")));
     }
-    let mut body = Vec::new();
+    let mut body = Vec::with_capacity(length.min(64 << 10));
     from.take(length as u64).read_to_end(&mut body)?;
     if body.len() < length {
         return Err(io::ErrorKind::UnexpectedEof.into());

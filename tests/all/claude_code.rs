@@ -255,6 +255,103 @@ fn hook_agent_claude_answers_the_new_events_in_claude_code_s_form() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("deploys are frozen"));
 }
 
+/// `PreModelSwitch`, `PostModelSwitch` and `PreSkillShellCommand` as Claude Code 2.1.332 has
+/// them: the model events' matcher on `to_model`, a deny cancelling the switch, context
+/// after it; a skill's shell command refused by a deny, an `ask` or a rewrite, run on `allow`.
+#[test]
+fn the_model_switch_and_skill_shell_command_events_read_as_claude_code_reads_them() {
+    let project = Project::new("switch");
+    let log = |tag: &str| format!("cat > \"$CLAUDE_PROJECT_DIR\"/{tag}.json");
+    let answer = |event: &str, fields: &str| {
+        format!(r#"printf '{{"hookSpecificOutput": {{"hookEventName": "{event}", {fields}}}}}'"#)
+    };
+    project.write(
+        ".claude/settings.json",
+        &settings(json!({
+            "PreModelSwitch": [
+                {"matcher": "claude-opus.*", "hooks": [{"type": "command", "command": format!("{}; {}", log("pre-switch"), answer("PreModelSwitch", r#""permissionDecision": "deny", "permissionDecisionReason": "opus costs too much here""#))}]}
+            ],
+            "PostModelSwitch": [{"hooks": [{"type": "command", "command": answer("PostModelSwitch", r#""additionalContext": "you are now the smaller model""#)}]}],
+            "PreSkillShellCommand": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": format!("{log}; case \"$(cat \"$CLAUDE_PROJECT_DIR\"/skill.json)\" in *'\"rm '*) {deny};; *'\"curl '*) {ask};; *'\"sed '*) {rewrite};; *) {allow};; esac",
+                    log = log("skill"),
+                    deny = answer("PreSkillShellCommand", r#""permissionDecision": "deny", "permissionDecisionReason": "no deletions from skills""#),
+                    ask = answer("PreSkillShellCommand", r#""permissionDecision": "ask", "permissionDecisionReason": "network""#),
+                    rewrite = answer("PreSkillShellCommand", r#""updatedInput": {"command": "true"}"#),
+                    allow = answer("PreSkillShellCommand", r#""permissionDecision": "allow""#))}]}
+            ]
+        })),
+    );
+    let switch = |to: &str| {
+        json!({"from_model": "claude-sonnet-4-6", "to_model": to, "requested_model": "opus", "source": "command",
+               "context_tokens": 1200, "prompt_cache_warm": true, "cache_ttl": "5m", "estimated_cache_write_usd": 0.02, "pricing": "catalog"})
+    };
+    let outcome = emit(&project, "PreModelSwitch", switch("claude-opus-4-6"));
+    assert_eq!(outcome["block"], true, "{outcome}");
+    assert_eq!(
+        outcome["reasons"],
+        json!(["opus costs too much here"]),
+        "{outcome}"
+    );
+    let got: Value = serde_json::from_str(&project.read("pre-switch.json")).unwrap();
+    assert_eq!(got["hook_event_name"], "PreModelSwitch");
+    assert_eq!(got["to_model"], "claude-opus-4-6");
+    assert_eq!(got["estimated_cache_write_usd"], 0.02);
+    let outcome = emit(&project, "PreModelSwitch", switch("claude-haiku-4-5"));
+    assert_eq!(outcome["ran"], 0, "the matcher is on `to_model`: {outcome}");
+    assert_eq!(outcome["block"], false, "{outcome}");
+    let outcome = emit(&project, "PostModelSwitch", switch("claude-haiku-4-5"));
+    assert_eq!(outcome["block"], false, "{outcome}");
+    assert_eq!(
+        outcome["context"],
+        json!(["you are now the smaller model"]),
+        "{outcome}"
+    );
+
+    let skill = |command: &str| {
+        json!({"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "skill-1",
+               "command_name": "cleanup", "command_source": "projectSettings", "invoked_by": "user"})
+    };
+    let outcome = emit(&project, "PreSkillShellCommand", skill("rm -rf build"));
+    assert_eq!(outcome["block"], true, "{outcome}");
+    assert_eq!(
+        outcome["reasons"],
+        json!(["no deletions from skills"]),
+        "{outcome}"
+    );
+    let got: Value = serde_json::from_str(&project.read("skill.json")).unwrap();
+    assert_eq!(got["hook_event_name"], "PreSkillShellCommand");
+    assert_eq!(got["command_name"], "cleanup");
+    assert_eq!(got["invoked_by"], "user");
+    assert_eq!(got["tool_input"], json!({"command": "rm -rf build"}));
+    let outcome = emit(&project, "PreSkillShellCommand", skill("curl example.org"));
+    assert_eq!(outcome["block"], true, "{outcome}");
+    assert_eq!(
+        outcome["reasons"],
+        json!([
+            "network; the hook asked for approval, which a skill's shell command cannot wait for"
+        ]),
+        "{outcome}"
+    );
+    let outcome = emit(&project, "PreSkillShellCommand", skill("sed -i s/a/b/ x"));
+    assert_eq!(outcome["block"], true, "{outcome}");
+    assert_eq!(
+        outcome["reasons"],
+        json!(["the hook changed the command, which is not applied to a skill's shell command"]),
+        "{outcome}"
+    );
+    let outcome = emit(&project, "PreSkillShellCommand", skill("ls"));
+    assert_eq!(outcome["block"], false, "{outcome}");
+    assert_eq!(outcome["ran"], 1, "{outcome}");
+    let mut powershell = skill("ls");
+    powershell["tool_name"] = json!("PowerShell");
+    let outcome = emit(&project, "PreSkillShellCommand", powershell);
+    assert_eq!(
+        outcome["ran"], 0,
+        "the matcher is on `tool_name`: {outcome}"
+    );
+}
+
 /// A runner over the project's `.claude/settings.json` holding `hooks`, with a recording
 /// agent; also the file's issues.
 fn runner(project: &Project, hooks: Value) -> (Arc<HookRunner>, Arc<RecordingAgent>, Vec<String>) {

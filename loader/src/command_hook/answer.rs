@@ -289,6 +289,40 @@ fn read_specific(event: CommandEvent, fields: &Map<String, Value>, answer: &mut 
             }
         }
     }
+    if event == CommandEvent::PreSkillShellCommand {
+        skill_command_refusal(fields, answer);
+    }
+}
+
+/// Claude Code 2.1.332 runs a skill's shell command only when no hook answers anything but
+/// `allow`: an `ask` or `defer` (no one can approve a skill's command) and an `updatedInput`
+/// (never applied) keep it from running, as a block with its reason.
+fn skill_command_refusal(fields: &Map<String, Value>, answer: &mut Answer) {
+    let reason = fields
+        .get("permissionDecisionReason")
+        .and_then(Value::as_str)
+        .filter(|r| !r.is_empty());
+    let asked = matches!(
+        fields.get("permissionDecision").and_then(Value::as_str),
+        Some("ask" | "defer")
+    );
+    let why = if asked {
+        "the hook asked for approval, which a skill's shell command cannot wait for"
+    } else if fields.contains_key("updatedInput") {
+        "the hook changed the command, which is not applied to a skill's shell command"
+    } else {
+        return;
+    };
+    answer
+        .problems
+        .retain(|p| !p.starts_with("unknown permission decision"));
+    answer.permission = Some(PermissionDecision::Deny);
+    answer.updated_input = None;
+    answer.block = Some(match (answer.block.take(), reason) {
+        (Some(block), _) => block,
+        (None, Some(reason)) => format!("{reason}; {why}"),
+        (None, None) => why.to_owned(),
+    });
 }
 
 fn read_permission(

@@ -27,6 +27,8 @@ pub enum CommandEvent {
     PermissionRequest,
     /// An automatic permission check denied a tool call.
     PermissionDenied,
+    /// A skill's or command's inline shell command is about to run (Claude Code 2.1.332).
+    PreSkillShellCommand,
     /// A tool ran and succeeded.
     PostToolUse,
     /// A tool ran and failed.
@@ -67,6 +69,10 @@ pub enum CommandEvent {
     PreCompact,
     /// After a compaction (Devin: `PostCompaction`).
     PostCompact,
+    /// The session's model is about to change (Claude Code 2.1.332).
+    PreModelSwitch,
+    /// The session's model changed (Claude Code 2.1.332).
+    PostModelSwitch,
     /// An MCP server asks the user for input.
     Elicitation,
     /// The user answered an MCP elicitation.
@@ -113,6 +119,18 @@ pub struct EventSpec {
 
 const TOOL: Option<&str> = Some("tool_name");
 const TOOL_FIELDS: &[&str] = &["tool_name", "tool_input", "tool_use_id"];
+/// What Claude Code 2.1.332 sends on `PreModelSwitch` and `PostModelSwitch`.
+const MODEL_SWITCH: &[&str] = &[
+    "from_model",
+    "to_model",
+    "requested_model",
+    "source",
+    "context_tokens",
+    "prompt_cache_warm",
+    "cache_ttl",
+    "estimated_cache_write_usd",
+    "pricing",
+];
 
 macro_rules! row {
     ($event:ident, $subject:expr, [$($field:literal),*], $exit2:ident, $decision:expr,
@@ -138,7 +156,7 @@ use EventKind as K;
 /// `decision`, `hookSpecificOutput` fields, plain stdout as context, `CLAUDE_ENV_FILE`, runner
 /// moment.
 #[rustfmt::skip]
-pub static EVENTS: [EventSpec; 31] = [
+pub static EVENTS: [EventSpec; 34] = [
     row!(SessionStart, Some("source"), ["source", "model", "agent_type"], ShownToUser, false, ["additionalContext"], true, true, Some(K::SessionStart)),
     row!(Setup, Some("trigger"), ["trigger"], ShownToUser, false, ["additionalContext"], true, true, None),
     row!(InstructionsLoaded, Some("load_reason"), ["file_path", "memory_type", "load_reason"], ShownToUser, false, [], false, false, None),
@@ -148,6 +166,9 @@ pub static EVENTS: [EventSpec; 31] = [
     EventSpec { fields: TOOL_FIELDS, ..row!(PreToolUse, TOOL, [], Blocks, true, ["permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext", "tool_input"], false, false, Some(K::ToolCall)) },
     row!(PermissionRequest, TOOL, ["tool_name", "tool_input", "permission_suggestions"], Blocks, true, ["decision"], false, false, Some(K::PermissionRequest)),
     EventSpec { fields: &["tool_name", "tool_input", "tool_use_id", "reason"], ..row!(PermissionDenied, TOOL, [], ShownToUser, false, ["retry"], false, false, None) },
+    // Claude Code blocks the command on `ask`, `defer` and any `updatedInput` too (the answer
+    // reader makes them blocks); `allow` adds nothing.
+    row!(PreSkillShellCommand, TOOL, ["tool_name", "tool_input", "tool_use_id", "command_name", "command_source", "invoked_by"], Blocks, true, ["permissionDecision", "permissionDecisionReason", "updatedInput"], false, false, None),
     row!(PostToolUse, TOOL, ["tool_name", "tool_input", "tool_response", "tool_use_id"], Feedback, true, ["additionalContext", "updatedMCPToolOutput"], false, false, Some(K::ToolResult)),
     row!(PostToolUseFailure, TOOL, ["tool_name", "tool_input", "tool_use_id", "error", "is_interrupt"], Feedback, false, ["additionalContext"], false, false, Some(K::ToolResult)),
     row!(PostToolBatch, None, ["tool_calls"], Blocks, true, ["additionalContext"], false, false, None),
@@ -168,6 +189,9 @@ pub static EVENTS: [EventSpec; 31] = [
     row!(WorktreeRemove, None, ["worktree_path"], ShownToUser, false, [], false, false, None),
     row!(PreCompact, Some("trigger"), ["trigger", "custom_instructions"], Blocks, true, [], false, false, Some(K::SessionBeforeCompact)),
     row!(PostCompact, Some("trigger"), ["trigger", "compact_summary"], ShownToUser, false, [], false, false, Some(K::SessionCompact)),
+    // The matcher is compared with `to_model` (Claude Code drops a `[1m]` suffix of it).
+    EventSpec { fields: MODEL_SWITCH, ..row!(PreModelSwitch, Some("to_model"), [], Blocks, true, ["permissionDecision", "permissionDecisionReason"], false, false, None) },
+    EventSpec { fields: MODEL_SWITCH, ..row!(PostModelSwitch, Some("to_model"), [], ShownToUser, false, ["additionalContext"], false, false, None) },
     row!(Elicitation, Some("mcp_server_name"), ["mcp_server_name", "message", "requested_schema"], Blocks, false, ["action", "content"], false, false, None),
     row!(ElicitationResult, Some("mcp_server_name"), ["mcp_server_name", "action", "content"], Blocks, false, ["action", "content"], false, false, None),
     row!(SessionEnd, Some("reason"), ["reason"], ShownToUser, false, [], false, false, Some(K::SessionShutdown)),
@@ -192,10 +216,10 @@ pub static UNSUPPORTED: [(&str, &str); 3] = [
 
 impl CommandEvent {
     /// Every command event, in registry order.
-    pub const ALL: [CommandEvent; 31] = {
-        let mut all = [CommandEvent::SessionStart; 31];
+    pub const ALL: [CommandEvent; 34] = {
+        let mut all = [CommandEvent::SessionStart; 34];
         let mut i = 0;
-        while i < 31 {
+        while i < 34 {
             all[i] = EVENTS[i].event;
             i += 1;
         }

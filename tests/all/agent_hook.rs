@@ -286,6 +286,156 @@ fn install_writes_one_entry_per_event_and_uninstall_gives_the_same_bytes() {
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), CLAUDE_SETTINGS);
 }
 
+/// `install` writes the entry for every event the pinned agent accepts but those whose
+/// mere hook changes what the agent does (or that agent-hooks has nothing to run for), and
+/// `hook` answers each of them, with no hook of agent-hooks for it, with what the agent
+/// reads as no effect: exit 0, nothing on either channel.
+#[test]
+fn install_covers_every_event_of_the_pinned_agent_but_those_a_hook_would_change() {
+    let cases: [(&str, &str, &[&str], &[&str]); 4] = [
+        (
+            "claude",
+            "home/.claude/settings.json",
+            &[
+                "SessionStart",
+                "Setup",
+                "InstructionsLoaded",
+                "UserPromptSubmit",
+                "UserPromptExpansion",
+                "PreToolUse",
+                "PermissionRequest",
+                "PermissionDenied",
+                "PostToolUse",
+                "PostToolUseFailure",
+                "PostToolBatch",
+                "Notification",
+                "SubagentStart",
+                "SubagentStop",
+                "Stop",
+                "StopFailure",
+                "TeammateIdle",
+                "TaskCreated",
+                "TaskCompleted",
+                "ConfigChange",
+                "CwdChanged",
+                "DirectoryAdded",
+                "PreCompact",
+                "PostCompact",
+                "PreModelSwitch",
+                "PostModelSwitch",
+                "ElicitationResult",
+                "SessionEnd",
+            ],
+            &[
+                "WorktreeCreate",
+                "WorktreeRemove",
+                "FileChanged",
+                "Elicitation",
+                "MessageDisplay",
+                "PreSkillShellCommand",
+            ],
+        ),
+        (
+            "codex",
+            "home/.codex/hooks.json",
+            &[
+                "SessionStart",
+                "UserPromptSubmit",
+                "PreToolUse",
+                "PermissionRequest",
+                "PostToolUse",
+                "SubagentStart",
+                "SubagentStop",
+                "Stop",
+                "PreCompact",
+                "PostCompact",
+                "SessionEnd",
+            ],
+            &["Interrupt"],
+        ),
+        (
+            "gemini",
+            "home/.gemini/settings.json",
+            &[
+                "SessionStart",
+                "BeforeAgent",
+                "BeforeTool",
+                "AfterTool",
+                "AfterAgent",
+                "PreCompress",
+                "Notification",
+                "SessionEnd",
+            ],
+            &["BeforeModel", "AfterModel", "BeforeToolSelection"],
+        ),
+        (
+            "copilot",
+            "home/.copilot/hooks/agent-hooks.json",
+            &[
+                "sessionStart",
+                "userPromptSubmitted",
+                "preToolUse",
+                "permissionRequest",
+                "postToolUse",
+                "postToolUseFailure",
+                "subagentStart",
+                "subagentStop",
+                "agentStop",
+                "errorOccurred",
+                "preCompact",
+                "notification",
+                "sessionEnd",
+            ],
+            &["userPromptTransformed", "preMcpToolCall"],
+        ),
+    ];
+    for (agent, file, installed, left_out) in cases {
+        let rig = Rig::new();
+        let out = rig.run(&["install", "--agent", agent, "--program", "agent-hooks"]);
+        assert!(out.status.success(), "{agent}: {}", stderr(&out));
+        let text = std::fs::read_to_string(rig.root().join(file)).unwrap();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let events: Vec<&str> = value["hooks"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut expected = installed.to_vec();
+        expected.sort_unstable();
+        let mut got = events.clone();
+        got.sort_unstable();
+        assert_eq!(got, expected, "{agent}: {text}");
+        for event in left_out {
+            assert!(!events.contains(event), "{agent} {event}: {text}");
+        }
+        for event in installed {
+            let payload = json!({
+                "session_id": "s-1",
+                "transcript_path": "/nonexistent/transcript.jsonl",
+                "cwd": rig.project(),
+                "hook_event_name": event,
+                "hookName": event,
+            });
+            let out = rig.hook(agent, &[], &payload.to_string());
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{agent} {event}: {}",
+                stderr(&out)
+            );
+            assert_eq!(stdout(&out), "", "{agent} {event}");
+            assert_eq!(stderr(&out), "", "{agent} {event}");
+        }
+        let out = rig.run(&["uninstall", "--agent", agent]);
+        assert!(out.status.success(), "{agent}: {}", stderr(&out));
+        assert!(
+            !rig.root().join(file).exists(),
+            "{agent}: the file was made by install"
+        );
+    }
+}
+
 #[test]
 fn uninstall_keeps_what_the_user_changed_elsewhere_in_the_file() {
     let rig = Rig::new();

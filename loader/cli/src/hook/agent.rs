@@ -100,21 +100,53 @@ impl AgentName {
         }
     }
 
-    /// The events its hook entry is installed for, by the agent's names.
+    /// The events its hook entry is installed for, by the agent's names: every event the
+    /// pinned version accepts in its settings (read from the installed program), except
+    /// where the mere presence of a hook changes what the agent does even when the hook
+    /// answers nothing, and where agent-hooks has nothing to run:
+    ///
+    /// - Claude Code 2.1.332: `WorktreeCreate` (a hook replaces git's worktree creation: it
+    ///   must make the folder and print its path), `WorktreeRemove` (replaces the removal),
+    ///   `FileChanged` (its matcher names the files Claude Code watches; an entry starts a
+    ///   watcher), `Elicitation` (a hook stands in for the user's answer to an MCP server's
+    ///   question), `MessageDisplay` (with a hook, the answer is no longer shown as it
+    ///   streams but handed through the hook line by line), `PreSkillShellCommand` (with a
+    ///   hook, a coordinator session no longer runs a skill's shell commands at all, and a
+    ///   hook that does not answer refuses the command);
+    /// - Codex CLI 0.171.0: `Interrupt` (agent-hooks has no such event);
+    /// - Gemini CLI 0.61.0: `BeforeModel`, `AfterModel`, `BeforeToolSelection` (the runner
+    ///   has no model-request moment: an entry would only start a process per request);
+    /// - Copilot CLI 1.0.102: `userPromptTransformed` and `preMcpToolCall` (no moment here).
     pub fn events(self) -> &'static [&'static str] {
         match self {
             AgentName::Claude => &[
                 "SessionStart",
+                "Setup",
+                "InstructionsLoaded",
                 "UserPromptSubmit",
+                "UserPromptExpansion",
                 "PreToolUse",
                 "PermissionRequest",
+                "PermissionDenied",
                 "PostToolUse",
                 "PostToolUseFailure",
+                "PostToolBatch",
                 "Notification",
                 "SubagentStart",
                 "SubagentStop",
                 "Stop",
+                "StopFailure",
+                "TeammateIdle",
+                "TaskCreated",
+                "TaskCompleted",
+                "ConfigChange",
+                "CwdChanged",
+                "DirectoryAdded",
                 "PreCompact",
+                "PostCompact",
+                "PreModelSwitch",
+                "PostModelSwitch",
+                "ElicitationResult",
                 "SessionEnd",
             ],
             AgentName::Codex => &[
@@ -123,7 +155,12 @@ impl AgentName {
                 "PreToolUse",
                 "PermissionRequest",
                 "PostToolUse",
+                "SubagentStart",
+                "SubagentStop",
                 "Stop",
+                "PreCompact",
+                "PostCompact",
+                "SessionEnd",
             ],
             AgentName::Gemini => &[
                 "SessionStart",
@@ -139,8 +176,15 @@ impl AgentName {
                 "sessionStart",
                 "userPromptSubmitted",
                 "preToolUse",
+                "permissionRequest",
                 "postToolUse",
+                "postToolUseFailure",
+                "subagentStart",
+                "subagentStop",
                 "agentStop",
+                "errorOccurred",
+                "preCompact",
+                "notification",
                 "sessionEnd",
             ],
             AgentName::Devin => &[

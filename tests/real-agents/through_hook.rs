@@ -966,3 +966,208 @@ fn copilot_clis_own_hooks_taken_over_run_under_agent_hooks_and_come_back() {
     );
     assert!(!run.home().join(".copilot/hooks/agent-hooks.json").exists());
 }
+
+/// A hooks file of agent-hooks that records, for every event the entry of `install` is
+/// written for under `agent`, the event's name as `agent-hooks hook` got it (one line per
+/// call, in the project's `events.log`).
+fn recorder(run: &Run, events: &[&str]) {
+    let record = "python3 -c 'import json, os, sys; p = json.load(sys.stdin); \
+                  open(os.path.join(p[\"cwd\"], \"events.log\"), \"a\").write(p[\"hook_event_name\"] + \"\\n\")'";
+    let hooks: serde_json::Map<String, serde_json::Value> = events
+        .iter()
+        .map(|event| {
+            (
+                (*event).to_owned(),
+                json!([{"hooks": [{"type": "command", "command": record}]}]),
+            )
+        })
+        .collect();
+    std::fs::write(
+        user_hooks(run).join("recorder.json"),
+        serde_json::Value::Object(hooks).to_string(),
+    )
+    .expect("recorder");
+}
+
+/// The events `events.log` holds, in order.
+fn recorded(s: &Session) -> Vec<String> {
+    std::fs::read_to_string(s.run.project().join("events.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The events Claude Code's entry is written for (`install --agent claude`).
+const CLAUDE_EVENTS: &[&str] = &[
+    "SessionStart",
+    "Setup",
+    "InstructionsLoaded",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "PreToolUse",
+    "PermissionRequest",
+    "PermissionDenied",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "StopFailure",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "ConfigChange",
+    "CwdChanged",
+    "DirectoryAdded",
+    "PreCompact",
+    "PostCompact",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "ElicitationResult",
+    "SessionEnd",
+];
+
+/// The events Codex CLI's entry is written for (`install --agent codex`).
+const CODEX_EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+];
+
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn the_longer_event_list_is_accepted_and_post_tool_batch_reaches_agent_hooks() {
+    let s = claude_session("echo ran >> side-effect.txt", |run| {
+        recorder(run, CLAUDE_EVENTS)
+    });
+    let installed = std::fs::read_to_string(&s.file).expect("installed");
+    for event in CLAUDE_EVENTS {
+        assert!(
+            installed.contains(&format!("\"{event}\"")),
+            "{event}: {installed}"
+        );
+    }
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
+    let events = recorded(&s);
+    eprintln!("Claude Code, through the entry: {events:?}");
+    // PostToolBatch and SessionEnd were not among the events of the entry before.
+    assert_eq!(
+        events,
+        [
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolBatch",
+            "Stop",
+            "SessionEnd"
+        ],
+        "{}",
+        s.describe()
+    );
+}
+
+#[test]
+#[ignore = "runs the real Codex CLI: tests/real-agents/run"]
+fn the_longer_event_list_is_accepted_and_session_end_reaches_agent_hooks_under_codex_cli() {
+    let s = session(Agent::Codex, "echo ran >> side-effect.txt", |run| {
+        recorder(run, CODEX_EVENTS)
+    });
+    let installed = std::fs::read_to_string(&s.file).expect("installed");
+    for event in CODEX_EVENTS {
+        assert!(
+            installed.contains(&format!("\"{event}\"")),
+            "{event}: {installed}"
+        );
+    }
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
+    let events = recorded(&s);
+    eprintln!("Codex CLI, through the entry: {events:?}");
+    // SessionEnd was not among the events of the entry before.
+    assert_eq!(
+        events,
+        [
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "Stop",
+            "SessionEnd"
+        ],
+        "{}",
+        s.describe()
+    );
+}
+
+/// The events Copilot CLI's entry is written for (`install --agent copilot`), by the names
+/// of agent-hooks' own hooks files.
+const COPILOT_EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "StopFailure",
+    "PreCompact",
+    "Notification",
+    "SessionEnd",
+];
+
+#[test]
+#[ignore = "runs the real Copilot CLI: tests/real-agents/run"]
+fn the_longer_event_list_is_accepted_and_permission_request_reaches_agent_hooks_under_copilot_cli()
+{
+    let s = session(Agent::Copilot, "echo ran >> side-effect.txt", |run| {
+        recorder(run, COPILOT_EVENTS)
+    });
+    let installed = std::fs::read_to_string(&s.file).expect("installed");
+    assert!(installed.contains("\"permissionRequest\""), "{installed}");
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
+    let events = recorded(&s);
+    eprintln!("Copilot CLI, through the entry: {events:?}");
+    // permissionRequest (before the tool) was not among the events of the entry before.
+    assert_eq!(
+        events,
+        [
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "Stop",
+            "SessionEnd"
+        ],
+        "{}",
+        s.describe()
+    );
+}

@@ -494,7 +494,7 @@ async fn post_tool_use_feeds_back_blocks_ignores_a_permission_decision_and_repla
     let errors = rig.errors();
     assert_eq!(errors.len(), 1);
     assert!(
-        errors[0].ends_with("printed hookSpecificOutput.permissionDecision, which PostToolUse does not read (only PreToolUse); ignored"),
+        errors[0].ends_with("printed hookSpecificOutput.permissionDecision, which PostToolUse does not read (only PreToolUse, PreSkillShellCommand, PreModelSwitch); ignored"),
         "{errors:?}"
     );
 

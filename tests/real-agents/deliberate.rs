@@ -20,9 +20,9 @@ const STRICTER: &str =
 /// A field only the agent can know (its own state); agent-hooks' runner has no source for it.
 const AGENT_STATE: &str =
     "a field of the agent's own state, which agent-hooks' runner has no source for";
-/// A field of another dialect that means the same is read (spec 02: be liberal in what is
-/// read), where the agent does not know it.
-const LIBERAL: &str = "agent-hooks reads the other dialects' fields that mean the same (spec 02); the agent does not know this one and runs the tool";
+/// A field of another dialect that means the same is read (be liberal in what is read),
+/// where the agent does not know it.
+const LIBERAL: &str = "agent-hooks reads the other dialects' fields that mean the same; the agent does not know this one and runs the tool";
 /// Codex applies `updatedInput` only with `permissionDecision: allow`.
 const REWRITE: &str = "Codex runs the original input when updatedInput comes without permissionDecision allow; agent-hooks runs the rewrite the hook asked for";
 /// Two rewriting hooks: the agent keeps the one that finished last, a race.

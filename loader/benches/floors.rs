@@ -180,6 +180,9 @@ impl<'a> Measure<'a> {
 /// each: the median of the rounds' per-call means, the lowest and highest round, and the
 /// median of the per-round ratios to its floor.
 fn interleave(title: &str, rounds: usize, mut measures: Vec<Measure<'_>>) {
+    if let Ok(wanted) = std::env::var("FLOORS_PROFILE") {
+        return profile(&wanted, &mut measures);
+    }
     let count = measures.len();
     let mut means: Vec<Vec<f64>> = vec![Vec::new(); count];
     for round in 0..=rounds {
@@ -237,6 +240,49 @@ fn interleave(title: &str, rounds: usize, mut measures: Vec<Measure<'_>>) {
             }
         );
     }
+}
+
+/// `FLOORS_PROFILE=NAME`: runs only the measures whose name contains `NAME`, each alone
+/// for 3 s (for a profiler), and prints its time per call and this process's CPU per call
+/// (all its threads; not the hook's or the plugin's process).
+fn profile(wanted: &str, measures: &mut [Measure<'_>]) {
+    for measure in measures.iter_mut().filter(|m| m.name.contains(wanted)) {
+        for _ in 0..measure.per_round {
+            (measure.call)();
+        }
+        let (cpu_before, started) = (cpu_ticks(), Instant::now());
+        let mut calls = 0u64;
+        while started.elapsed().as_secs() < 3 {
+            for _ in 0..measure.per_round {
+                (measure.call)();
+            }
+            calls += measure.per_round as u64;
+        }
+        let wall = started.elapsed().as_nanos() as f64 / calls as f64;
+        let (user, system) = cpu_ticks();
+        let tick = 1e9 / 100.0;
+        println!(
+            "{}: {} calls, {} per call; this process's CPU per call: user {}, system {}",
+            measure.name,
+            calls,
+            us(wall),
+            us((user - cpu_before.0) as f64 * tick / calls as f64),
+            us((system - cpu_before.1) as f64 * tick / calls as f64),
+        );
+    }
+}
+
+/// This process's user and system time, in clock ticks (`/proc/self/stat`).
+fn cpu_ticks() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let rest = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+    let field = |n: usize| {
+        rest.split_whitespace()
+            .nth(n)
+            .and_then(|f| f.parse().ok())
+            .unwrap_or(0)
+    };
+    (field(11), field(12))
 }
 
 fn us(ns: f64) -> String {

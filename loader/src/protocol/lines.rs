@@ -59,6 +59,35 @@ pub fn host_hello() -> Vec<u8> {
     }))
 }
 
+/// Event `id`'s line, for a payload the runner serialised itself (compact JSON, so on one
+/// line): written around the payload as it is, neither parsed again nor copied first, as
+/// [`encode`] would. A payload with a newline in it (not the runner's) goes through
+/// [`encode`], which checks it.
+pub fn event(id: u64, event: &str, payload: &str) -> Vec<u8> {
+    if payload.contains('\n') {
+        let call = ToPlugin::Call {
+            id,
+            target: Target::Handler {
+                event: event.to_owned(),
+                index: 0,
+                serial: 0,
+            },
+            payload: payload.to_owned(),
+        };
+        return encode(&call).unwrap_or_default();
+    }
+    let mut bytes = Vec::with_capacity(payload.len() + event.len() + 64);
+    bytes.extend_from_slice(b"{\"type\":\"event\",\"id\":");
+    bytes.extend_from_slice(id.to_string().as_bytes());
+    bytes.extend_from_slice(b",\"event\":");
+    // A string always serialises.
+    let _ = serde_json::to_writer(&mut bytes, event);
+    bytes.extend_from_slice(b",\"payload\":");
+    bytes.extend_from_slice(payload.as_bytes());
+    bytes.extend_from_slice(b"}\n");
+    bytes
+}
+
 /// `message` as the line a hook reads; `None` for what a hook is never sent (`load`, a
 /// renderer call).
 pub fn encode(message: &ToPlugin) -> Option<Vec<u8>> {
@@ -342,6 +371,26 @@ mod tests {
             text,
             b"{\"type\":\"event\",\"id\":1,\"event\":\"Stop\",\"payload\":\"not json\"}\n"
         );
+    }
+
+    #[test]
+    fn a_runner_payload_is_written_around_as_encode_writes_it() {
+        let call = |payload: &str| ToPlugin::Call {
+            id: 7,
+            target: Target::Handler {
+                event: "Pre\"Tool".into(),
+                index: 0,
+                serial: 0,
+            },
+            payload: payload.into(),
+        };
+        for payload in [r#"{"b":1,"a":[1,2]}"#, "{\n  \"b\": 1\n}"] {
+            assert_eq!(
+                event(7, "Pre\"Tool", payload),
+                encode(&call(payload)).unwrap(),
+                "{payload}"
+            );
+        }
     }
 
     #[test]

@@ -718,7 +718,7 @@ impl PluginProcess {
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn event_in_task(
         &self,
-        target: Target,
+        event: &str,
         payload: &str,
         agent: &Arc<dyn AgentHost>,
         cwd: &std::path::Path,
@@ -746,7 +746,7 @@ impl PluginProcess {
             .exchange_in_task(
                 &connection,
                 id,
-                target,
+                event,
                 payload,
                 agent,
                 cwd,
@@ -772,7 +772,7 @@ impl PluginProcess {
         &self,
         connection: &Connection,
         id: u64,
-        target: Target,
+        event: &str,
         payload: &str,
         agent: &Arc<dyn AgentHost>,
         cwd: &std::path::Path,
@@ -796,11 +796,8 @@ impl PluginProcess {
         // moment (with others, it would hold their futures back meanwhile).
         let leading = Instant::now();
         let lead = alone.then(|| connection.leader()).flatten();
-        if !connection.send(&ToPlugin::Call {
-            id,
-            target,
-            payload: payload.to_owned(),
-        }) {
+        // The runner's payload, written around as it is.
+        if !connection.queue(lines::event(id, event, payload)) {
             drop(lead);
             return Err(died(&crate::host::may_block(|| {
                 self.wait_death(connection)

@@ -152,19 +152,14 @@ impl LongRunningHooks {
         self.outbox.begin_call();
         let hook_command = hook.command.clone();
         let started = Instant::now();
-        let target = || Target::Handler {
-            event: hook.event_name.clone(),
-            index: 0,
-            serial: 0,
-        };
         // Its process runs (every event after the first): the event is awaited here, with
         // no thread hand-off. Else it is started on a thread that may wait for its hello.
         let in_task = match tokio::runtime::Handle::try_current() {
             Ok(_) => {
-                let payload = String::from_utf8_lossy(&payload);
+                let payload = text_of(&payload);
                 process
                     .event_in_task(
-                        target(),
+                        &hook.event_name,
                         &payload,
                         &agent,
                         &cwd,
@@ -182,7 +177,7 @@ impl LongRunningHooks {
         });
         let call = move || {
             let ctx = CallContext::event(&agent, &cwd);
-            let payload = String::from_utf8_lossy(&payload);
+            let payload = text_of(&payload);
             let target = Target::Handler {
                 event: hook.event_name.clone(),
                 index: 0,
@@ -242,6 +237,15 @@ impl LongRunningHooks {
                 }
             }
         }
+    }
+}
+
+/// The payload as text: the runner's JSON, so UTF-8 (checked by the fast check; anything
+/// else is made valid the slow way).
+fn text_of(payload: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(payload) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(payload),
     }
 }
 

@@ -1,7 +1,8 @@
 //! The soak (issue 24 point 8): a host with 10 plugins (each in its process) and 10 command
 //! hooks, some of which crash, hang or flood, through many mixed events: the host's memory
 //! and open files stay flat, no zombie is left and no process outlives the runner; the
-//! emits' p50 and p99 are printed (and written to `target/soak.txt`). In CI, 400 events (`AGENT_HOOKS_SOAK_EVENTS`); the long
+//! emits' p50 and p99 are printed (and written to `target/soak.txt`; each tenth of the way,
+//! the count, time, memory and open files go to `target/soak-progress.txt`). In CI, 400 events (`AGENT_HOOKS_SOAK_EVENTS`); the long
 //! run is `AGENT_HOOKS_SOAK_EVENTS=100000 cargo test --release -p agent-hooks-tests --test all
 //! soak:: -- --nocapture`.
 
@@ -126,6 +127,10 @@ fn ten_plugins_and_ten_command_hooks_through_mixed_events_leave_nothing_behind()
     let warm = total / 10;
     let mut latencies = Vec::with_capacity(total);
     let mut after_warm_up = (0, 0);
+    let at_start = footprint();
+    let soak_started = Instant::now();
+    let progress_file = agent_hooks_tests::workspace_root().join("target/soak-progress.txt");
+    let mut progress = String::new();
     for n in 0..total {
         let (tool, input) = match n {
             n if n % 200 == 199 => ("exec", serde_json::json!({"fault": "segfault"})),
@@ -140,16 +145,32 @@ fn ten_plugins_and_ten_command_hooks_through_mixed_events_leave_nothing_behind()
         if n + 1 == warm {
             after_warm_up = footprint();
         }
+        // Every tenth, how far it is (a long run can be followed, and cut, meanwhile).
+        if warm > 0 && (n + 1) % warm == 0 {
+            let (rss, fds) = footprint();
+            progress.push_str(&format!(
+                "{} events, {:.1} s, memory {rss} KiB, open files {fds}\n",
+                n + 1,
+                soak_started.elapsed().as_secs_f64()
+            ));
+            let _ = std::fs::write(&progress_file, &progress);
+        }
     }
     let at_end = footprint();
+    let took = soak_started.elapsed();
     drop(runner);
     latencies.sort();
     let summary = format!(
-        "soak: {total} events, p50 {:?}, p99 {:?}; memory {} -> {} KiB, open files {} -> {} (after {warm} events, at the end)",
+        "soak: {total} events in {:.1} s ({:?} an event), p50 {:?}, p99 {:?}, max {:?}; memory {} -> {} -> {} KiB, open files {} -> {} -> {} (before the first event, after {warm} events, at the end)",
+        took.as_secs_f64(),
+        took / u32::try_from(total.max(1)).unwrap_or(u32::MAX),
         percentile(&latencies, 0.5),
         percentile(&latencies, 0.99),
+        percentile(&latencies, 1.0),
+        at_start.0,
         after_warm_up.0,
         at_end.0,
+        at_start.1,
         after_warm_up.1,
         at_end.1,
     );

@@ -294,6 +294,35 @@ fn a_plugin_that_crashes_three_times_in_a_minute_is_disabled_and_reported_once()
     ));
 }
 
+/// Killed at its deadline three times in a minute, a plugin is disabled and says why (the
+/// kill is counted before its process is reaped, and its cause read empty).
+#[test]
+fn a_plugin_killed_at_its_deadline_three_times_in_a_minute_is_disabled_with_that_cause() {
+    let dir = temp_dir();
+    let rig = hostile(dir.path(), |s| {
+        s.handler_timeout = Duration::from_millis(300)
+    });
+    for _ in 0..3 {
+        assert!(rig.runner.emit_blocking(&tool_call("sleep")).is_err());
+    }
+    match rig.runner.hooks()[0].process_state() {
+        Some(ProcessState::Disabled(cause)) => {
+            assert_eq!(cause, "was killed after 300ms without an answer")
+        }
+        other => panic!("not disabled: {other:?}"),
+    }
+    let errors = rig.errors.lock().unwrap();
+    let disabled: Vec<&str> = errors
+        .iter()
+        .map(|e| e.message.as_str())
+        .filter(|message| message.contains("is disabled for the rest of the session"))
+        .collect();
+    assert_eq!(
+        disabled,
+        ["libhostile.so is disabled for the rest of the session: its process ended 3 times within 60s (last: was killed after 300ms without an answer)"]
+    );
+}
+
 #[test]
 fn a_leak_ends_the_plugin_process_at_its_memory_limit_not_the_agent() {
     let dir = temp_dir();

@@ -104,8 +104,20 @@ fn leaves_two(project: &Project, then: &str) {
 
 /// `agent-hooks emit` of `input` as `event`, started and not waited for.
 fn agent(project: &Project, home: &std::path::Path, event: &str, input: &str) -> Child {
+    agent_with(project, home, event, input, &[])
+}
+
+/// [`agent`] with the options `extra` after the others.
+fn agent_with(
+    project: &Project,
+    home: &std::path::Path,
+    event: &str,
+    input: &str,
+    extra: &[&str],
+) -> Child {
     Command::new(agent_hooks_tests::agent_hooks_bin())
         .args(["emit", event, "--input", input, "--trust-project", "--json"])
+        .args(extra)
         .current_dir(&project.root)
         .env("HOME", home)
         .env_remove("XDG_CONFIG_HOME")
@@ -319,6 +331,183 @@ fn an_escapee_with_a_cleared_environment_outside_its_group_does_not_outlive_the_
         assert!(
             !alive_after_a_second(&keeper),
             "{end}: the keeper {keeper} outlived the agent"
+        );
+    }
+}
+
+/// A long-running guard in Python, run as `python3 guard.py MODE` (so under `/bin/sh -c`;
+/// where `/bin/sh` is dash, `sh` stays the parent of the Python process). On its first event
+/// it writes its pid to `python-pid`, starts a background child (`bg-pid`) and one in a
+/// session of its own (`escapee-pid`); then, in mode `block`, it sleeps inside the event for
+/// good; in mode `answer`, it answers once the file `go` exists.
+const GUARD: &str = r#"import json, os, subprocess, sys, time
+
+def note(name, pid):
+    with open(name + ".tmp", "w") as f:
+        f.write(str(pid))
+    os.rename(name + ".tmp", name)
+
+sys.stdin.readline()
+print(json.dumps({"type": "hello", "protocol": 1, "name": "guard"}), flush=True)
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("type") != "event":
+        continue
+    background = subprocess.Popen(["sleep", "100"])
+    escapee = subprocess.Popen(["sleep", "100"], start_new_session=True)
+    note("bg-pid", background.pid)
+    note("escapee-pid", escapee.pid)
+    note("python-pid", os.getpid())
+    if sys.argv[1] == "block":
+        while True:
+            time.sleep(1000)
+    while not os.path.exists("go"):
+        time.sleep(0.01)
+    print(json.dumps({"type": "answer", "id": message["id"]}), flush=True)
+"#;
+
+/// A project whose `PreToolUse` hook on `exec` is [`GUARD`], long-running, in `mode`; `None`
+/// (said on stderr) when `python3` is not installed.
+fn python_guard(mode: &str) -> Option<Project> {
+    let present = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !present {
+        eprintln!("skipped: python3 is not installed");
+        return None;
+    }
+    let project = Project::new("repo");
+    project.write("guard.py", GUARD);
+    let hook = serde_json::json!({"type": "command", "command": format!("python3 guard.py {mode}"),
+                                  "persistent": true, "timeout": 60});
+    project.write(
+        ".agent-hooks/hooks/guard.json",
+        &serde_json::json!({"PreToolUse": [{"matcher": "exec", "hooks": [hook]}]}).to_string(),
+    );
+    Some(project)
+}
+
+/// The guard's processes, once it is inside its event: its Python process, whose parent
+/// must be the hook's `sh` (the case where the kernel's death signal of the hook's first
+/// process would reach `sh`, not Python), and the keeper's token they all carry, with every
+/// process that carries it: the hook's `sh`, Python, its two children (at least).
+fn guard_in_its_event(project: &Project) -> (String, String, Vec<String>) {
+    let background = wait_for(project, "bg-pid");
+    let escapee = wait_for(project, "escapee-pid");
+    let python = wait_for(project, "python-pid");
+    let shell = parent_of(&python);
+    let command = std::fs::read_to_string(format!("/proc/{shell}/cmdline")).unwrap_or_default();
+    let words: Vec<&str> = command.split('\0').collect();
+    assert!(
+        words.len() > 2
+            && words[0].rsplit('/').next() == Some("sh")
+            && words[1] == "-c"
+            && words[2].starts_with("python3 guard.py"),
+        "the parent of Python ({python}) is {shell}: {command:?}"
+    );
+    let token = token_of(&python);
+    let before = carrying(&token);
+    for pid in [&shell, &python, &background, &escapee] {
+        assert!(before.contains(pid), "{pid} not among {before:?}");
+        assert_eq!(token_of(pid), token);
+    }
+    (python, token, before)
+}
+
+/// A long-running hook busy in an event (`sh -c 'python3 guard.py'`, which sleeps inside the
+/// event and started a background child and a `setsid` one) when the agent is killed by
+/// SIGTERM, then by SIGKILL: every process that carries the keeper's token, and the Python
+/// process, is gone within a second.
+#[test]
+fn a_long_running_hook_busy_in_an_event_does_not_outlive_an_agent_killed_by_sigterm_or_sigkill() {
+    for signal in ["-TERM", "-KILL"] {
+        let home = temp_dir();
+        let Some(project) = python_guard("block") else {
+            return;
+        };
+        let mut agent = agent(&project, home.path(), "PreToolUse", PRE_TOOL_USE);
+        let (python, token, before) = guard_in_its_event(&project);
+        // The agent still waits for the guard's answer.
+        assert!(agent.try_wait().unwrap().is_none(), "{signal}");
+        let killed = Command::new("kill")
+            .args([signal, &agent.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let _ = agent.wait();
+        assert_eq!(
+            left_after_a_second(&token),
+            Vec::<String>::new(),
+            "{signal}: of {before:?}"
+        );
+        assert!(
+            !alive_after_a_second(&python),
+            "{signal}: the guard's Python process {python} outlived the agent"
+        );
+    }
+}
+
+/// A normal exit of the agent after a long-running hook answered: the hook's process (its
+/// `sh` and Python), its background child and its `setsid` child are gone within a second.
+#[test]
+fn a_long_running_hook_that_answered_does_not_outlive_a_normal_exit_of_the_agent() {
+    let home = temp_dir();
+    let Some(project) = python_guard("answer") else {
+        return;
+    };
+    let mut agent = agent(&project, home.path(), "PreToolUse", PRE_TOOL_USE);
+    let (python, token, before) = guard_in_its_event(&project);
+    project.write("go", "");
+    let status = agent.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert_eq!(
+        left_after_a_second(&token),
+        Vec::<String>::new(),
+        "of {before:?}"
+    );
+    assert!(
+        !alive_after_a_second(&python),
+        "the guard's Python process {python} outlived the agent"
+    );
+}
+
+/// A plugin loaded into the agent's process (`--in-process`) that waits in `exec` for a
+/// program when the agent is killed by SIGTERM, then by SIGKILL: the program is gone within
+/// a second.
+#[test]
+fn a_program_an_in_process_plugin_waits_for_does_not_outlive_an_agent_killed_by_sigterm_or_sigkill()
+{
+    for signal in ["-TERM", "-KILL"] {
+        let home = temp_dir();
+        let project = hostile_project(home.path());
+        std::fs::write(
+            home.path().join(".config/agent-hooks/settings.json"),
+            r#"{"plugins": {"libhostile.so": {"handler_timeout": 30}}}"#,
+        )
+        .unwrap();
+        let input = r#"{"tool_name": "exec", "input": {"fault": "exec_sleep"}}"#;
+        let mut agent = agent_with(&project, home.path(), "tool_call", input, &["--in-process"]);
+        let program = wait_for(&project, "exec-pid");
+        let token = token_of(&program);
+        // In process: no plugin process, so the program is the only one with the token.
+        let before = carrying(&token);
+        assert_eq!(before, vec![program.clone()], "{signal}");
+        assert!(agent.try_wait().unwrap().is_none(), "{signal}");
+        let killed = Command::new("kill")
+            .args([signal, &agent.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let _ = agent.wait();
+        assert!(
+            !alive_after_a_second(&program),
+            "{signal}: the program {program} outlived the agent"
+        );
+        assert_eq!(
+            left_after_a_second(&token),
+            Vec::<String>::new(),
+            "{signal}"
         );
     }
 }

@@ -445,12 +445,18 @@ impl PluginProcess {
     }
 
     /// Counts the death of `connection` once; disables the plugin past the crash budget.
-    /// Returns whether it is now disabled.
-    fn count_death(&self, state: &mut State, connection: &Connection) -> bool {
+    /// Returns whether it is now disabled. Its cause: how it ended, else why it was killed
+    /// (a deadline's kill is counted before the process is reaped), else `otherwise`.
+    fn count_death(&self, state: &mut State, connection: &Connection, otherwise: &str) -> bool {
         if connection.counted.swap(true, Ordering::AcqRel) {
             return state.disabled.is_some();
         }
-        let cause = connection.death.get().cloned().unwrap_or_default();
+        let cause = connection
+            .death
+            .get()
+            .cloned()
+            .or_else(|| connection.killed_for.lock_unpoisoned().clone())
+            .unwrap_or_else(|| otherwise.to_owned());
         state.last_cause = Some(cause.clone());
         let now = Instant::now();
         state.crashes.push_back(now);
@@ -496,12 +502,13 @@ impl PluginProcess {
         }
         // Killed (after a deadline) but not reaped yet: wait for its end, so that the next
         // call goes to a new process, not to one that is dying.
-        if connection.death.get().is_none() {
-            self.wait_death(&connection);
-        }
+        let cause = match connection.death.get() {
+            Some(cause) => cause.clone(),
+            None => self.wait_death(&connection),
+        };
         let reported = connection.counted.load(Ordering::Acquire);
         state.connection = None;
-        if self.count_death(&mut state, &connection) {
+        if self.count_death(&mut state, &connection, &cause) {
             return Err(CallFailure::Disabled);
         }
         if !reported {
@@ -512,7 +519,7 @@ impl PluginProcess {
                 format!(
                     "{} {} between calls; restarting it",
                     self.name(),
-                    connection.death.get().cloned().unwrap_or_default()
+                    connection.death.get().cloned().unwrap_or(cause)
                 ),
             ));
         }
@@ -619,12 +626,10 @@ impl PluginProcess {
             what,
         );
         connection.calls.lock_unpoisoned().remove(&id);
-        if let Err(CallFailure::Failed(HookErrorKind::Crashed(_) | HookErrorKind::TimedOut(_), _)) =
-            &result
-        {
+        if let Some(cause) = ended(&result) {
             // This call reports the death: the next call restarts without another report.
             let mut state = self.lock();
-            self.count_death(&mut state, &connection);
+            self.count_death(&mut state, &connection, &cause);
         }
         result
     }
@@ -758,11 +763,9 @@ impl PluginProcess {
             .await;
         waiting.done = true;
         drop(waiting);
-        if let Err(CallFailure::Failed(HookErrorKind::Crashed(_) | HookErrorKind::TimedOut(_), _)) =
-            &result
-        {
+        if let Some(cause) = ended(&result) {
             let mut state = self.lock();
-            self.count_death(&mut state, &connection);
+            self.count_death(&mut state, &connection, &cause);
         }
         Some(result)
     }
@@ -884,6 +887,18 @@ impl PluginProcess {
                 self.name()
             ),
         )
+    }
+}
+
+/// If `result` ended its process (it crashed or was killed at its deadline), what the call
+/// saw: the cause to count if neither its end nor its kill is recorded yet.
+fn ended(result: &Result<Option<String>, CallFailure>) -> Option<String> {
+    match result {
+        Err(CallFailure::Failed(
+            HookErrorKind::Crashed(_) | HookErrorKind::TimedOut(_),
+            message,
+        )) => Some(message.clone()),
+        _ => None,
     }
 }
 

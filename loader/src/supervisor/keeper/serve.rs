@@ -221,11 +221,16 @@ fn reap(state: &State) {
             }
             Err(nix::errno::Errno::EINTR) => {}
             Err(_) => {
-                // No child yet: wait for a start (or look again soon, for an adopted one).
+                // No child when it looked: wait for a start (or look again soon, for an
+                // adopted one). A start recorded since (its pid is in `spawning`, under this
+                // lock) is looked at once: its wake-up may have come before this wait, and
+                // the child's end would otherwise wait for the next look.
                 let asked = state.spawning.lock_unpoisoned();
-                let _ = state
-                    .children
-                    .wait_timeout(asked, Duration::from_millis(200));
+                if asked.is_empty() {
+                    let _ = state
+                        .children
+                        .wait_timeout(asked, Duration::from_millis(200));
+                }
             }
         }
     }

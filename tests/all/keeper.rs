@@ -231,12 +231,7 @@ fn nothing_a_hook_started_outlives_an_agent_killed_by_sigterm_or_sigkill() {
             let before = carrying(&token);
             // The hook's shell, its sleep, its two; or the plugin process and its program.
             assert!(before.len() >= at_least, "{signal}: {before:?}");
-            let killed = Command::new("kill")
-                .args([signal, &agent.id().to_string()])
-                .status()
-                .unwrap();
-            assert!(killed.success());
-            let _ = agent.wait();
+            end_by_signal(&mut agent, signal);
             assert_eq!(
                 left_after_a_second(&token),
                 Vec::<String>::new(),
@@ -244,6 +239,16 @@ fn nothing_a_hook_started_outlives_an_agent_killed_by_sigterm_or_sigkill() {
             );
         }
     }
+}
+
+/// Sends the agent `signal` (`-TERM`, `-KILL`) and waits for it to end.
+fn end_by_signal(agent: &mut Child, signal: &str) {
+    let killed = Command::new("kill")
+        .args([signal, &agent.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success(), "kill {signal}");
+    let _ = agent.wait();
 }
 
 /// The parent of `pid`, from `/proc/<pid>/stat`.
@@ -317,12 +322,7 @@ fn an_escapee_with_a_cleared_environment_outside_its_group_does_not_outlive_the_
         if end == "exit" {
             assert!(agent.wait().unwrap().success());
         } else {
-            let killed = Command::new("kill")
-                .args([end, &agent.id().to_string()])
-                .status()
-                .unwrap();
-            assert!(killed.success());
-            let _ = agent.wait();
+            end_by_signal(&mut agent, end);
         }
         assert!(
             !alive_after_a_second(&escapee),
@@ -430,12 +430,7 @@ fn a_long_running_hook_busy_in_an_event_does_not_outlive_an_agent_killed_by_sigt
         let (python, token, before) = guard_in_its_event(&project);
         // The agent still waits for the guard's answer.
         assert!(agent.try_wait().unwrap().is_none(), "{signal}");
-        let killed = Command::new("kill")
-            .args([signal, &agent.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(killed.success());
-        let _ = agent.wait();
+        end_by_signal(&mut agent, signal);
         assert_eq!(
             left_after_a_second(&token),
             Vec::<String>::new(),
@@ -494,12 +489,7 @@ fn a_program_an_in_process_plugin_waits_for_does_not_outlive_an_agent_killed_by_
         let before = carrying(&token);
         assert_eq!(before, vec![program.clone()], "{signal}");
         assert!(agent.try_wait().unwrap().is_none(), "{signal}");
-        let killed = Command::new("kill")
-            .args([signal, &agent.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(killed.success());
-        let _ = agent.wait();
+        end_by_signal(&mut agent, signal);
         assert!(
             !alive_after_a_second(&program),
             "{signal}: the program {program} outlived the agent"

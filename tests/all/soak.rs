@@ -70,6 +70,18 @@ fn descendants() -> (Vec<String>, usize) {
     (found, zombies)
 }
 
+/// Why each disabled plugin of `runner` is disabled.
+fn disabled(runner: &agent_hooks::HookRunner) -> Vec<String> {
+    runner
+        .hooks()
+        .iter()
+        .filter_map(|hook| match hook.process_state() {
+            Some(ProcessState::Disabled(why)) => Some(why),
+            _ => None,
+        })
+        .collect()
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p) as usize]
 }
@@ -173,11 +185,7 @@ fn ten_plugins_and_ten_command_hooks_through_mixed_events_leave_nothing_behind()
         // Every tenth, how far it is (a long run can be followed, and cut, meanwhile).
         if warm > 0 && (n + 1) % warm == 0 {
             let (rss, fds) = footprint();
-            let disabled = runner
-                .hooks()
-                .iter()
-                .filter(|hook| matches!(hook.process_state(), Some(ProcessState::Disabled(_))))
-                .count();
+            let disabled = disabled(&runner).len();
             progress.push_str(&format!(
                 "{} events, {:.1} s, memory {rss} KiB, open files {fds}, plugins disabled {disabled}\n",
                 n + 1,
@@ -189,14 +197,7 @@ fn ten_plugins_and_ten_command_hooks_through_mixed_events_leave_nothing_behind()
     let at_end = footprint();
     let took = soak_started.elapsed();
     // Every plugin is still there at the end (running, or stopped by its last crash).
-    let disabled: Vec<String> = runner
-        .hooks()
-        .iter()
-        .filter_map(|hook| match hook.process_state() {
-            Some(ProcessState::Disabled(why)) => Some(why),
-            _ => None,
-        })
-        .collect();
+    let disabled = disabled(&runner);
     drop(runner);
     latencies.sort();
     let summary = format!(

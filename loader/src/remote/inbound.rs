@@ -115,6 +115,13 @@ pub(crate) struct Inbound {
 struct Slot {
     /// `None` while the reader thread or a leader reads.
     stream: Option<Stream>,
+    /// The pipe is in the epoll set, one-shot, and no thread has taken its event since: a
+    /// waiting thread needs not arm it again. (False when in doubt: arming twice is harmless,
+    /// a pipe believed armed that is not would leave its bytes unread.)
+    armed: bool,
+    /// Counts the stream's changes of hands (taken or given back), so that a thread woken
+    /// by the pipe knows whether anyone read it since it began to wait.
+    hands: u64,
 }
 
 impl Inbound {
@@ -126,6 +133,9 @@ impl Inbound {
         Self {
             slot: Mutex::new(Slot {
                 stream: Some(Stream::new(pipe)),
+                // The waker adds the pipe to its set armed.
+                armed: true,
+                hands: 0,
             }),
             given_back: Condvar::new(),
             #[cfg(target_os = "linux")]
@@ -137,10 +147,14 @@ impl Inbound {
     /// then takes the stream (give it back with [`give_back`](Self::give_back)). Several
     /// threads may wait at once: one is woken for each arrival.
     pub(crate) fn turn(&self) -> Stream {
+        // The stream's hands when this thread began to wait with the stream in the slot, and
+        // whether the pipe is what woke it: then the pipe holds bytes nobody has read.
+        let mut waited_from: Option<u64> = None;
+        let mut fired = false;
         loop {
             {
                 let mut slot = self.slot.lock_unpoisoned();
-                if self.waiter().is_none() {
+                let Some(waker) = self.waiter() else {
                     // Without a waker, threads read blocking, one after the other.
                     loop {
                         if let Some(stream) = slot.stream.take() {
@@ -151,22 +165,30 @@ impl Inbound {
                             .wait(slot)
                             .unwrap_or_else(std::sync::PoisonError::into_inner);
                     }
+                };
+                if fired {
+                    // The one-shot event is taken: the pipe wakes nobody until armed again.
+                    slot.armed = false;
                 }
+                let unread = fired && waited_from == Some(slot.hands);
+                waited_from = None;
                 if let Some(stream) = slot.stream.take() {
-                    let Some(waker) = self.waiter() else {
-                        return stream;
-                    };
-                    if !stream.buffered().is_empty() || waker.readable() {
+                    if unread || !stream.buffered().is_empty() {
+                        slot.hands += 1;
                         return stream;
                     }
                     slot.stream = Some(stream);
-                    // The pipe wakes one waiter, once: armed again before each wait.
-                    waker.arm(false);
+                    if !slot.armed {
+                        // Armed, a pipe that is readable already wakes a waiter at once.
+                        waker.arm(false);
+                        slot.armed = true;
+                    }
+                    waited_from = Some(slot.hands);
                 }
                 // Else someone reads: they arm it again when they give it back.
             }
             if let Some(waker) = self.waiter() {
-                waker.wait();
+                fired = waker.wait();
             }
         }
     }
@@ -177,8 +199,12 @@ impl Inbound {
         let mut slot = self.slot.lock_unpoisoned();
         let left = !stream.buffered().is_empty();
         slot.stream = Some(stream);
+        slot.hands += 1;
         match self.waiter() {
-            Some(waker) => waker.arm(left),
+            Some(waker) => {
+                waker.arm(left);
+                slot.armed = true;
+            }
             None => self.given_back.notify_one(),
         }
     }
@@ -198,10 +224,12 @@ impl Inbound {
         let waker = self.waiter()?;
         let mut slot = self.slot.lock_unpoisoned();
         let stream = slot.stream.take()?;
+        slot.hands += 1;
         if waker.pause().is_err() {
             slot.stream = Some(stream);
             return None;
         }
+        slot.armed = false;
         Some(Lead {
             inbound: self,
             stream: Some(stream),
@@ -214,10 +242,9 @@ struct Never;
 
 #[cfg(not(target_os = "linux"))]
 impl Never {
-    fn readable(&self) -> bool {
+    fn wait(&self) -> bool {
         true
     }
-    fn wait(&self) {}
     fn pause(&self) -> nix::Result<()> {
         Err(nix::errno::Errno::ENOSYS)
     }
@@ -364,16 +391,15 @@ mod linux {
     //! The reading threads' sleep: an epoll set holding the pipe, one-shot (it wakes one
     //! waiting thread, then is armed again when the stream is given back; disarmed while a
     //! caller leads, so that the answer wakes only the caller), and a doorbell rung when
-    //! the stream is given back holding bytes not yet read.
+    //! the stream is given back holding bytes not yet read. A thread woken by the pipe reads
+    //! at once, and one that finds the pipe armed waits without arming it again: a plugin
+    //! process's call costs its reading thread one wait, one read and one arm.
 
     use std::os::fd::{AsFd, OwnedFd};
 
-    use nix::{
-        poll::{poll, PollFd, PollFlags, PollTimeout},
-        sys::{
-            epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout},
-            eventfd::{EfdFlags, EventFd},
-        },
+    use nix::sys::{
+        epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout},
+        eventfd::{EfdFlags, EventFd},
     };
 
     const PIPE: u64 = 1;
@@ -404,17 +430,19 @@ mod linux {
             })
         }
 
-        /// Whether the pipe has something to read (or its end) now.
-        pub(super) fn readable(&self) -> bool {
-            let mut fds = [PollFd::new(self.pipe.as_fd(), PollFlags::POLLIN)];
-            poll(&mut fds, PollTimeout::ZERO).is_ok_and(|n| n > 0)
-        }
-
-        /// Sleeps until the pipe is readable (while it is in the set) or the doorbell rang.
-        pub(super) fn wait(&self) {
+        /// Sleeps until the pipe is readable (while it is armed) or the doorbell rang;
+        /// whether the pipe's event is what came (its one-shot is then taken).
+        pub(super) fn wait(&self) -> bool {
             let mut events = [EpollEvent::empty(); 2];
-            let _ = self.epoll.wait(&mut events, EpollTimeout::NONE);
-            let _ = self.doorbell.read();
+            let count = self
+                .epoll
+                .wait(&mut events, EpollTimeout::NONE)
+                .unwrap_or(0);
+            let came = &events[..count.min(events.len())];
+            if came.iter().any(|e| e.data() == DOORBELL) {
+                let _ = self.doorbell.read();
+            }
+            came.iter().any(|e| e.data() == PIPE)
         }
 
         /// A caller leads: the pipe no longer wakes a thread.

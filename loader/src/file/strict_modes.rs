@@ -23,8 +23,12 @@ const STICKY: u32 = 0o1000;
 /// The checker, with what it learnt about folders and groups (many hooks share folders).
 #[derive(Debug)]
 pub(crate) struct StrictModes {
-    user: u32,
-    home: Option<PathBuf>,
+    /// The user, asked of the system on the first check.
+    user: Option<u32>,
+    /// The home as given, resolved on the first check (most hook files looked for do not
+    /// exist, and a checker is made for each).
+    home_given: Option<PathBuf>,
+    home: Option<Option<PathBuf>>,
     /// The managed check: the owner must be root (or `user`, when that is allowed) and no
     /// group may write, private or not; the walk goes up to `/`.
     managed: bool,
@@ -36,8 +40,9 @@ impl StrictModes {
     /// Checks for the user running the agent, whose home (if any) ends the walk up.
     pub(crate) fn new(home: Option<&Path>) -> Self {
         Self {
-            user: Uid::effective().as_raw(),
-            home: home.and_then(|h| std::fs::canonicalize(h).ok()),
+            user: None,
+            home_given: home.map(Path::to_path_buf),
+            home: None,
             managed: false,
             folders: HashMap::new(),
             names: HashMap::new(),
@@ -49,12 +54,13 @@ impl StrictModes {
     /// fine). `also_self`: the user running the agent may own them too (a test root).
     pub(crate) fn managed(also_self: bool) -> Self {
         Self {
-            user: if also_self {
+            user: Some(if also_self {
                 Uid::effective().as_raw()
             } else {
                 0
-            },
-            home: None,
+            }),
+            home_given: None,
+            home: Some(None),
             managed: true,
             folders: HashMap::new(),
             names: HashMap::new(),
@@ -72,6 +78,14 @@ impl StrictModes {
                 self.fix(metadata, path)
             )));
         }
+        let home = self
+            .home
+            .get_or_insert_with(|| {
+                self.home_given
+                    .as_deref()
+                    .and_then(|h| std::fs::canonicalize(h).ok())
+            })
+            .clone();
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let given_folder = absolute
             .parent()
@@ -89,12 +103,17 @@ impl StrictModes {
                         above.display()
                     )));
                 }
-                if self.home.as_deref() == Some(above) {
+                if home.as_deref() == Some(above) {
                     break;
                 }
             }
         }
         Ok(())
+    }
+
+    /// The user running the agent (the effective uid).
+    fn user(&mut self) -> u32 {
+        *self.user.get_or_insert_with(|| Uid::effective().as_raw())
     }
 
     /// What is wrong with a folder, cached.
@@ -118,23 +137,24 @@ impl StrictModes {
     /// "is writable by ..., so ... could" for a file, "... can write to, so ... could" for
     /// a folder; `None` when only the user and root can change it.
     fn problem(&mut self, metadata: &Metadata, folder: bool) -> Option<String> {
+        let user = self.user();
         let mode = metadata.permissions().mode();
         let owner = metadata.uid();
-        if self.managed && owner != self.user && owner != 0 {
+        if self.managed && owner != user && owner != 0 {
             let name = self.user_name(owner);
-            let allowed = if self.user == 0 {
+            let allowed = if user == 0 {
                 "root".to_owned()
             } else {
-                format!("root or you ({})", self.user_name(self.user))
+                format!("root or you ({})", self.user_name(user))
             };
             return Some(format!(
                 "is owned by {name}, not by {allowed} as a managed policy must be, so {name} could"
             ));
         }
-        if owner != self.user && owner != 0 {
+        if owner != user && owner != 0 {
             let name = self.user_name(owner);
-            let me = self.user_name(self.user);
-            let allowed = if self.user == 0 {
+            let me = self.user_name(user);
+            let allowed = if user == 0 {
                 format!("you ({me})")
             } else {
                 format!("you ({me}) or root")
@@ -193,12 +213,13 @@ impl StrictModes {
 
     /// The command that makes `path` safe.
     fn fix(&mut self, metadata: &Metadata, path: &Path) -> String {
+        let user = self.user();
         let owner = metadata.uid();
-        if self.managed && owner != self.user && owner != 0 {
+        if self.managed && owner != user && owner != 0 {
             return format!("chown root {}", path.display());
         }
-        if owner != self.user && owner != 0 {
-            return format!("chown {} {}", self.user_name(self.user), path.display());
+        if owner != user && owner != 0 {
+            return format!("chown {} {}", self.user_name(user), path.display());
         }
         let mode = metadata.permissions().mode();
         let who = if mode & OTHERS_WRITE != 0 { "o" } else { "" };

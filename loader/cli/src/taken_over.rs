@@ -83,6 +83,10 @@ impl DiscoveryProvider for TakenOver {
 
     fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
         let mut found = Found::default();
+        // Nothing taken over from this agent (the common case): no project path to resolve.
+        if !ctx.config_dir.join(FOLDER).join(self.agent).is_dir() {
+            return Ok(found);
+        }
         for (project, level) in [
             (None, Level::User),
             (Some(ctx.cwd.as_path()), Level::Project),

@@ -371,10 +371,23 @@ fn whole(buffered: &[u8], cut: Cut) -> Whole {
     }
 }
 
-/// Whether the pipe has something to read (or its end) within `wait`.
+/// Whether the pipe has something to read (or its end) within `wait`. It looks without
+/// sleeping first, for a few microseconds: a quick answer then wakes nobody.
 fn readable(stream: &Stream, wait: Duration) -> nix::Result<bool> {
+    use crate::supervisor::workers::{spin, SPIN};
     use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
     use std::os::fd::AsFd;
+    let now = spin(SPIN.min(wait), || {
+        let mut fds = [PollFd::new(stream.pipe.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::ZERO) {
+            Ok(0) | Err(nix::errno::Errno::EINTR) => None,
+            Ok(_) => Some(Ok(true)),
+            Err(e) => Some(Err(e)),
+        }
+    });
+    if let Some(now) = now {
+        return now;
+    }
     let ms = u16::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(u16::MAX);
     loop {
         let mut fds = [PollFd::new(stream.pipe.as_fd(), PollFlags::POLLIN)];

@@ -14,6 +14,27 @@ use crate::sync::LockUnpoisoned;
 
 type Job = Box<dyn FnOnce() + Send>;
 
+/// How long a thread keeps looking for what it waits for before it sleeps. Waking a thread
+/// that sleeps on another CPU costs its waker and itself tens of microseconds on a virtual
+/// machine whose idle CPUs halt (docs/performance.md, section 24); a quick handler's answer,
+/// or the next handler's call, usually comes sooner. Bounded, and the CPU is yielded between
+/// looks, so a thread on the same CPU runs meanwhile.
+pub(crate) const SPIN: Duration = Duration::from_micros(30);
+
+/// Tries `attempt` until it gives a value or `limit` has passed, yielding between tries.
+pub(crate) fn spin<T>(limit: Duration, mut attempt: impl FnMut() -> Option<T>) -> Option<T> {
+    let started = Instant::now();
+    loop {
+        if let Some(value) = attempt() {
+            return Some(value);
+        }
+        if started.elapsed() >= limit {
+            return None;
+        }
+        thread::yield_now();
+    }
+}
+
 /// A pool of threads that grows when all are busy; idle threads are reused. A thread whose
 /// call never returns is simply never idle again.
 #[derive(Default)]
@@ -39,11 +60,23 @@ impl Workers {
         let _ = sender.send(job);
         let spawned = thread::Builder::new()
             .name("agent-hooks-call".into())
-            .spawn(move || {
-                for job in receiver {
-                    job();
-                    idle.lock_unpoisoned().push(me.clone());
-                }
+            .spawn(move || loop {
+                // The next call of a series (the event's next handler) usually comes at once.
+                let next = spin(SPIN, || match receiver.try_recv() {
+                    Ok(job) => Some(Some(job)),
+                    Err(mpsc::TryRecvError::Disconnected) => Some(None),
+                    Err(mpsc::TryRecvError::Empty) => None,
+                });
+                let job = match next {
+                    Some(Some(job)) => job,
+                    Some(None) => break,
+                    None => match receiver.recv() {
+                        Ok(job) => job,
+                        Err(_) => break,
+                    },
+                };
+                job();
+                idle.lock_unpoisoned().push(me.clone());
             });
         if let Err(e) = spawned {
             // No thread to run it: the job is dropped, and its caller sees no answer.
@@ -119,6 +152,14 @@ pub(crate) fn call_with_deadline<T: Send + 'static>(
         let _ = sender.send(job());
     });
     let started = Instant::now();
+    let quick = spin(SPIN.min(timeout), || match receiver.try_recv() {
+        Ok(value) => Some(Some(value)),
+        Err(mpsc::TryRecvError::Disconnected) => Some(None),
+        Err(_) => None,
+    });
+    if let Some(answer) = quick {
+        return answer;
+    }
     let wait = |limit: Duration| receiver.recv_timeout(limit);
     match wait(QUICK_ANSWER.min(timeout)) {
         Ok(value) => return Some(value),

@@ -13,7 +13,8 @@
 //!   two-process pipe round trip of the same line with no runner (to this program, echoing),
 //!   and the same guard spoken to by hand over its pipes (the interpreter's cost).
 //! - **plugin**: a 2 KB `tool_call` through a plugin process whose handler returns at once
-//!   (`noop-1`), against the same pipe floor; in process, inline and with its deadline thread.
+//!   (`noop-1`), against the same pipe floor; in process, inline and with its deadline thread,
+//!   back to back and one call each 200 µs (the deadline's pool thread asleep between).
 //! - **command**: a command hook `true`, and one that reads its 2 KB payload and answers, on
 //!   each runtime flavour (current-thread, 2 workers, in a task), started by the subreaper
 //!   keeper as in the real program (`agent-hooks` is built beside this benchmark for it),
@@ -504,9 +505,27 @@ fn plugin(cwd: &Path, rounds: usize) {
                 || emit(&deadline),
             )
             .against(2, "(deadline's cost: the difference)"),
+            // Calls apart, so that the deadline's pool thread sleeps between them, as between
+            // the events of a session: the sleep is in both, the difference is the cost.
+            Measure::new("in process, inline, one call each 200 µs", 300, || {
+                std::thread::sleep(APART);
+                emit(&inline)
+            }),
+            Measure::new(
+                "in process with its deadline thread, one call each 200 µs",
+                300,
+                || {
+                    std::thread::sleep(APART);
+                    emit(&deadline)
+                },
+            )
+            .against(4, "(deadline's cost: the difference)"),
         ],
     );
 }
+
+/// The time between two calls of the measures whose calls come apart.
+const APART: std::time::Duration = std::time::Duration::from_micros(200);
 
 /// The two command hooks measured: `true`, and one that reads its 2 KB payload and answers.
 const COMMAND_HOOKS: [(&str, &str); 2] = [

@@ -371,6 +371,16 @@ pub mod book {
     pub struct DiscoveryAndTrust;
     #[doc = include_str!("../../docs/agents.md")]
     pub struct Agents;
+    #[doc = include_str!("../../docs/under-claude-code.md")]
+    pub struct UnderClaudeCode;
+    #[doc = include_str!("../../docs/under-codex-cli.md")]
+    pub struct UnderCodexCli;
+    #[doc = include_str!("../../docs/under-gemini-cli.md")]
+    pub struct UnderGeminiCli;
+    #[doc = include_str!("../../docs/under-copilot-cli.md")]
+    pub struct UnderCopilotCli;
+    #[doc = include_str!("../../docs/under-devin.md")]
+    pub struct UnderDevin;
     #[doc = include_str!("../../docs/resident.md")]
     pub struct Resident;
     #[doc = include_str!("../../docs/managed-policy.md")]

@@ -1045,81 +1045,6 @@ const CODEX_EVENTS: &[&str] = &[
     "SessionEnd",
 ];
 
-#[test]
-#[ignore = "runs the real Claude Code: tests/real-agents/run"]
-fn the_longer_event_list_is_accepted_and_post_tool_batch_reaches_agent_hooks() {
-    let s = claude_session("echo ran >> side-effect.txt", |run| {
-        recorder(run, CLAUDE_EVENTS)
-    });
-    let installed = std::fs::read_to_string(&s.file).expect("installed");
-    for event in CLAUDE_EVENTS {
-        assert!(
-            installed.contains(&format!("\"{event}\"")),
-            "{event}: {installed}"
-        );
-    }
-    assert_eq!(
-        s.side_effect().as_deref(),
-        Some("ran\n"),
-        "{}",
-        s.describe()
-    );
-    let events = recorded(&s);
-    eprintln!("Claude Code, through the entry: {events:?}");
-    // PostToolBatch and SessionEnd were not among the events of the entry before.
-    assert_eq!(
-        events,
-        [
-            "SessionStart",
-            "UserPromptSubmit",
-            "PreToolUse",
-            "PostToolUse",
-            "PostToolBatch",
-            "Stop",
-            "SessionEnd"
-        ],
-        "{}",
-        s.describe()
-    );
-}
-
-#[test]
-#[ignore = "runs the real Codex CLI: tests/real-agents/run"]
-fn the_longer_event_list_is_accepted_and_session_end_reaches_agent_hooks_under_codex_cli() {
-    let s = session(Agent::Codex, "echo ran >> side-effect.txt", |run| {
-        recorder(run, CODEX_EVENTS)
-    });
-    let installed = std::fs::read_to_string(&s.file).expect("installed");
-    for event in CODEX_EVENTS {
-        assert!(
-            installed.contains(&format!("\"{event}\"")),
-            "{event}: {installed}"
-        );
-    }
-    assert_eq!(
-        s.side_effect().as_deref(),
-        Some("ran\n"),
-        "{}",
-        s.describe()
-    );
-    let events = recorded(&s);
-    eprintln!("Codex CLI, through the entry: {events:?}");
-    // SessionEnd was not among the events of the entry before.
-    assert_eq!(
-        events,
-        [
-            "SessionStart",
-            "UserPromptSubmit",
-            "PreToolUse",
-            "PostToolUse",
-            "Stop",
-            "SessionEnd"
-        ],
-        "{}",
-        s.describe()
-    );
-}
-
 /// The events Copilot CLI's entry is written for (`install --agent copilot`), by the names
 /// of agent-hooks' own hooks files.
 const COPILOT_EVENTS: &[&str] = &[
@@ -1138,6 +1063,67 @@ const COPILOT_EVENTS: &[&str] = &[
     "SessionEnd",
 ];
 
+/// A session with a recorder of agent-hooks on every event of the entry: the installed file
+/// names each of `installed` (the agent's names), the tool ran, and the recorder got exactly
+/// `expected`, in order.
+fn every_event_reaches_agent_hooks(
+    s: &Session,
+    agent: &str,
+    installed: &[&str],
+    expected: &[&str],
+) {
+    let file = std::fs::read_to_string(&s.file).expect("installed");
+    for event in installed {
+        assert!(file.contains(&format!("\"{event}\"")), "{event}: {file}");
+    }
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
+    let events = recorded(s);
+    eprintln!("{agent}, through the entry: {events:?}");
+    assert_eq!(events, expected, "{}", s.describe());
+}
+
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn the_longer_event_list_is_accepted_and_post_tool_batch_reaches_agent_hooks() {
+    let s = claude_session("echo ran >> side-effect.txt", |run| {
+        recorder(run, CLAUDE_EVENTS)
+    });
+    // PostToolBatch and SessionEnd were not among the events of the entry before.
+    let expected = [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolBatch",
+        "Stop",
+        "SessionEnd",
+    ];
+    every_event_reaches_agent_hooks(&s, "Claude Code", CLAUDE_EVENTS, &expected);
+}
+
+#[test]
+#[ignore = "runs the real Codex CLI: tests/real-agents/run"]
+fn the_longer_event_list_is_accepted_and_session_end_reaches_agent_hooks_under_codex_cli() {
+    let s = session(Agent::Codex, "echo ran >> side-effect.txt", |run| {
+        recorder(run, CODEX_EVENTS)
+    });
+    // SessionEnd was not among the events of the entry before.
+    let expected = [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+    ];
+    every_event_reaches_agent_hooks(&s, "Codex CLI", CODEX_EVENTS, &expected);
+}
+
 #[test]
 #[ignore = "runs the real Copilot CLI: tests/real-agents/run"]
 fn the_longer_event_list_is_accepted_and_permission_request_reaches_agent_hooks_under_copilot_cli()
@@ -1145,29 +1131,15 @@ fn the_longer_event_list_is_accepted_and_permission_request_reaches_agent_hooks_
     let s = session(Agent::Copilot, "echo ran >> side-effect.txt", |run| {
         recorder(run, COPILOT_EVENTS)
     });
-    let installed = std::fs::read_to_string(&s.file).expect("installed");
-    assert!(installed.contains("\"permissionRequest\""), "{installed}");
-    assert_eq!(
-        s.side_effect().as_deref(),
-        Some("ran\n"),
-        "{}",
-        s.describe()
-    );
-    let events = recorded(&s);
-    eprintln!("Copilot CLI, through the entry: {events:?}");
     // permissionRequest (before the tool) was not among the events of the entry before.
-    assert_eq!(
-        events,
-        [
-            "SessionStart",
-            "UserPromptSubmit",
-            "PreToolUse",
-            "PermissionRequest",
-            "PostToolUse",
-            "Stop",
-            "SessionEnd"
-        ],
-        "{}",
-        s.describe()
-    );
+    let expected = [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+    ];
+    every_event_reaches_agent_hooks(&s, "Copilot CLI", &["permissionRequest"], &expected);
 }

@@ -1065,12 +1065,14 @@ const COPILOT_EVENTS: &[&str] = &[
 
 /// A session with a recorder of agent-hooks on every event of the entry: the installed file
 /// names each of `installed` (the agent's names), the tool ran, and the recorder got exactly
-/// `expected`, in order.
+/// `expected`, in order; the first `unordered` of them in any order among themselves (the
+/// agent does not order those hooks).
 fn every_event_reaches_agent_hooks(
     s: &Session,
     agent: &str,
     installed: &[&str],
     expected: &[&str],
+    unordered: usize,
 ) {
     let file = std::fs::read_to_string(&s.file).expect("installed");
     for event in installed {
@@ -1084,7 +1086,12 @@ fn every_event_reaches_agent_hooks(
     );
     let events = recorded(s);
     eprintln!("{agent}, through the entry: {events:?}");
-    assert_eq!(events, expected, "{}", s.describe());
+    let mut got = events.clone();
+    let mut want: Vec<String> = expected.iter().map(|e| (*e).to_owned()).collect();
+    let first = unordered.min(got.len());
+    got[..first].sort();
+    want[..unordered.min(expected.len())].sort();
+    assert_eq!(got, want, "{events:?}\n{}", s.describe());
 }
 
 #[test]
@@ -1103,7 +1110,7 @@ fn the_longer_event_list_is_accepted_and_post_tool_batch_reaches_agent_hooks() {
         "Stop",
         "SessionEnd",
     ];
-    every_event_reaches_agent_hooks(&s, "Claude Code", CLAUDE_EVENTS, &expected);
+    every_event_reaches_agent_hooks(&s, "Claude Code", CLAUDE_EVENTS, &expected, 0);
 }
 
 #[test]
@@ -1121,7 +1128,7 @@ fn the_longer_event_list_is_accepted_and_session_end_reaches_agent_hooks_under_c
         "Stop",
         "SessionEnd",
     ];
-    every_event_reaches_agent_hooks(&s, "Codex CLI", CODEX_EVENTS, &expected);
+    every_event_reaches_agent_hooks(&s, "Codex CLI", CODEX_EVENTS, &expected, 0);
 }
 
 #[test]
@@ -1132,6 +1139,8 @@ fn the_longer_event_list_is_accepted_and_permission_request_reaches_agent_hooks_
         recorder(run, COPILOT_EVENTS)
     });
     // permissionRequest (before the tool) was not among the events of the entry before.
+    // Copilot CLI 1.0.102 does not order its sessionStart hook before its
+    // userPromptSubmitted hook: the recorder has seen them in either order.
     let expected = [
         "SessionStart",
         "UserPromptSubmit",
@@ -1141,5 +1150,5 @@ fn the_longer_event_list_is_accepted_and_permission_request_reaches_agent_hooks_
         "Stop",
         "SessionEnd",
     ];
-    every_event_reaches_agent_hooks(&s, "Copilot CLI", &["permissionRequest"], &expected);
+    every_event_reaches_agent_hooks(&s, "Copilot CLI", &["permissionRequest"], &expected, 2);
 }

@@ -28,9 +28,14 @@ fn tag(project: &Path) -> String {
     format!("{hash:016x}")
 }
 
+/// The folder of all of `agent`'s copies.
+fn agent_folder(config_dir: &Path, agent: &str) -> PathBuf {
+    config_dir.join(FOLDER).join(agent)
+}
+
 /// The folder of `agent`'s copies at one level: the user's, or `project`'s.
 pub fn scope(config_dir: &Path, agent: &str, project: Option<&Path>) -> PathBuf {
-    let base = config_dir.join(FOLDER).join(agent);
+    let base = agent_folder(config_dir, agent);
     match project {
         None => base.join("user"),
         Some(project) => base.join(format!("project-{}", tag(project))),
@@ -84,7 +89,7 @@ impl DiscoveryProvider for TakenOver {
     fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
         let mut found = Found::default();
         // Nothing taken over from this agent (the common case): no project path to resolve.
-        if !ctx.config_dir.join(FOLDER).join(self.agent).is_dir() {
+        if !agent_folder(&ctx.config_dir, self.agent).is_dir() {
             return Ok(found);
         }
         for (project, level) in [

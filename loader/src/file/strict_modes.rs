@@ -25,10 +25,9 @@ const STICKY: u32 = 0o1000;
 pub(crate) struct StrictModes {
     /// The user, asked of the system on the first check.
     user: Option<u32>,
-    /// The home as given, resolved on the first check (most hook files looked for do not
+    /// Where the walk up ends, resolved on the first check (most hook files looked for do not
     /// exist, and a checker is made for each).
-    home_given: Option<PathBuf>,
-    home: Option<Option<PathBuf>>,
+    home: Home,
     /// The managed check: the owner must be root (or `user`, when that is allowed) and no
     /// group may write, private or not; the walk goes up to `/`.
     managed: bool,
@@ -36,13 +35,33 @@ pub(crate) struct StrictModes {
     names: HashMap<u32, String>,
 }
 
+/// The user's home: as given, or canonical (`None`: the walk goes up to `/`).
+#[derive(Debug)]
+enum Home {
+    Given(Option<PathBuf>),
+    Resolved(Option<PathBuf>),
+}
+
+impl Home {
+    /// The canonical home, resolved once.
+    fn resolved(&mut self) -> Option<PathBuf> {
+        if let Home::Given(given) = self {
+            let canonical = given.as_deref().and_then(|h| std::fs::canonicalize(h).ok());
+            *self = Home::Resolved(canonical);
+        }
+        match self {
+            Home::Resolved(home) => home.clone(),
+            Home::Given(_) => None,
+        }
+    }
+}
+
 impl StrictModes {
     /// Checks for the user running the agent, whose home (if any) ends the walk up.
     pub(crate) fn new(home: Option<&Path>) -> Self {
         Self {
             user: None,
-            home_given: home.map(Path::to_path_buf),
-            home: None,
+            home: Home::Given(home.map(Path::to_path_buf)),
             managed: false,
             folders: HashMap::new(),
             names: HashMap::new(),
@@ -59,8 +78,7 @@ impl StrictModes {
             } else {
                 0
             }),
-            home_given: None,
-            home: Some(None),
+            home: Home::Resolved(None),
             managed: true,
             folders: HashMap::new(),
             names: HashMap::new(),
@@ -78,14 +96,7 @@ impl StrictModes {
                 self.fix(metadata, path)
             )));
         }
-        let home = self
-            .home
-            .get_or_insert_with(|| {
-                self.home_given
-                    .as_deref()
-                    .and_then(|h| std::fs::canonicalize(h).ok())
-            })
-            .clone();
+        let home = self.home.resolved();
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let given_folder = absolute
             .parent()

@@ -147,6 +147,19 @@ impl Inbound {
     /// then takes the stream (give it back with [`give_back`](Self::give_back)). Several
     /// threads may wait at once: one is woken for each arrival.
     pub(crate) fn turn(&self) -> Stream {
+        let Some(waker) = self.waiter() else {
+            // Without a waker, threads read blocking, one after the other.
+            let mut slot = self.slot.lock_unpoisoned();
+            loop {
+                if let Some(stream) = slot.stream.take() {
+                    return stream;
+                }
+                slot = self
+                    .given_back
+                    .wait(slot)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+            }
+        };
         // The stream's hands when this thread began to wait with the stream in the slot, and
         // whether the pipe is what woke it: then the pipe holds bytes nobody has read.
         let mut waited_from: Option<u64> = None;
@@ -154,18 +167,6 @@ impl Inbound {
         loop {
             {
                 let mut slot = self.slot.lock_unpoisoned();
-                let Some(waker) = self.waiter() else {
-                    // Without a waker, threads read blocking, one after the other.
-                    loop {
-                        if let Some(stream) = slot.stream.take() {
-                            return stream;
-                        }
-                        slot = self
-                            .given_back
-                            .wait(slot)
-                            .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    }
-                };
                 if fired {
                     // The one-shot event is taken: the pipe wakes nobody until armed again.
                     slot.armed = false;
@@ -187,9 +188,7 @@ impl Inbound {
                 }
                 // Else someone reads: they arm it again when they give it back.
             }
-            if let Some(waker) = self.waiter() {
-                fired = waker.wait();
-            }
+            fired = waker.wait();
         }
     }
 
@@ -377,24 +376,24 @@ fn readable(stream: &Stream, wait: Duration) -> nix::Result<bool> {
     use crate::supervisor::workers::{spin, SPIN};
     use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
     use std::os::fd::AsFd;
-    let now = spin(SPIN.min(wait), || {
+    let look = |timeout: PollTimeout| {
         let mut fds = [PollFd::new(stream.pipe.as_fd(), PollFlags::POLLIN)];
-        match poll(&mut fds, PollTimeout::ZERO) {
-            Ok(0) | Err(nix::errno::Errno::EINTR) => None,
-            Ok(_) => Some(Ok(true)),
-            Err(e) => Some(Err(e)),
-        }
+        poll(&mut fds, timeout).map(|n| n > 0)
+    };
+    let started = Instant::now();
+    let now = spin(SPIN.min(wait), || match look(PollTimeout::ZERO) {
+        Ok(false) | Err(nix::errno::Errno::EINTR) => None,
+        other => Some(other),
     });
     if let Some(now) = now {
         return now;
     }
-    let ms = u16::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(u16::MAX);
+    let left = wait.saturating_sub(started.elapsed());
+    let ms = u16::try_from(left.as_micros().div_ceil(1000)).unwrap_or(u16::MAX);
     loop {
-        let mut fds = [PollFd::new(stream.pipe.as_fd(), PollFlags::POLLIN)];
-        match poll(&mut fds, PollTimeout::from(ms)) {
-            Ok(n) => return Ok(n > 0),
+        match look(PollTimeout::from(ms)) {
             Err(nix::errno::Errno::EINTR) => continue,
-            Err(e) => return Err(e),
+            other => return other,
         }
     }
 }

@@ -35,6 +35,16 @@ pub(crate) fn spin<T>(limit: Duration, mut attempt: impl FnMut() -> Option<T>) -
     }
 }
 
+/// What `receiver` holds now, for [`spin`]: `Some(Some(value))`, `Some(None)` when every sender
+/// is gone (nothing will come), `None` when nothing is there yet.
+fn taken<T>(receiver: &mpsc::Receiver<T>) -> Option<Option<T>> {
+    match receiver.try_recv() {
+        Ok(value) => Some(Some(value)),
+        Err(mpsc::TryRecvError::Disconnected) => Some(None),
+        Err(mpsc::TryRecvError::Empty) => None,
+    }
+}
+
 /// A pool of threads that grows when all are busy; idle threads are reused. A thread whose
 /// call never returns is simply never idle again.
 #[derive(Default)]
@@ -62,12 +72,7 @@ impl Workers {
             .name("agent-hooks-call".into())
             .spawn(move || loop {
                 // The next call of a series (the event's next handler) usually comes at once.
-                let next = spin(SPIN, || match receiver.try_recv() {
-                    Ok(job) => Some(Some(job)),
-                    Err(mpsc::TryRecvError::Disconnected) => Some(None),
-                    Err(mpsc::TryRecvError::Empty) => None,
-                });
-                let job = match next {
+                let job = match spin(SPIN, || taken(&receiver)) {
                     Some(Some(job)) => job,
                     Some(None) => break,
                     None => match receiver.recv() {
@@ -152,12 +157,7 @@ pub(crate) fn call_with_deadline<T: Send + 'static>(
         let _ = sender.send(job());
     });
     let started = Instant::now();
-    let quick = spin(SPIN.min(timeout), || match receiver.try_recv() {
-        Ok(value) => Some(Some(value)),
-        Err(mpsc::TryRecvError::Disconnected) => Some(None),
-        Err(_) => None,
-    });
-    if let Some(answer) = quick {
+    if let Some(answer) = spin(SPIN.min(timeout), || taken(&receiver)) {
         return answer;
     }
     let wait = |limit: Duration| receiver.recv_timeout(limit);

@@ -380,24 +380,30 @@ pub enum FrameError {
 
 /// Writes `message` as one frame and flushes.
 pub fn write_frame(out: &mut impl Write, message: &impl Serialize) -> io::Result<()> {
-    let json = serde_json::to_vec(message).map_err(io::Error::other)?;
-    let len = u32::try_from(json.len())
+    // The JSON is written after room for its length, which is filled in once known: one
+    // buffer, no copy.
+    let mut frame = Vec::with_capacity(WRITE_CAPACITY);
+    frame.extend_from_slice(&[0; 4]);
+    serde_json::to_writer(&mut frame, message).map_err(io::Error::other)?;
+    let json = frame.len() - 4;
+    let len = u32::try_from(json)
         .ok()
         .filter(|n| (*n as usize) <= MAX_FRAME)
-        .ok_or_else(|| io::Error::other(FrameError::TooLarge(json.len())))?;
-    let mut frame = Vec::with_capacity(4 + json.len());
-    frame.extend_from_slice(&len.to_le_bytes());
-    frame.extend_from_slice(&json);
+        .ok_or_else(|| io::Error::other(FrameError::TooLarge(json)))?;
+    frame[..4].copy_from_slice(&len.to_le_bytes());
     out.write_all(&frame)?;
     out.flush()
 }
+
+/// What a frame's buffer starts with when it is written: most frames fit.
+const WRITE_CAPACITY: usize = 4 << 10;
 
 /// How much a frame's buffer holds before its bytes arrive.
 const START_CAPACITY: usize = 8 << 10;
 
 /// Reads one frame and decodes it. The buffer grows as bytes arrive, up to the length the
 /// prefix gives (at most [`MAX_FRAME`]).
-pub fn read_frame<T: for<'de> Deserialize<'de>>(input: &mut impl Read) -> Result<T, FrameError> {
+pub fn read_frame<T: Message>(input: &mut impl Read) -> Result<T, FrameError> {
     let mut len = [0u8; 4];
     match input.read_exact(&mut len) {
         Ok(()) => {}
@@ -415,7 +421,78 @@ pub fn read_frame<T: for<'de> Deserialize<'de>>(input: &mut impl Read) -> Result
     if json.len() < len {
         return Err(FrameError::Closed);
     }
-    Ok(serde_json::from_slice(&json)?)
+    Ok(T::decode(&json)?)
+}
+
+/// A message a frame holds.
+pub trait Message: Sized {
+    /// Decodes a frame's JSON.
+    fn decode(json: &[u8]) -> serde_json::Result<Self>;
+}
+
+// The message of each call, each way, is decoded field by field first: the derived decoding
+// of an enum tagged by `type` first copies the whole frame, payload and all, into a tree of
+// its own, then reads the variant from that. Anything else (or a call that does not decode
+// so) is decoded the derived way, which is the reference: both give the same message or
+// both refuse it (`protocol::fuzz`).
+
+/// A [`ToPlugin::Call`], read directly.
+#[derive(Deserialize)]
+struct CallFrame {
+    #[serde(rename = "type")]
+    _type: CallTag,
+    id: u64,
+    target: Target,
+    payload: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum CallTag {
+    Call,
+}
+
+/// A [`FromPlugin::Done`], read directly.
+#[derive(Deserialize)]
+struct DoneFrame {
+    #[serde(rename = "type")]
+    _type: DoneTag,
+    id: u64,
+    result: CallOutcome,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum DoneTag {
+    Done,
+}
+
+impl Message for ToPlugin {
+    fn decode(json: &[u8]) -> serde_json::Result<Self> {
+        if let Ok(CallFrame {
+            id,
+            target,
+            payload,
+            ..
+        }) = serde_json::from_slice(json)
+        {
+            return Ok(ToPlugin::Call {
+                id,
+                target,
+                payload,
+            });
+        }
+        serde_json::from_slice(json)
+    }
+}
+
+impl Message for FromPlugin {
+    fn decode(json: &[u8]) -> serde_json::Result<Self> {
+        if let Ok(DoneFrame { id, result, .. }) = serde_json::from_slice(json) {
+            return Ok(FromPlugin::Done { id, result });
+        }
+        serde_json::from_slice(json)
+    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use std::io::Cursor;
 use proptest::{collection::vec, prelude::*};
 
 use super::{
-    frames::{read_frame, FromPlugin, MAX_FRAME},
+    frames::{read_frame, FromPlugin, Message, ToPlugin, MAX_FRAME},
     lines::{decode, read_line, MAX_LINE},
 };
 use crate::sys::largest_allocation::{largest_during, Noting};
@@ -35,6 +35,18 @@ const LINES: &[&str] = &[
     r#"{"type":"Done","id":1,"result":{"Ok":{"output":"{}"}}}"#,
     r#"{"type":"Hello","protocol":1,"interface_version":"1.1.0"}"#,
     r#"{"type":"Request","id":1,"call":2,"request":{"method":"cwd"}}"#,
+];
+
+/// Frames of the calls and answers each way, whose decoding has a quick way beside the
+/// derived one, and their neighbours.
+const FRAMES: &[&str] = &[
+    r#"{"type":"call","id":7,"target":{"kind":"handler","event":"tool_call","index":1,"serial":42},"payload":"{\"tool_name\":\"exec\",\"input\":{\"command\":\"ls\"}}"}"#,
+    r#"{"id":7,"payload":"{}","target":{"kind":"handler","event":"tool_call","index":0,"serial":1},"type":"call"}"#,
+    r#"{"type":"done","id":7,"result":{"status":"ok","output":"{\"block\":true}"}}"#,
+    r#"{"type":"done","id":7,"result":{"status":"failed","message":"no","panicked":true}}"#,
+    r#"{"type":"reply","id":3,"result":{"status":"ok","value":true}}"#,
+    r#"{"type":"goodbye"}"#,
+    r#"{"type":"request","id":9,"call":7,"request":{"method":"ui_confirm","title":"Run it?","message":"rm -rf build"}}"#,
 ];
 
 /// One change to a message; positions are taken modulo its length.
@@ -95,6 +107,17 @@ fn message() -> impl Strategy<Value = Vec<u8>> {
             bytes
         }),
     ]
+}
+
+/// A frame's JSON: one of [`FRAMES`], changed a few times (spliced with [`LINES`]).
+fn frame() -> impl Strategy<Value = Vec<u8>> {
+    (0..FRAMES.len(), vec(change(), 0..4)).prop_map(|(frame, changes)| {
+        let mut bytes = FRAMES[frame].as_bytes().to_vec();
+        for change in &changes {
+            apply(&mut bytes, change);
+        }
+        bytes
+    })
 }
 
 /// What a frame's length prefix says of its JSON.
@@ -176,6 +199,19 @@ proptest! {
             largest <= memory_bound(total),
             "one allocation of {largest} bytes for {total} bytes of input"
         );
+    }
+
+    /// The quick decoding of a call and of an answer gives what the derived decoding gives,
+    /// message or refusal, whatever the bytes.
+    #[test]
+    fn frames_decode_the_quick_way_as_the_derived_way(json in prop_oneof![frame(), message()]) {
+        let quick = <ToPlugin as Message>::decode(&json).ok();
+        let derived = serde_json::from_slice::<ToPlugin>(&json).ok();
+        prop_assert_eq!(quick, derived);
+        // (Compared as printed: a load's error has no equality.)
+        let quick = <FromPlugin as Message>::decode(&json).ok().map(|m| format!("{m:?}"));
+        let derived = serde_json::from_slice::<FromPlugin>(&json).ok().map(|m| format!("{m:?}"));
+        prop_assert_eq!(quick, derived);
     }
 
     /// Lines as a long-running hook may write them: each is decoded or refused, none kept

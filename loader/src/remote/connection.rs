@@ -27,7 +27,7 @@ use crate::{
     protocol::{
         frames::{
             read_frame, write_frame, Answer, CallOutcome, FrameError, FromPlugin, HostRequest,
-            ToPlugin,
+            Message, ToPlugin,
         },
         lines,
     },
@@ -288,7 +288,7 @@ impl Connection {
         serves_now: impl Fn(&HostRequest) -> bool,
     ) -> Option<FromPlugin> {
         let message = match self.wire {
-            Wire::Frames => serde_json::from_slice::<FromPlugin>(bytes).ok()?,
+            Wire::Frames => FromPlugin::decode(bytes).ok()?,
             Wire::Lines => {
                 let mut messages = lines::decode(bytes).ok()?;
                 if messages.len() != 1 {

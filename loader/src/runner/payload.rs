@@ -6,6 +6,9 @@ use serde_json::{Map, Value};
 
 use crate::command_hook::{Dialect, ToolNames};
 
+/// What a payload's buffer starts with.
+const PAYLOAD_CAPACITY: usize = 4096;
+
 /// The payload of one hook: the common fields first, in their order, then the event's own
 /// fields in theirs. A field the event gives that is also a common one takes the common
 /// one's place. The tool's name and input are written in the hook's dialect.
@@ -21,7 +24,12 @@ pub(super) struct Payload<'a> {
 impl Payload<'_> {
     /// The payload as JSON.
     pub(super) fn to_vec(&self) -> Vec<u8> {
-        serde_json::to_vec(self).unwrap_or_default()
+        // Most payloads fit: written without growing the buffer (and copying it) as it fills.
+        let mut json = Vec::with_capacity(PAYLOAD_CAPACITY);
+        match serde_json::to_writer(&mut json, self) {
+            Ok(()) => json,
+            Err(_) => Vec::new(),
+        }
     }
 }
 

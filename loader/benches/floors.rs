@@ -115,10 +115,11 @@ fn echo(hook: bool) {
             Ok(_) => {}
         }
         let answer = if hook {
-            if line.contains("\"goodbye\"") {
-                return;
-            }
+            // The type first: an event is answered without looking through its payload.
             if !line.starts_with("{\"type\":\"event\"") {
+                if line.contains("\"goodbye\"") {
+                    return;
+                }
                 continue;
             }
             format!("{{\"type\":\"answer\",\"id\":{}}}\n", id_of(&line))

@@ -10,7 +10,7 @@
 //! newline, so a line is one message. The cost is a scan for `\n`, which the agent bounds
 //! ([`MAX_LINE`]) before it allocates more.
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Write};
 
 use serde_json::{json, value::RawValue, Map, Value};
 
@@ -78,7 +78,8 @@ pub fn event(id: u64, event: &str, payload: &str) -> Vec<u8> {
     }
     let mut bytes = Vec::with_capacity(payload.len() + event.len() + 64);
     bytes.extend_from_slice(b"{\"type\":\"event\",\"id\":");
-    bytes.extend_from_slice(id.to_string().as_bytes());
+    // Writing to a vector does not fail.
+    let _ = write!(bytes, "{id}");
     bytes.extend_from_slice(b",\"event\":");
     // A string always serialises.
     let _ = serde_json::to_writer(&mut bytes, event);

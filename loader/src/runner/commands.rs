@@ -83,21 +83,18 @@ impl HookRunner {
     ) -> Option<CommandOutcome> {
         let agent = self.agent();
         let tools = self.tool_names.read_unpoisoned().clone();
-        let hooks = self.commands.matching(event, &fields, &tools, &self.cwd);
-        let hooks: Vec<Arc<CommandHook>> = hooks
-            .into_iter()
-            .filter(|hook| !hook.once || self.first_run(hook))
-            .collect();
+        let mut hooks = self.commands.matching(event, &fields, &tools, &self.cwd);
+        hooks.retain(|hook| !hook.once || self.first_run(hook));
         if hooks.is_empty() {
             return None;
         }
         let env_file = event.spec().env_file.then(|| self.env_file());
         let session_id: Arc<str> = self.session_of(agent.as_ref()).into();
         // One payload per (dialect, event name): hooks of one dialect share it.
-        let mut payloads: Vec<(PayloadKey, Arc<[u8]>)> = Vec::new();
+        let mut payloads: Vec<(PayloadKey<'_>, Arc<[u8]>)> = Vec::new();
         let mut jobs: Vec<HookJob> = Vec::new();
         for hook in &hooks {
-            let key = (hook.dialect, hook.event_name.clone());
+            let key = (hook.dialect, hook.event_name.as_str());
             let payload = match payloads.iter().find(|(k, _)| *k == key) {
                 Some((_, payload)) => payload.clone(),
                 None => {
@@ -296,30 +293,30 @@ impl HookRunner {
         hook: &CommandHook,
         fields: &Map<String, Value>,
     ) -> Vec<u8> {
-        let mut common: Vec<(&'static str, Value)> = Vec::with_capacity(8);
-        common.push(("session_id", Value::String(session_id.to_owned())));
+        // Borrowed where the runner holds the text: only what the agent gives is made.
+        let mut common: Vec<(&'static str, Cow<'_, str>)> = Vec::with_capacity(8);
+        common.push(("session_id", Cow::Borrowed(session_id)));
         if let Some(path) = crate::host::shielded(None, || agent.transcript_path()) {
-            common.push(("transcript_path", Value::String(path)));
+            common.push(("transcript_path", Cow::Owned(path)));
         }
-        let cwd = self.cwd.to_string_lossy().into_owned();
-        common.push(("cwd", Value::String(cwd)));
+        common.push(("cwd", self.cwd.to_string_lossy()));
         let field = |name| hook.dialect.payload_field(hook.event, name);
         if let Some(name) = field("permission_mode") {
             let mode = crate::host::shielded("default".to_owned(), || agent.permission_mode());
-            common.push((name, Value::String(mode)));
+            common.push((name, Cow::Owned(mode)));
         }
-        common.push(("hook_event_name", Value::String(hook.event_name.clone())));
+        common.push(("hook_event_name", Cow::Borrowed(&hook.event_name)));
         let prompt_id = self.prompt_id.read_unpoisoned().clone();
         if let (Some(prompt_id), Some(name)) = (prompt_id, field("prompt_id")) {
-            common.push((name, Value::String(prompt_id)));
+            common.push((name, Cow::Owned(prompt_id)));
         }
         if hook.event.spec().fields.contains(&"model") {
             if let Some(model) = crate::host::shielded(None, || agent.model()) {
-                common.push(("model", Value::String(model.id)));
+                common.push(("model", Cow::Owned(model.id)));
             }
         }
         if hook.dialect.extra_fields().contains(&"timestamp") {
-            common.push(("timestamp", Value::String(timestamp())));
+            common.push(("timestamp", Cow::Owned(timestamp())));
         }
         let payload = Payload {
             common,
@@ -338,7 +335,7 @@ impl HookRunner {
 }
 
 /// What a payload differs by: the hook's dialect and its name of the event.
-type PayloadKey = (Dialect, String);
+type PayloadKey<'h> = (Dialect, &'h str);
 
 /// One hook to run, with everything it needs.
 pub(super) struct HookJob {
@@ -404,18 +401,16 @@ impl HookJob {
                 stderr_dropped: false,
             };
         }
-        let env = hook_env(
-            &self.hook,
-            &self.cwd,
-            self.env_file.as_deref(),
-            &self.session_id,
-        );
         if self.hook.persistent.is_long_running() {
+            // Its variables are made only for its process's start, not for every event.
+            let hook = self.hook.clone();
+            let (cwd, env_file, session_id) = (&self.cwd, &self.env_file, &self.session_id);
+            let env = || hook_env(&hook, cwd, env_file.as_deref(), session_id);
             let call = self.long_running.call(
                 self.hook,
                 self.payload,
-                &env,
-                self.cwd,
+                env,
+                self.cwd.clone(),
                 self.agent,
                 self.alone,
             );
@@ -426,6 +421,12 @@ impl HookJob {
                 stderr_dropped: done.stderr_dropped,
             };
         }
+        let env = hook_env(
+            &self.hook,
+            &self.cwd,
+            self.env_file.as_deref(),
+            &self.session_id,
+        );
         let argv = self.hook.handler.argv(
             &self.hook.command,
             &self.cwd,

@@ -62,10 +62,10 @@ impl LongRunningHooks {
     pub(crate) fn begin_start(
         &self,
         hook: &CommandHook,
-        env: &[(&str, String)],
+        env: &[(&'static str, String)],
         cwd: &Path,
     ) -> Result<StartingHook, LoadError> {
-        let process = self.process(hook, env, cwd);
+        let process = self.process(hook, || env.to_vec(), cwd);
         let starting = process.begin()?;
         Ok(StartingHook {
             hook: hook.clone(),
@@ -100,14 +100,17 @@ impl LongRunningHooks {
     }
 
     /// The process of `hook`'s command (one per command, whichever events and files name
-    /// it), made on first use; it starts on its first call.
+    /// it), made on first use with the variables `env` gives; it starts on its first call.
     fn process(
         &self,
         hook: &CommandHook,
-        env: &[(&str, String)],
+        env: impl FnOnce() -> Vec<(&'static str, String)>,
         cwd: &Path,
     ) -> Arc<PluginProcess> {
         let mut processes = self.processes.lock_unpoisoned();
+        if let Some(process) = processes.get(&hook.command) {
+            return process.clone();
+        }
         processes
             .entry(hook.command.clone())
             .or_insert_with(|| {
@@ -118,10 +121,7 @@ impl LongRunningHooks {
                     &hook.command,
                     Site::default(),
                 );
-                let env = env
-                    .iter()
-                    .map(|(k, v)| ((*k).to_owned(), v.clone()))
-                    .collect();
+                let env = env().into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
                 Arc::new(PluginProcess::script(
                     &hook.command,
                     env,
@@ -137,12 +137,13 @@ impl LongRunningHooks {
     /// Sends `payload` to `hook`'s process as one event and waits for its answer, within
     /// the hook's timeout (time spent waiting for the user does not count). Its requests
     /// are served with the agent's UI, as a native plugin's are. `alone`: it is the only
-    /// hook the emit waits for.
+    /// hook the emit waits for. `env` gives the variables of its process, should it be made
+    /// now (its first event).
     pub(crate) async fn call(
         &self,
         hook: Arc<CommandHook>,
         payload: Arc<[u8]>,
-        env: &[(&str, String)],
+        env: impl FnOnce() -> Vec<(&'static str, String)>,
         cwd: PathBuf,
         agent: Arc<dyn AgentHost>,
         alone: bool,
@@ -150,7 +151,7 @@ impl LongRunningHooks {
         let process = self.process(&hook, env, &cwd);
         // What it sends during this event is counted afresh (see `Outbox::send`).
         self.outbox.begin_call();
-        let hook_command = hook.command.clone();
+        let named = hook.clone();
         let started = Instant::now();
         // Its process runs (every event after the first): the event is awaited here, with
         // no thread hand-off. Else it is started on a thread that may wait for its hello.
@@ -227,7 +228,7 @@ impl LongRunningHooks {
                 let (exit, message) = failed_exit(failure);
                 // The report names the hook: the message need not say it again.
                 let message = message
-                    .strip_prefix(&format!("{} ", hook_command))
+                    .strip_prefix(&format!("{} ", named.command))
                     .map(str::to_owned)
                     .unwrap_or(message);
                 EventRun {

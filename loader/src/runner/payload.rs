@@ -1,6 +1,8 @@
 //! A command hook's stdin payload, written straight from the event's fields: nothing of the
 //! event (a tool's input can be a whole file) is copied to build it.
 
+use std::borrow::Cow;
+
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
@@ -14,7 +16,7 @@ const PAYLOAD_CAPACITY: usize = 4096;
 /// one's place. The tool's name and input are written in the hook's dialect.
 pub(super) struct Payload<'a> {
     /// `session_id`, `cwd`, ...: what the runner and the host add.
-    pub common: Vec<(&'static str, Value)>,
+    pub common: Vec<(&'static str, Cow<'a, str>)>,
     /// The event's fields (what the caller gave winning over what the runner derived).
     pub fields: &'a Map<String, Value>,
     pub dialect: Dialect,
@@ -38,7 +40,10 @@ impl Serialize for Payload<'_> {
         let tool = self.fields.get("tool_name").and_then(Value::as_str);
         let mut map = serializer.serialize_map(None)?;
         for (key, value) in &self.common {
-            map.serialize_entry(key, self.fields.get(*key).unwrap_or(value))?;
+            match self.fields.get(*key) {
+                Some(given) => map.serialize_entry(key, given)?,
+                None => map.serialize_entry(key, value)?,
+            }
         }
         for (key, value) in self.fields {
             if self.common.iter().any(|(common, _)| common == key) {
@@ -73,9 +78,9 @@ mod tests {
             unreachable!("the fields are an object")
         };
         let common = vec![
-            ("session_id", json!("s-1")),
-            ("cwd", json!("/p")),
-            ("hook_event_name", json!("PreToolUse")),
+            ("session_id", Cow::Borrowed("s-1")),
+            ("cwd", Cow::Borrowed("/p")),
+            ("hook_event_name", Cow::Borrowed("PreToolUse")),
         ];
         let tools = ToolNames::default();
         let payload = Payload {

@@ -13,4 +13,13 @@ fn main() {
     if linux && std::env::var_os("AGENT_HOOKS_PIE").is_none() {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
+    if linux && std::env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu") {
+        // The program's own `pow` (src/pow.rs) stays its own: nothing is exported.
+        let exports = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("exports.map");
+        println!("cargo:rerun-if-changed={}", exports.display());
+        println!(
+            "cargo:rustc-link-arg-bin=agent-hooks=-Wl,--version-script={}",
+            exports.display()
+        );
+    }
 }

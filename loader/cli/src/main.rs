@@ -27,6 +27,7 @@ mod log;
 mod new;
 mod options;
 mod output;
+mod pow;
 mod quick_args;
 mod recorder;
 mod relay;

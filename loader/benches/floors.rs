@@ -22,7 +22,8 @@
 //!   runtime, and against `std::process::Command` with no runtime.
 //! - **cli**: `agent-hooks emit` with no hooks found against a bare spawn of `true`; the
 //!   relay `agent-hooks-hook` with the resident process warm against a small static program
-//!   (built with `cc -static` when a C compiler is there).
+//!   (built with `cc -static` when a C compiler is there); each program copied into the
+//!   bench's folder first, as installed.
 //!
 //! `cargo bench -p agent-hooks --bench floors -- GROUP...` runs only those groups;
 //! `FLOORS_ROUNDS` sets the number of rounds (default 11). Timings are printed, never
@@ -736,8 +737,18 @@ fn static_true(dir: &Path) -> Option<PathBuf> {
 }
 
 fn cli(dir: &Path, rounds: usize) {
-    let agent_hooks = agent_hooks_tests::agent_hooks_bin();
-    let relay = relay();
+    // As installed (`cargo install` copies them): a program fresh from the linker sits in
+    // the page cache as the linker wrote it, in small pieces, and its start takes about 30
+    // page faults more (docs/performance.md, section 25).
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("a folder for the programs");
+    let install = |program: &Path| {
+        let copy = bin.join(program.file_name().expect("a program's name"));
+        std::fs::copy(program, &copy).expect("the program copied");
+        copy
+    };
+    let agent_hooks = install(&agent_hooks_tests::agent_hooks_bin());
+    let relay = relay().map(|relay| install(&relay));
     let home = dir.join("home");
     let project = dir.join("project");
     std::fs::create_dir_all(home.join(".config/agent-hooks/hooks")).expect("a home");
@@ -771,7 +782,7 @@ fn cli(dir: &Path, rounds: usize) {
         .map(PathBuf::from)
         .find(|p| p.is_file())
         .expect("true");
-    let static_true = static_true(dir);
+    let static_true = static_true(dir).map(|program| install(&program));
     let n = 25;
     let mut measures = vec![
         Measure::new("a bare spawn of `true` (floor)", n, || {

@@ -133,6 +133,7 @@ mod file;
 mod hook;
 mod host;
 pub mod isolation;
+mod json;
 mod load;
 mod plugin_config;
 mod protocol;

@@ -382,9 +382,10 @@ pub enum FrameError {
 pub fn write_frame(out: &mut impl Write, message: &impl Serialize) -> io::Result<()> {
     // The JSON is written after room for its length, which is filled in once known: one
     // buffer, no copy.
-    let mut frame = Vec::with_capacity(WRITE_CAPACITY);
-    frame.extend_from_slice(&[0; 4]);
-    serde_json::to_writer(&mut frame, message).map_err(io::Error::other)?;
+    let mut frame = String::with_capacity(WRITE_CAPACITY);
+    frame.push_str("\0\0\0\0");
+    crate::json::append(&mut frame, message).map_err(io::Error::other)?;
+    let mut frame = frame.into_bytes();
     let json = frame.len() - 4;
     let len = u32::try_from(json)
         .ok()

@@ -193,7 +193,7 @@ impl HookRunner {
             return Ok(event);
         }
         let mut current = event;
-        let mut payload = serde_json::to_string(current.as_ref())?;
+        let mut payload = crate::json::to_string(current.as_ref())?;
         let mut serial = next_serial();
         let agent = self.agent();
         let context = CallContext::event(&agent, &self.cwd);
@@ -243,7 +243,7 @@ impl HookRunner {
                 match step(hook, result, &mut current) {
                     Fold::Continue => {}
                     Fold::Chained => {
-                        payload = serde_json::to_string(current.as_ref())?;
+                        payload = crate::json::to_string(current.as_ref())?;
                         serial = next_serial();
                     }
                     Fold::Stop => return Ok(current),

@@ -27,9 +27,9 @@ impl Payload<'_> {
     /// The payload as JSON.
     pub(super) fn to_vec(&self) -> Vec<u8> {
         // Most payloads fit: written without growing the buffer (and copying it) as it fills.
-        let mut json = Vec::with_capacity(PAYLOAD_CAPACITY);
-        match serde_json::to_writer(&mut json, self) {
-            Ok(()) => json,
+        let mut json = String::with_capacity(PAYLOAD_CAPACITY);
+        match crate::json::append(&mut json, self) {
+            Ok(()) => json.into_bytes(),
             Err(_) => Vec::new(),
         }
     }

@@ -137,11 +137,11 @@ fn echo(hook: bool) {
     }
 }
 
-/// The `id` of an event line as the runner writes it (`{"type":"event","id":N,...`).
+/// The `id` of an event line as the runner writes it (`{"type":"event","id":N,...`): read
+/// after its first `"id":`, without looking through the rest of the line.
 fn id_of(line: &str) -> u64 {
-    line.split("\"id\":")
-        .nth(1)
-        .map(|rest| {
+    line.split_once("\"id\":")
+        .map(|(_, rest)| {
             rest.chars()
                 .take_while(char::is_ascii_digit)
                 .collect::<String>()

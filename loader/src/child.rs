@@ -110,7 +110,7 @@ fn serve_plugin(input: File, output: File) {
     let served = Arc::new(Served {
         link: link.clone(),
         loaded: Mutex::new(None),
-        input: Inbound::new(input),
+        input: Inbound::new(input, false),
         waiting: AtomicUsize::new(0),
         work,
     });

@@ -364,7 +364,8 @@ impl Connection {
             writer: Mutex::new(stdin),
             queue,
             calls: Mutex::default(),
-            inbound: Inbound::new(stdout),
+            // Only the agent holds this end of the pipe: it may be non-blocking.
+            inbound: Inbound::new(stdout, true),
             control: Mutex::new(Some(control)),
             reaped: Mutex::new(false),
             end: reap::EndWatch::new(pid),

@@ -16,10 +16,12 @@
 use std::{
     fs::File,
     io::{self, BufRead, Read},
-    os::fd::OwnedFd,
+    os::fd::{AsFd, OwnedFd},
     sync::{Condvar, Mutex},
     time::{Duration, Instant},
 };
+
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use crate::sync::LockUnpoisoned;
 
@@ -33,15 +35,19 @@ const CHUNK: usize = 16 * 1024;
 /// The process's stdout and what was read of it but not yet consumed (`buf[start..end]`).
 pub(crate) struct Stream {
     pipe: File,
+    /// The pipe does not block a read: a leader reads to look (one system call, where a
+    /// look then a read were two).
+    nonblocking: bool,
     buf: Vec<u8>,
     start: usize,
     end: usize,
 }
 
 impl Stream {
-    fn new(pipe: OwnedFd) -> Self {
+    fn new(pipe: OwnedFd, nonblocking: bool) -> Self {
         Self {
             pipe: File::from(pipe),
+            nonblocking,
             buf: vec![0; CHUNK],
             start: 0,
             end: 0,
@@ -53,9 +59,20 @@ impl Stream {
         &self.buf[self.start..self.end]
     }
 
-    /// Reads once more from the pipe, appending (blocks if nothing is there: call it when
-    /// the pipe is readable). `Ok(0)` at the end of the stream.
+    /// Reads once more from the pipe, appending; waits if nothing is there. `Ok(0)` at
+    /// the end of the stream.
     fn read_more(&mut self) -> io::Result<usize> {
+        loop {
+            if let Some(read) = self.read_now()? {
+                return Ok(read);
+            }
+            wait_readable(&self.pipe, PollTimeout::NONE)?;
+        }
+    }
+
+    /// Reads once more from the pipe, appending: `None` when a non-blocking pipe has
+    /// nothing now (a blocking one waits), `Some(0)` at the end of the stream.
+    fn read_now(&mut self) -> io::Result<Option<usize>> {
         if self.start > 0 {
             self.buf.copy_within(self.start..self.end, 0);
             self.end -= self.start;
@@ -64,16 +81,29 @@ impl Stream {
         if self.buf.len() - self.end < CHUNK / 2 {
             self.buf.resize(self.buf.len() + CHUNK, 0);
         }
-        let read = loop {
+        loop {
             match self.pipe.read(&mut self.buf[self.end..]) {
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(Some(n));
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                other => break other,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(None),
+                Err(e) => return Err(e),
             }
-        };
-        if let Ok(n) = read {
-            self.end += n;
         }
-        read
+    }
+}
+
+/// Waits until `pipe` has something to read (or its end), up to `timeout`; whether it has.
+fn wait_readable(pipe: &File, timeout: PollTimeout) -> io::Result<bool> {
+    loop {
+        let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, timeout) {
+            Ok(n) => return Ok(n > 0),
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
     }
 }
 
@@ -126,13 +156,16 @@ struct Slot {
 
 impl Inbound {
     /// Reads `pipe` (a plugin process's stdout, or the plugin process's own input).
-    pub(crate) fn new(pipe: impl Into<OwnedFd>) -> Self {
+    /// `nonblocking`: the pipe is made non-blocking (only ours may be: a description that
+    /// others share, such as a process's own stdin, is left as it is).
+    pub(crate) fn new(pipe: impl Into<OwnedFd>, nonblocking: bool) -> Self {
         let pipe = pipe.into();
         #[cfg(target_os = "linux")]
         let waker = linux::Waker::new(&pipe).ok();
+        let nonblocking = nonblocking && set_nonblocking(&pipe).is_ok();
         Self {
             slot: Mutex::new(Slot {
-                stream: Some(Stream::new(pipe)),
+                stream: Some(Stream::new(pipe, nonblocking)),
                 // The waker adds the pipe to its set armed.
                 armed: true,
                 hands: 0,
@@ -300,14 +333,10 @@ impl Lead<'_> {
                 Whole::Partial => {}
             }
             let left = until.saturating_duration_since(Instant::now());
-            match readable(stream, left) {
-                Ok(true) => {}
-                Ok(false) => return Next::Later,
-                Err(_) => return Next::HandBack,
-            }
-            match stream.read_more() {
-                Ok(0) | Err(_) => return Next::HandBack,
-                Ok(_) => {}
+            match read_within(stream, left) {
+                Ok(Some(0)) | Err(_) => return Next::HandBack,
+                Ok(Some(_)) => {}
+                Ok(None) => return Next::Later,
             }
         }
     }
@@ -370,32 +399,39 @@ fn whole(buffered: &[u8], cut: Cut) -> Whole {
     }
 }
 
-/// Whether the pipe has something to read (or its end) within `wait`. It looks without
-/// sleeping first, for a few microseconds: a quick answer then wakes nobody.
-fn readable(stream: &Stream, wait: Duration) -> nix::Result<bool> {
+/// Reads once more within `wait`: `None` if nothing came. It looks without sleeping first,
+/// for a few microseconds (a quick answer then wakes nobody); on a non-blocking pipe each
+/// look is the read itself.
+fn read_within(stream: &mut Stream, wait: Duration) -> io::Result<Option<usize>> {
     use crate::supervisor::workers::{spin, SPIN};
-    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-    use std::os::fd::AsFd;
-    let look = |timeout: PollTimeout| {
-        let mut fds = [PollFd::new(stream.pipe.as_fd(), PollFlags::POLLIN)];
-        poll(&mut fds, timeout).map(|n| n > 0)
-    };
     let started = Instant::now();
-    let now = spin(SPIN.min(wait), || match look(PollTimeout::ZERO) {
-        Ok(false) | Err(nix::errno::Errno::EINTR) => None,
-        other => Some(other),
+    let looked = spin(SPIN.min(wait), || {
+        if stream.nonblocking {
+            return stream.read_now().transpose();
+        }
+        match wait_readable(&stream.pipe, PollTimeout::ZERO) {
+            Ok(false) => None,
+            Ok(true) => Some(stream.read_more()),
+            Err(e) => Some(Err(e)),
+        }
     });
-    if let Some(now) = now {
-        return now;
+    if let Some(read) = looked {
+        return read.map(Some);
     }
     let left = wait.saturating_sub(started.elapsed());
     let ms = u16::try_from(left.as_micros().div_ceil(1000)).unwrap_or(u16::MAX);
-    loop {
-        match look(PollTimeout::from(ms)) {
-            Err(nix::errno::Errno::EINTR) => continue,
-            other => return other,
-        }
+    if !wait_readable(&stream.pipe, PollTimeout::from(ms))? {
+        return Ok(None);
     }
+    // Readable: a read does not wait.
+    stream.read_now()
+}
+
+/// Sets `O_NONBLOCK` on `pipe`'s open file description.
+fn set_nonblocking(pipe: &OwnedFd) -> nix::Result<()> {
+    use nix::fcntl::{fcntl, FcntlArg, OFlag};
+    let flags = OFlag::from_bits_retain(fcntl(pipe.as_fd(), FcntlArg::F_GETFL)?);
+    fcntl(pipe.as_fd(), FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).map(drop)
 }
 
 #[cfg(target_os = "linux")]

@@ -64,7 +64,7 @@ pub fn host_hello() -> Vec<u8> {
 /// [`encode`] would. A payload with a newline in it (not the runner's) goes through
 /// [`encode`], which checks it.
 pub fn event(id: u64, event: &str, payload: &str) -> Vec<u8> {
-    if payload.contains('\n') {
+    if memchr::memchr(b'\n', payload.as_bytes()).is_some() {
         let call = ToPlugin::Call {
             id,
             target: Target::Handler {

@@ -101,6 +101,7 @@ fn serve_plugin(input: File, output: File) {
     if !link.send(&FromPlugin::Hello {
         protocol: PROTOCOL_VERSION,
         interface_version: agent_hooks_abi::INTERFACE_VERSION.to_owned(),
+        raw_payload: true,
     }) {
         return;
     }

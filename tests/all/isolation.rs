@@ -672,3 +672,65 @@ fn a_plugin_process_may_run_at_most_max_execs_programs_at_once() {
         "16 programs asked for at once"
     );
 }
+
+/// A plugin host of a version before `raw_payload` (its hello says nothing of it) gets each
+/// call's payload in the frame's JSON, as a string, and answers it as before; the agent's own
+/// plugin host, which says it, gets the payload after the JSON (`protocol::frames`).
+#[test]
+fn a_plugin_host_that_does_not_read_raw_payloads_gets_them_in_the_json() {
+    let dir = temp_dir();
+    let record = dir.path().join("calls.jsonl");
+    let host = dir.path().join("older-host.py");
+    std::fs::write(
+        &host,
+        format!(
+            r#"#!/usr/bin/env python3
+import json, struct, sys
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+def send(message):
+    body = json.dumps(message).encode()
+    out.write(struct.pack("<I", len(body)) + body)
+    out.flush()
+send({{"type": "hello", "protocol": 1, "interface_version": "1.1.0"}})
+while True:
+    head = inp.read(4)
+    if len(head) < 4:
+        sys.exit(0)
+    message = json.loads(inp.read(struct.unpack("<I", head)[0]))
+    if message["type"] == "load":
+        send({{"type": "loaded", "name": "older", "version": "1.0.0", "handlers": ["tool_call"]}})
+    elif message["type"] == "call":
+        with open({record:?}, "a") as calls:
+            calls.write(json.dumps(message) + "\n")
+        send({{"type": "done", "id": message["id"], "result": {{"status": "ok", "output": None}}}})
+    elif message["type"] == "goodbye":
+        sys.exit(0)
+"#
+        ),
+    )
+    .unwrap();
+    agent_hooks_tests::set_mode(&host, 0o755);
+    let mut options = options(|_| {});
+    options.plugin_host = Some(host);
+    let loaded = load_hooks_with([s(&plugin("noop-1")).as_str()], dir.path(), &options);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let runner = HookRunner::new(loaded.hooks, dir.path());
+    let call = ToolCallEvent::new("exec", "call-1", json!({"command": "ls \"a b\"\n"}));
+    for _ in 0..2 {
+        let outcome = runner.emit_blocking(&call).expect("the older host answers");
+        assert!(!outcome.block);
+    }
+    let calls = std::fs::read_to_string(&record).unwrap();
+    let calls: Vec<serde_json::Value> = calls
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    for got in &calls {
+        assert!(got.get("payload_bytes").is_none(), "{got}");
+        let payload: serde_json::Value =
+            serde_json::from_str(got["payload"].as_str().expect("the payload, a string")).unwrap();
+        assert_eq!(payload["input"]["command"], "ls \"a b\"\n");
+        assert_eq!(payload["tool_name"], "exec");
+    }
+}

@@ -24,9 +24,12 @@
 //!    call id. Calls may overlap: ids route answers.
 //! 4. [`ToPlugin::Goodbye`], or the end of its input, ends the plugin process.
 //!
-//! Event payloads cross as the JSON text the runner serialised once for the emit, carried in
-//! a JSON string: escaping and unescaping it is a linear copy, while embedding it raw would
-//! make the reader validate (parse) it once more before the plugin parses it.
+//! Event payloads cross as the JSON text the runner serialised once for the emit. A plugin
+//! process that says so in its hello ([`FromPlugin::Hello`]'s `raw_payload`) gets a call's
+//! payload as it is, after the frame's JSON, whose `payload_bytes` gives its length
+//! ([`write_call`]): neither escaped by the agent nor unescaped by the plugin process, only
+//! checked to be UTF-8 of that length (the plugin parses it anyway). Others get it in the
+//! JSON as a string, `payload`.
 //!
 //! # Growth
 //!
@@ -142,6 +145,9 @@ pub enum FromPlugin {
         protocol: u32,
         /// The interface version it was built with.
         interface_version: String,
+        /// It reads a call's payload after the frame's JSON ([`write_call`]).
+        #[serde(default)]
+        raw_payload: bool,
     },
     /// The library loaded and its factory ran.
     Loaded(Registered),
@@ -380,20 +386,69 @@ pub enum FrameError {
 
 /// Writes `message` as one frame and flushes.
 pub fn write_frame(out: &mut impl Write, message: &impl Serialize) -> io::Result<()> {
-    // The JSON is written after room for its length, which is filled in once known: one
-    // buffer, no copy.
-    let mut frame = String::with_capacity(WRITE_CAPACITY);
-    frame.push_str("\0\0\0\0");
+    let mut frame = frame_buffer(WRITE_CAPACITY);
     crate::json::append(&mut frame, message).map_err(io::Error::other)?;
+    send_frame(out, frame)
+}
+
+/// Writes [`ToPlugin::Call`] `id` as one frame and flushes: with `raw`, its payload after
+/// the frame's JSON as it is (`"payload_bytes"` long, for a plugin process whose hello
+/// said `raw_payload`), else in the JSON as a string, as [`write_frame`] writes the call.
+pub fn write_call(
+    out: &mut impl Write,
+    id: u64,
+    target: &Target,
+    payload: &str,
+    raw: bool,
+) -> io::Result<()> {
+    let header = CallHeader {
+        kind: CallTag::Call,
+        id,
+        target,
+        payload: (!raw).then_some(payload),
+        payload_bytes: raw.then_some(payload.len()),
+    };
+    let mut frame = frame_buffer(WRITE_CAPACITY.max(payload.len() + 256));
+    crate::json::append(&mut frame, &header).map_err(io::Error::other)?;
+    if raw {
+        frame.push_str(payload);
+    }
+    send_frame(out, frame)
+}
+
+/// A frame's buffer: room for its length, filled in once the rest is written (one buffer,
+/// no copy).
+fn frame_buffer(capacity: usize) -> String {
+    let mut frame = String::with_capacity(capacity);
+    frame.push_str("\0\0\0\0");
+    frame
+}
+
+/// Fills in `frame`'s length, writes it and flushes.
+fn send_frame(out: &mut impl Write, frame: String) -> io::Result<()> {
     let mut frame = frame.into_bytes();
-    let json = frame.len() - 4;
-    let len = u32::try_from(json)
+    let body = frame.len() - 4;
+    let len = u32::try_from(body)
         .ok()
         .filter(|n| (*n as usize) <= MAX_FRAME)
-        .ok_or_else(|| io::Error::other(FrameError::TooLarge(json)))?;
+        .ok_or_else(|| io::Error::other(FrameError::TooLarge(body)))?;
     frame[..4].copy_from_slice(&len.to_le_bytes());
     out.write_all(&frame)?;
     out.flush()
+}
+
+/// A [`ToPlugin::Call`] as [`write_call`] writes it: the derived form's fields in its order,
+/// the payload in the JSON or after it.
+#[derive(Serialize)]
+struct CallHeader<'a> {
+    #[serde(rename = "type")]
+    kind: CallTag,
+    id: u64,
+    target: &'a Target,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    payload: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    payload_bytes: Option<usize>,
 }
 
 /// What a frame's buffer starts with when it is written: most frames fit.
@@ -447,10 +502,44 @@ struct CallFrame {
     payload: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum CallTag {
     Call,
+}
+
+/// The JSON of a call whose payload follows it ([`write_call`] with `raw`). Any other field
+/// (a `payload` in the JSON) makes it not one, at once.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCallFrame {
+    #[serde(rename = "type")]
+    _type: CallTag,
+    id: u64,
+    target: Target,
+    payload_bytes: usize,
+}
+
+/// A call whose payload follows its JSON: exactly `payload_bytes` of UTF-8, to the end of
+/// the frame. `None` when the frame is not one.
+pub(super) fn raw_call(frame: &[u8]) -> Option<ToPlugin> {
+    let mut json = serde_json::Deserializer::from_slice(frame).into_iter::<RawCallFrame>();
+    let RawCallFrame {
+        id,
+        target,
+        payload_bytes,
+        ..
+    } = json.next()?.ok()?;
+    let payload = frame.get(json.byte_offset()..)?;
+    if payload.len() != payload_bytes {
+        return None;
+    }
+    let payload = std::str::from_utf8(payload).ok()?.to_owned();
+    Some(ToPlugin::Call {
+        id,
+        target,
+        payload,
+    })
 }
 
 /// A [`FromPlugin::Done`], read directly.
@@ -470,6 +559,9 @@ enum DoneTag {
 
 impl Message for ToPlugin {
     fn decode(json: &[u8]) -> serde_json::Result<Self> {
+        if let Some(call) = raw_call(json) {
+            return Ok(call);
+        }
         if let Ok(CallFrame {
             id,
             target,
@@ -570,9 +662,22 @@ mod tests {
             &FromPlugin::Hello {
                 protocol: 1,
                 interface_version: "0.1.0".into(),
+                raw_payload: true,
             },
-            json!({"type": "hello", "protocol": 1, "interface_version": "0.1.0"}),
+            json!({"type": "hello", "protocol": 1, "interface_version": "0.1.0", "raw_payload": true}),
         );
+        // A plugin process of before `raw_payload` says nothing of it.
+        let older: FromPlugin = serde_json::from_str(
+            r#"{"type": "hello", "protocol": 1, "interface_version": "1.0.0"}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            older,
+            FromPlugin::Hello {
+                raw_payload: false,
+                ..
+            }
+        ));
         golden(
             &FromPlugin::Loaded(Registered {
                 name: "guard".into(),
@@ -694,6 +799,57 @@ mod tests {
             FromPlugin::Request { request, .. } => assert_eq!(request, HostRequest::Unsupported),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A call whose payload follows its JSON: the bytes, and what the plugin process reads.
+    #[test]
+    fn a_call_s_payload_after_the_json_is_read_as_it_is() {
+        let target = Target::Handler {
+            event: "tool_call".into(),
+            index: 1,
+            serial: 42,
+        };
+        let payload = r#"{"input":{"command":"ls \"a b\"\n"}}"#;
+        let mut raw = Vec::new();
+        write_call(&mut raw, 7, &target, payload, true).unwrap();
+        let json = r#"{"type":"call","id":7,"target":{"kind":"handler","event":"tool_call","index":1,"serial":42},"payload_bytes":36}"#;
+        assert_eq!(payload.len(), 36);
+        assert_eq!(&raw[4..], format!("{json}{payload}").as_bytes());
+        assert_eq!(&raw[..4], &((json.len() + 36) as u32).to_le_bytes());
+        let call = ToPlugin::Call {
+            id: 7,
+            target: target.clone(),
+            payload: payload.into(),
+        };
+        assert_eq!(read_frame::<ToPlugin>(&mut raw.as_slice()).unwrap(), call);
+
+        // Without `raw`: the frame `write_frame` writes of the same call.
+        let mut escaped = Vec::new();
+        write_call(&mut escaped, 7, &target, payload, false).unwrap();
+        let mut derived = Vec::new();
+        write_frame(&mut derived, &call).unwrap();
+        assert_eq!(escaped, derived);
+        assert_eq!(
+            read_frame::<ToPlugin>(&mut escaped.as_slice()).unwrap(),
+            call
+        );
+    }
+
+    /// A payload shorter or longer than it says, not UTF-8, or beside a `payload` in the
+    /// JSON: the frame is not a message (the connection ends, as for any such frame).
+    #[test]
+    fn a_payload_after_the_json_that_lies_is_refused() {
+        let json =
+            r#"{"type":"call","id":7,"target":{"kind":"command","index":0},"payload_bytes":4}"#;
+        let refused = |frame: &[u8]| <ToPlugin as Message>::decode(frame).is_err();
+        assert!(!refused(format!("{json}abcd").as_bytes()));
+        assert!(refused(format!("{json}abc").as_bytes()));
+        assert!(refused(format!("{json}abcde").as_bytes()));
+        let mut not_text = json.as_bytes().to_vec();
+        not_text.extend_from_slice(&[b'a', 0xFF, b'c', b'd']);
+        assert!(refused(&not_text));
+        let both = r#"{"type":"call","id":7,"target":{"kind":"command","index":0},"payload":"x","payload_bytes":4}abcd"#;
+        assert!(refused(both.as_bytes()));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::io::Cursor;
 use proptest::{collection::vec, prelude::*};
 
 use super::{
-    frames::{read_frame, FromPlugin, Message, ToPlugin, MAX_FRAME},
+    frames::{raw_call, read_frame, write_call, FromPlugin, Message, Target, ToPlugin, MAX_FRAME},
     lines::{decode, read_line, MAX_LINE},
 };
 use crate::sys::largest_allocation::{largest_during, Noting};
@@ -46,6 +46,7 @@ const FRAMES: &[&str] = &[
     r#"{"type":"done","id":7,"result":{"status":"failed","message":"no","panicked":true}}"#,
     r#"{"type":"reply","id":3,"result":{"status":"ok","value":true}}"#,
     r#"{"type":"goodbye"}"#,
+    r#"{"type":"call","id":7,"target":{"kind":"handler","event":"tool_call","index":1,"serial":42},"payload_bytes":45}{"tool_name":"exec","input":{"command":"ls"}}"#,
     r#"{"type":"request","id":9,"call":7,"request":{"method":"ui_confirm","title":"Run it?","message":"rm -rf build"}}"#,
 ];
 
@@ -202,16 +203,35 @@ proptest! {
     }
 
     /// The quick decoding of a call and of an answer gives what the derived decoding gives,
-    /// message or refusal, whatever the bytes.
+    /// message or refusal, whatever the bytes. A call whose payload follows its JSON (which
+    /// the derived decoding does not read) is the call its payload in the JSON gives, read
+    /// either way.
     #[test]
     fn frames_decode_the_quick_way_as_the_derived_way(json in prop_oneof![frame(), message()]) {
         let quick = <ToPlugin as Message>::decode(&json).ok();
-        let derived = serde_json::from_slice::<ToPlugin>(&json).ok();
+        let derived = match raw_call(&json) {
+            Some(call) => {
+                let escaped = serde_json::to_vec(&call).unwrap_or_default();
+                prop_assert_eq!(<ToPlugin as Message>::decode(&escaped).ok(), Some(call.clone()));
+                serde_json::from_slice::<ToPlugin>(&escaped).ok()
+            }
+            None => serde_json::from_slice::<ToPlugin>(&json).ok(),
+        };
         prop_assert_eq!(quick, derived);
         // (Compared as printed: a load's error has no equality.)
         let quick = <FromPlugin as Message>::decode(&json).ok().map(|m| format!("{m:?}"));
         let derived = serde_json::from_slice::<FromPlugin>(&json).ok().map(|m| format!("{m:?}"));
         prop_assert_eq!(quick, derived);
+    }
+
+    /// Any payload crosses a call unchanged, after the JSON as in it.
+    #[test]
+    fn any_payload_crosses_a_call_either_way(payload in any::<String>(), id in any::<u64>(), raw in any::<bool>()) {
+        let target = Target::Command { index: 3 };
+        let mut frame = Vec::new();
+        write_call(&mut frame, id, &target, &payload, raw).unwrap_or_default();
+        let read = read_frame::<ToPlugin>(&mut frame.as_slice()).ok();
+        prop_assert_eq!(read, Some(ToPlugin::Call { id, target, payload }));
     }
 
     /// Lines as a long-running hook may write them: each is decoded or refused, none kept

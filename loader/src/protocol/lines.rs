@@ -230,6 +230,7 @@ pub fn decode(line: &[u8]) -> Result<Vec<FromPlugin>, LineError> {
                 FromPlugin::Hello {
                     protocol,
                     interface_version: String::new(),
+                    raw_payload: false,
                 },
                 FromPlugin::Loaded(registered),
             ])

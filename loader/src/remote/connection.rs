@@ -26,8 +26,8 @@ use crate::{
     host::PluginApi,
     protocol::{
         frames::{
-            read_frame, write_frame, Answer, CallOutcome, FrameError, FromPlugin, HostRequest,
-            Message, ToPlugin,
+            read_frame, write_call, write_frame, Answer, CallOutcome, FrameError, FromPlugin,
+            HostRequest, Message, Target, ToPlugin,
         },
         lines,
     },
@@ -115,6 +115,8 @@ pub(super) struct Connection {
     pub(super) execs: std::sync::atomic::AtomicUsize,
     /// The agent killed the process: its `exec` programs are to be killed now.
     pub(super) stopping: AtomicBool,
+    /// Its hello said it reads a call's payload after the frame's JSON, as it is.
+    pub(super) raw_payload: AtomicBool,
     pub(super) stderr: Arc<Mutex<VecDeque<u8>>>,
     /// A long-running hook's stderr since the last event took it, and whether some was
     /// dropped.
@@ -137,6 +139,24 @@ impl Connection {
                     .is_some_and(|writer| write_frame(writer, message).is_ok())
             }
         }
+    }
+
+    /// Sends call `id` (as [`send`](Self::send) sends [`ToPlugin::Call`]), its payload
+    /// after the frame's JSON when the plugin process reads it so: neither copied nor
+    /// escaped first.
+    pub(super) fn send_call(&self, id: u64, target: &Target, payload: &str) -> bool {
+        if self.wire == Wire::Lines {
+            return self.send(&ToPlugin::Call {
+                id,
+                target: target.clone(),
+                payload: payload.to_owned(),
+            });
+        }
+        let raw = self.raw_payload.load(std::sync::atomic::Ordering::Relaxed);
+        let mut writer = self.writer.lock_unpoisoned();
+        writer
+            .as_mut()
+            .is_some_and(|writer| write_call(writer, id, target, payload, raw).is_ok())
     }
 
     /// Queues a line for the writer thread; a hook that lets [`OUT_QUEUE`] lines wait is
@@ -376,6 +396,7 @@ impl Connection {
             counted: AtomicBool::new(false),
             execs: std::sync::atomic::AtomicUsize::new(0),
             stopping: AtomicBool::new(false),
+            raw_payload: AtomicBool::new(false),
             stderr: tail,
             stderr_log: log,
             stderr_pipe,

@@ -341,7 +341,12 @@ impl PluginProcess {
                 }
             };
             match incoming {
-                Incoming::Message(FromPlugin::Hello { protocol, .. }) => {
+                Incoming::Message(FromPlugin::Hello {
+                    protocol,
+                    raw_payload,
+                    ..
+                }) => {
+                    connection.raw_payload.store(raw_payload, Ordering::Relaxed);
                     let (expected, what, remedy) = match connection.wire {
                         Wire::Frames => (
                             PROTOCOL_VERSION,
@@ -659,11 +664,7 @@ impl PluginProcess {
         };
         let leading = Instant::now();
         let lead = connection.leader();
-        if !connection.send(&ToPlugin::Call {
-            id,
-            target,
-            payload: payload.to_owned(),
-        }) {
+        if !connection.send_call(id, &target, payload) {
             drop(lead);
             return Err(died(&self.wait_death(connection)));
         }

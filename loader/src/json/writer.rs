@@ -73,6 +73,14 @@ impl Json {
         Ok(())
     }
 
+    /// `{"variant":`, less its colon: what a variant with content opens with.
+    fn open_variant(&mut self, variant: &str) -> serde_json::Result<()> {
+        self.not_a_key()?;
+        self.out.push('{');
+        write_str(&mut self.out, variant);
+        Ok(())
+    }
+
     fn not_a_key(&self) -> serde_json::Result<()> {
         match self.mode {
             Mode::Key => Err(serde_json::Error::custom("key must be a string")),
@@ -200,9 +208,7 @@ impl<'a> ser::Serializer for &'a mut Json {
         variant: &'static str,
         value: &T,
     ) -> serde_json::Result<()> {
-        self.not_a_key()?;
-        self.out.push('{');
-        write_str(&mut self.out, variant);
+        self.open_variant(variant)?;
         self.out.push(':');
         value.serialize(&mut *self)?;
         self.out.push('}');
@@ -233,9 +239,7 @@ impl<'a> ser::Serializer for &'a mut Json {
         variant: &'static str,
         _len: usize,
     ) -> serde_json::Result<Compound<'a>> {
-        self.not_a_key()?;
-        self.out.push('{');
-        write_str(&mut self.out, variant);
+        self.open_variant(variant)?;
         Ok(Compound::open(self, ":[", "]}"))
     }
 
@@ -264,9 +268,7 @@ impl<'a> ser::Serializer for &'a mut Json {
         variant: &'static str,
         _len: usize,
     ) -> serde_json::Result<Compound<'a>> {
-        self.not_a_key()?;
-        self.out.push('{');
-        write_str(&mut self.out, variant);
+        self.open_variant(variant)?;
         Ok(Compound::open(self, ":{", "}}"))
     }
 }
@@ -332,49 +334,50 @@ impl<'a> Compound<'a> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> serde_json::Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> serde_json::Result<()> {
-        self.close()
-    }
+/// The four kinds of sequence: elements, then the end.
+macro_rules! sequences {
+    ($($kind:ident::$element:ident),*) => {$(
+        impl ser::$kind for Compound<'_> {
+            type Ok = ();
+            type Error = serde_json::Error;
+            fn $element<T: ?Sized + Serialize>(&mut self, value: &T) -> serde_json::Result<()> {
+                self.element(value)
+            }
+            fn end(self) -> serde_json::Result<()> {
+                self.close()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> serde_json::Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> serde_json::Result<()> {
-        self.close()
-    }
+sequences!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
+
+/// The two kinds of struct: named fields, then the end.
+macro_rules! structs {
+    ($($kind:ident),*) => {$(
+        impl ser::$kind for Compound<'_> {
+            type Ok = ();
+            type Error = serde_json::Error;
+            fn serialize_field<T: ?Sized + Serialize>(
+                &mut self,
+                name: &'static str,
+                value: &T,
+            ) -> serde_json::Result<()> {
+                self.field(name, value)
+            }
+            fn end(self) -> serde_json::Result<()> {
+                self.close()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> serde_json::Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> serde_json::Result<()> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> serde_json::Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> serde_json::Result<()> {
-        self.close()
-    }
-}
+structs!(SerializeStruct, SerializeStructVariant);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
@@ -384,36 +387,6 @@ impl ser::SerializeMap for Compound<'_> {
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> serde_json::Result<()> {
         value.serialize(&mut *self.json)
-    }
-    fn end(self) -> serde_json::Result<()> {
-        self.close()
-    }
-}
-
-impl ser::SerializeStruct for Compound<'_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        name: &'static str,
-        value: &T,
-    ) -> serde_json::Result<()> {
-        self.field(name, value)
-    }
-    fn end(self) -> serde_json::Result<()> {
-        self.close()
-    }
-}
-
-impl ser::SerializeStructVariant for Compound<'_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        name: &'static str,
-        value: &T,
-    ) -> serde_json::Result<()> {
-        self.field(name, value)
     }
     fn end(self) -> serde_json::Result<()> {
         self.close()

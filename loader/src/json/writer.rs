@@ -11,9 +11,13 @@ use super::escape::write_str;
 /// as it is.
 const RAW_VALUE: &str = "$serde_json::private::RawValue";
 
+/// What [`to_string`]'s text starts with: an event's JSON (a tool's input, a file) is
+/// written without growing it (and copying it) as it fills.
+const CAPACITY: usize = 4096;
+
 /// The JSON text of `value`, as `serde_json::to_string` writes it.
 pub(crate) fn to_string<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<String> {
-    let mut out = String::with_capacity(256);
+    let mut out = String::with_capacity(CAPACITY);
     append(&mut out, value)?;
     Ok(out)
 }

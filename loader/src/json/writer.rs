@@ -11,8 +11,8 @@ use super::escape::write_str;
 /// as it is.
 const RAW_VALUE: &str = "$serde_json::private::RawValue";
 
-/// What [`to_string`]'s text starts with: an event's JSON (a tool's input, a file) is
-/// written without growing it (and copying it) as it fills.
+/// What [`to_string`]'s text starts with: an event's JSON or a hook's payload (a tool's
+/// input, a file) is written without growing it (and copying it) as it fills.
 const CAPACITY: usize = 4096;
 
 /// The JSON text of `value`, as `serde_json::to_string` writes it.
@@ -34,7 +34,7 @@ pub(crate) fn append<T: ?Sized + Serialize>(out: &mut String, value: &T) -> serd
 }
 
 /// The text written so far, and how the next scalar is written.
-pub(crate) struct Json {
+struct Json {
     out: String,
     mode: Mode,
 }
@@ -278,7 +278,7 @@ impl<'a> ser::Serializer for &'a mut Json {
 }
 
 /// An array, an object or a `RawValue` being written.
-pub(crate) struct Compound<'a> {
+struct Compound<'a> {
     json: &'a mut Json,
     first: bool,
     /// What ends it.

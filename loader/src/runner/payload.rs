@@ -8,9 +8,6 @@ use serde_json::{Map, Value};
 
 use crate::command_hook::{Dialect, ToolNames};
 
-/// What a payload's buffer starts with.
-const PAYLOAD_CAPACITY: usize = 4096;
-
 /// The payload of one hook: the common fields first, in their order, then the event's own
 /// fields in theirs. A field the event gives that is also a common one takes the common
 /// one's place. The tool's name and input are written in the hook's dialect.
@@ -26,12 +23,9 @@ pub(super) struct Payload<'a> {
 impl Payload<'_> {
     /// The payload as JSON.
     pub(super) fn to_vec(&self) -> Vec<u8> {
-        // Most payloads fit: written without growing the buffer (and copying it) as it fills.
-        let mut json = String::with_capacity(PAYLOAD_CAPACITY);
-        match crate::json::append(&mut json, self) {
-            Ok(()) => json.into_bytes(),
-            Err(_) => Vec::new(),
-        }
+        crate::json::to_string(self)
+            .map(String::into_bytes)
+            .unwrap_or_default()
     }
 }
 

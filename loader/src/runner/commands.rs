@@ -383,7 +383,7 @@ impl HookJob {
     pub(super) async fn run(self) -> Finished {
         // Closed only when the runner is gone: then the hook runs unbounded.
         let _slot = self.slots.clone().acquire_owned().await.ok();
-        // The rarer kinds are boxed, so that a command hook's run stays small.
+        // Each kind's run is boxed, so that a hook's future stays small.
         if let Some(call) = &self.hook.host_call {
             let asked = super::host_calls::ask(call, &self.payload, self.agent, self.hook.timeout);
             let (run, failure) = Box::pin(asked).await;
@@ -440,8 +440,10 @@ impl HookJob {
             stdin: self.payload,
             timeout: self.hook.timeout,
         };
+        // Boxed too: its process's run is most of a hook's future, which an emit holds and
+        // moves, whatever kind of hook runs (a long-running hook's event is copied less).
         Finished {
-            run: run(spec).await,
+            run: Box::pin(run(spec)).await,
             failure: None,
             stderr_dropped: false,
         }

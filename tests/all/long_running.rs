@@ -674,6 +674,37 @@ async fn a_hook_that_exits_after_an_answer_is_restarted_on_the_next_event() {
     );
 }
 
+/// A hook that ends with an event sent to it and unread (here it answers, rests, and exits
+/// before it reads again; the next event is sent at once) ended between events, as far as
+/// that event goes: said so, and the event goes to its next process, not lost as a crash.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_ends_before_it_reads_an_event_gets_it_in_its_next_process() {
+    let project = Project::new("p");
+    let command = hostile(
+        &project,
+        "rests.sh",
+        &format!(r#"echo "$id" >> "$(dirname "$0")/answered"; {ANSWER}; sleep 0.3; exit 0"#),
+    );
+    let rig = persistent_rig(&project, &command, 5);
+    let (_, errors) = emit_ls(&rig).await;
+    assert!(errors.is_empty(), "{errors:?}");
+    let (block, errors) = emit_ls(&rig).await;
+    assert!(!block);
+    assert_eq!(starts(&project), 2, "{errors:?}");
+    assert_eq!(
+        project.read("answered").lines().count(),
+        2,
+        "the second event was answered by the second process"
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].1.contains("exited with status 0")
+            && errors[0].1.ends_with("between calls; restarting it"),
+        "{}",
+        errors[0].1
+    );
+}
+
 /// Trust covers a long-running hook as a one-shot one: its project hooks file does not run
 /// until trusted, and a change to the script it runs makes it untrusted again.
 #[test]

@@ -162,19 +162,28 @@ impl Connection {
     /// Queues a line for the writer thread; a hook that lets [`OUT_QUEUE`] lines wait is
     /// stopped.
     pub(super) fn queue(&self, line: Vec<u8>) -> bool {
+        self.queue_at(line).is_ok()
+    }
+
+    /// [`queue`](Self::queue), saying where the line starts in all that was sent to the
+    /// hook ([`read_past`](Self::read_past)), or why it was not sent.
+    pub(super) fn queue_at(&self, line: Vec<u8>) -> Result<u64, Refused> {
         let Some(queue) = &self.queue else {
-            return false;
+            return Err(Refused::Closed);
         };
-        match queue.send(line) {
-            Ok(()) => true,
-            Err(Refused::Full) => {
-                self.kill(&format!(
-                    "stopped reading what the agent sends ({OUT_QUEUE} messages waited for it); it was stopped, not trusted"
-                ));
-                false
-            }
-            Err(Refused::Closed) => false,
+        let sent = queue.send(line);
+        if sent == Err(Refused::Full) {
+            self.kill(&format!(
+                "stopped reading what the agent sends ({OUT_QUEUE} messages waited for it); it was stopped, not trusted"
+            ));
         }
+        sent
+    }
+
+    /// Whether a long-running hook read past `start` of what was sent to it (`None`: it
+    /// cannot be told): a hook that ended before it read an event ended between events.
+    pub(super) fn read_past(&self, start: u64) -> Option<bool> {
+        self.queue.as_ref()?.read_past(start)
     }
 
     /// Kills the process's whole group (unless it was reaped already), saying why, and the

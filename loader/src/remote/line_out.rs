@@ -52,6 +52,8 @@ struct Waiting {
     /// The connection was let go: the writer thread writes what it can without waiting,
     /// then ends.
     let_go: bool,
+    /// The bytes of every line taken so far, written or waiting.
+    taken: u64,
 }
 
 struct Shared {
@@ -88,19 +90,22 @@ impl LineOut {
     }
 
     /// Writes `line` now if nothing waits before it and the pipe takes it, else queues
-    /// (the rest of) it for the writer thread.
-    pub(super) fn send(&self, line: Vec<u8>) -> Result<(), Refused> {
+    /// (the rest of) it for the writer thread. Where the line starts in all that was sent,
+    /// for [`read_past`](Self::read_past).
+    pub(super) fn send(&self, line: Vec<u8>) -> Result<u64, Refused> {
         let mut waiting = self.shared.waiting.lock_unpoisoned();
         if waiting.closed {
             return Err(Refused::Closed);
         }
+        let start = waiting.taken;
         if !waiting.lines.is_empty() || !self.shared.direct {
             if waiting.lines.len() >= OUT_QUEUE {
                 return Err(Refused::Full);
             }
+            waiting.taken += line.len() as u64;
             waiting.lines.push_back(line);
             self.shared.wake.notify_one();
-            return Ok(());
+            return Ok(start);
         }
         let written = match (&self.shared.pipe).write(&line) {
             Ok(n) => n,
@@ -112,12 +117,29 @@ impl LineOut {
                 return Err(Refused::Closed);
             }
         };
+        waiting.taken += line.len() as u64;
         if written < line.len() {
             waiting.lines.push_back(line);
             waiting.written = written;
             self.shared.wake.notify_one();
         }
-        Ok(())
+        Ok(start)
+    }
+
+    /// Whether the hook read past `start` (where a line began, as [`send`](Self::send)
+    /// gave it): all that was sent, less what waits to be written and what the pipe still
+    /// holds unread. `None` when the pipe cannot tell.
+    pub(super) fn read_past(&self, start: u64) -> Option<bool> {
+        let waiting = self.shared.waiting.lock_unpoisoned();
+        let queued = waiting
+            .lines
+            .iter()
+            .map(|line| line.len() as u64)
+            .sum::<u64>()
+            .saturating_sub(waiting.written as u64);
+        let unread = crate::sys::pipe::unread(self.shared.pipe.as_fd()).ok()? as u64;
+        let read = waiting.taken.checked_sub(queued + unread)?;
+        Some(read > start)
     }
 }
 

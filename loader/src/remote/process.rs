@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::{
     connection::{death_termination, CallSink, Connection, Incoming, Wire},
+    line_out::Refused,
     requests::{may_wait, serve_in_call, serve_outside_calls},
     spawn, PluginSettings,
 };
@@ -491,6 +492,12 @@ impl PluginProcess {
     /// The connection if the process runs; a dead one is counted (and reported, if no call
     /// reported it) and let go.
     fn live(&self) -> Result<Option<Arc<Connection>>, CallFailure> {
+        self.live_asking(true)
+    }
+
+    /// [`live`](Self::live); `ask_exit`: whether a script that exited but whose end its
+    /// reader has not seen yet counts as ended (a system call), or is seen later.
+    fn live_asking(&self, ask_exit: bool) -> Result<Option<Arc<Connection>>, CallFailure> {
         let mut state = self.lock();
         if state.disabled.is_some() {
             return Err(CallFailure::Disabled);
@@ -501,7 +508,7 @@ impl PluginProcess {
         let killed = connection.killed_for.lock_unpoisoned().is_some();
         // A script may exit between events; a plugin host only dies, which its reader
         // reports, so its calls skip the check (a lock and a system call).
-        let exited = connection.wire == Wire::Lines && connection.exited();
+        let exited = ask_exit && connection.wire == Wire::Lines && connection.exited();
         if connection.death.get().is_none() && !killed && !exited {
             return Ok(Some(connection));
         }
@@ -732,7 +739,10 @@ impl PluginProcess {
         what: &str,
         alone: bool,
     ) -> Option<Result<Option<String>, CallFailure>> {
-        let connection = match self.live() {
+        // A hook that exited between events gets no event. The only hook of its emit is not
+        // asked first (a system call on every event): its answer says it runs, and a hook
+        // that gives none is asked then, with whether it read the event (`exchange_in_task`).
+        let connection = match self.live_asking(!alone) {
             Ok(Some(connection)) if connection.wire == Wire::Lines => connection,
             Ok(_) => return None,
             Err(failure) => return Some(Err(failure)),
@@ -764,6 +774,14 @@ impl PluginProcess {
             .await;
         waiting.done = true;
         drop(waiting);
+        let Some(result) = result else {
+            // It ended before it read the event: an end between events, said as such; the
+            // event goes to its next process, as if it had been asked first.
+            return match self.live() {
+                Ok(_) => None,
+                Err(failure) => Some(Err(failure)),
+            };
+        };
         if let Some(cause) = ended(&result) {
             let mut state = self.lock();
             self.count_death(&mut state, &connection, &cause);
@@ -784,7 +802,7 @@ impl PluginProcess {
         receiver: &mut tokio::sync::mpsc::Receiver<Incoming>,
         what: &str,
         alone: bool,
-    ) -> Result<Option<String>, CallFailure> {
+    ) -> Option<Result<Option<String>, CallFailure>> {
         let died = |cause: &str| {
             let tail = connection.stderr_tail();
             let mut message = format!("{} {cause} while handling {what}", self.name());
@@ -800,13 +818,28 @@ impl PluginProcess {
         // moment (with others, it would hold their futures back meanwhile).
         let leading = Instant::now();
         let lead = alone.then(|| connection.leader()).flatten();
-        // The runner's payload, written around as it is.
-        if !connection.queue(lines::event(id, event, payload)) {
-            drop(lead);
-            return Err(died(&crate::host::may_block(|| {
-                self.wait_death(connection)
-            })));
+        if alone && lead.is_none() && connection.exited() {
+            // Not led after all: asked first, as any call is.
+            return None;
         }
+        // Whether the hook ended before it read the event (then it ended between events).
+        let unread = |sent: Option<u64>| {
+            connection.exited()
+                && sent.is_none_or(|start| connection.read_past(start) == Some(false))
+        };
+        // The runner's payload, written around as it is.
+        let sent = match connection.queue_at(lines::event(id, event, payload)) {
+            Ok(start) => start,
+            Err(refused) => {
+                drop(lead);
+                if refused == Refused::Closed && unread(None) {
+                    return None;
+                }
+                return Some(Err(died(&crate::host::may_block(|| {
+                    self.wait_death(connection)
+                }))));
+            }
+        };
         let mut budget = timeout;
         if let Some(lead) = lead {
             let led = connection.lead(
@@ -817,7 +850,10 @@ impl PluginProcess {
                 |asked| serve_in_call(asked, &CallContext::event(agent, cwd)),
             );
             if let Some(result) = led {
-                return call_result(result);
+                return Some(call_result(result));
+            }
+            if unread(Some(sent)) {
+                return None;
             }
             budget = budget.saturating_sub(leading.elapsed());
         }
@@ -830,12 +866,14 @@ impl PluginProcess {
                     crate::host::may_block(|| {
                         connection.kill(&format!("was killed after {timeout:?} without an answer"))
                     });
-                    return Err(self.timed_out(what, timeout));
+                    return Some(Err(self.timed_out(what, timeout)));
                 }
             };
             budget = budget.saturating_sub(waiting.elapsed());
             match incoming {
-                Incoming::Message(FromPlugin::Done { result, .. }) => return call_result(result),
+                Incoming::Message(FromPlugin::Done { result, .. }) => {
+                    return Some(call_result(result))
+                }
                 Incoming::Message(FromPlugin::Request {
                     id: request,
                     request: asked,
@@ -861,7 +899,8 @@ impl PluginProcess {
                     });
                 }
                 Incoming::Message(_) => {}
-                Incoming::Died(cause) => return Err(died(&cause)),
+                Incoming::Died(_) if unread(Some(sent)) => return None,
+                Incoming::Died(cause) => return Some(Err(died(&cause))),
             }
         }
     }

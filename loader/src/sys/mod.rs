@@ -14,6 +14,8 @@
 //!   ends (`PR_SET_PDEATHSIG` between fork and exec, `remote/spawn.rs`); a limit on the
 //!   memory of a long-running hook (`setrlimit` between fork and exec, in the keeper,
 //!   `supervisor/keeper/serve.rs`, or in the agent, `remote/spawn.rs`).
+//! - [`pipe`]: how much of a pipe is not read yet (`FIONREAD`), for whether a long-running
+//!   hook that ended read its last event (`remote/line_out.rs`).
 //! - [`socket`]: descriptors received over a Unix socket (`SCM_RIGHTS`), which the keeper
 //!   takes ownership of (`supervisor/keeper/`).
 //!
@@ -27,5 +29,6 @@
 #[cfg(test)]
 pub(crate) mod largest_allocation;
 pub(crate) mod library;
+pub(crate) mod pipe;
 pub(crate) mod process;
 pub(crate) mod socket;

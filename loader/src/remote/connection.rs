@@ -265,7 +265,7 @@ impl Connection {
         self.inbound.lead()
     }
 
-    /// Reads call `id`'s answer with `lead`, for up to `window`: no thread hand-off between
+    /// Reads call `id`'s answer with `lead`, until `until` at most: no thread hand-off between
     /// the answer and its caller. Requests of the call that `serves_now` accepts are served
     /// on the way with `serve`. `None` when something came that is not its own (a message
     /// for another call or for none, a line it cannot read, the end) or nothing within the
@@ -275,11 +275,10 @@ impl Connection {
         &self,
         mut lead: Lead<'_>,
         id: u64,
-        window: Duration,
+        until: Instant,
         serves_now: impl Fn(&HostRequest) -> bool,
         mut serve: impl FnMut(HostRequest) -> Answer,
     ) -> Option<CallOutcome> {
-        let until = Instant::now() + window;
         let cut = match self.wire {
             Wire::Frames => Cut::Frame,
             Wire::Lines => Cut::Line,

@@ -18,7 +18,7 @@ use std::{
     io::{self, BufRead, Read},
     os::fd::{AsFd, OwnedFd},
     sync::{Condvar, Mutex},
-    time::{Duration, Instant},
+    time::Instant,
 };
 
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
@@ -332,8 +332,7 @@ impl Lead<'_> {
                 Whole::Partial if stream.buffered().len() >= LEAD_LIMIT => return Next::HandBack,
                 Whole::Partial => {}
             }
-            let left = until.saturating_duration_since(Instant::now());
-            match read_within(stream, left) {
+            match read_within(stream, until) {
                 Ok(Some(0)) | Err(_) => return Next::HandBack,
                 Ok(Some(_)) => {}
                 Ok(None) => return Next::Later,
@@ -399,26 +398,34 @@ fn whole(buffered: &[u8], cut: Cut) -> Whole {
     }
 }
 
-/// Reads once more within `wait`: `None` if nothing came. It looks without sleeping first,
-/// for a few microseconds (a quick answer then wakes nobody); on a non-blocking pipe each
-/// look is the read itself.
-fn read_within(stream: &mut Stream, wait: Duration) -> io::Result<Option<usize>> {
+/// Reads once more, until `until` at most: `None` if nothing came. It looks without
+/// sleeping first, for a few microseconds (a quick answer then wakes nobody); on a
+/// non-blocking pipe each look is the read itself.
+fn read_within(stream: &mut Stream, until: Instant) -> io::Result<Option<usize>> {
     use crate::supervisor::workers::{spin, SPIN};
-    let started = Instant::now();
-    let looked = spin(SPIN.min(wait), || {
+    let mut spun = false;
+    let looked = spin(SPIN, || {
+        // Past the first look (which reads no clock), the spin ends at `until`.
+        if spun && Instant::now() >= until {
+            return Some(Ok(None));
+        }
+        spun = true;
         if stream.nonblocking {
-            return stream.read_now().transpose();
+            return match stream.read_now() {
+                Ok(None) => None,
+                read => Some(read),
+            };
         }
         match wait_readable(&stream.pipe, PollTimeout::ZERO) {
             Ok(false) => None,
-            Ok(true) => Some(stream.read_more()),
+            Ok(true) => Some(stream.read_more().map(Some)),
             Err(e) => Some(Err(e)),
         }
     });
     if let Some(read) = looked {
-        return read.map(Some);
+        return read;
     }
-    let left = wait.saturating_sub(started.elapsed());
+    let left = until.saturating_duration_since(Instant::now());
     let ms = u16::try_from(left.as_micros().div_ceil(1000)).unwrap_or(u16::MAX);
     if !wait_readable(&stream.pipe, PollTimeout::from(ms))? {
         return Ok(None);

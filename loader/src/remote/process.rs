@@ -680,7 +680,7 @@ impl PluginProcess {
             let led = connection.lead(
                 lead,
                 id,
-                budget.min(LEAD_WINDOW),
+                leading + budget.min(LEAD_WINDOW),
                 |asked| !may_wait(asked),
                 |asked| serve_in_call(asked, ctx),
             );
@@ -845,7 +845,7 @@ impl PluginProcess {
             let led = connection.lead(
                 lead,
                 id,
-                budget.min(LEAD_WINDOW),
+                leading + budget.min(LEAD_WINDOW),
                 |asked| !may_wait(asked),
                 |asked| serve_in_call(asked, &CallContext::event(agent, cwd)),
             );

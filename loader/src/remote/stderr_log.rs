@@ -96,14 +96,19 @@ fn wait_readable(pipe: &ChildStderr) -> bool {
 /// thread (whose flag is `busy`) has kept all it read: what a hook wrote to stderr before
 /// its answer is read by its own thread, which may not have run yet.
 pub(super) fn wait_until_read(pipe: &OwnedFd, busy: &AtomicBool) -> nix::Result<()> {
-    let deadline = Instant::now() + STDERR_CATCH_UP;
+    // Read when first needed: most events find nothing to wait for.
+    let mut deadline = None;
     loop {
         let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)];
         poll(&mut fds, PollTimeout::ZERO)?;
         let unread = fds[0]
             .revents()
             .is_some_and(|events| events.contains(PollFlags::POLLIN));
-        if (!unread && !busy.load(Ordering::SeqCst)) || Instant::now() >= deadline {
+        if !unread && !busy.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let now = Instant::now();
+        if now >= *deadline.get_or_insert(now + STDERR_CATCH_UP) {
             return Ok(());
         }
         thread::yield_now();

@@ -23,15 +23,19 @@ pub(crate) const SPIN: Duration = Duration::from_micros(30);
 
 /// Tries `attempt` until it gives a value or `limit` has passed, yielding between tries.
 pub(crate) fn spin<T>(limit: Duration, mut attempt: impl FnMut() -> Option<T>) -> Option<T> {
+    // The first try reads no clock: it is often the only one.
+    if let Some(value) = attempt() {
+        return Some(value);
+    }
     let started = Instant::now();
     loop {
-        if let Some(value) = attempt() {
-            return Some(value);
-        }
         if started.elapsed() >= limit {
             return None;
         }
         thread::yield_now();
+        if let Some(value) = attempt() {
+            return Some(value);
+        }
     }
 }
 

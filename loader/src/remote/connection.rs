@@ -64,7 +64,8 @@ pub(super) enum Incoming {
 #[derive(Clone)]
 pub(super) enum CallSink {
     Thread(mpsc::SyncSender<Incoming>),
-    Task(tokio::sync::mpsc::Sender<Incoming>),
+    /// Boxed: a channel's first block holds 32 messages, made with it for every event.
+    Task(tokio::sync::mpsc::Sender<Box<Incoming>>),
     Abandoned,
 }
 
@@ -76,7 +77,7 @@ impl CallSink {
                 let _ = call.send(Incoming::Died(cause.to_owned()));
             }
             CallSink::Task(call) => {
-                let _ = call.blocking_send(Incoming::Died(cause.to_owned()));
+                let _ = call.blocking_send(Box::new(Incoming::Died(cause.to_owned())));
             }
             CallSink::Abandoned => {}
         }
@@ -230,7 +231,7 @@ impl Connection {
                 true
             }
             Some(CallSink::Task(waiting)) => {
-                let _ = waiting.blocking_send(incoming);
+                let _ = waiting.blocking_send(Box::new(incoming));
                 true
             }
             Some(CallSink::Abandoned) => {

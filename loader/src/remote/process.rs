@@ -799,7 +799,7 @@ impl PluginProcess {
         agent: &Arc<dyn AgentHost>,
         cwd: &std::path::Path,
         timeout: Duration,
-        receiver: &mut tokio::sync::mpsc::Receiver<Incoming>,
+        receiver: &mut tokio::sync::mpsc::Receiver<Box<Incoming>>,
         what: &str,
         alone: bool,
     ) -> Option<Result<Option<String>, CallFailure>> {
@@ -860,7 +860,7 @@ impl PluginProcess {
         loop {
             let waiting = Instant::now();
             let incoming = match tokio::time::timeout(budget, receiver.recv()).await {
-                Ok(Some(incoming)) => incoming,
+                Ok(Some(incoming)) => *incoming,
                 Ok(None) => Incoming::Died("stopped answering".into()),
                 Err(_) => {
                     crate::host::may_block(|| {

@@ -91,14 +91,14 @@ impl HookRunner {
         let env_file = event.spec().env_file.then(|| self.env_file());
         let session_id: Arc<str> = self.session_of(agent.as_ref()).into();
         // One payload per (dialect, event name): hooks of one dialect share it.
-        let mut payloads: Vec<(PayloadKey<'_>, Arc<[u8]>)> = Vec::new();
+        let mut payloads: Vec<(PayloadKey<'_>, Arc<str>)> = Vec::new();
         let mut jobs: Vec<HookJob> = Vec::new();
         for hook in &hooks {
             let key = (hook.dialect, hook.event_name.as_str());
             let payload = match payloads.iter().find(|(k, _)| *k == key) {
                 Some((_, payload)) => payload.clone(),
                 None => {
-                    let payload: Arc<[u8]> = self
+                    let payload: Arc<str> = self
                         .payload(agent.as_ref(), &session_id, &tools, hook, &fields)
                         .into();
                     payloads.push((key, payload.clone()));
@@ -292,7 +292,7 @@ impl HookRunner {
         tools: &ToolNames,
         hook: &CommandHook,
         fields: &Map<String, Value>,
-    ) -> Vec<u8> {
+    ) -> String {
         // Borrowed where the runner holds the text: only what the agent gives is made.
         let mut common: Vec<(&'static str, Cow<'_, str>)> = Vec::with_capacity(8);
         common.push(("session_id", Cow::Borrowed(session_id)));
@@ -325,12 +325,12 @@ impl HookRunner {
             tools,
         };
         if !hook.dialect.own_payload() {
-            return payload.to_vec();
+            return payload.to_text();
         }
         // Copilot CLI's and Cursor's payloads are their own: written from Claude Code's.
         let claude = serde_json::to_value(&payload).unwrap_or_default();
         let own = hook.dialect.payload(hook.event, &hook.event_name, claude);
-        serde_json::to_vec(&own).unwrap_or_default()
+        serde_json::to_string(&own).unwrap_or_default()
     }
 }
 
@@ -340,7 +340,8 @@ type PayloadKey<'h> = (Dialect, &'h str);
 /// One hook to run, with everything it needs.
 pub(super) struct HookJob {
     pub(super) hook: Arc<CommandHook>,
-    pub(super) payload: Arc<[u8]>,
+    /// JSON: text, which a long-running hook's event carries as it is.
+    pub(super) payload: Arc<str>,
     cwd: PathBuf,
     env_file: Option<PathBuf>,
     /// The session's id, for Gemini CLI's `GEMINI_SESSION_ID`.
@@ -385,7 +386,12 @@ impl HookJob {
         let _slot = self.slots.clone().acquire_owned().await.ok();
         // Each kind's run is boxed, so that a hook's future stays small.
         if let Some(call) = &self.hook.host_call {
-            let asked = super::host_calls::ask(call, &self.payload, self.agent, self.hook.timeout);
+            let asked = super::host_calls::ask(
+                call,
+                self.payload.as_bytes(),
+                self.agent,
+                self.hook.timeout,
+            );
             let (run, failure) = Box::pin(asked).await;
             return Finished {
                 run,
@@ -394,7 +400,7 @@ impl HookJob {
             };
         }
         if let Some(target) = &self.hook.http {
-            let posted = Box::pin(target.post(self.payload, self.hook.timeout)).await;
+            let posted = Box::pin(target.post(self.payload.into(), self.hook.timeout)).await;
             return Finished {
                 run: posted.run,
                 failure: posted.failure,
@@ -437,7 +443,7 @@ impl HookJob {
             argv,
             cwd: &self.cwd,
             env: &env,
-            stdin: self.payload,
+            stdin: self.payload.into(),
             timeout: self.hook.timeout,
         };
         // Boxed too: its process's run is most of a hook's future, which an emit holds and

@@ -142,7 +142,7 @@ impl LongRunningHooks {
     pub(crate) async fn call(
         &self,
         hook: Arc<CommandHook>,
-        payload: Arc<[u8]>,
+        payload: Arc<str>,
         env: impl FnOnce() -> Vec<(&'static str, String)>,
         cwd: PathBuf,
         agent: Arc<dyn AgentHost>,
@@ -157,7 +157,6 @@ impl LongRunningHooks {
         // no thread hand-off. Else it is started on a thread that may wait for its hello.
         let in_task = match tokio::runtime::Handle::try_current() {
             Ok(_) => {
-                let payload = text_of(&payload);
                 process
                     .event_in_task(
                         &hook.event_name,
@@ -178,7 +177,6 @@ impl LongRunningHooks {
         });
         let call = move || {
             let ctx = CallContext::event(&agent, &cwd);
-            let payload = text_of(&payload);
             let target = Target::Handler {
                 event: hook.event_name.clone(),
                 index: 0,
@@ -238,15 +236,6 @@ impl LongRunningHooks {
                 }
             }
         }
-    }
-}
-
-/// The payload as text: the runner's JSON, so UTF-8 (checked by the fast check; anything
-/// else is made valid the slow way).
-fn text_of(payload: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(payload) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(payload),
     }
 }
 

@@ -22,10 +22,8 @@ pub(super) struct Payload<'a> {
 
 impl Payload<'_> {
     /// The payload as JSON.
-    pub(super) fn to_vec(&self) -> Vec<u8> {
-        crate::json::to_string(self)
-            .map(String::into_bytes)
-            .unwrap_or_default()
+    pub(super) fn to_text(&self) -> String {
+        crate::json::to_string(self).unwrap_or_default()
     }
 }
 
@@ -83,7 +81,7 @@ mod tests {
             dialect,
             tools: &tools,
         };
-        String::from_utf8(payload.to_vec()).unwrap_or_default()
+        payload.to_text()
     }
 
     #[test]

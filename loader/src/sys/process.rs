@@ -12,6 +12,28 @@ use std::{io, process::Command};
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub(crate) use direct::{environment, pidfd_open, posix_spawn, watch};
 
+/// Calls `each` with every `NAME=value` entry of the agent's environment, as it is (Linux
+/// with glibc: read in place from `environ`, nothing copied; elsewhere through std). Entries
+/// without a `=` after their first byte are skipped, as std's `vars_os` skips them.
+pub(crate) fn for_each_variable(mut each: impl FnMut(&[u8])) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    direct::entries(|_, text| {
+        if text.len() > 1 && text[1..].contains(&b'=') {
+            each(text);
+        }
+    });
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        for (name, value) in std::env::vars_os() {
+            let mut entry = name.as_bytes().to_vec();
+            entry.push(b'=');
+            entry.extend_from_slice(value.as_bytes());
+            each(&entry);
+        }
+    }
+}
+
 /// Reaps child `pid`, which has ended: its wait status and its resource usage (for the
 /// peak resident memory). `pid` must be a child of this process that the caller alone reaps.
 pub(crate) fn wait4(pid: nix::unistd::Pid) -> io::Result<(libc::c_int, libc::rusage)> {
@@ -89,27 +111,34 @@ mod direct {
     /// The agent's environment without the variables named in `names`, then `set`: pointers to
     /// the strings where they are, none copied.
     pub(crate) fn environment(names: &[&OsStr], set: &[CString]) -> Vec<*const libc::c_char> {
-        extern "C" {
-            static environ: *const *const libc::c_char;
-        }
         let mut envp = Vec::with_capacity(64 + set.len());
-        // SAFETY: `environ` is libc's null-terminated array of NUL-terminated strings; it is only
-        // read here, entry by entry, until its null. No thread changes it meanwhile: see the
-        // module docs.
-        unsafe {
-            let mut entry = environ;
-            while !entry.is_null() && !(*entry).is_null() {
-                let text = CStr::from_ptr(*entry).to_bytes();
-                let name = text.split(|&b| b == b'=').next().unwrap_or(text);
-                if !names.iter().any(|n| n.as_bytes() == name) {
-                    envp.push(*entry);
-                }
-                entry = entry.add(1);
+        entries(|entry, text| {
+            let name = text.split(|&b| b == b'=').next().unwrap_or(text);
+            if !names.iter().any(|n| n.as_bytes() == name) {
+                envp.push(entry);
             }
-        }
+        });
         envp.extend(set.iter().map(|s| s.as_ptr()));
         envp.push(ptr::null());
         envp
+    }
+
+    /// Calls `each` with every entry of `environ`: its pointer, and its bytes (the NUL left
+    /// out), valid for the call.
+    pub(super) fn entries(mut each: impl FnMut(*const libc::c_char, &[u8])) {
+        extern "C" {
+            static environ: *const *const libc::c_char;
+        }
+        // SAFETY: `environ` is libc's null-terminated array of NUL-terminated strings; it is
+        // only read here, entry by entry, until its null, each entry's bytes lent for the
+        // call of `each` only. No thread changes it meanwhile: see the module docs.
+        unsafe {
+            let mut entry = environ;
+            while !entry.is_null() && !(*entry).is_null() {
+                each(*entry, CStr::from_ptr(*entry).to_bytes());
+                entry = entry.add(1);
+            }
+        }
     }
 
     /// `posix_spawn` in a process group of its own, in `cwd`, with the given descriptors as

@@ -494,10 +494,22 @@ fn read_answers(socket: UnixStream) {
 /// The whole environment a process gets: the agent's, with `set` added or replacing and
 /// `removed` taken out.
 pub(crate) fn environment(set: &[(OsString, OsString)], removed: &[OsString]) -> Vec<OsString> {
-    let mut env: Vec<OsString> = std::env::vars_os()
-        .filter(|(name, _)| !set.iter().any(|(n, _)| n == name) && !removed.contains(name))
-        .map(|(name, value)| wire::variable(&name, &value))
-        .collect();
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    // Each entry copied once, as it is (not split into a name and a value, then joined).
+    let mut env: Vec<OsString> = Vec::with_capacity(64 + set.len());
+    crate::sys::process::for_each_variable(|entry| {
+        // The name ends at the first `=` after its first byte, as std reads it.
+        let end = entry[1..]
+            .iter()
+            .position(|&b| b == b'=')
+            .map_or(entry.len(), |at| at + 1);
+        let name = &entry[..end];
+        let replaced = set.iter().any(|(n, _)| n.as_bytes() == name)
+            || removed.iter().any(|n| n.as_bytes() == name);
+        if !replaced {
+            env.push(OsString::from_vec(entry.to_vec()));
+        }
+    });
     for (i, (name, value)) in set.iter().enumerate() {
         // A name given twice takes its last value, as with std's `Command::env`.
         if !set[i + 1..].iter().any(|(later, _)| later == name) {
@@ -505,4 +517,54 @@ pub(crate) fn environment(set: &[(OsString, OsString)], removed: &[OsString]) ->
         }
     }
     env
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{ffi::OsString, os::unix::ffi::OsStrExt};
+
+    /// What std says of the environment, each `NAME=value`: what `environment` is held to.
+    fn by_std(set: &[(OsString, OsString)], removed: &[OsString]) -> Vec<OsString> {
+        let mut env: Vec<OsString> = std::env::vars_os()
+            .filter(|(name, _)| !set.iter().any(|(n, _)| n == name) && !removed.contains(name))
+            .map(|(name, value)| super::wire::variable(&name, &value))
+            .collect();
+        env.extend(set.iter().map(|(n, v)| super::wire::variable(n, v)));
+        env
+    }
+
+    #[test]
+    fn a_process_gets_the_agents_environment_with_its_own_variables_set_and_removed() {
+        let some = std::env::vars_os()
+            .next()
+            .map(|(n, _)| n)
+            .unwrap_or_default();
+        let set = vec![
+            ("HOME".into(), "/elsewhere".into()),
+            ("AGENT_HOOKS_PROJECT_DIR".into(), "/p".into()),
+        ];
+        let removed = vec![some.clone()];
+        let env = super::environment(&set, &removed);
+        assert_eq!(env, by_std(&set, &removed));
+        assert!(env.contains(&"HOME=/elsewhere".into()));
+        assert_eq!(
+            env.iter()
+                .filter(|e| e.as_bytes().starts_with(b"HOME="))
+                .count(),
+            1
+        );
+        assert!(!env.iter().any(|e| {
+            e.as_bytes().starts_with(some.as_bytes()) && e.as_bytes().get(some.len()) == Some(&b'=')
+        }));
+        // A name given twice takes its last value.
+        let twice = vec![("A_B".into(), "1".into()), ("A_B".into(), "2".into())];
+        let env = super::environment(&twice, &[]);
+        assert_eq!(env.last(), Some(&"A_B=2".into()));
+        assert_eq!(
+            env.iter()
+                .filter(|e| e.as_bytes().starts_with(b"A_B="))
+                .count(),
+            1
+        );
+    }
 }

@@ -563,7 +563,9 @@ fn keepers() -> Vec<String> {
             let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
             // A keeper whose program was rebuilt under it (the bench builds `agent-hooks`
             // before its command hooks) reads as `agent-hooks (deleted)`.
-            let name = exe.file_name().map(|name| name.to_string_lossy().into_owned());
+            let name = exe
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned());
             if name.is_some_and(|name| name.trim_end_matches(" (deleted)") == "agent-hooks") {
                 found.push(pid.to_owned());
             }

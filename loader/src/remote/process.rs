@@ -789,6 +789,9 @@ impl PluginProcess {
         Some(result)
     }
 
+    /// The event's exchange: its answer or failure, or `None` when the hook ended before it
+    /// read the event (an end between events: the caller restarts it and sends the event to
+    /// its next process).
     #[allow(clippy::too_many_arguments)]
     async fn exchange_in_task(
         &self,

@@ -16,13 +16,14 @@
 use std::{
     fs::File,
     io::{self, BufRead, Read},
-    os::fd::{AsFd, OwnedFd},
+    os::fd::OwnedFd,
     sync::{Condvar, Mutex},
     time::Instant,
 };
 
-use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::poll::PollTimeout;
 
+use super::fd::{set_nonblocking, wait_readable};
 use crate::sync::LockUnpoisoned;
 
 /// How much a leader keeps buffered without a whole message before it hands the stream
@@ -91,18 +92,6 @@ impl Stream {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(None),
                 Err(e) => return Err(e),
             }
-        }
-    }
-}
-
-/// Waits until `pipe` has something to read (or its end), up to `timeout`; whether it has.
-fn wait_readable(pipe: &File, timeout: PollTimeout) -> io::Result<bool> {
-    loop {
-        let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)];
-        match poll(&mut fds, timeout) {
-            Ok(n) => return Ok(n > 0),
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(e) => return Err(e.into()),
         }
     }
 }
@@ -432,13 +421,6 @@ fn read_within(stream: &mut Stream, until: Instant) -> io::Result<Option<usize>>
     }
     // Readable: a read does not wait.
     stream.read_now()
-}
-
-/// Sets `O_NONBLOCK` on `pipe`'s open file description.
-fn set_nonblocking(pipe: &OwnedFd) -> nix::Result<()> {
-    use nix::fcntl::{fcntl, FcntlArg, OFlag};
-    let flags = OFlag::from_bits_retain(fcntl(pipe.as_fd(), FcntlArg::F_GETFL)?);
-    fcntl(pipe.as_fd(), FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).map(drop)
 }
 
 #[cfg(target_os = "linux")]

@@ -15,10 +15,7 @@ use std::{
     thread,
 };
 
-use nix::{
-    fcntl::{fcntl, FcntlArg, OFlag},
-    poll::{poll, PollFd, PollFlags, PollTimeout},
-};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use crate::sync::LockUnpoisoned;
 
@@ -72,9 +69,7 @@ pub(super) struct LineOut {
 impl LineOut {
     /// Takes the hook's stdin (made non-blocking) and starts its writer thread.
     pub(super) fn new(pipe: ChildStdin) -> Self {
-        let nonblocking = fcntl(pipe.as_fd(), FcntlArg::F_GETFL)
-            .map(OFlag::from_bits_retain)
-            .and_then(|flags| fcntl(pipe.as_fd(), FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)));
+        let nonblocking = super::fd::set_nonblocking(&pipe);
         // Should the pipe stay blocking, every line goes through the writer thread.
         let shared = Arc::new(Shared {
             pipe,

@@ -2,12 +2,13 @@
 //! with which deadlines and limits ([`PluginSettings`]); which program is started and from
 //! which thread (`spawn`); the process itself, started, called with a deadline, watched,
 //! restarted and given up on (`process`); its connection and the thread that reads it
-//! (`connection`), what it says read by that thread or by the call it answers (`inbound`), and what the agent writes to a long-running hook (`line_out`); what it
+//! (`connection`), what it says read by that thread or by the call it answers (`inbound`), and what the agent writes to a long-running hook (`line_out`), the pipes' waits and flags (`fd`); what it
 //! asks, served outside calls and during them (`requests`); and its stderr, kept for
 //! reports (`stderr_log`). The plugin process's own side is `crate::child`;
 //! what the two say to each other is `crate::protocol`.
 
 mod connection;
+mod fd;
 mod inbound;
 mod line_out;
 mod process;

@@ -51,7 +51,8 @@ pub(super) fn keep_stderr(
         loop {
             // Up before the bytes leave the pipe, down once they are kept: whoever sees the
             // pipe empty and the flag down knows that all that was written is kept.
-            if !wait_readable(&stderr) {
+            // Until something is there (or the end); a pipe that cannot be polled ends it.
+            if super::fd::wait_readable(&stderr, PollTimeout::NONE).is_err() {
                 break;
             }
             keeping.store(true, Ordering::SeqCst);
@@ -78,18 +79,6 @@ pub(super) fn keep_stderr(
         }
     });
     (done, busy)
-}
-
-/// Waits until `pipe` has something to read (or its end); false if it cannot be polled.
-fn wait_readable(pipe: &ChildStderr) -> bool {
-    loop {
-        let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)];
-        match poll(&mut fds, PollTimeout::NONE) {
-            Ok(_) => return true,
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(_) => return false,
-        }
-    }
 }
 
 /// Waits (a few milliseconds at most) until nothing is left unread in `pipe` and its

@@ -12,14 +12,19 @@ use std::{io, process::Command};
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub(crate) use direct::{environment, pidfd_open, posix_spawn, watch};
 
-/// Calls `each` with every `NAME=value` entry of the agent's environment, as it is (Linux
-/// with glibc: read in place from `environ`, nothing copied; elsewhere through std). Entries
-/// without a `=` after their first byte are skipped, as std's `vars_os` skips them.
-pub(crate) fn for_each_variable(mut each: impl FnMut(&[u8])) {
+/// Calls `each` with every `NAME=value` entry of the agent's environment, as it is, and its
+/// name (Linux with glibc: read in place from `environ`, nothing copied; elsewhere through
+/// std). The name ends at the first `=` after the entry's first byte; entries without one
+/// are skipped, as std's `vars_os` reads them.
+pub(crate) fn for_each_variable(mut each: impl FnMut(&[u8], &[u8])) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    direct::entries(|_, text| {
-        if text.len() > 1 && text[1..].contains(&b'=') {
-            each(text);
+    direct::entries(|_, entry| {
+        let name_len = entry
+            .get(1..)
+            .and_then(|rest| rest.iter().position(|&b| b == b'='))
+            .map(|at| at + 1);
+        if let Some(name_len) = name_len {
+            each(&entry[..name_len], entry);
         }
     });
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
@@ -29,7 +34,7 @@ pub(crate) fn for_each_variable(mut each: impl FnMut(&[u8])) {
             let mut entry = name.as_bytes().to_vec();
             entry.push(b'=');
             entry.extend_from_slice(value.as_bytes());
-            each(&entry);
+            each(name.as_bytes(), &entry);
         }
     }
 }

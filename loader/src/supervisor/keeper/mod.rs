@@ -497,13 +497,7 @@ pub(crate) fn environment(set: &[(OsString, OsString)], removed: &[OsString]) ->
     use std::os::unix::ffi::{OsStrExt, OsStringExt};
     // Each entry copied once, as it is (not split into a name and a value, then joined).
     let mut env: Vec<OsString> = Vec::with_capacity(64 + set.len());
-    crate::sys::process::for_each_variable(|entry| {
-        // The name ends at the first `=` after its first byte, as std reads it.
-        let end = entry[1..]
-            .iter()
-            .position(|&b| b == b'=')
-            .map_or(entry.len(), |at| at + 1);
-        let name = &entry[..end];
+    crate::sys::process::for_each_variable(|name, entry| {
         let replaced = set.iter().any(|(n, _)| n.as_bytes() == name)
             || removed.iter().any(|n| n.as_bytes() == name);
         if !replaced {

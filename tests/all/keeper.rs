@@ -7,7 +7,7 @@ use std::{
 };
 
 use agent_hooks_tests::{
-    cli::{run, stdout},
+    cli::{json_of, run, stdout},
     commands::Project,
     copy_to, pid_alive, plugin, survivors, temp_dir,
 };
@@ -188,6 +188,91 @@ fn wait_for(project: &Project, file: &str) -> String {
         assert!(Instant::now() < deadline, "{file} never written");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// A command hook's end is the kernel's word, not the keeper's: the hook stops its keeper
+/// (SIGSTOP, so that the keeper can neither reap it nor say how it ended) and exits 2; the
+/// agent still reports its block at once, through the pidfd the keeper gave with the start.
+/// The keeper is let go on afterwards, and ends what is left when the agent has exited.
+#[test]
+fn a_hooks_end_is_seen_as_it_exits_while_its_keeper_cannot_say_it() {
+    let home = temp_dir();
+    let project = Project::new("repo");
+    let command = "echo $PPID > keeper-pid; sleep 0.2; kill -STOP $PPID; \
+                   echo 'stopped my keeper' >&2; exit 2";
+    let hook = serde_json::json!({"type": "command", "command": command, "timeout": 60});
+    project.write(
+        ".agent-hooks/hooks/guard.json",
+        &serde_json::json!({"PreToolUse": [{"matcher": "exec", "hooks": [hook]}]}).to_string(),
+    );
+    let mut agent = Command::new(agent_hooks_tests::agent_hooks_bin())
+        .args(["emit", "PreToolUse", "--input", PRE_TOOL_USE])
+        .args(["--trust-project", "--json"])
+        .current_dir(&project.root)
+        .env("HOME", home.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the program runs");
+    let keeper = wait_for(&project, "keeper-pid");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while agent.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ended = agent.try_wait().unwrap().is_some();
+    let _ = Command::new("kill").args(["-CONT", &keeper]).status();
+    let output = agent.wait_with_output().unwrap();
+    assert!(
+        ended,
+        "emit waited for its stopped keeper's word of the hook's end"
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let outcome = json_of(&output);
+    assert_eq!(outcome["block"], true, "{outcome}");
+    assert_eq!(outcome["reason"], "stopped my keeper");
+    // Let go on, the keeper sees the agent gone and ends too.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while pid_alive(&keeper) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !pid_alive(&keeper),
+        "the keeper {keeper} outlived the agent"
+    );
+}
+
+/// A command hook that closes its outputs and goes on: its end is still its exit, not its
+/// pipes' close (what it wrote before is kept, and its exit code decides).
+#[test]
+fn a_hook_that_closes_its_outputs_early_is_waited_for_to_its_exit() {
+    let home = temp_dir();
+    let project = Project::new("repo");
+    let command = "echo 'closed early' >&2; exec >&- 2>&-; sleep 0.4; exit 2";
+    let hook = serde_json::json!({"type": "command", "command": command, "timeout": 60});
+    project.write(
+        ".agent-hooks/hooks/guard.json",
+        &serde_json::json!({"PreToolUse": [{"matcher": "exec", "hooks": [hook]}]}).to_string(),
+    );
+    let started = Instant::now();
+    let output = run(
+        &project.root,
+        home.path(),
+        &[
+            "emit",
+            "PreToolUse",
+            "--input",
+            PRE_TOOL_USE,
+            "--trust-project",
+            "--json",
+        ],
+        None,
+    );
+    assert!(started.elapsed() >= Duration::from_millis(400));
+    assert_eq!(output.status.code(), Some(0));
+    let outcome = json_of(&output);
+    assert_eq!(outcome["block"], true, "{outcome}");
+    assert_eq!(outcome["reason"], "closed early");
 }
 
 /// A normal exit of the agent: the background child and the `setsid` escapee of a command

@@ -86,13 +86,22 @@ impl ProcessGroup {
 
     /// Waits for the process to end (not for its pipes to close).
     pub async fn wait(&mut self) -> io::Result<ExitStatus> {
+        self.wait_closed(std::future::pending()).await
+    }
+
+    /// [`wait`](Self::wait), told by `closed` when the process's pipes have closed (a process
+    /// asked of the keeper is then looked at through its pidfd, see `kept.rs`).
+    pub(super) async fn wait_closed(
+        &mut self,
+        closed: impl std::future::Future<Output = ()>,
+    ) -> io::Result<ExitStatus> {
         let status = match &mut self.leader {
             Leader::Tokio(child) => child.wait().await?,
             #[cfg(all(target_os = "linux", target_env = "gnu"))]
             Leader::Direct(Some(direct)) => direct.wait().await?,
             #[cfg(all(target_os = "linux", target_env = "gnu"))]
             Leader::Direct(None) => return Err(io::Error::other("the process was let go")),
-            Leader::Kept(kept) => kept.wait().await?,
+            Leader::Kept(kept) => kept.wait(closed).await?,
         };
         self.reaped = true;
         Ok(status)

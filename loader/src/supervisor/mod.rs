@@ -220,6 +220,8 @@ pub(crate) async fn run_until(
     let mut err = Captured::new(output_cap);
 
     let exit = {
+        // Told when the pipes have closed: the process has most likely exited.
+        let closed = tokio::sync::Notify::new();
         let io = async {
             let feed = async {
                 if let (Some(mut pipe), Some(payload)) = (stdin, payload.as_deref()) {
@@ -228,10 +230,13 @@ pub(crate) async fn run_until(
                 }
             };
             tokio::join!(feed, out.read_from(stdout), err.read_from(stderr));
+            closed.notify_one();
         };
         let waiting = async {
             let waited = tokio::select! {
-                waited = tokio::time::timeout(timeout, group.wait()) => Some(waited),
+                waited = tokio::time::timeout(timeout, group.wait_closed(closed.notified())) => {
+                    Some(waited)
+                }
                 () = cancel => None,
             };
             Some(match waited? {

@@ -11,6 +11,8 @@ use std::{io, process::Command};
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub(crate) use direct::{environment, pidfd_open, posix_spawn, watch};
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(crate) use pidfd::{exit_status, not_reaped};
 
 /// Calls `each` with every `NAME=value` entry of the agent's environment, as it is, and its
 /// name (Linux with glibc: read in place from `environ`, nothing copied; elsewhere through
@@ -233,6 +235,61 @@ mod direct {
             libc::posix_spawnattr_destroy(&mut attributes);
             spawned.map(|()| Pid::from_raw(pid))
         }
+    }
+}
+
+/// What a pidfd says of a process the agent did not start itself (the keeper's child, which
+/// the keeper reaps): whether it is still there, and once reaped, how it ended.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod pidfd {
+    use std::os::fd::{AsRawFd, BorrowedFd};
+
+    /// `PIDFD_GET_INFO` (Linux 6.13): `_IOWR(0xFF, 11, struct pidfd_info)`, the struct's first
+    /// version being 64 bytes.
+    const PIDFD_GET_INFO: libc::c_ulong = 0xC040_FF0B;
+    /// The info's exit status is asked for (Linux 6.15; given once the process is reaped).
+    const PIDFD_INFO_EXIT: u64 = 1 << 3;
+
+    /// `struct pidfd_info` as of its first version.
+    #[repr(C)]
+    #[derive(Default)]
+    struct PidfdInfo {
+        mask: u64,
+        cgroupid: u64,
+        ids: [u32; 11],
+        exit_code: i32,
+        coredump_mask: u32,
+        spare: u32,
+    }
+
+    /// Whether `pidfd`'s process has not been reaped yet (running, or a zombie): a null
+    /// signal through the pidfd reaches it until then.
+    pub(crate) fn not_reaped(pidfd: BorrowedFd<'_>) -> bool {
+        // SAFETY: `pidfd_send_signal` with signal 0 and no info reads and writes no memory of
+        // ours; `pidfd` is open for the call.
+        let sent = unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                pidfd.as_raw_fd(),
+                0,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            )
+        };
+        sent == 0
+    }
+
+    /// The wait status of `pidfd`'s process once it was reaped (by whoever reaped it), as
+    /// `waitpid` gives it; `None` before that, or on a kernel before 6.15.
+    pub(crate) fn exit_status(pidfd: BorrowedFd<'_>) -> Option<i32> {
+        let mut info = PidfdInfo {
+            mask: PIDFD_INFO_EXIT,
+            ..PidfdInfo::default()
+        };
+        // SAFETY: `info` is a writable `struct pidfd_info` of the size the request number
+        // says, alive for the call; the kernel writes only within it.
+        let asked = unsafe { libc::ioctl(pidfd.as_raw_fd(), PIDFD_GET_INFO as _, &mut info) };
+        (asked == 0 && info.mask & PIDFD_INFO_EXIT != 0).then_some(info.exit_code)
     }
 }
 

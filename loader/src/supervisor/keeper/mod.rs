@@ -32,7 +32,10 @@ use std::{
     collections::{HashMap, HashSet},
     ffi::OsString,
     io::{self, Read},
-    os::{fd::BorrowedFd, unix::net::UnixStream},
+    os::{
+        fd::{BorrowedFd, OwnedFd},
+        unix::net::UnixStream,
+    },
     process::{Command, Stdio},
     sync::{Condvar, Mutex, OnceLock},
     time::Duration,
@@ -48,6 +51,14 @@ pub(crate) const KEEPER_VAR: &str = "AGENT_HOOKS_KEEPER";
 
 /// How long the agent waits for a keeper it started to say it serves.
 const HELLO_WITHIN: Duration = Duration::from_secs(3);
+
+/// A process the keeper started: its id (which leads its group), and a pidfd of it where the
+/// keeper sent one (through which a run sees it end, `kept.rs`).
+#[derive(Debug)]
+pub(crate) struct Started {
+    pub pid: i32,
+    pub pidfd: Option<OwnedFd>,
+}
 
 /// How a process the keeper started ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,8 +103,9 @@ struct Registry {
     abandoned: HashSet<i32>,
     /// The keeper is gone.
     lost: bool,
-    /// The answers to requests not yet taken, by request number: the id, or the OS error.
-    answers: HashMap<u64, Result<i32, i32>>,
+    /// The answers to requests not yet taken, by request number: the process, or the OS
+    /// error.
+    answers: HashMap<u64, Result<Started, i32>>,
     /// The number of the request the keeper's next answer is for.
     answered: u64,
     /// Requests whose process nobody waits for (its run was dropped before the answer
@@ -162,7 +174,8 @@ pub(crate) fn start(request: &Request, fds: &[BorrowedFd<'_>]) -> Option<io::Res
     Some(
         subreaper
             .send(request, fds)
-            .and_then(|number| subreaper.started(number)),
+            .and_then(|number| subreaper.started(number))
+            .map(|started| started.pid),
     )
 }
 
@@ -176,8 +189,8 @@ pub(crate) fn send(request: &Request, fds: &[BorrowedFd<'_>]) -> Option<io::Resu
     Some(subreaper.send(request, fds))
 }
 
-/// The id of request `number`'s process, waiting for the keeper's answer (taken: asked once).
-pub(crate) fn started(number: u64) -> io::Result<i32> {
+/// Request `number`'s process, waiting for the keeper's answer (taken: asked once).
+pub(crate) fn started(number: u64) -> io::Result<Started> {
     match &keeper().mode {
         Mode::Subreaper(subreaper) => subreaper.started(number),
         _ => Err(gone()),
@@ -186,7 +199,7 @@ pub(crate) fn started(number: u64) -> io::Result<i32> {
 
 /// [`started`], awaited. The answer is taken in the same poll that finds it, so a future
 /// dropped while it waits loses nothing.
-pub(crate) async fn started_async(number: u64) -> io::Result<i32> {
+pub(crate) async fn started_async(number: u64) -> io::Result<Started> {
     let Mode::Subreaper(subreaper) = &keeper().mode else {
         return Err(gone());
     };
@@ -202,12 +215,39 @@ pub(crate) async fn started_async(number: u64) -> io::Result<i32> {
 }
 
 /// Request `number`'s process as a run keeps it: the keeper's answer once taken (its id, or
-/// why it did not start).
-pub(crate) type Answered = OnceLock<Result<i32, String>>;
+/// why it did not start), and the pidfd that came with it until the run takes that.
+#[derive(Default)]
+pub(crate) struct Answered {
+    pid: OnceLock<Result<i32, String>>,
+    pidfd: Mutex<Option<OwnedFd>>,
+}
 
-/// Waits until request `number`'s process has ended, and takes how; its start is taken into
-/// `answer` on the way (the keeper tells a start before its end, so the end's wake-up finds
-/// both). An error if it did not start.
+impl Answered {
+    /// Keeps the keeper's answer (the first one given).
+    pub(crate) fn keep(&self, answer: io::Result<Started>) {
+        let answer = answer.map(|started| {
+            if self.pid.get().is_none() {
+                *self.pidfd.lock_unpoisoned() = started.pidfd;
+            }
+            started.pid
+        });
+        let _ = self.pid.set(answer.map_err(|e| e.to_string()));
+    }
+
+    /// The process's id, or why it did not start, if the answer was taken.
+    pub(crate) fn get(&self) -> Option<&Result<i32, String>> {
+        self.pid.get()
+    }
+
+    /// Takes the pidfd that came with the answer, if one did and it was not taken.
+    pub(crate) fn take_pidfd(&self) -> Option<OwnedFd> {
+        self.pidfd.lock_unpoisoned().take()
+    }
+}
+
+/// Waits until request `number`'s process has ended, and takes how (the keeper's word of its
+/// end); its start is taken into `answer` on the way (the keeper tells a start before its end,
+/// so the end's wake-up finds both). An error if it did not start.
 pub(crate) async fn ended_async(number: u64, answer: &Answered) -> io::Result<Ended> {
     let Mode::Subreaper(subreaper) = &keeper().mode else {
         return Err(gone());
@@ -218,7 +258,7 @@ pub(crate) async fn ended_async(number: u64, answer: &Answered) -> io::Result<En
         notified.as_mut().enable();
         if answer.get().is_none() {
             if let Some(taken) = subreaper.take_answer(number) {
-                let _ = answer.set(taken.map_err(|e| e.to_string()));
+                answer.keep(taken);
             }
         }
         match answer.get() {
@@ -247,7 +287,7 @@ pub(crate) fn unwanted(number: u64) {
     let mut registry = subreaper.ended.lock_unpoisoned();
     match registry.answers.remove(&number) {
         // Not reaped yet (reaped, its id would no longer be its own and nothing is left).
-        Some(Ok(pid)) if registry.ended.remove(&pid).is_none() => {
+        Some(Ok(Started { pid, .. })) if registry.ended.remove(&pid).is_none() => {
             kill_group(pid);
             if registry.running.contains(&pid) {
                 registry.abandoned.insert(pid);
@@ -340,33 +380,37 @@ impl Subreaper {
     fn start() -> Option<Self> {
         use std::os::{fd::OwnedFd, unix::process::CommandExt};
         let program = super::program::plugin_host_program(None).ok()?;
-        let (mut ours, theirs) = UnixStream::pair().ok()?;
+        // One socket each way: a blocked read on a socket is woken by the peer's reading of
+        // what was written on it (its room to write grew), so with one socket for both, each
+        // request the keeper read woke the agent's reading thread, and each answer the agent
+        // read woke the keeper, for nothing.
+        let (requests, their_requests) = UnixStream::pair().ok()?;
+        let (mut answers, their_answers) = UnixStream::pair().ok()?;
         let child = Command::new(program)
             .env(serve::KEEPER_PROCESS, "1")
             .env_remove(KEEPER_VAR)
             .current_dir("/")
-            .stdin(Stdio::from(OwnedFd::from(theirs)))
-            .stdout(Stdio::null())
+            .stdin(Stdio::from(OwnedFd::from(their_requests)))
+            .stdout(Stdio::from(OwnedFd::from(their_answers)))
             .stderr(Stdio::null())
             .process_group(0)
             .spawn()
             .ok()?;
         // Never waited for: it outlives the agent by design (its end is the agent's).
         drop(child);
-        ours.set_read_timeout(Some(HELLO_WITHIN)).ok()?;
+        answers.set_read_timeout(Some(HELLO_WITHIN)).ok()?;
         let mut hello = [0];
-        ours.read_exact(&mut hello).ok()?;
+        answers.read_exact(&mut hello).ok()?;
         if hello[0] != wire::HELLO {
             return None;
         }
-        ours.set_read_timeout(None).ok()?;
-        let reader = ours.try_clone().ok()?;
+        answers.set_read_timeout(None).ok()?;
         std::thread::Builder::new()
             .name("agent-hooks-keeper".into())
-            .spawn(move || read_answers(reader))
+            .spawn(move || read_answers(answers))
             .ok()?;
         Some(Self {
-            requests: Mutex::new((ours, 0)),
+            requests: Mutex::new((requests, 0)),
             ended: Mutex::new(Registry::default()),
             changed: Condvar::new(),
             notify: tokio::sync::Notify::new(),
@@ -386,10 +430,10 @@ impl Subreaper {
     }
 
     /// Takes request `number`'s answer if it came; an error if it never will.
-    fn take_answer(&self, number: u64) -> Option<io::Result<i32>> {
+    fn take_answer(&self, number: u64) -> Option<io::Result<Started>> {
         let mut registry = self.ended.lock_unpoisoned();
         match registry.answers.remove(&number) {
-            Some(Ok(pid)) => Some(Ok(pid)),
+            Some(Ok(started)) => Some(Ok(started)),
             Some(Err(code)) => Some(Err(io::Error::from_raw_os_error(code))),
             None if registry.lost => Some(Err(gone())),
             None => None,
@@ -397,11 +441,11 @@ impl Subreaper {
     }
 
     /// Waits for request `number`'s answer, and takes it.
-    fn started(&self, number: u64) -> io::Result<i32> {
+    fn started(&self, number: u64) -> io::Result<Started> {
         let mut registry = self.ended.lock_unpoisoned();
         loop {
             match registry.answers.remove(&number) {
-                Some(Ok(pid)) => return Ok(pid),
+                Some(Ok(started)) => return Ok(started),
                 Some(Err(code)) => return Err(io::Error::from_raw_os_error(code)),
                 None if registry.lost => return Err(gone()),
                 None => {}
@@ -413,19 +457,20 @@ impl Subreaper {
         }
     }
 
-    /// The keeper answered the next request: `Ok(pid)` or the OS error's code.
-    fn answer(&self, answer: Result<i32, i32>) {
+    /// The keeper answered the next request: the process, or the OS error's code.
+    fn answer(&self, answer: Result<Started, i32>) {
+        let failed = answer.is_err();
         let mut registry = self.ended.lock_unpoisoned();
         let number = registry.answered;
         registry.answered += 1;
-        if let Ok(pid) = answer {
+        if let Ok(Started { pid, .. }) = answer {
             // The keeper tells a process's start before its end: it runs until then.
             if !registry.ended.contains_key(&pid) {
                 registry.running.insert(pid);
             }
         }
         if registry.unwanted.remove(&number) {
-            if let Ok(pid) = answer {
+            if let Ok(Started { pid, .. }) = answer {
                 kill_group(pid);
                 if registry.ended.remove(&pid).is_none() {
                     registry.abandoned.insert(pid);
@@ -437,7 +482,7 @@ impl Subreaper {
         drop(registry);
         self.changed.notify_all();
         self.answered.notify_waiters();
-        if answer.is_err() {
+        if failed {
             // What waits for its end learns it never started.
             self.notify.notify_waiters();
         }
@@ -473,16 +518,20 @@ fn read_answers(socket: UnixStream) {
         std::thread::sleep(Duration::from_millis(1));
     }
     loop {
-        let answer = wire::read_frame(&socket).and_then(|body| Answer::decode(&body));
+        let answer = wire::read_frame(&socket)
+            .and_then(|(body, fds)| Ok((Answer::decode(&body)?, fds.into_iter().next())));
         let Some(subreaper) = subreaper() else { return };
         match answer {
-            Ok(Answer::Ended {
-                pid,
-                status,
-                peak_kib,
-            }) => subreaper.record(pid, Ended { status, peak_kib }),
-            Ok(Answer::Started(pid)) => subreaper.answer(Ok(pid)),
-            Ok(Answer::Failed(code)) => subreaper.answer(Err(code)),
+            Ok((
+                Answer::Ended {
+                    pid,
+                    status,
+                    peak_kib,
+                },
+                _,
+            )) => subreaper.record(pid, Ended { status, peak_kib }),
+            Ok((Answer::Started(pid), pidfd)) => subreaper.answer(Ok(Started { pid, pidfd })),
+            Ok((Answer::Failed(code), _)) => subreaper.answer(Err(code)),
             Err(_) => {
                 subreaper.lose();
                 return;

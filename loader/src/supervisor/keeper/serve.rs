@@ -8,7 +8,7 @@
 use std::{
     collections::{HashMap, HashSet},
     ffi::OsStr,
-    io::{self, Read, Write},
+    io::{self, Write},
     os::{
         fd::{AsFd, OwnedFd},
         unix::{ffi::OsStrExt, net::UnixStream, process::CommandExt},
@@ -57,10 +57,7 @@ fn serve() -> i32 {
     if nix::sys::prctl::set_child_subreaper(true).is_err() {
         return 3;
     }
-    let Some(socket) = take_socket() else {
-        return 2;
-    };
-    let Ok(to_agent) = socket.try_clone() else {
+    let Some((socket, to_agent)) = take_sockets() else {
         return 2;
     };
     let state = Arc::new(State {
@@ -92,45 +89,65 @@ fn serve() -> i32 {
     0
 }
 
-/// The socket to the agent, from stdin, on a close-on-exec descriptor of its own; stdin
-/// becomes `/dev/null`.
-fn take_socket() -> Option<UnixStream> {
-    // A duplicate made with F_DUPFD_CLOEXEC.
-    let socket = io::stdin().as_fd().try_clone_to_owned().ok()?;
-    let null = std::fs::File::open("/dev/null").ok()?;
+/// The sockets to the agent, on close-on-exec descriptors of their own: its requests (from
+/// stdin) and the answers (on stdout); both become `/dev/null`.
+fn take_sockets() -> Option<(UnixStream, UnixStream)> {
+    // Duplicates made with F_DUPFD_CLOEXEC.
+    let requests = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let answers = io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let null = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+        .ok()?;
     nix::unistd::dup2_stdin(null.as_fd()).ok()?;
-    Some(UnixStream::from(socket))
+    nix::unistd::dup2_stdout(null.as_fd()).ok()?;
+    Some((UnixStream::from(requests), UnixStream::from(answers)))
 }
 
 /// One request and its descriptors.
 fn receive(socket: &UnixStream) -> io::Result<(Request, Vec<OwnedFd>)> {
-    let mut length = [0; 4];
-    let (n, fds) = crate::sys::socket::recv_with_fds(socket, &mut length)?;
-    if n == 0 {
-        return Err(io::ErrorKind::UnexpectedEof.into());
-    }
-    let mut socket_read = socket;
-    socket_read.read_exact(&mut length[n..])?;
-    let body = wire::read_body(socket, u32::from_le_bytes(length) as usize)?;
+    let (body, fds) = wire::read_frame(socket)?;
     Ok((Request::decode(&body)?, fds))
 }
 
 /// Starts `request`'s process in a process group of its own, and answers: its id, or why
 /// not. The answer goes before the reaper can tell the process's end, so the agent hears of
 /// a start before its end, in the order of its requests.
+///
+/// A start's answer carries a pidfd of the process (where the kernel has them), opened before
+/// the reaper can reap it, so that it is the process's own: through it the agent sees the
+/// process end as soon as it does, without waiting for this keeper's word (`kept.rs`).
 fn start(state: &State, request: &Request, fds: Vec<OwnedFd>) -> io::Result<()> {
     // Recorded before the reaper can see it end: the reaper takes this lock to reap.
     let mut asked = state.spawning.lock_unpoisoned();
-    let answer = match spawn(request, fds) {
+    let (answer, pidfd) = match spawn(request, fds) {
         Ok(pid) => {
             asked.insert(pid);
-            Answer::Started(pid)
+            (Answer::Started(pid), pidfd_of(pid))
         }
-        Err(e) => Answer::Failed(e.raw_os_error().unwrap_or(libc::EIO)),
+        Err(e) => (Answer::Failed(e.raw_os_error().unwrap_or(libc::EIO)), None),
     };
-    let sent = state.to_agent.lock_unpoisoned().write_all(&answer.encode());
-    drop(asked);
+    let to_agent = state.to_agent.lock_unpoisoned();
+    let sent = match &pidfd {
+        Some(pidfd) => {
+            crate::sys::socket::send_with_fds(&to_agent, &answer.encode(), &[pidfd.as_fd()])
+        }
+        None => (&*to_agent).write_all(&answer.encode()),
+    };
+    drop((to_agent, asked));
     sent
+}
+
+/// A pidfd of child `pid`, not yet reaped; `None` where the kernel has none (before 5.3).
+fn pidfd_of(pid: i32) -> Option<OwnedFd> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    return crate::sys::process::pidfd_open(Pid::from_raw(pid)).ok();
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        let _ = pid;
+        None
+    }
 }
 
 /// Starts `request`'s process with `fds` (stdin if it says so, stdout, stderr): its id.

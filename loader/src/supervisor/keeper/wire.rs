@@ -6,7 +6,13 @@
 use std::{
     ffi::{OsStr, OsString},
     io::{self, Read},
-    os::unix::ffi::{OsStrExt, OsStringExt},
+    os::{
+        fd::OwnedFd,
+        unix::{
+            ffi::{OsStrExt, OsStringExt},
+            net::UnixStream,
+        },
+    },
 };
 
 /// The largest frame either end accepts (a request carries the whole environment and the
@@ -150,17 +156,25 @@ impl Answer {
     }
 }
 
-/// Reads one frame's body: at most [`MAX_FRAME`] bytes, grown as they arrive.
-pub(super) fn read_frame(mut from: impl Read) -> io::Result<Vec<u8>> {
+/// Reads one frame's body, and the descriptors that came with it (attached to its first
+/// byte): at most [`MAX_FRAME`] bytes, grown as they arrive. `UnexpectedEof` if the stream
+/// ended before the frame.
+pub(super) fn read_frame(socket: &UnixStream) -> io::Result<(Vec<u8>, Vec<OwnedFd>)> {
     let mut length = [0; 4];
-    from.read_exact(&mut length)?;
-    read_body(from, u32::from_le_bytes(length) as usize)
+    let (n, fds) = crate::sys::socket::recv_with_fds(socket, &mut length)?;
+    if n == 0 {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    let mut rest = socket;
+    rest.read_exact(&mut length[n..])?;
+    let body = read_body(socket, u32::from_le_bytes(length) as usize)?;
+    Ok((body, fds))
 }
 
 /// The `length` bytes of a body whose prefix was read: room for up to 64 KiB of it is made
 /// at once (a request, environment included, is then one `read`, not one per doubling of the
 /// buffer), more only as it arrives.
-pub(super) fn read_body(from: impl Read, length: usize) -> io::Result<Vec<u8>> {
+fn read_body(from: impl Read, length: usize) -> io::Result<Vec<u8>> {
     if length > MAX_FRAME {
         return Err(bad(format!("a frame of {length} bytes")));
     }
@@ -213,7 +227,20 @@ pub(crate) fn variable(name: &OsStr, value: &OsStr) -> OsString {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
     use super::*;
+
+    /// `bytes` as they come out of the socket the agent and its keeper share, with a
+    /// descriptor (`fd`) attached to their first byte if given; the writer's end closed.
+    fn through_a_socket(bytes: &[u8], fd: Option<&OwnedFd>) -> UnixStream {
+        use std::os::fd::AsFd;
+        let (mut writer, reader) = UnixStream::pair().unwrap();
+        let fds: Vec<_> = fd.iter().map(|fd| fd.as_fd()).collect();
+        crate::sys::socket::send_with_fds(&writer, bytes, &fds).unwrap();
+        writer.flush().unwrap();
+        reader
+    }
 
     #[test]
     fn a_request_and_every_answer_come_back_as_they_went() {
@@ -226,9 +253,10 @@ mod tests {
             stdin: true,
             memory: 1 << 30,
         };
-        let frame = request.encode();
-        let body = read_frame(&frame[..]).unwrap();
+        let (body, fds) = read_frame(&through_a_socket(&request.encode(), None)).unwrap();
         assert_eq!(Request::decode(&body).unwrap(), request);
+        assert!(fds.is_empty());
+        let descriptor: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
         for answer in [
             Answer::Started(7),
             Answer::Failed(2),
@@ -238,18 +266,21 @@ mod tests {
                 peak_kib: 1024,
             },
         ] {
-            let body = read_frame(&answer.encode()[..]).unwrap();
+            let socket = through_a_socket(&answer.encode(), Some(&descriptor));
+            let (body, fds) = read_frame(&socket).unwrap();
             assert_eq!(Answer::decode(&body).unwrap(), answer);
+            assert_eq!(fds.len(), 1, "the descriptor comes with its frame");
         }
     }
 
     #[test]
     fn a_cut_or_lying_frame_is_an_error() {
         let frame = Answer::Started(7).encode();
-        assert!(read_frame(&frame[..frame.len() - 1]).is_err());
+        assert!(read_frame(&through_a_socket(&frame[..frame.len() - 1], None)).is_err());
+        assert!(read_frame(&through_a_socket(&[], None)).is_err());
         assert!(Answer::decode(&[b'S', 1]).is_err());
         let lying = u32::MAX.to_le_bytes();
-        assert!(read_frame(&lying[..]).is_err());
+        assert!(read_frame(&through_a_socket(&lying, None)).is_err());
         assert!(Request::decode(&[1, 0, 0]).is_err());
     }
 }

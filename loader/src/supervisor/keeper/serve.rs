@@ -1,6 +1,6 @@
 //! The keeper's own process: a child subreaper that starts the processes the agent asks
 //! for, tells the agent when they end, reaps whatever else comes back to it, and ends them
-//! all when the agent's end of the socket closes.
+//! all when the agent's end of the requests' socket closes.
 //!
 //! It is the agent's own program (or the `agent-hooks` command) started again with
 //! [`KEEPER_PROCESS`] set; [`serve_if_keeper`] is called by `serve_if_plugin_process`.
@@ -14,21 +14,21 @@ use std::{
         unix::{ffi::OsStrExt, net::UnixStream, process::CommandExt},
     },
     process::{Command, Stdio},
-    sync::{Arc, Condvar, Mutex},
     thread,
     time::{Duration, Instant},
 };
 
 use nix::{
+    poll::{poll, PollFd, PollFlags, PollTimeout},
     sys::{
-        signal::{kill, Signal},
+        signal::{kill, SigSet, Signal},
+        signalfd::{SfdFlags, SignalFd},
         wait::{waitid, Id, WaitPidFlag},
     },
     unistd::Pid,
 };
 
 use super::wire::{self, Answer, Request, HELLO};
-use crate::sync::LockUnpoisoned;
 
 /// Set in the keeper's environment: the program serves as the keeper.
 pub(crate) const KEEPER_PROCESS: &str = "AGENT_HOOKS_KEEPER_PROCESS";
@@ -43,13 +43,14 @@ pub(crate) fn serve_if_keeper() {
     std::process::exit(serve());
 }
 
-/// What the spawning side and the reaping side share.
-struct State {
-    /// Held while a process is started and recorded, so that it is not reaped before.
-    spawning: Mutex<HashSet<i32>>,
-    /// Woken when there is a child to wait for.
-    children: Condvar,
-    to_agent: Mutex<UnixStream>,
+/// The keeper's one thread: it reads the agent's requests and its children's ends in turn
+/// (`poll` on the requests' socket and a signalfd for SIGCHLD). One thread, so that a start's
+/// answer always goes before its end's, with no lock and no thread to wake for each start,
+/// and a spawn's `munmap` of its stack interrupts no other CPU.
+struct Keeper {
+    to_agent: UnixStream,
+    /// The processes the agent asked for, until they end.
+    asked: HashSet<i32>,
 }
 
 fn serve() -> i32 {
@@ -60,29 +61,48 @@ fn serve() -> i32 {
     let Some((socket, to_agent)) = take_sockets() else {
         return 2;
     };
-    let state = Arc::new(State {
-        spawning: Mutex::new(HashSet::new()),
-        children: Condvar::new(),
-        to_agent: Mutex::new(to_agent),
-    });
-    if state
-        .to_agent
-        .lock_unpoisoned()
-        .write_all(&[HELLO])
-        .is_err()
-    {
+    // SIGCHLD is read from a signalfd, so it is blocked (a child's mask is emptied when it
+    // starts).
+    let mut child_ended = SigSet::empty();
+    child_ended.add(Signal::SIGCHLD);
+    if child_ended.thread_block().is_err() {
         return 2;
     }
-    let reaper = Arc::clone(&state);
-    let _ = thread::Builder::new()
-        .name("agent-hooks-keeper-reap".into())
-        .spawn(move || reap(&reaper));
+    let Ok(ends) =
+        SignalFd::with_flags(&child_ended, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC)
+    else {
+        return 2;
+    };
+    let mut keeper = Keeper {
+        to_agent,
+        asked: HashSet::new(),
+    };
+    if (&keeper.to_agent).write_all(&[HELLO]).is_err() {
+        return 2;
+    }
     // Until the agent's end closes (or says nothing the keeper understands).
-    while let Ok((request, fds)) = receive(&socket) {
-        let sent = start(&state, &request, fds);
-        state.children.notify_all();
-        if sent.is_err() {
-            break;
+    loop {
+        let mut ready = [
+            PollFd::new(socket.as_fd(), PollFlags::POLLIN),
+            PollFd::new(ends.as_fd(), PollFlags::POLLIN),
+        ];
+        match poll(&mut ready, PollTimeout::NONE) {
+            Ok(_) => {}
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => break,
+        }
+        let [request, ended] = ready.map(|fd| fd.any().unwrap_or(true));
+        if ended {
+            while let Ok(Some(_)) = ends.read_signal() {}
+            keeper.reap();
+        }
+        if request {
+            let Ok((request, fds)) = receive(&socket) else {
+                break;
+            };
+            if keeper.start(&request, fds).is_err() {
+                break;
+            }
         }
     }
     end_all();
@@ -111,32 +131,61 @@ fn receive(socket: &UnixStream) -> io::Result<(Request, Vec<OwnedFd>)> {
     Ok((Request::decode(&body)?, fds))
 }
 
-/// Starts `request`'s process in a process group of its own, and answers: its id, or why
-/// not. The answer goes before the reaper can tell the process's end, so the agent hears of
-/// a start before its end, in the order of its requests.
-///
-/// A start's answer carries a pidfd of the process (where the kernel has them), opened before
-/// the reaper can reap it, so that it is the process's own: through it the agent sees the
-/// process end as soon as it does, without waiting for this keeper's word (`kept.rs`).
-fn start(state: &State, request: &Request, fds: Vec<OwnedFd>) -> io::Result<()> {
-    // Recorded before the reaper can see it end: the reaper takes this lock to reap.
-    let mut asked = state.spawning.lock_unpoisoned();
-    let (answer, pidfd) = match spawn(request, fds) {
-        Ok(pid) => {
-            asked.insert(pid);
-            (Answer::Started(pid), pidfd_of(pid))
+impl Keeper {
+    /// Starts `request`'s process in a process group of its own, and answers: its id, or why
+    /// not. Its end is reaped after this returns, so the agent hears of a start before its
+    /// end, in the order of its requests.
+    ///
+    /// A start's answer carries a pidfd of the process (where the kernel has them), opened
+    /// before it can be reaped, so that it is the process's own: through it the agent sees
+    /// the process end as soon as it does, without waiting for this keeper's word
+    /// (`kept.rs`).
+    fn start(&mut self, request: &Request, fds: Vec<OwnedFd>) -> io::Result<()> {
+        let (answer, pidfd) = match spawn(request, fds) {
+            Ok(pid) => {
+                self.asked.insert(pid);
+                (Answer::Started(pid), pidfd_of(pid))
+            }
+            Err(e) => (Answer::Failed(e.raw_os_error().unwrap_or(libc::EIO)), None),
+        };
+        match &pidfd {
+            Some(pidfd) => crate::sys::socket::send_with_fds(
+                &self.to_agent,
+                &answer.encode(),
+                &[pidfd.as_fd()],
+            ),
+            None => (&self.to_agent).write_all(&answer.encode()),
         }
-        Err(e) => (Answer::Failed(e.raw_os_error().unwrap_or(libc::EIO)), None),
-    };
-    let to_agent = state.to_agent.lock_unpoisoned();
-    let sent = match &pidfd {
-        Some(pidfd) => {
-            crate::sys::socket::send_with_fds(&to_agent, &answer.encode(), &[pidfd.as_fd()])
+    }
+
+    /// Reaps every child that ended, and tells the agent how those it asked for did.
+    fn reap(&mut self) {
+        loop {
+            let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+            let pid = match waitid(Id::All, flags) {
+                Ok(status) => match status.pid() {
+                    Some(pid) => pid,
+                    // None has ended.
+                    None => return,
+                },
+                Err(nix::errno::Errno::EINTR) => continue,
+                // No child left.
+                Err(_) => return,
+            };
+            let Ok((status, usage)) = crate::sys::process::wait4(pid) else {
+                return;
+            };
+            if self.asked.remove(&pid.as_raw()) {
+                let ended = Answer::Ended {
+                    pid: pid.as_raw(),
+                    status,
+                    peak_kib: usage.ru_maxrss,
+                };
+                // An agent gone is seen on the requests' socket.
+                let _ = (&self.to_agent).write_all(&ended.encode());
+            }
         }
-        None => (&*to_agent).write_all(&answer.encode()),
-    };
-    drop((to_agent, asked));
-    sent
+    }
 }
 
 /// A pidfd of child `pid`, not yet reaped; `None` where the kernel has none (before 5.3).
@@ -214,43 +263,6 @@ fn spawn_direct(request: &Request, fds: [Option<&OwnedFd>; 3]) -> io::Result<i32
     envp.push(std::ptr::null());
     let cwd = c(request.cwd.as_bytes())?;
     crate::sys::process::posix_spawn(&program, &argv, &envp, &cwd, fds).map(|pid| pid.as_raw())
-}
-
-/// Reaps every child, and tells the agent how those it asked for ended.
-fn reap(state: &State) {
-    loop {
-        match waitid(Id::All, WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
-            Ok(status) => {
-                let Some(pid) = status.pid() else { continue };
-                let mut asked = state.spawning.lock_unpoisoned();
-                let Ok((status, usage)) = crate::sys::process::wait4(pid) else {
-                    continue;
-                };
-                if asked.remove(&pid.as_raw()) {
-                    drop(asked);
-                    let ended = Answer::Ended {
-                        pid: pid.as_raw(),
-                        status,
-                        peak_kib: usage.ru_maxrss,
-                    };
-                    let _ = state.to_agent.lock_unpoisoned().write_all(&ended.encode());
-                }
-            }
-            Err(nix::errno::Errno::EINTR) => {}
-            Err(_) => {
-                // No child when it looked: wait for a start (or look again soon, for an
-                // adopted one). A start recorded since (its pid is in `spawning`, under this
-                // lock) is looked at once: its wake-up may have come before this wait, and
-                // the child's end would otherwise wait for the next look.
-                let asked = state.spawning.lock_unpoisoned();
-                if asked.is_empty() {
-                    let _ = state
-                        .children
-                        .wait_timeout(asked, Duration::from_millis(200));
-                }
-            }
-        }
-    }
 }
 
 /// The agent ended: freezes every descendant (SIGSTOP), pass after pass until a pass finds

@@ -51,6 +51,19 @@ struct Keeper {
     to_agent: UnixStream,
     /// The processes the agent asked for, until they end.
     asked: HashSet<i32>,
+    /// How a command hook is started (`spawn_direct`), where it applies.
+    #[cfg(target_os = "linux")]
+    direct: Option<Direct>,
+}
+
+/// What each start with `sys::process::vfork_spawn` reuses: the child's stack, the signals
+/// this process does not leave at their default (found once: nothing here changes them), and
+/// `/dev/null` for a child without stdin.
+#[cfg(target_os = "linux")]
+struct Direct {
+    stack: crate::sys::process::SpawnStack,
+    reset: Vec<libc::c_int>,
+    null: std::fs::File,
 }
 
 fn serve() -> i32 {
@@ -76,6 +89,12 @@ fn serve() -> i32 {
     let mut keeper = Keeper {
         to_agent,
         asked: HashSet::new(),
+        #[cfg(target_os = "linux")]
+        direct: std::fs::File::open("/dev/null").ok().map(|null| Direct {
+            stack: crate::sys::process::SpawnStack::default(),
+            reset: crate::sys::process::handled_signals(),
+            null,
+        }),
     };
     if (&keeper.to_agent).write_all(&[HELLO]).is_err() {
         return 2;
@@ -141,7 +160,11 @@ impl Keeper {
     /// the process end as soon as it does, without waiting for this keeper's word
     /// (`kept.rs`).
     fn start(&mut self, request: &Request, fds: Vec<OwnedFd>) -> io::Result<()> {
-        let (answer, pidfd) = match spawn(request, fds) {
+        #[cfg(target_os = "linux")]
+        let spawned = spawn(self.direct.as_mut(), request, fds);
+        #[cfg(not(target_os = "linux"))]
+        let spawned = spawn(request, fds);
+        let (answer, pidfd) = match spawned {
             Ok(pid) => {
                 self.asked.insert(pid);
                 (Answer::Started(pid), pidfd_of(pid))
@@ -200,7 +223,11 @@ fn pidfd_of(pid: i32) -> Option<OwnedFd> {
 }
 
 /// Starts `request`'s process with `fds` (stdin if it says so, stdout, stderr): its id.
-fn spawn(request: &Request, fds: Vec<OwnedFd>) -> io::Result<i32> {
+fn spawn(
+    #[cfg(target_os = "linux")] direct: Option<&mut Direct>,
+    request: &Request,
+    fds: Vec<OwnedFd>,
+) -> io::Result<i32> {
     let mut fds = fds.into_iter();
     let stdin = if request.stdin {
         Some(
@@ -213,9 +240,14 @@ fn spawn(request: &Request, fds: Vec<OwnedFd>) -> io::Result<i32> {
     let (Some(stdout), Some(stderr)) = (fds.next(), fds.next()) else {
         return Err(io::Error::from_raw_os_error(libc::EBADF));
     };
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if request.memory == 0 && request.program.as_bytes().contains(&b'/') {
-        return spawn_direct(request, [stdin.as_ref(), Some(&stdout), Some(&stderr)]);
+    #[cfg(target_os = "linux")]
+    if let Some(direct) = direct {
+        if request.memory == 0 && request.program.as_bytes().contains(&b'/') {
+            let Direct { stack, reset, null } = direct;
+            let stdin = stdin.as_ref().map_or(null.as_fd(), AsFd::as_fd);
+            let fds = [stdin, stdout.as_fd(), stderr.as_fd()];
+            return spawn_direct(stack, reset, request, fds);
+        }
     }
     let mut command = Command::new(&request.program);
     command
@@ -240,11 +272,17 @@ fn spawn(request: &Request, fds: Vec<OwnedFd>) -> io::Result<i32> {
     Ok(i32::try_from(child.id()).unwrap_or(i32::MAX))
 }
 
-/// `posix_spawn` straight from the request (a program named by its path, no memory limit:
-/// a command hook): its environment is the `envp` as it came, not rebuilt into a map and
-/// back as std's `Command` does, and glibc starts it with `CLONE_VM | CLONE_VFORK`.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn spawn_direct(request: &Request, fds: [Option<&OwnedFd>; 3]) -> io::Result<i32> {
+/// A command hook (a program named by its path, no memory limit) started straight from the
+/// request: its environment is the `envp` as it came, not rebuilt into a map and back as
+/// std's `Command` does, and it is started with `CLONE_VM | CLONE_VFORK` resetting only the
+/// signals this keeper does not leave at their default (`sys::process::vfork_spawn`).
+#[cfg(target_os = "linux")]
+fn spawn_direct(
+    stack: &mut crate::sys::process::SpawnStack,
+    reset: &[libc::c_int],
+    request: &Request,
+    fds: [std::os::fd::BorrowedFd<'_>; 3],
+) -> io::Result<i32> {
     use std::ffi::CString;
     let c =
         |bytes: &[u8]| CString::new(bytes).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL));
@@ -259,10 +297,22 @@ fn spawn_direct(request: &Request, fds: [Option<&OwnedFd>; 3]) -> io::Result<i32
         .iter()
         .map(|entry| c(entry.as_bytes()))
         .collect::<io::Result<Vec<_>>>()?;
-    let mut envp: Vec<*const libc::c_char> = env.iter().map(|entry| entry.as_ptr()).collect();
-    envp.push(std::ptr::null());
+    let pointers = |strings: &[CString]| {
+        let mut pointers: Vec<*const libc::c_char> = strings.iter().map(|s| s.as_ptr()).collect();
+        pointers.push(std::ptr::null());
+        pointers
+    };
     let cwd = c(request.cwd.as_bytes())?;
-    crate::sys::process::posix_spawn(&program, &argv, &envp, &cwd, fds).map(|pid| pid.as_raw())
+    crate::sys::process::vfork_spawn(
+        &program,
+        &pointers(&argv),
+        &pointers(&env),
+        &cwd,
+        fds,
+        reset,
+        stack,
+    )
+    .map(|pid| pid.as_raw())
 }
 
 /// The agent ended: freezes every descendant (SIGSTOP), pass after pass until a pass finds

@@ -81,7 +81,8 @@ fn through_keeper(command: &Command, memory: u64) -> std::io::Result<Option<Spaw
         // The keeper runs in `/`: the folder is made absolute against the agent's.
         cwd: std::path::absolute(command.get_current_dir().unwrap_or(Path::new(".")))?
             .into_os_string(),
-        env: keeper::environment(&set, &removed),
+        set: &set,
+        removed: &removed,
         stdin: true,
         memory,
     };

@@ -67,7 +67,8 @@ pub(super) fn spawn(spec: &Spec) -> io::Result<Option<(Kept, Pipes)>> {
         args: spec.args.clone(),
         // The keeper runs in `/`: a relative folder is the agent's, made absolute here.
         cwd: std::path::absolute(&spec.cwd)?.into_os_string(),
-        env: keeper::environment(&spec.env, &[]),
+        set: &spec.env,
+        removed: &[],
         stdin: spec.stdin.is_some(),
         memory: 0,
     };

@@ -28,7 +28,7 @@ use nix::{
     unistd::Pid,
 };
 
-use super::wire::{self, Answer, Request, HELLO};
+use super::wire::{self, Answer, Asked, Request, HELLO};
 
 /// Set in the keeper's environment: the program serves as the keeper.
 pub(crate) const KEEPER_PROCESS: &str = "AGENT_HOOKS_KEEPER_PROCESS";
@@ -116,7 +116,10 @@ fn serve() -> i32 {
             keeper.reap();
         }
         if request {
-            let Ok((request, fds)) = receive(&socket) else {
+            let Ok((body, fds)) = wire::read_frame(&socket) else {
+                break;
+            };
+            let Ok(request) = Request::decode(&body) else {
                 break;
             };
             if keeper.start(&request, fds).is_err() {
@@ -144,12 +147,6 @@ fn take_sockets() -> Option<(UnixStream, UnixStream)> {
     Some((UnixStream::from(requests), UnixStream::from(answers)))
 }
 
-/// One request and its descriptors.
-fn receive(socket: &UnixStream) -> io::Result<(Request, Vec<OwnedFd>)> {
-    let (body, fds) = wire::read_frame(socket)?;
-    Ok((Request::decode(&body)?, fds))
-}
-
 impl Keeper {
     /// Starts `request`'s process in a process group of its own, and answers: its id, or why
     /// not. Its end is reaped after this returns, so the agent hears of a start before its
@@ -159,7 +156,7 @@ impl Keeper {
     /// before it can be reaped, so that it is the process's own: through it the agent sees
     /// the process end as soon as it does, without waiting for this keeper's word
     /// (`kept.rs`).
-    fn start(&mut self, request: &Request, fds: Vec<OwnedFd>) -> io::Result<()> {
+    fn start(&mut self, request: &Asked<'_>, fds: Vec<OwnedFd>) -> io::Result<()> {
         #[cfg(target_os = "linux")]
         let spawned = spawn(self.direct.as_mut(), request, fds);
         #[cfg(not(target_os = "linux"))]
@@ -225,7 +222,7 @@ fn pidfd_of(pid: i32) -> Option<OwnedFd> {
 /// Starts `request`'s process with `fds` (stdin if it says so, stdout, stderr): its id.
 fn spawn(
     #[cfg(target_os = "linux")] direct: Option<&mut Direct>,
-    request: &Request,
+    request: &Asked<'_>,
     fds: Vec<OwnedFd>,
 ) -> io::Result<i32> {
     let mut fds = fds.into_iter();
@@ -242,21 +239,21 @@ fn spawn(
     };
     #[cfg(target_os = "linux")]
     if let Some(direct) = direct {
-        if request.memory == 0 && request.program.as_bytes().contains(&b'/') {
+        if request.memory == 0 && request.program.contains(&b'/') {
             let Direct { stack, reset, null } = direct;
             let stdin = stdin.as_ref().map_or(null.as_fd(), AsFd::as_fd);
             let fds = [stdin, stdout.as_fd(), stderr.as_fd()];
             return spawn_direct(stack, reset, request, fds);
         }
     }
-    let mut command = Command::new(&request.program);
+    let os = OsStr::from_bytes;
+    let mut command = Command::new(os(request.program));
     command
-        .arg0(&request.arg0)
-        .args(&request.args)
-        .current_dir(&request.cwd)
+        .arg0(os(request.arg0))
+        .args(request.args.iter().map(|arg| os(arg)))
+        .current_dir(os(request.cwd))
         .env_clear()
-        .envs(request.env.iter().filter_map(|entry| {
-            let bytes = entry.as_bytes();
+        .envs(request.env.iter().filter_map(|&bytes| {
             let at = bytes.iter().position(|&b| b == b'=')?;
             Some((
                 OsStr::from_bytes(&bytes[..at]),
@@ -273,41 +270,50 @@ fn spawn(
 }
 
 /// A command hook (a program named by its path, no memory limit) started straight from the
-/// request: its environment is the `envp` as it came, not rebuilt into a map and back as
-/// std's `Command` does, and it is started with `CLONE_VM | CLONE_VFORK` resetting only the
+/// request: its strings are copied once, each ended by a NUL, into one buffer that `argv`
+/// and `envp` point into (its environment as it came, not rebuilt into a map and back as
+/// std's `Command` does), and it is started with `CLONE_VM | CLONE_VFORK` resetting only the
 /// signals this keeper does not leave at their default (`sys::process::vfork_spawn`).
 #[cfg(target_os = "linux")]
 fn spawn_direct(
     stack: &mut crate::sys::process::SpawnStack,
     reset: &[libc::c_int],
-    request: &Request,
+    request: &Asked<'_>,
     fds: [std::os::fd::BorrowedFd<'_>; 3],
 ) -> io::Result<i32> {
-    use std::ffi::CString;
-    let c =
-        |bytes: &[u8]| CString::new(bytes).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL));
-    let program = c(request.program.as_bytes())?;
-    let mut argv = Vec::with_capacity(request.args.len() + 1);
-    argv.push(c(request.arg0.as_bytes())?);
-    for arg in &request.args {
-        argv.push(c(arg.as_bytes())?);
+    use std::ffi::CStr;
+    let strings = || {
+        [request.program, request.cwd, request.arg0]
+            .into_iter()
+            .chain(request.args.iter().copied())
+            .chain(request.env.iter().copied())
+    };
+    let mut text = Vec::with_capacity(strings().map(|s| s.len() + 1).sum());
+    let mut starts = Vec::with_capacity(request.args.len() + request.env.len() + 3);
+    for string in strings() {
+        if string.contains(&0) {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        starts.push(text.len());
+        text.extend_from_slice(string);
+        text.push(0);
     }
-    let env = request
-        .env
-        .iter()
-        .map(|entry| c(entry.as_bytes()))
-        .collect::<io::Result<Vec<_>>>()?;
-    let pointers = |strings: &[CString]| {
-        let mut pointers: Vec<*const libc::c_char> = strings.iter().map(|s| s.as_ptr()).collect();
+    let c = |start: usize| {
+        CStr::from_bytes_until_nul(&text[start..])
+            .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))
+    };
+    let pointers = |from: &[usize]| {
+        let mut pointers: Vec<*const libc::c_char> =
+            from.iter().map(|&at| text[at..].as_ptr().cast()).collect();
         pointers.push(std::ptr::null());
         pointers
     };
-    let cwd = c(request.cwd.as_bytes())?;
+    let (fixed, env) = starts.split_at(3 + request.args.len());
     crate::sys::process::vfork_spawn(
-        &program,
-        &pointers(&argv),
-        &pointers(&env),
-        &cwd,
+        c(fixed[0])?,
+        &pointers(&fixed[2..]),
+        &pointers(env),
+        c(fixed[1])?,
         fds,
         reset,
         stack,

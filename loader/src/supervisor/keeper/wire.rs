@@ -4,14 +4,11 @@
 //! are there because a frame is read before it is trusted.
 
 use std::{
-    ffi::{OsStr, OsString},
+    ffi::OsString,
     io::{self, Read},
     os::{
         fd::OwnedFd,
-        unix::{
-            ffi::{OsStrExt, OsStringExt},
-            net::UnixStream,
-        },
+        unix::{ffi::OsStrExt, net::UnixStream},
     },
 };
 
@@ -22,20 +19,39 @@ pub(super) const MAX_FRAME: usize = 8 << 20;
 /// The first byte the keeper writes once it serves: the agent waits for it.
 pub(super) const HELLO: u8 = b'K';
 
-/// A process to start: everything `execve` and the child's setup need.
+/// A process to start, as the agent asks: everything `execve` and the child's setup need.
+/// Its environment is the agent's, with `set` added or replacing and `removed` taken out: the
+/// whole of it is written into the frame, each variable copied once, straight from the
+/// agent's environment.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Request {
+pub(crate) struct Request<'a> {
     pub program: OsString,
     /// Its `argv[0]`.
     pub arg0: OsString,
     pub args: Vec<OsString>,
     pub cwd: OsString,
-    /// The whole environment, `NAME=value` each.
-    pub env: Vec<OsString>,
+    /// Variables added to (or replacing in) the agent's environment; a name given twice takes
+    /// its last value.
+    pub set: &'a [(OsString, OsString)],
+    /// Variables taken out of it.
+    pub removed: &'a [OsString],
     /// stdin is the first descriptor sent; otherwise `/dev/null` (and stdout, stderr are the
     /// first two).
     pub stdin: bool,
     /// A limit on the child's data, in bytes (`RLIMIT_DATA`); 0: none.
+    pub memory: u64,
+}
+
+/// A request as the keeper reads it, borrowing its frame's body (nothing copied).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Asked<'a> {
+    pub program: &'a [u8],
+    pub arg0: &'a [u8],
+    pub args: Vec<&'a [u8]>,
+    pub cwd: &'a [u8],
+    /// The whole environment, `NAME=value` each.
+    pub env: Vec<&'a [u8]>,
+    pub stdin: bool,
     pub memory: u64,
 }
 
@@ -66,41 +82,76 @@ fn frame(body: Vec<u8>) -> Vec<u8> {
     out
 }
 
-impl Request {
+/// A frame whose body is written by `write` after room for its length, which is filled in
+/// once the body is whole (the body is not copied into the frame afterwards).
+fn frame_with(capacity: usize, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut out = Vec::with_capacity(capacity);
+    out.extend_from_slice(&[0; 4]);
+    write(&mut out);
+    let length = u32::try_from(out.len() - 4).unwrap_or(u32::MAX);
+    out[..4].copy_from_slice(&length.to_le_bytes());
+    out
+}
+
+impl Request<'_> {
     /// The request as one frame.
     pub(crate) fn encode(&self) -> Vec<u8> {
-        let mut body = Vec::with_capacity(4096);
-        body.push(u8::from(self.stdin));
-        body.extend_from_slice(&self.memory.to_le_bytes());
-        for field in [&self.program, &self.arg0, &self.cwd] {
-            put(&mut body, field.as_bytes());
-        }
-        for list in [&self.args, &self.env] {
-            body.extend_from_slice(&u32::try_from(list.len()).unwrap_or(0).to_le_bytes());
-            for item in list {
-                put(&mut body, item.as_bytes());
+        frame_with(4096, |body| {
+            body.push(u8::from(self.stdin));
+            body.extend_from_slice(&self.memory.to_le_bytes());
+            for field in [&self.program, &self.arg0, &self.cwd] {
+                put(body, field.as_bytes());
             }
-        }
-        frame(body)
+            body.extend_from_slice(&u32::try_from(self.args.len()).unwrap_or(0).to_le_bytes());
+            for arg in &self.args {
+                put(body, arg.as_bytes());
+            }
+            // The variables' count, filled in once they are written.
+            let count_at = body.len();
+            body.extend_from_slice(&[0; 4]);
+            let mut count: u32 = 0;
+            crate::sys::process::for_each_variable(|name, entry| {
+                let replaced = self.set.iter().any(|(n, _)| n.as_bytes() == name)
+                    || self.removed.iter().any(|n| n.as_bytes() == name);
+                if !replaced {
+                    put(body, entry);
+                    count += 1;
+                }
+            });
+            for (i, (name, value)) in self.set.iter().enumerate() {
+                // A name given twice takes its last value, as with std's `Command::env`.
+                if !self.set[i + 1..].iter().any(|(later, _)| later == name) {
+                    let length = name.len() + 1 + value.len();
+                    body.extend_from_slice(&u32::try_from(length).unwrap_or(0).to_le_bytes());
+                    body.extend_from_slice(name.as_bytes());
+                    body.push(b'=');
+                    body.extend_from_slice(value.as_bytes());
+                    count += 1;
+                }
+            }
+            body[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
+        })
     }
 
-    /// A request out of a frame's body.
-    pub(crate) fn decode(body: &[u8]) -> io::Result<Self> {
+    /// A request out of a frame's body, borrowing it.
+    pub(crate) fn decode(body: &[u8]) -> io::Result<Asked<'_>> {
         let mut at = Cursor { body, at: 0 };
         let stdin = at.take(1)?[0] != 0;
         let memory = u64::from_le_bytes(at.array()?);
-        let program = at.os()?;
-        let arg0 = at.os()?;
-        let cwd = at.os()?;
+        let program = at.bytes()?;
+        let arg0 = at.bytes()?;
+        let cwd = at.bytes()?;
         let mut lists = [Vec::new(), Vec::new()];
         for list in &mut lists {
             let count = u32::from_le_bytes(at.array()?) as usize;
+            // Each item takes 4 bytes at least: a count beyond that is a lie.
+            list.reserve(count.min(body.len() / 4));
             for _ in 0..count.min(body.len()) {
-                list.push(at.os()?);
+                list.push(at.bytes()?);
             }
         }
         let [args, env] = lists;
-        Ok(Self {
+        Ok(Asked {
             program,
             arg0,
             args,
@@ -210,24 +261,15 @@ impl<'a> Cursor<'a> {
         Ok(out)
     }
 
-    fn os(&mut self) -> io::Result<OsString> {
+    fn bytes(&mut self) -> io::Result<&'a [u8]> {
         let n = u32::from_le_bytes(self.array()?) as usize;
-        Ok(OsString::from_vec(self.take(n)?.to_vec()))
+        self.take(n)
     }
-}
-
-/// `NAME=value`.
-pub(crate) fn variable(name: &OsStr, value: &OsStr) -> OsString {
-    let mut entry = Vec::with_capacity(name.len() + value.len() + 1);
-    entry.extend_from_slice(name.as_bytes());
-    entry.push(b'=');
-    entry.extend_from_slice(value.as_bytes());
-    OsString::from_vec(entry)
 }
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
+    use std::{ffi::OsStr, io::Write};
 
     use super::*;
 
@@ -244,17 +286,26 @@ mod tests {
 
     #[test]
     fn a_request_and_every_answer_come_back_as_they_went() {
+        let set = [("A_B_C".into(), "1".into())];
         let request = Request {
             program: "/bin/sh".into(),
             arg0: "sh".into(),
             args: vec!["-c".into(), "true".into()],
             cwd: "/".into(),
-            env: vec!["A=1".into(), "B=".into()],
+            set: &set,
+            removed: &[],
             stdin: true,
             memory: 1 << 30,
         };
         let (body, fds) = read_frame(&through_a_socket(&request.encode(), None)).unwrap();
-        assert_eq!(Request::decode(&body).unwrap(), request);
+        let asked = Request::decode(&body).unwrap();
+        assert_eq!(
+            (asked.program, asked.arg0, asked.cwd),
+            (&b"/bin/sh"[..], &b"sh"[..], &b"/"[..])
+        );
+        assert_eq!(asked.args, [&b"-c"[..], &b"true"[..]]);
+        assert_eq!(asked.env.last(), Some(&&b"A_B_C=1"[..]));
+        assert_eq!((asked.stdin, asked.memory), (true, 1 << 30));
         assert!(fds.is_empty());
         let descriptor: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
         for answer in [
@@ -282,5 +333,54 @@ mod tests {
         let lying = u32::MAX.to_le_bytes();
         assert!(read_frame(&through_a_socket(&lying, None)).is_err());
         assert!(Request::decode(&[1, 0, 0]).is_err());
+    }
+
+    /// What std says of the environment, each `NAME=value`: what a request's is held to.
+    fn by_std(set: &[(OsString, OsString)], removed: &[OsString]) -> Vec<Vec<u8>> {
+        let entry =
+            |name: &OsStr, value: &OsStr| [name.as_bytes(), b"=", value.as_bytes()].concat();
+        let mut env: Vec<Vec<u8>> = std::env::vars_os()
+            .filter(|(name, _)| !set.iter().any(|(n, _)| n == name) && !removed.contains(name))
+            .map(|(name, value)| entry(&name, &value))
+            .collect();
+        env.extend(set.iter().map(|(n, v)| entry(n, v)));
+        env
+    }
+
+    /// The environment a request carries, as the keeper reads it.
+    fn environment_of(set: &[(OsString, OsString)], removed: &[OsString]) -> Vec<Vec<u8>> {
+        let request = Request {
+            set,
+            removed,
+            ..Request::default()
+        };
+        let frame = request.encode();
+        let asked = Request::decode(&frame[4..]).unwrap();
+        asked.env.iter().map(|entry| entry.to_vec()).collect()
+    }
+
+    #[test]
+    fn a_process_gets_the_agents_environment_with_its_own_variables_set_and_removed() {
+        let some = std::env::vars_os()
+            .next()
+            .map(|(n, _)| n)
+            .unwrap_or_default();
+        let set = vec![
+            ("HOME".into(), "/elsewhere".into()),
+            ("AGENT_HOOKS_PROJECT_DIR".into(), "/p".into()),
+        ];
+        let removed = vec![some.clone()];
+        let env = environment_of(&set, &removed);
+        assert_eq!(env, by_std(&set, &removed));
+        assert!(env.contains(&b"HOME=/elsewhere".to_vec()));
+        assert_eq!(env.iter().filter(|e| e.starts_with(b"HOME=")).count(), 1);
+        assert!(!env
+            .iter()
+            .any(|e| { e.starts_with(some.as_bytes()) && e.get(some.len()) == Some(&b'=') }));
+        // A name given twice takes its last value.
+        let twice = vec![("A_B".into(), "1".into()), ("A_B".into(), "2".into())];
+        let env = environment_of(&twice, &[]);
+        assert_eq!(env.last(), Some(&b"A_B=2".to_vec()));
+        assert_eq!(env.iter().filter(|e| e.starts_with(b"A_B=")).count(), 1);
     }
 }

@@ -190,19 +190,24 @@ impl Kept {
     }
 }
 
-/// The wait status of process `pid` (`pidfd` its pidfd) if it has exited: from `/proc` while
-/// it is a zombie, the id checked to be still its own after the read; from the pidfd once
-/// reaped (Linux 6.15). `None` while it runs, or if neither says.
+/// The wait status of process `pid` (`pidfd` its pidfd) if it has exited: from the pidfd once
+/// reaped (Linux 6.15); from `/proc` while it is a zombie, the id checked to be still its own
+/// after the read. `None` while it runs, or if neither says.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn exited(pid: i32, pidfd: std::os::fd::BorrowedFd<'_>) -> Option<i32> {
     use crate::sys::process::{exit_status, not_reaped};
+    // Reaped already: the keeper reaps as soon as it exits, and usually before the run
+    // looks (nine hooks in ten here).
+    if let Some(status) = exit_status(pidfd) {
+        return Some(status);
+    }
     if let Some(status) = zombie_status(pid) {
         // Still unreaped after the read: the id was its own while it was read.
         if not_reaped(pidfd) {
             return Some(status);
         }
     }
-    // Reaped meanwhile (the keeper reaps as soon as it exits), or not exited.
+    // Reaped meanwhile, or not exited.
     exit_status(pidfd)
 }
 

@@ -95,6 +95,11 @@ fn leaves_two(project: &Project, then: &str) {
     let command = format!(
         "sleep 100 & echo $! > bg-pid; setsid sh -c 'echo $$ > escapee-pid; exec sleep 100' & sleep 0.3; {then} echo '{{}}'"
     );
+    guard(project, &command);
+}
+
+/// The project's one hook: `command`, on `PreToolUse` of `exec`, within 60 s.
+fn guard(project: &Project, command: &str) {
     let hook = serde_json::json!({"type": "command", "command": command, "timeout": 60});
     project.write(
         ".agent-hooks/hooks/guard.json",
@@ -198,12 +203,10 @@ fn wait_for(project: &Project, file: &str) -> String {
 fn a_hooks_end_is_seen_as_it_exits_while_its_keeper_cannot_say_it() {
     let home = temp_dir();
     let project = Project::new("repo");
-    let command = "echo $PPID > keeper-pid; sleep 0.2; kill -STOP $PPID; \
-                   echo 'stopped my keeper' >&2; exit 2";
-    let hook = serde_json::json!({"type": "command", "command": command, "timeout": 60});
-    project.write(
-        ".agent-hooks/hooks/guard.json",
-        &serde_json::json!({"PreToolUse": [{"matcher": "exec", "hooks": [hook]}]}).to_string(),
+    guard(
+        &project,
+        "echo $PPID > keeper-pid; sleep 0.2; kill -STOP $PPID; \
+         echo 'stopped my keeper' >&2; exit 2",
     );
     let mut agent = Command::new(agent_hooks_tests::agent_hooks_bin())
         .args(["emit", "PreToolUse", "--input", PRE_TOOL_USE])
@@ -248,11 +251,9 @@ fn a_hooks_end_is_seen_as_it_exits_while_its_keeper_cannot_say_it() {
 fn a_hook_that_closes_its_outputs_early_is_waited_for_to_its_exit() {
     let home = temp_dir();
     let project = Project::new("repo");
-    let command = "echo 'closed early' >&2; exec >&- 2>&-; sleep 0.4; exit 2";
-    let hook = serde_json::json!({"type": "command", "command": command, "timeout": 60});
-    project.write(
-        ".agent-hooks/hooks/guard.json",
-        &serde_json::json!({"PreToolUse": [{"matcher": "exec", "hooks": [hook]}]}).to_string(),
+    guard(
+        &project,
+        "echo 'closed early' >&2; exec >&- 2>&-; sleep 0.4; exit 2",
     );
     let started = Instant::now();
     let output = run(

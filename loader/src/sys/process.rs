@@ -554,30 +554,23 @@ mod tests {
 
     #[test]
     fn a_program_or_folder_that_is_not_there_is_the_error_the_system_gave() {
-        let null = std::fs::File::open("/dev/null").unwrap();
-        let argv = [CString::new("nothing").unwrap()];
-        let started = vfork_spawn(
-            c"/nonexistent/program",
-            &pointers(&argv),
-            &pointers(&[]),
-            c"/",
-            [null.as_fd(), null.as_fd(), null.as_fd()],
-            &handled_signals(),
-            &mut SpawnStack::default(),
-        );
-        let error = started.expect_err("no such program");
-        assert_eq!(error.raw_os_error(), Some(libc::ENOENT));
-        let missing_folder = vfork_spawn(
-            c"/bin/true",
-            &pointers(&argv),
-            &pointers(&[]),
-            c"/nonexistent/folder",
-            [null.as_fd(), null.as_fd(), null.as_fd()],
-            &handled_signals(),
-            &mut SpawnStack::default(),
-        );
+        let start = |program: &std::ffi::CStr, cwd: &std::ffi::CStr| {
+            let null = std::fs::File::open("/dev/null").unwrap();
+            let argv = [CString::new("nothing").unwrap()];
+            let started = vfork_spawn(
+                program,
+                &pointers(&argv),
+                &pointers(&[]),
+                cwd,
+                [null.as_fd(), null.as_fd(), null.as_fd()],
+                &handled_signals(),
+                &mut SpawnStack::default(),
+            );
+            started.map(|_| ()).unwrap_err().raw_os_error()
+        };
+        assert_eq!(start(c"/nonexistent/program", c"/"), Some(libc::ENOENT));
         assert_eq!(
-            missing_folder.unwrap_err().raw_os_error(),
+            start(c"/bin/true", c"/nonexistent/folder"),
             Some(libc::ENOENT)
         );
     }

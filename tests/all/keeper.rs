@@ -195,56 +195,6 @@ fn wait_for(project: &Project, file: &str) -> String {
     }
 }
 
-/// A command hook's end is the kernel's word, not the keeper's: the hook stops its keeper
-/// (SIGSTOP, so that the keeper can neither reap it nor say how it ended) and exits 2; the
-/// agent still reports its block at once, through the pidfd the keeper gave with the start.
-/// The keeper is let go on afterwards, and ends what is left when the agent has exited.
-#[test]
-fn a_hooks_end_is_seen_as_it_exits_while_its_keeper_cannot_say_it() {
-    let home = temp_dir();
-    let project = Project::new("repo");
-    guard(
-        &project,
-        "echo $PPID > keeper-pid; sleep 0.2; kill -STOP $PPID; \
-         echo 'stopped my keeper' >&2; exit 2",
-    );
-    let mut agent = Command::new(agent_hooks_tests::agent_hooks_bin())
-        .args(["emit", "PreToolUse", "--input", PRE_TOOL_USE])
-        .args(["--trust-project", "--json"])
-        .current_dir(&project.root)
-        .env("HOME", home.path())
-        .env_remove("XDG_CONFIG_HOME")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the program runs");
-    let keeper = wait_for(&project, "keeper-pid");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while agent.try_wait().unwrap().is_none() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let ended = agent.try_wait().unwrap().is_some();
-    let _ = Command::new("kill").args(["-CONT", &keeper]).status();
-    let output = agent.wait_with_output().unwrap();
-    assert!(
-        ended,
-        "emit waited for its stopped keeper's word of the hook's end"
-    );
-    assert_eq!(output.status.code(), Some(0));
-    let outcome = json_of(&output);
-    assert_eq!(outcome["block"], true, "{outcome}");
-    assert_eq!(outcome["reason"], "stopped my keeper");
-    // Let go on, the keeper sees the agent gone and ends too.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while pid_alive(&keeper) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(
-        !pid_alive(&keeper),
-        "the keeper {keeper} outlived the agent"
-    );
-}
-
 /// A command hook that closes its outputs and goes on: its end is still its exit, not its
 /// pipes' close (what it wrote before is kept, and its exit code decides).
 #[test]

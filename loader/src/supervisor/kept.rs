@@ -9,14 +9,15 @@
 //! with the same message.
 //!
 //! The keeper's answer carries a pidfd of the process (Linux with glibc). Once the run's pipes
-//! have closed (the process has most likely exited), the run takes the process's end from the
-//! kernel, not from the keeper's word (which comes after the keeper woke, reaped it and wrote,
-//! and the agent's reading thread woke): from `/proc` while the process is a zombie (checked
-//! through the pidfd to be still unreaped after the read, so that its id was still its own),
-//! or from the pidfd once reaped (Linux 6.15); if it has not exited, through the pidfd
-//! registered with the runtime then. Nothing is awaited for the start itself: the answer is
-//! there by the time the pipes close. Where the kernel does not say, the keeper's word is
-//! awaited, as without a pidfd.
+//! have closed (the process has most likely exited), the run asks the pidfd how it ended
+//! (`PIDFD_GET_INFO`, Linux 6.15, which tells once the process is reaped: the keeper reaps as
+//! soon as it exits, and had in nine hooks in ten when the run looked), or waits for the pidfd
+//! to say that it was reaped; it does not wait for the keeper's word of the end to reach the
+//! agent's reading thread and be handed on. Nothing is awaited for the start itself: the
+//! answer is there by the time the pipes close. The keeper's word is awaited all along, and
+//! decides where the kernel does not tell. (A zombie's wait status in `/proc/PID/stat` is not
+//! used: a process that ran a setuid program reads as having exited 0 to anyone not allowed
+//! to trace it.)
 
 use std::{
     ffi::OsString,
@@ -137,27 +138,45 @@ impl Kept {
     }
 
     /// The process's wait status as the kernel tells it, through the pidfd the keeper sent:
-    /// at once if it has exited, else when it does; `None` where there is no pidfd, or the
-    /// kernel does not say (the keeper's word then).
+    /// at once if the keeper has reaped it, else when it does; `None` where there is no pidfd,
+    /// or the kernel does not tell (the keeper's word then).
     async fn seen_ended(&self) -> Option<i32> {
         if self.started.get().is_none() {
             self.started.keep(keeper::started_async(self.request).await);
         }
-        let pid = *self.started.get()?.as_ref().ok()?;
         let pidfd = self.started.take_pidfd()?;
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         {
-            if let Some(status) = exited(pid, pidfd.as_fd()) {
-                return Some(status);
+            use crate::sys::process::{exit_status, watch, Exit};
+            static UNTOLD: std::sync::atomic::AtomicBool =
+                std::sync::atomic::AtomicBool::new(false);
+            if UNTOLD.load(std::sync::atomic::Ordering::Relaxed) {
+                return None;
             }
-            let pidfd = crate::sys::process::watch(pidfd).ok()?;
-            // Readable once the process has exited.
-            drop(pidfd.readable().await.ok()?);
-            exited(pid, pidfd.get_ref().as_fd())
+            let told = |pidfd: std::os::fd::BorrowedFd<'_>| match exit_status(pidfd) {
+                Exit::Reaped(status) => Some(Some(status)),
+                Exit::NotYet => None,
+                Exit::Untold => {
+                    UNTOLD.store(true, std::sync::atomic::Ordering::Relaxed);
+                    Some(None)
+                }
+            };
+            if let Some(status) = told(pidfd.as_fd()) {
+                return status;
+            }
+            // Readable once the process has exited, and again once it is reaped.
+            let pidfd = watch(pidfd).ok()?;
+            loop {
+                let mut ready = pidfd.readable().await.ok()?;
+                if let Some(status) = told(pidfd.get_ref().as_fd()) {
+                    return status;
+                }
+                ready.clear_ready();
+            }
         }
         #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
         {
-            let _ = (pid, pidfd);
+            drop(pidfd);
             None
         }
     }
@@ -190,59 +209,6 @@ impl Kept {
     }
 }
 
-/// The wait status of process `pid` (`pidfd` its pidfd) if it has exited: from the pidfd once
-/// reaped (Linux 6.15); from `/proc` while it is a zombie, the id checked to be still its own
-/// after the read. `None` while it runs, or if neither says.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn exited(pid: i32, pidfd: std::os::fd::BorrowedFd<'_>) -> Option<i32> {
-    use crate::sys::process::{exit_status, not_reaped};
-    // Reaped already: the keeper reaps as soon as it exits, and usually before the run
-    // looks (nine hooks in ten here).
-    if let Some(status) = exit_status(pidfd) {
-        return Some(status);
-    }
-    if let Some(status) = zombie_status(pid) {
-        // Still unreaped after the read: the id was its own while it was read.
-        if not_reaped(pidfd) {
-            return Some(status);
-        }
-    }
-    // Reaped meanwhile, or not exited.
-    exit_status(pidfd)
-}
-
-/// The wait status of exited process `pid`, from its `/proc/PID/stat` (its 52nd field, as
-/// `waitpid` gives it) while it is a zombie; `None` if it is not one, or `/proc` does not say.
-/// Whether the id was still that process's is for the caller to check.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn zombie_status(pid: i32) -> Option<i32> {
-    use std::io::Read;
-    let mut stat = [0u8; 1024];
-    let mut file = std::fs::File::open(format!("/proc/{pid}/stat")).ok()?;
-    let mut len = 0;
-    while len < stat.len() {
-        match file.read(&mut stat[len..]) {
-            Ok(0) => break,
-            Ok(n) => len += n,
-            Err(_) => return None,
-        }
-    }
-    parse_zombie_status(&stat[..len])
-}
-
-/// A `/proc/PID/stat` line's wait status if its state is a zombie's (`Z`).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn parse_zombie_status(stat: &[u8]) -> Option<i32> {
-    // After the command's closing parenthesis: the state is field 3, the exit code field 52.
-    let after = stat.iter().rposition(|&b| b == b')')?;
-    let rest = std::str::from_utf8(&stat[after + 1..]).ok()?;
-    let mut fields = rest.split_ascii_whitespace();
-    if fields.next()? != "Z" {
-        return None;
-    }
-    fields.nth(48)?.parse().ok()
-}
-
 impl Drop for Kept {
     fn drop(&mut self) {
         if self.waited {
@@ -259,52 +225,6 @@ impl Drop for Kept {
             Some(Err(_)) => {}
             // Killed with its group as its id comes (or now, if it is there).
             None => keeper::unwanted(self.request),
-        }
-    }
-}
-
-#[cfg(all(test, target_os = "linux", target_env = "gnu"))]
-mod tests {
-    use std::process::Command;
-
-    /// `/proc/PID/stat` of `child` once it is a zombie (it exited, not yet reaped).
-    fn zombie_stat(child: &std::process::Child) -> Vec<u8> {
-        let path = format!("/proc/{}/stat", child.id());
-        loop {
-            let stat = std::fs::read(&path).unwrap();
-            if super::parse_zombie_status(&stat).is_some() {
-                return stat;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-    }
-
-    #[test]
-    fn a_zombies_stat_gives_its_wait_status_and_a_live_process_gives_none() {
-        let mut exits = Command::new("/bin/sh")
-            .args(["-c", "exit 3"])
-            .spawn()
-            .unwrap();
-        let mut killed = Command::new("/bin/sh")
-            .args(["-c", "kill -9 $$"])
-            .spawn()
-            .unwrap();
-        let mut runs = Command::new("sleep").arg("10").spawn().unwrap();
-        assert_eq!(
-            super::parse_zombie_status(&zombie_stat(&exits)),
-            Some(3 << 8)
-        );
-        assert_eq!(super::parse_zombie_status(&zombie_stat(&killed)), Some(9));
-        assert_eq!(super::zombie_status(exits.id() as i32), Some(3 << 8));
-        assert_eq!(super::zombie_status(runs.id() as i32), None);
-        // A command with a closing parenthesis and spaces in it.
-        let stat = format!("42 (a) b (c) Z {} 256", ["0"; 48].join(" "));
-        assert_eq!(super::parse_zombie_status(stat.as_bytes()), Some(256));
-        let running = format!("42 (a) b (c) S {} 256", ["0"; 48].join(" "));
-        assert_eq!(super::parse_zombie_status(running.as_bytes()), None);
-        runs.kill().unwrap();
-        for child in [&mut exits, &mut killed, &mut runs] {
-            child.wait().unwrap();
         }
     }
 }

@@ -12,7 +12,7 @@ use std::{io, process::Command};
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub(crate) use direct::{environment, pidfd_open, posix_spawn, watch};
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-pub(crate) use pidfd::{exit_status, not_reaped};
+pub(crate) use pidfd::{exit_status, Exit};
 #[cfg(target_os = "linux")]
 pub(crate) use vfork::{handled_signals, vfork_spawn, SpawnStack};
 
@@ -241,7 +241,7 @@ mod direct {
 }
 
 /// What a pidfd says of a process the agent did not start itself (the keeper's child, which
-/// the keeper reaps): whether it is still there, and once reaped, how it ended.
+/// the keeper reaps): once reaped, how it ended.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod pidfd {
     use std::os::fd::{AsRawFd, BorrowedFd};
@@ -264,26 +264,19 @@ mod pidfd {
         spare: u32,
     }
 
-    /// Whether `pidfd`'s process has not been reaped yet (running, or a zombie): a null
-    /// signal through the pidfd reaches it until then.
-    pub(crate) fn not_reaped(pidfd: BorrowedFd<'_>) -> bool {
-        // SAFETY: `pidfd_send_signal` with signal 0 and no info reads and writes no memory of
-        // ours; `pidfd` is open for the call.
-        let sent = unsafe {
-            libc::syscall(
-                libc::SYS_pidfd_send_signal,
-                pidfd.as_raw_fd(),
-                0,
-                std::ptr::null::<libc::siginfo_t>(),
-                0,
-            )
-        };
-        sent == 0
+    /// What the kernel says of a pidfd's process's end.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) enum Exit {
+        /// It was reaped: its wait status, as `waitpid` gives it.
+        Reaped(i32),
+        /// It has not been reaped yet (it may have exited), or is being reaped.
+        NotYet,
+        /// This kernel does not tell (before Linux 6.15).
+        Untold,
     }
 
-    /// The wait status of `pidfd`'s process once it was reaped (by whoever reaped it), as
-    /// `waitpid` gives it; `None` before that, or on a kernel before 6.15.
-    pub(crate) fn exit_status(pidfd: BorrowedFd<'_>) -> Option<i32> {
+    /// How `pidfd`'s process ended, once reaped (by whoever reaped it).
+    pub(crate) fn exit_status(pidfd: BorrowedFd<'_>) -> Exit {
         let mut info = PidfdInfo {
             mask: PIDFD_INFO_EXIT,
             ..PidfdInfo::default()
@@ -291,7 +284,19 @@ mod pidfd {
         // SAFETY: `info` is a writable `struct pidfd_info` of the size the request number
         // says, alive for the call; the kernel writes only within it.
         let asked = unsafe { libc::ioctl(pidfd.as_raw_fd(), PIDFD_GET_INFO as _, &mut info) };
-        (asked == 0 && info.mask & PIDFD_INFO_EXIT != 0).then_some(info.exit_code)
+        if asked == 0 {
+            return match info.mask & PIDFD_INFO_EXIT {
+                0 => Exit::NotYet,
+                _ => Exit::Reaped(info.exit_code),
+            };
+        }
+        match std::io::Error::last_os_error().raw_os_error() {
+            // Before 6.13 there is no such request.
+            Some(libc::ENOTTY | libc::EINVAL) => Exit::Untold,
+            // Being reaped this moment (or, on 6.13 and 6.14, reaped, which then tell no
+            // more): the reaping wakes the pidfd's watchers.
+            _ => Exit::NotYet,
+        }
     }
 }
 

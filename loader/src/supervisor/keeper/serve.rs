@@ -51,7 +51,7 @@ struct Keeper {
     to_agent: UnixStream,
     /// The processes the agent asked for, until they end.
     asked: HashSet<i32>,
-    /// How a command hook is started (`spawn_direct`), where it applies.
+    /// How a program named by its path is started (`spawn_direct`), where it applies.
     #[cfg(target_os = "linux")]
     direct: Option<Direct>,
 }
@@ -269,8 +269,8 @@ fn spawn(
     Ok(i32::try_from(child.id()).unwrap_or(i32::MAX))
 }
 
-/// A command hook (a program named by its path, no memory limit) started straight from the
-/// request: its strings are copied once, each ended by a NUL, into one buffer that `argv`
+/// A program named by its path with no memory limit (a command hook, an `exec` program, a
+/// plugin process) started straight from the request: its strings are copied once, each ended by a NUL, into one buffer that `argv`
 /// and `envp` point into (its environment as it came, not rebuilt into a map and back as
 /// std's `Command` does), and it is started with `CLONE_VM | CLONE_VFORK` resetting only the
 /// signals this keeper does not leave at their default (`sys::process::vfork_spawn`).

@@ -141,37 +141,25 @@ impl Kept {
     /// at once if the keeper has reaped it, else when it does; `None` where there is no pidfd,
     /// or the kernel does not tell (the keeper's word then).
     async fn seen_ended(&self) -> Option<i32> {
-        if self.started.get().is_none() {
-            self.started.keep(keeper::started_async(self.request).await);
-        }
+        self.started().await.ok()?;
         let pidfd = self.started.take_pidfd()?;
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         {
             use crate::sys::process::{exit_status, watch, Exit};
-            static UNTOLD: std::sync::atomic::AtomicBool =
-                std::sync::atomic::AtomicBool::new(false);
-            if UNTOLD.load(std::sync::atomic::Ordering::Relaxed) {
-                return None;
-            }
-            let told = |pidfd: std::os::fd::BorrowedFd<'_>| match exit_status(pidfd) {
-                Exit::Reaped(status) => Some(Some(status)),
-                Exit::NotYet => None,
-                Exit::Untold => {
-                    UNTOLD.store(true, std::sync::atomic::Ordering::Relaxed);
-                    Some(None)
-                }
-            };
-            if let Some(status) = told(pidfd.as_fd()) {
-                return status;
+            match exit_status(pidfd.as_fd()) {
+                Exit::Reaped(status) => return Some(status),
+                Exit::Untold => return None,
+                Exit::NotYet => {}
             }
             // Readable once the process has exited, and again once it is reaped.
             let pidfd = watch(pidfd).ok()?;
             loop {
                 let mut ready = pidfd.readable().await.ok()?;
-                if let Some(status) = told(pidfd.get_ref().as_fd()) {
-                    return status;
+                match exit_status(pidfd.get_ref().as_fd()) {
+                    Exit::Reaped(status) => return Some(status),
+                    Exit::Untold => return None,
+                    Exit::NotYet => ready.clear_ready(),
                 }
-                ready.clear_ready();
             }
         }
         #[cfg(not(all(target_os = "linux", target_env = "gnu")))]

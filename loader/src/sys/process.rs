@@ -46,16 +46,37 @@ pub(crate) fn for_each_variable(mut each: impl FnMut(&[u8], &[u8])) {
 /// Reaps child `pid`, which has ended: its wait status and its resource usage (for the
 /// peak resident memory). `pid` must be a child of this process that the caller alone reaps.
 pub(crate) fn wait4(pid: nix::unistd::Pid) -> io::Result<(libc::c_int, libc::rusage)> {
+    reap(pid.as_raw(), 0).map(|(_, status, usage)| (status, usage))
+}
+
+/// Reaps any child of this process that has ended, without waiting: its id, wait status and
+/// resource usage; `None` if none has ended (`ECHILD`, an error, when there is no child).
+/// For a process that alone reaps its children (the keeper).
+pub(crate) fn reap_any() -> io::Result<Option<(nix::unistd::Pid, libc::c_int, libc::rusage)>> {
+    let (pid, status, usage) = reap(-1, libc::WNOHANG)?;
+    Ok((pid > 0).then(|| (nix::unistd::Pid::from_raw(pid), status, usage)))
+}
+
+/// `wait4(pid, .., flags, ..)`, retried when interrupted.
+fn reap(
+    pid: libc::pid_t,
+    flags: libc::c_int,
+) -> io::Result<(libc::pid_t, libc::c_int, libc::rusage)> {
     let mut status: libc::c_int = 0;
     // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `status` and `usage` are valid, writable and live for the call; wait4 writes
-    // only to them. `pid` is a child of this process that the caller alone reaps.
-    let reaped = unsafe { libc::wait4(pid.as_raw(), &mut status, 0, &mut usage) };
-    if reaped < 0 {
-        return Err(io::Error::last_os_error());
+    loop {
+        // SAFETY: `status` and `usage` are valid, writable and live for the call; wait4
+        // writes only to them. The callers reap only children that no one else reaps.
+        let reaped = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
+        if reaped >= 0 {
+            return Ok((reaped, status, usage));
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
     }
-    Ok((status, usage))
 }
 
 /// Has `command`'s process killed (SIGKILL) when the thread that starts it ends (Linux;
@@ -275,8 +296,14 @@ mod pidfd {
         Untold,
     }
 
-    /// How `pidfd`'s process ended, once reaped (by whoever reaped it).
+    /// How `pidfd`'s process ended, once reaped (by whoever reaped it). A kernel that cannot
+    /// tell is asked once: `Untold` from then on, without a system call.
     pub(crate) fn exit_status(pidfd: BorrowedFd<'_>) -> Exit {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        static UNTOLD: AtomicBool = AtomicBool::new(false);
+        if UNTOLD.load(Ordering::Relaxed) {
+            return Exit::Untold;
+        }
         let mut info = PidfdInfo {
             mask: PIDFD_INFO_EXIT,
             ..PidfdInfo::default()
@@ -292,7 +319,10 @@ mod pidfd {
         }
         match std::io::Error::last_os_error().raw_os_error() {
             // Before 6.13 there is no such request.
-            Some(libc::ENOTTY | libc::EINVAL) => Exit::Untold,
+            Some(libc::ENOTTY | libc::EINVAL) => {
+                UNTOLD.store(true, Ordering::Relaxed);
+                Exit::Untold
+            }
             // Being reaped this moment (or, on 6.13 and 6.14, reaped, which then tell no
             // more): the reaping wakes the pidfd's watchers.
             _ => Exit::NotYet,

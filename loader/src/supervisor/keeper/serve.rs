@@ -23,7 +23,6 @@ use nix::{
     sys::{
         signal::{kill, SigSet, Signal},
         signalfd::{SfdFlags, SignalFd},
-        wait::{waitid, Id, WaitPidFlag},
     },
     unistd::Pid,
 };
@@ -153,8 +152,8 @@ impl Keeper {
     /// end, in the order of its requests.
     ///
     /// A start's answer carries a pidfd of the process (where the kernel has them), opened
-    /// before it can be reaped, so that it is the process's own: through it the agent sees
-    /// the process end as soon as it does, without waiting for this keeper's word
+    /// before it can be reaped, so that it is the process's own: through it the agent learns
+    /// how the process ended once this keeper reaped it, without waiting for its word
     /// (`kept.rs`).
     fn start(&mut self, request: &Asked<'_>, fds: Vec<OwnedFd>) -> io::Result<()> {
         #[cfg(target_os = "linux")]
@@ -180,21 +179,8 @@ impl Keeper {
 
     /// Reaps every child that ended, and tells the agent how those it asked for did.
     fn reap(&mut self) {
-        loop {
-            let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
-            let pid = match waitid(Id::All, flags) {
-                Ok(status) => match status.pid() {
-                    Some(pid) => pid,
-                    // None has ended.
-                    None => return,
-                },
-                Err(nix::errno::Errno::EINTR) => continue,
-                // No child left.
-                Err(_) => return,
-            };
-            let Ok((status, usage)) = crate::sys::process::wait4(pid) else {
-                return;
-            };
+        // Until none has ended, or none is left (an error).
+        while let Ok(Some((pid, status, usage))) = crate::sys::process::reap_any() {
             if self.asked.remove(&pid.as_raw()) {
                 let ended = Answer::Ended {
                     pid: pid.as_raw(),

@@ -72,8 +72,16 @@ pub(crate) enum Answer {
 }
 
 fn put(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.extend_from_slice(&u32::try_from(bytes.len()).unwrap_or(u32::MAX).to_le_bytes());
-    out.extend_from_slice(bytes);
+    put_parts(out, &[bytes]);
+}
+
+/// `parts` as one length-prefixed string, joined.
+fn put_parts(out: &mut Vec<u8>, parts: &[&[u8]]) {
+    let length = parts.iter().map(|part| part.len()).sum::<usize>();
+    out.extend_from_slice(&u32::try_from(length).unwrap_or(u32::MAX).to_le_bytes());
+    for part in parts {
+        out.extend_from_slice(part);
+    }
 }
 
 fn frame(body: Vec<u8>) -> Vec<u8> {
@@ -121,11 +129,7 @@ impl Request<'_> {
             for (i, (name, value)) in self.set.iter().enumerate() {
                 // A name given twice takes its last value, as with std's `Command::env`.
                 if !self.set[i + 1..].iter().any(|(later, _)| later == name) {
-                    let length = name.len() + 1 + value.len();
-                    body.extend_from_slice(&u32::try_from(length).unwrap_or(0).to_le_bytes());
-                    body.extend_from_slice(name.as_bytes());
-                    body.push(b'=');
-                    body.extend_from_slice(value.as_bytes());
+                    put_parts(body, &[name.as_bytes(), b"=", value.as_bytes()]);
                     count += 1;
                 }
             }

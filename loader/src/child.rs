@@ -536,14 +536,17 @@ fn run_plugin_process() -> i32 {
 }
 
 /// Moves the protocol off stdin and stdout, so that a plugin that prints (or reads) cannot
-/// corrupt it: the protocol gets private descriptors, stdin becomes `/dev/null` and stdout
-/// goes to stderr, which the agent keeps.
+/// corrupt it: the protocol gets private descriptors (closed on exec, so that the programs
+/// a plugin runs do not get them), stdin becomes `/dev/null` and stdout goes to stderr,
+/// which the agent keeps.
 fn private_protocol_fds() -> Option<(std::fs::File, std::fs::File)> {
     use std::os::fd::AsFd;
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    let input = nix::unistd::dup(stdin.as_fd()).ok()?;
-    let output = nix::unistd::dup(stdout.as_fd()).ok()?;
+    // Close-on-exec: a program the plugin runs must neither speak the protocol in its name
+    // nor hold the connection open once the plugin process has ended.
+    let input = stdin.as_fd().try_clone_to_owned().ok()?;
+    let output = stdout.as_fd().try_clone_to_owned().ok()?;
     let null = std::fs::File::open("/dev/null").ok()?;
     nix::unistd::dup2_stdin(null.as_fd()).ok()?;
     nix::unistd::dup2_stdout(std::io::stderr().as_fd()).ok()?;

@@ -70,6 +70,51 @@ impl Rig {
     }
 }
 
+/// A program the plugin runs itself gets the standard three descriptors and nothing of the
+/// plugin process's connection to the agent: it can neither speak the protocol in the
+/// plugin's name nor keep the connection open once the plugin process has ended.
+#[test]
+fn a_program_a_plugin_runs_does_not_inherit_its_connection_to_the_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = hostile(dir.path(), |_| {});
+    // What a program may get from the agent itself (descriptors the agent leaves open for
+    // every program it starts): the plugin's program gets nothing else past the standard
+    // three.
+    let beyond_three = |lines: Vec<String>| -> Vec<String> {
+        let mut lines: Vec<String> = lines
+            .into_iter()
+            .filter(|line| !["0 ", "1 ", "2 "].iter().any(|s| line.starts_with(s)))
+            .collect();
+        lines.sort();
+        lines
+    };
+    let agents: Vec<String> = std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|fd| {
+            let fd = fd.ok()?;
+            let number = fd.file_name().to_str()?.to_owned();
+            let target = std::fs::read_link(fd.path()).ok()?;
+            let flags = std::fs::read_to_string(format!("/proc/self/fdinfo/{number}")).ok()?;
+            // Left open for the programs it starts: not close-on-exec (octal 02000000).
+            let flags = flags.lines().find_map(|l| l.strip_prefix("flags:"))?.trim();
+            let inherited = u32::from_str_radix(flags, 8).ok()? & 0o2000000 == 0;
+            inherited.then(|| format!("{number} {}", target.display()))
+        })
+        .collect();
+    let agents = beyond_three(agents);
+    let outcome = rig
+        .runner
+        .emit_blocking(&tool_call("own_program"))
+        .expect("the call works");
+    let input = outcome.input.expect("the plugin answered");
+    let given = beyond_three(serde_json::from_value(input["fds"].clone()).unwrap());
+    let foreign: Vec<&String> = given.iter().filter(|fd| !agents.contains(fd)).collect();
+    assert!(
+        foreign.is_empty(),
+        "the program holds {foreign:?}; the agent leaves open {agents:?}"
+    );
+}
+
 /// Each fault in a handler: the emit fails (so the tool wrapper blocks the call) with an
 /// error naming the plugin, the event and the cause; the process is gone; the next event
 /// starts a new one.

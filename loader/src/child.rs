@@ -28,7 +28,7 @@ use crate::sync::LockUnpoisoned;
 use crate::{
     hook::Hook,
     host::Forward,
-    remote::{Inbound, CHILD_MARKER, SELF_SERVES},
+    remote::{Inbound, Readers, CHILD_MARKER, SELF_SERVES},
 };
 
 /// The connection to the agent, shared by every thread of the plugin process.
@@ -111,7 +111,7 @@ fn serve_plugin(input: File, output: File) {
     let served = Arc::new(Served {
         link: link.clone(),
         loaded: Mutex::new(None),
-        input: Inbound::new(input, false),
+        input: Inbound::new(input, Readers::Threads),
         waiting: AtomicUsize::new(0),
         work,
     });

@@ -70,6 +70,33 @@ impl Rig {
     }
 }
 
+/// What a plugin process says between events (a message from a thread of its own, after
+/// the call that started it returned, as the calls before it read their own answers)
+/// reaches the agent without waiting for another event.
+#[test]
+fn a_message_a_plugin_process_sends_between_events_arrives_without_another_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = hostile(dir.path(), |_| {});
+    let agent = Arc::new(RecordingAgent::default());
+    rig.runner.attach(agent.clone());
+    for _ in 0..3 {
+        rig.works();
+    }
+    rig.runner
+        .emit_blocking(&tool_call("message_later"))
+        .expect("the call works");
+    let sent = Instant::now();
+    while agent.messages.lock().unwrap().is_empty() {
+        assert!(
+            sent.elapsed() < Duration::from_secs(10),
+            "no message 10 s after the call"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(agent.messages.lock().unwrap()[0].custom_type, "later");
+    assert!(rig.errors.lock().unwrap().is_empty());
+}
+
 /// A program the plugin runs itself gets the standard three descriptors and nothing of the
 /// plugin process's connection to the agent: it can neither speak the protocol in the
 /// plugin's name nor keep the connection open once the plugin process has ended.

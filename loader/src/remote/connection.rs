@@ -18,7 +18,7 @@ use nix::{
     unistd::Pid,
 };
 
-use super::inbound::{Cut, Inbound, Lead, Next};
+use super::inbound::{Cut, Inbound, Lead, Next, Readers};
 use super::line_out::{LineOut, Refused, OUT_QUEUE};
 use super::stderr_log::{keep_stderr, wait_until_read, StderrLog};
 use crate::{
@@ -260,10 +260,8 @@ impl Connection {
     /// waiting and the reader thread is not reading (see `inbound`); the reader thread is
     /// then not woken by the answer.
     pub(super) fn leader(&self) -> Option<Lead<'_>> {
-        if self.calls.lock_unpoisoned().len() != 1 {
-            return None;
-        }
-        self.inbound.lead()
+        let only = self.calls.lock_unpoisoned().len() == 1;
+        self.inbound.lead(only)
     }
 
     /// Reads call `id`'s answer with `lead`, until `until` at most: no thread hand-off between
@@ -394,7 +392,7 @@ impl Connection {
             queue,
             calls: Mutex::default(),
             // Only the agent holds this end of the pipe: it may be non-blocking.
-            inbound: Inbound::new(stdout, true),
+            inbound: Inbound::new(stdout, Readers::ThreadAndLeaders),
             control: Mutex::new(Some(control)),
             reaped: Mutex::new(false),
             end: reap::EndWatch::new(pid),

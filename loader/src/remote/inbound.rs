@@ -12,13 +12,23 @@
 //! line it cannot read, more than [`LEAD_LIMIT`] bytes without a whole message, the end of
 //! the stream) is left unread and handed back to the thread, which reads it by the
 //! connection's rules as it always did: floods, lies and faults are bounded there, once.
+//!
+//! A leader hands the stream back without putting the pipe back in the thread's set when
+//! no other call waits on the thread: a call that follows soon leads without taking it out
+//! again (two system calls a call fewer in a series). A timer puts it back a moment later
+//! ([`REARM_AFTER`]), so that what the process says between calls (a request of no call, its
+//! end) waits that long at most.
+//!
+//! The plugin process reads the agent's messages with the same stream, by threads in turns
+//! and no leader ([`Readers::Threads`]): the pipe stays in their set, edge-triggered, and
+//! wakes one waiting thread for each write.
 
 use std::{
     fs::File,
     io::{self, BufRead, Read},
     os::fd::OwnedFd,
     sync::{Condvar, Mutex},
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use nix::poll::PollTimeout;
@@ -32,6 +42,21 @@ pub(super) const LEAD_LIMIT: usize = 64 * 1024;
 
 /// What one read of the pipe asks for.
 const CHUNK: usize = 16 * 1024;
+
+/// How long after a leader handed the stream back the pipe is put back in the reader
+/// thread's set, if no call took the stream meanwhile.
+pub(super) const REARM_AFTER: Duration = Duration::from_millis(1);
+
+/// Who reads a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Readers {
+    /// The agent's side of a connection: its reader thread, and a call that reads its own
+    /// answer ([`Inbound::lead`]). The pipe is made non-blocking.
+    ThreadAndLeaders,
+    /// The plugin process's side: reading threads in turns, none leads. The pipe (a private
+    /// descriptor of the process) is made non-blocking.
+    Threads,
+}
 
 /// The process's stdout and what was read of it but not yet consumed (`buf[start..end]`).
 pub(crate) struct Stream {
@@ -141,23 +166,40 @@ struct Slot {
     /// Counts the stream's changes of hands (taken or given back), so that a thread woken
     /// by the pipe knows whether anyone read it since it began to wait.
     hands: u64,
+    /// A call waits for the reader thread (it could not lead) since the pipe was last armed:
+    /// a leader that hands the stream back arms it at once.
+    passed_over: bool,
+    /// The timer that puts the pipe back is running.
+    timer_set: bool,
+    /// Edge-triggered: a write woke a thread while another held the stream, which may not
+    /// read it: the next thread to find the stream looks.
+    unsure: bool,
 }
 
 impl Inbound {
-    /// Reads `pipe` (a plugin process's stdout, or the plugin process's own input).
-    /// `nonblocking`: the pipe is made non-blocking (only ours may be: a description that
-    /// others share, such as a process's own stdin, is left as it is).
-    pub(crate) fn new(pipe: impl Into<OwnedFd>, nonblocking: bool) -> Self {
+    /// Reads `pipe` (a plugin process's stdout, or the plugin process's own input), by
+    /// `readers`.
+    pub(crate) fn new(pipe: impl Into<OwnedFd>, readers: Readers) -> Self {
         let pipe = pipe.into();
+        let nonblocking = set_nonblocking(&pipe).is_ok();
         #[cfg(target_os = "linux")]
-        let waker = linux::Waker::new(&pipe).ok();
-        let nonblocking = nonblocking && set_nonblocking(&pipe).is_ok();
+        let waker = {
+            // Edges need a pipe that says when it is empty: a thread woken for a write that
+            // another has read looks without blocking.
+            let trigger = match readers {
+                Readers::Threads if nonblocking => linux::Trigger::Edge,
+                _ => linux::Trigger::OneShot,
+            };
+            linux::Waker::new(&pipe, trigger).ok()
+        };
+        #[cfg(not(target_os = "linux"))]
+        let _ = readers;
         Self {
             slot: Mutex::new(Slot {
                 stream: Some(Stream::new(pipe, nonblocking)),
                 // The waker adds the pipe to its set armed.
                 armed: true,
-                hands: 0,
+                ..Slot::default()
             }),
             given_back: Condvar::new(),
             #[cfg(target_os = "linux")]
@@ -182,18 +224,24 @@ impl Inbound {
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
             }
         };
+        if waker.edge_triggered() {
+            return self.turn_on_edges(waker);
+        }
         // The stream's hands when this thread began to wait with the stream in the slot, and
         // whether the pipe is what woke it: then the pipe holds bytes nobody has read.
         let mut waited_from: Option<u64> = None;
-        let mut fired = false;
+        let mut woken = Woken::default();
         loop {
             {
                 let mut slot = self.slot.lock_unpoisoned();
-                if fired {
+                if woken.pipe {
                     // The one-shot event is taken: the pipe wakes nobody until armed again.
                     slot.armed = false;
                 }
-                let unread = fired && waited_from == Some(slot.hands);
+                if woken.timer {
+                    slot.timer_set = false;
+                }
+                let unread = woken.pipe && waited_from == Some(slot.hands);
                 waited_from = None;
                 if let Some(stream) = slot.stream.take() {
                     if unread || !stream.buffered().is_empty() {
@@ -203,14 +251,47 @@ impl Inbound {
                     slot.stream = Some(stream);
                     if !slot.armed {
                         // Armed, a pipe that is readable already wakes a waiter at once.
-                        waker.arm(false);
-                        slot.armed = true;
+                        arm(&mut slot, waker, false);
                     }
                     waited_from = Some(slot.hands);
                 }
-                // Else someone reads: they arm it again when they give it back.
+                // Else someone reads: they arm it again when they give it back, or start
+                // the timer that wakes this thread to.
             }
-            fired = waker.wait();
+            woken = waker.wait();
+        }
+    }
+
+    /// [`turn`](Self::turn) for threads woken by edges: each write wakes one waiting thread,
+    /// which reads at once; one that finds nothing (another thread read what woke it)
+    /// waits again.
+    fn turn_on_edges(&self, waker: &Waker) -> Stream {
+        let mut woken = false;
+        loop {
+            {
+                let mut slot = self.slot.lock_unpoisoned();
+                match slot.stream.take() {
+                    Some(mut stream) => {
+                        if !stream.buffered().is_empty() {
+                            slot.hands += 1;
+                            return stream;
+                        }
+                        if woken || slot.unsure {
+                            slot.unsure = false;
+                            // Bytes, the end or an error: the thread reads on and sees which.
+                            if !matches!(stream.read_now(), Ok(None)) {
+                                slot.hands += 1;
+                                return stream;
+                            }
+                        }
+                        slot.stream = Some(stream);
+                    }
+                    None if woken => slot.unsure = true,
+                    None => {}
+                }
+            }
+            waker.wait();
+            woken = true;
         }
     }
 
@@ -222,11 +303,35 @@ impl Inbound {
         slot.stream = Some(stream);
         slot.hands += 1;
         match self.waiter() {
-            Some(waker) => {
-                waker.arm(left);
-                slot.armed = true;
+            Some(waker) if waker.edge_triggered() => {
+                if left || slot.unsure {
+                    waker.ring();
+                }
             }
+            Some(waker) => arm(&mut slot, waker, left),
             None => self.given_back.notify_one(),
+        }
+    }
+
+    /// A leader is done: the stream is given back, and the pipe put back in the thread's
+    /// set at once only if it must be (bytes are left, a call waits for the thread, or no
+    /// timer); else the timer does it, unless a call leads again before.
+    fn hand_back(&self, stream: Stream) {
+        let Some(waker) = self.waiter() else {
+            return self.give_back(stream);
+        };
+        let mut slot = self.slot.lock_unpoisoned();
+        let left = !stream.buffered().is_empty();
+        slot.stream = Some(stream);
+        slot.hands += 1;
+        if left || slot.passed_over {
+            return arm(&mut slot, waker, left);
+        }
+        if !slot.timer_set {
+            if waker.rearm_later().is_err() {
+                return arm(&mut slot, waker, false);
+            }
+            slot.timer_set = true;
         }
     }
 
@@ -240,17 +345,29 @@ impl Inbound {
         None
     }
 
-    /// The stream, to read a call's own answer, if the reader thread is not reading it.
-    pub(super) fn lead(&self) -> Option<Lead<'_>> {
+    /// The stream, to read a call's own answer, if the reader thread is not reading it and
+    /// the call is the `only` one waiting. A call that cannot lead waits for the reader
+    /// thread: it is noted, so that a leader handing the stream back arms the pipe at once.
+    pub(super) fn lead(&self, only: bool) -> Option<Lead<'_>> {
         let waker = self.waiter()?;
         let mut slot = self.slot.lock_unpoisoned();
-        let stream = slot.stream.take()?;
-        slot.hands += 1;
-        if waker.pause().is_err() {
-            slot.stream = Some(stream);
-            return None;
+        let stream = match slot.stream.take() {
+            Some(stream) if only => stream,
+            taken => {
+                slot.stream = taken;
+                slot.passed_over = true;
+                return None;
+            }
+        };
+        if slot.armed {
+            if waker.pause().is_err() {
+                slot.stream = Some(stream);
+                slot.passed_over = true;
+                return None;
+            }
+            slot.armed = false;
         }
-        slot.armed = false;
+        slot.hands += 1;
         Some(Lead {
             inbound: self,
             stream: Some(stream),
@@ -258,18 +375,47 @@ impl Inbound {
     }
 }
 
+/// Puts the pipe back in the thread's set (one-shot); `ring`: wakes a thread now.
+fn arm(slot: &mut Slot, waker: &Waker, ring: bool) {
+    waker.arm(ring);
+    slot.armed = true;
+    slot.passed_over = false;
+}
+
+/// What woke a waiting thread.
+#[derive(Debug, Default, Clone, Copy)]
+struct Woken {
+    /// The pipe (its one-shot event is taken).
+    pipe: bool,
+    /// The timer that puts the pipe back.
+    timer: bool,
+}
+
+#[cfg(target_os = "linux")]
+use linux::Waker;
+
+#[cfg(not(target_os = "linux"))]
+use Never as Waker;
+
 #[cfg(not(target_os = "linux"))]
 struct Never;
 
 #[cfg(not(target_os = "linux"))]
 impl Never {
-    fn wait(&self) -> bool {
-        true
+    fn wait(&self) -> Woken {
+        Woken::default()
     }
     fn pause(&self) -> nix::Result<()> {
         Err(nix::errno::Errno::ENOSYS)
     }
     fn arm(&self, _ring: bool) {}
+    fn ring(&self) {}
+    fn edge_triggered(&self) -> bool {
+        false
+    }
+    fn rearm_later(&self) -> nix::Result<()> {
+        Err(nix::errno::Errno::ENOSYS)
+    }
 }
 
 /// What a leader found next in the stream.
@@ -340,7 +486,7 @@ impl Lead<'_> {
 impl Drop for Lead<'_> {
     fn drop(&mut self) {
         if let Some(stream) = self.stream.take() {
-            self.inbound.give_back(stream);
+            self.inbound.hand_back(stream);
         }
     }
 }
@@ -425,61 +571,123 @@ fn read_within(stream: &mut Stream, until: Instant) -> io::Result<Option<usize>>
 
 #[cfg(target_os = "linux")]
 mod linux {
-    //! The reading threads' sleep: an epoll set holding the pipe, one-shot (it wakes one
-    //! waiting thread, then is armed again when the stream is given back; disarmed while a
-    //! caller leads, so that the answer wakes only the caller), and a doorbell rung when
-    //! the stream is given back holding bytes not yet read. A thread woken by the pipe reads
-    //! at once, and one that finds the pipe armed waits without arming it again: a plugin
-    //! process's call costs its reading thread one wait, one read and one arm.
+    //! The reading threads' sleep: an epoll set holding the pipe and a doorbell rung when the
+    //! stream is given back holding bytes not yet read.
+    //!
+    //! On the agent's side the pipe is one-shot: it wakes one waiting thread, then is armed
+    //! again when the stream is given back; disarmed while a caller leads, so that the
+    //! answer wakes only the caller; and a timer in the set wakes the thread to arm it a
+    //! moment after a leader left it disarmed. A thread woken by the pipe reads at once, and
+    //! one that finds the pipe armed waits without arming it again.
+    //!
+    //! In the plugin process the pipe is edge-triggered: each write wakes one waiting thread
+    //! and nothing is armed again, so that a call costs its reading thread one wait and one
+    //! read.
 
     use std::os::fd::{AsFd, OwnedFd};
 
     use nix::sys::{
         epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout},
         eventfd::{EfdFlags, EventFd},
+        time::TimeSpec,
+        timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags},
     };
+
+    use super::{Woken, REARM_AFTER};
 
     const PIPE: u64 = 1;
     const ARMED: EpollFlags = EpollFlags::EPOLLIN.union(EpollFlags::EPOLLONESHOT);
+    const EDGES: EpollFlags = EpollFlags::EPOLLIN.union(EpollFlags::EPOLLET);
     const DOORBELL: u64 = 2;
+    const TIMER: u64 = 3;
+
+    /// How the pipe wakes a waiting thread.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(super) enum Trigger {
+        /// Once, then not until armed again (the agent's side).
+        OneShot,
+        /// At each write (the plugin process's side).
+        Edge,
+    }
 
     pub(super) struct Waker {
         epoll: Epoll,
         doorbell: EventFd,
         /// The process's stdout, a second descriptor of it (the stream reads the first).
         pipe: OwnedFd,
+        trigger: Trigger,
+        /// One-shot only: wakes the thread to arm the pipe again after a lead. Without it
+        /// (it could not be made) a leader arms the pipe itself.
+        timer: Option<TimerFd>,
     }
 
     impl Waker {
-        pub(super) fn new(pipe: &OwnedFd) -> nix::Result<Self> {
+        pub(super) fn new(pipe: &OwnedFd, trigger: Trigger) -> nix::Result<Self> {
             let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC)?;
             let doorbell =
                 EventFd::from_value_and_flags(0, EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK)?;
             let pipe = pipe.as_fd().try_clone_to_owned().map_err(|e| {
                 nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(libc::EBADF))
             })?;
-            epoll.add(&pipe, EpollEvent::new(ARMED, PIPE))?;
+            let flags = match trigger {
+                Trigger::OneShot => ARMED,
+                Trigger::Edge => EDGES,
+            };
+            epoll.add(&pipe, EpollEvent::new(flags, PIPE))?;
             epoll.add(&doorbell, EpollEvent::new(EpollFlags::EPOLLIN, DOORBELL))?;
+            let timer = match trigger {
+                Trigger::OneShot => TimerFd::new(
+                    ClockId::CLOCK_MONOTONIC,
+                    TimerFlags::TFD_CLOEXEC | TimerFlags::TFD_NONBLOCK,
+                )
+                .ok()
+                .filter(|timer| {
+                    epoll
+                        .add(timer, EpollEvent::new(EpollFlags::EPOLLIN, TIMER))
+                        .is_ok()
+                }),
+                Trigger::Edge => None,
+            };
             Ok(Self {
                 epoll,
                 doorbell,
                 pipe,
+                trigger,
+                timer,
             })
         }
 
-        /// Sleeps until the pipe is readable (while it is armed) or the doorbell rang;
-        /// whether the pipe's event is what came (its one-shot is then taken).
-        pub(super) fn wait(&self) -> bool {
-            let mut events = [EpollEvent::empty(); 2];
+        pub(super) fn edge_triggered(&self) -> bool {
+            self.trigger == Trigger::Edge
+        }
+
+        /// Sleeps until the pipe is readable (while it is armed), the doorbell rang or the
+        /// timer fired; what came (the pipe's one-shot event is then taken).
+        pub(super) fn wait(&self) -> Woken {
+            let mut events = [EpollEvent::empty(); 3];
             let count = self
                 .epoll
                 .wait(&mut events, EpollTimeout::NONE)
                 .unwrap_or(0);
             let came = &events[..count.min(events.len())];
-            if came.iter().any(|e| e.data() == DOORBELL) {
-                let _ = self.doorbell.read();
+            let mut woken = Woken::default();
+            for event in came {
+                match event.data() {
+                    PIPE => woken.pipe = true,
+                    DOORBELL => {
+                        let _ = self.doorbell.read();
+                    }
+                    TIMER => {
+                        woken.timer = true;
+                        if let Some(timer) = &self.timer {
+                            // Non-blocking: reads its count of expiries, which clears it.
+                            let _ = timer.wait();
+                        }
+                    }
+                    _ => {}
+                }
             }
-            came.iter().any(|e| e.data() == PIPE)
+            woken
         }
 
         /// A caller leads: the pipe no longer wakes a thread.
@@ -494,8 +702,22 @@ mod linux {
             let mut event = EpollEvent::new(ARMED, PIPE);
             let _ = self.epoll.modify(&self.pipe, &mut event);
             if ring {
-                let _ = self.doorbell.write(1);
+                self.ring();
             }
+        }
+
+        /// Wakes a waiting thread now.
+        pub(super) fn ring(&self) {
+            let _ = self.doorbell.write(1);
+        }
+
+        /// Wakes a waiting thread in [`REARM_AFTER`] (to arm the pipe).
+        pub(super) fn rearm_later(&self) -> nix::Result<()> {
+            let timer = self.timer.as_ref().ok_or(nix::errno::Errno::ENOSYS)?;
+            timer.set(
+                Expiration::OneShot(TimeSpec::from_duration(REARM_AFTER)),
+                TimerSetTimeFlags::empty(),
+            )
         }
     }
 }

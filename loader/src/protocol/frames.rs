@@ -498,7 +498,7 @@ struct CallFrame {
     #[serde(rename = "type")]
     _type: CallTag,
     id: u64,
-    target: Target,
+    target: QuickTarget,
     payload: String,
 }
 
@@ -512,18 +512,57 @@ enum CallTag {
 /// (a `payload` in the JSON) makes it not one, at once.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawCallFrame {
+struct RawCallFrame<T> {
     #[serde(rename = "type")]
     _type: CallTag,
     id: u64,
-    target: Target,
+    target: T,
     payload_bytes: usize,
+}
+
+/// A [`Target::Handler`] (what nearly every call calls), read directly: the derived decoding
+/// of an enum tagged by `kind` first copies the object into a tree of its own. Any other
+/// target, or another field, makes the quick decoding of the call fail, and the call is
+/// decoded the derived way.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct QuickTarget {
+    #[serde(rename = "kind")]
+    _kind: HandlerTag,
+    event: String,
+    index: usize,
+    serial: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum HandlerTag {
+    Handler,
+}
+
+impl From<QuickTarget> for Target {
+    fn from(quick: QuickTarget) -> Self {
+        Target::Handler {
+            event: quick.event,
+            index: quick.index,
+            serial: quick.serial,
+        }
+    }
 }
 
 /// A call whose payload follows its JSON: exactly `payload_bytes` of UTF-8, to the end of
 /// the frame. `None` when the frame is not one.
 pub(super) fn raw_call(frame: &[u8]) -> Option<ToPlugin> {
-    let mut json = serde_json::Deserializer::from_slice(frame).into_iter::<RawCallFrame>();
+    // A handler's call the quick way; a command's or a renderer's (which only this reads:
+    // the derived decoding knows no payload after the JSON) with the derived target.
+    raw_call_to::<QuickTarget>(frame).or_else(|| raw_call_to::<Target>(frame))
+}
+
+/// [`raw_call`], the target read as a `T`.
+pub(super) fn raw_call_to<T: serde::de::DeserializeOwned + Into<Target>>(
+    frame: &[u8],
+) -> Option<ToPlugin> {
+    let mut json = serde_json::Deserializer::from_slice(frame).into_iter::<RawCallFrame<T>>();
     let RawCallFrame {
         id,
         target,
@@ -537,7 +576,7 @@ pub(super) fn raw_call(frame: &[u8]) -> Option<ToPlugin> {
     let payload = std::str::from_utf8(payload).ok()?.to_owned();
     Some(ToPlugin::Call {
         id,
-        target,
+        target: target.into(),
         payload,
     })
 }
@@ -548,7 +587,45 @@ struct DoneFrame {
     #[serde(rename = "type")]
     _type: DoneTag,
     id: u64,
-    result: CallOutcome,
+    result: QuickOutcome,
+}
+
+/// A [`CallOutcome`], read directly (its derived decoding, tagged by `status`, copies the
+/// object first): both variants' fields, each typed, none other. What it cannot read, or
+/// reads as no outcome (a failure without its message), is decoded the derived way.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QuickOutcome {
+    status: OutcomeTag,
+    #[serde(default)]
+    output: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    panicked: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum OutcomeTag {
+    Ok,
+    Failed,
+}
+
+impl QuickOutcome {
+    /// The outcome, as the derived decoding gives it (which ignores the other variant's
+    /// fields).
+    fn outcome(self) -> Option<CallOutcome> {
+        match self.status {
+            OutcomeTag::Ok => Some(CallOutcome::Ok {
+                output: self.output,
+            }),
+            OutcomeTag::Failed => Some(CallOutcome::Failed {
+                message: self.message?,
+                panicked: self.panicked,
+            }),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -571,7 +648,7 @@ impl Message for ToPlugin {
         {
             return Ok(ToPlugin::Call {
                 id,
-                target,
+                target: target.into(),
                 payload,
             });
         }
@@ -582,7 +659,9 @@ impl Message for ToPlugin {
 impl Message for FromPlugin {
     fn decode(json: &[u8]) -> serde_json::Result<Self> {
         if let Ok(DoneFrame { id, result, .. }) = serde_json::from_slice(json) {
-            return Ok(FromPlugin::Done { id, result });
+            if let Some(result) = result.outcome() {
+                return Ok(FromPlugin::Done { id, result });
+            }
         }
         serde_json::from_slice(json)
     }

@@ -16,7 +16,10 @@ use std::io::Cursor;
 use proptest::{collection::vec, prelude::*};
 
 use super::{
-    frames::{raw_call, read_frame, write_call, FromPlugin, Message, Target, ToPlugin, MAX_FRAME},
+    frames::{
+        raw_call, raw_call_to, read_frame, write_call, FromPlugin, Message, QuickTarget, Target,
+        ToPlugin, MAX_FRAME,
+    },
     lines::{decode, read_line, MAX_LINE},
 };
 use crate::sys::largest_allocation::{largest_during, Noting};
@@ -48,6 +51,9 @@ const FRAMES: &[&str] = &[
     r#"{"type":"goodbye"}"#,
     r#"{"type":"call","id":7,"target":{"kind":"handler","event":"tool_call","index":1,"serial":42},"payload_bytes":45}{"tool_name":"exec","input":{"command":"ls"}}"#,
     r#"{"type":"request","id":9,"call":7,"request":{"method":"ui_confirm","title":"Run it?","message":"rm -rf build"}}"#,
+    r#"{"type":"call","id":7,"target":{"kind":"renderer","index":2,"options":"{}"},"payload_bytes":2}{}"#,
+    r#"{"type":"done","id":7,"result":{"status":"ok","output":null,"message":"x","panicked":true}}"#,
+    r#"{"type":"done","id":7,"result":{"status":"failed","panicked":false}}"#,
 ];
 
 /// One change to a message; positions are taken modulo its length.
@@ -208,6 +214,10 @@ proptest! {
     /// either way.
     #[test]
     fn frames_decode_the_quick_way_as_the_derived_way(json in prop_oneof![frame(), message()]) {
+        // A call whose payload follows: its target read the quick way is the derived one.
+        if let Some(call) = raw_call_to::<QuickTarget>(&json) {
+            prop_assert_eq!(Some(call), raw_call_to::<Target>(&json));
+        }
         let quick = <ToPlugin as Message>::decode(&json).ok();
         let derived = match raw_call(&json) {
             Some(call) => {

@@ -226,6 +226,83 @@ fn a_hook_that_closes_its_outputs_early_is_waited_for_to_its_exit() {
     assert_eq!(outcome["reason"], "closed early");
 }
 
+/// A keeper program that does not serve this agent (of another version, of the one-socket
+/// protocol before version 2, not a keeper, ended, or silent for 3 s): the user is told which
+/// program, why, and what to do; the hooks still run, kept by the shell keeper; the program
+/// is not left running.
+#[test]
+fn a_keeper_program_of_another_version_is_reported_and_the_hooks_still_run() {
+    let cases = [
+        (
+            r"printf 'K\011'; exec cat > /dev/null",
+            "is of another version of agent-hooks (it speaks version 9 of the keeper's protocol, this agent speaks version 2)",
+        ),
+        (
+            "printf K >&0; exec cat > /dev/null",
+            "is of an earlier version of agent-hooks (it speaks the keeper's protocol over one socket, this agent over two)",
+        ),
+        ("echo hello", "is not a keeper (it wrote something other than a keeper's hello)"),
+        ("exit 0", "ended before it said it serves"),
+        ("exec sleep 100", "did not say it serves within 3s"),
+    ];
+    for (script, why) in cases {
+        // A silent program is waited for 3 s; the others are told apart at once.
+        let within = if script.contains("sleep") { 5 } else { 2 };
+        let home = temp_dir();
+        let project = Project::new("repo");
+        guard(&project, "echo 'no' >&2; exit 2");
+        let program = project.root.join("old-agent-hooks");
+        let pid_file = project.root.join("keeper-pid");
+        std::fs::write(
+            &program,
+            format!("#!/bin/sh\necho $$ > '{}'\n{script}\n", pid_file.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(
+            &program,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        let agent_hooks = agent_hooks_tests::agent_hooks_bin();
+        let started = Instant::now();
+        let output = Command::new(agent_hooks)
+            .args([
+                "emit",
+                "PreToolUse",
+                "--input",
+                PRE_TOOL_USE,
+                "--trust-project",
+                "--json",
+            ])
+            .current_dir(&project.root)
+            .env("HOME", home.path())
+            .env_remove("XDG_CONFIG_HOME")
+            .env("NO_COLOR", "1")
+            .env("AGENT_HOOKS_PLUGIN_HOST", &program)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let expected = format!(
+            "the keeper of processes started for hooks did not start: {} {why}; the shell keeper runs instead, which ends those processes with the agent only while they keep its mark in their environment (docs/keeper.md). Install the agent-hooks command of this agent's version beside it, or set AGENT_HOOKS_PLUGIN_HOST to one",
+            program.display()
+        );
+        assert!(stderr.contains(&expected), "{script}: {stderr}");
+        assert!(
+            started.elapsed() < Duration::from_secs(within),
+            "{script}: told within {within} s, not after {:?}",
+            started.elapsed()
+        );
+        let outcome = json_of(&output);
+        assert_eq!(outcome["block"], true, "{script}: {outcome}");
+        assert_eq!(outcome["reason"], "no");
+        let keeper = std::fs::read_to_string(&pid_file).unwrap();
+        assert!(
+            !alive_after_a_second(keeper.trim()),
+            "{script}: the keeper program {keeper} was left running"
+        );
+    }
+}
+
 /// A normal exit of the agent: the background child and the `setsid` escapee of a command
 /// hook that answered (alive when the agent exits) are gone within a second.
 #[test]

@@ -52,6 +52,79 @@ pub(crate) const KEEPER_VAR: &str = "AGENT_HOOKS_KEEPER";
 /// How long the agent waits for a keeper it started to say it serves.
 const HELLO_WITHIN: Duration = Duration::from_secs(3);
 
+/// A keeper program that was found and started but does not serve this agent: reported (a
+/// warning, through `tracing`), and the shell keeper runs instead.
+#[derive(Debug, thiserror::Error)]
+#[error("the keeper of processes started for hooks did not start: {} {why}; the shell keeper runs instead, which ends those processes with the agent only while they keep its mark in their environment (docs/keeper.md). Install the agent-hooks command of this agent's version beside it, or set AGENT_HOOKS_PLUGIN_HOST to one", program.display())]
+struct Unserved {
+    program: std::path::PathBuf,
+    why: Unserving,
+}
+
+/// Why a keeper program does not serve.
+#[derive(Debug, thiserror::Error)]
+enum Unserving {
+    #[error("is of another version of agent-hooks (it speaks version {0} of the keeper's protocol, this agent speaks version {version})", version = wire::VERSION)]
+    Version(u8),
+    #[error("is of an earlier version of agent-hooks (it speaks the keeper's protocol over one socket, this agent over two)")]
+    OneSocket,
+    #[error("is not a keeper (it wrote something other than a keeper's hello)")]
+    NotAKeeper,
+    #[error("did not say it serves within {0:?}")]
+    Silent(Duration),
+    #[error("ended before it said it serves")]
+    Ended,
+    #[error("could not be started ({0})")]
+    Io(#[from] io::Error),
+}
+
+/// Waits for the keeper's hello on `answers` ([`wire::HELLO`]). A keeper of the one-socket
+/// protocol (agent-hooks before its version 2) writes its hello, one byte, on what is here
+/// `requests`: it is told apart, so that the user hears which it is, at once.
+fn hello(answers: &UnixStream, requests: &UnixStream) -> Result<(), Unserving> {
+    use std::os::fd::AsFd;
+
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    let deadline = std::time::Instant::now() + HELLO_WITHIN;
+    let mut said = Vec::with_capacity(wire::HELLO.len());
+    while said.len() < wire::HELLO.len() {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let ms = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
+        let mut ready = [
+            PollFd::new(answers.as_fd(), PollFlags::POLLIN),
+            PollFd::new(requests.as_fd(), PollFlags::POLLIN),
+        ];
+        match poll(&mut ready, PollTimeout::from(ms)) {
+            Ok(0) => return Err(Unserving::Silent(HELLO_WITHIN)),
+            Ok(_) => {}
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(Unserving::Io(e.into())),
+        }
+        let readable = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
+        if readable(&ready[0]) {
+            let mut byte = [0];
+            match (&*answers).read(&mut byte) {
+                Ok(0) => return Err(Unserving::Ended),
+                Ok(_) => said.push(byte[0]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.into()),
+            }
+        } else if readable(&ready[1]) {
+            let mut byte = [0];
+            return Err(match (&*requests).read(&mut byte) {
+                Ok(1) if byte[0] == wire::HELLO[0] => Unserving::OneSocket,
+                Ok(0) => Unserving::Ended,
+                _ => Unserving::NotAKeeper,
+            });
+        }
+    }
+    match said[..] {
+        [k, version] if k == wire::HELLO[0] && version == wire::VERSION => Ok(()),
+        [k, version] if k == wire::HELLO[0] => Err(Unserving::Version(version)),
+        _ => Err(Unserving::NotAKeeper),
+    }
+}
+
 /// A process the keeper started: its id (which leads its group), and a pidfd of it where the
 /// keeper sent one (through which a run sees it end, `kept.rs`).
 #[derive(Debug)]
@@ -124,12 +197,16 @@ fn keeper() -> &'static Keeper {
         let token = format!("{}-{nanos}", std::process::id());
         let mode = if !cfg!(target_os = "linux") {
             Mode::None
-        } else if let Some(subreaper) = Subreaper::start() {
-            Mode::Subreaper(Box::new(subreaper))
-        } else if let Some(shell) = token::start(&token) {
-            Mode::Token(shell)
         } else {
-            Mode::None
+            match Subreaper::start() {
+                Ok(subreaper) => Mode::Subreaper(Box::new(subreaper)),
+                Err(unserved) => {
+                    if let Some(unserved) = unserved {
+                        tracing::warn!("{unserved}");
+                    }
+                    token::start(&token).map_or(Mode::None, Mode::Token)
+                }
+            }
         };
         Keeper { token, mode }
     })
@@ -377,16 +454,25 @@ const LOST: Ended = Ended {
 };
 
 impl Subreaper {
-    fn start() -> Option<Self> {
+    /// Starts the keeper program and waits for its hello. `Err(None)` when there is no
+    /// program to start (the shell keeper is then the one meant), `Err(Some(_))` when the
+    /// program found does not serve (a fault the agent reports).
+    fn start() -> Result<Self, Option<Unserved>> {
         use std::os::{fd::OwnedFd, unix::process::CommandExt};
-        let program = super::program::plugin_host_program(None).ok()?;
+        let program = super::program::plugin_host_program(None).map_err(|_| None)?;
+        let unserved = |why: Unserving| {
+            Some(Unserved {
+                program: program.clone(),
+                why,
+            })
+        };
         // One socket each way: a blocked read on a socket is woken by the peer's reading of
         // what was written on it (its room to write grew), so with one socket for both, each
         // request the keeper read woke the agent's reading thread, and each answer the agent
         // read woke the keeper, for nothing.
-        let (requests, their_requests) = UnixStream::pair().ok()?;
-        let (mut answers, their_answers) = UnixStream::pair().ok()?;
-        let child = Command::new(program)
+        let (requests, their_requests) = UnixStream::pair().map_err(|e| unserved(e.into()))?;
+        let (answers, their_answers) = UnixStream::pair().map_err(|e| unserved(e.into()))?;
+        let mut child = Command::new(&program)
             .env(serve::KEEPER_PROCESS, "1")
             .env_remove(KEEPER_VAR)
             .current_dir("/")
@@ -395,21 +481,19 @@ impl Subreaper {
             .stderr(Stdio::null())
             .process_group(0)
             .spawn()
-            .ok()?;
+            .map_err(|e| unserved(e.into()))?;
+        if let Err(why) = hello(&answers, &requests) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(unserved(why));
+        }
         // Never waited for: it outlives the agent by design (its end is the agent's).
         drop(child);
-        answers.set_read_timeout(Some(HELLO_WITHIN)).ok()?;
-        let mut hello = [0];
-        answers.read_exact(&mut hello).ok()?;
-        if hello[0] != wire::HELLO {
-            return None;
-        }
-        answers.set_read_timeout(None).ok()?;
         std::thread::Builder::new()
             .name("agent-hooks-keeper".into())
             .spawn(move || read_answers(answers))
-            .ok()?;
-        Some(Self {
+            .map_err(|e| unserved(e.into()))?;
+        Ok(Self {
             requests: Mutex::new((requests, 0)),
             ended: Mutex::new(Registry::default()),
             changed: Condvar::new(),

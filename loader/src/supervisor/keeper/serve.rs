@@ -95,7 +95,7 @@ fn serve() -> i32 {
             null,
         }),
     };
-    if (&keeper.to_agent).write_all(&[HELLO]).is_err() {
+    if (&keeper.to_agent).write_all(&HELLO).is_err() {
         return 2;
     }
     // Until the agent's end closes (or says nothing the keeper understands).

@@ -16,8 +16,12 @@ use std::{
 /// arguments: `ARG_MAX` is 2 MiB on Linux).
 pub(super) const MAX_FRAME: usize = 8 << 20;
 
-/// The first byte the keeper writes once it serves: the agent waits for it.
-pub(super) const HELLO: u8 = b'K';
+/// The version of what the agent and its keeper say: 2 since requests and answers go over a
+/// socket each (1 was one socket, and a hello of `K` alone).
+pub(super) const VERSION: u8 = 2;
+
+/// What the keeper writes first, once it serves: `K` and [`VERSION`]. The agent waits for it.
+pub(super) const HELLO: [u8; 2] = [b'K', VERSION];
 
 /// A process to start, as the agent asks: everything `execve` and the child's setup need.
 /// Its environment is the agent's, with `set` added or replacing and `removed` taken out: the

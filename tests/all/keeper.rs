@@ -7,7 +7,7 @@ use std::{
 };
 
 use agent_hooks_tests::{
-    cli::{json_of, run, stdout},
+    cli::{command, json_of, run, stdout},
     commands::Project,
     copy_to, pid_alive, plugin, survivors, temp_dir,
 };
@@ -134,6 +134,16 @@ fn agent_with(
 
 const PRE_TOOL_USE: &str = r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#;
 
+/// `agent-hooks emit` of [`PRE_TOOL_USE`], the project trusted, the outcome as JSON.
+const EMIT_PRE_TOOL_USE: [&str; 6] = [
+    "emit",
+    "PreToolUse",
+    "--input",
+    PRE_TOOL_USE,
+    "--trust-project",
+    "--json",
+];
+
 /// The keeper's token of the agent that started `pid` (read from its environment; read
 /// again for up to 2 s, as a process in the middle of `exec` shows an empty one).
 fn token_of(pid: &str) -> String {
@@ -206,19 +216,7 @@ fn a_hook_that_closes_its_outputs_early_is_waited_for_to_its_exit() {
         "echo 'closed early' >&2; exec >&- 2>&-; sleep 0.4; exit 2",
     );
     let started = Instant::now();
-    let output = run(
-        &project.root,
-        home.path(),
-        &[
-            "emit",
-            "PreToolUse",
-            "--input",
-            PRE_TOOL_USE,
-            "--trust-project",
-            "--json",
-        ],
-        None,
-    );
+    let output = run(&project.root, home.path(), &EMIT_PRE_TOOL_USE, None);
     assert!(started.elapsed() >= Duration::from_millis(400));
     assert_eq!(output.status.code(), Some(0));
     let outcome = json_of(&output);
@@ -263,24 +261,10 @@ fn a_keeper_program_of_another_version_is_reported_and_the_hooks_still_run() {
             std::os::unix::fs::PermissionsExt::from_mode(0o755),
         )
         .unwrap();
-        let agent_hooks = agent_hooks_tests::agent_hooks_bin();
+        let mut agent = command(&project.root, home.path(), &EMIT_PRE_TOOL_USE);
+        agent.env("AGENT_HOOKS_PLUGIN_HOST", &program);
         let started = Instant::now();
-        let output = Command::new(agent_hooks)
-            .args([
-                "emit",
-                "PreToolUse",
-                "--input",
-                PRE_TOOL_USE,
-                "--trust-project",
-                "--json",
-            ])
-            .current_dir(&project.root)
-            .env("HOME", home.path())
-            .env_remove("XDG_CONFIG_HOME")
-            .env("NO_COLOR", "1")
-            .env("AGENT_HOOKS_PLUGIN_HOST", &program)
-            .output()
-            .unwrap();
+        let output = agent.output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         let expected = format!(
             "the keeper of processes started for hooks did not start: {} {why}; the shell keeper runs instead, which ends those processes with the agent only while they keep its mark in their environment (docs/keeper.md). Install the agent-hooks command of this agent's version beside it, or set AGENT_HOOKS_PLUGIN_HOST to one",

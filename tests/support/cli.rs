@@ -10,7 +10,9 @@ use serde_json::Value;
 
 use crate::agent_hooks_bin;
 
-fn command(cwd: &Path, home: &Path, args: &[&str]) -> Command {
+/// The program with `args`, in `cwd`, with a private HOME; not started (for a test that sets
+/// more of its environment).
+pub fn command(cwd: &Path, home: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(agent_hooks_bin());
     command
         .args(args)

@@ -64,6 +64,10 @@ pub(crate) struct Stream {
     /// The pipe does not block a read: a leader reads to look (one system call, where a
     /// look then a read were two).
     nonblocking: bool,
+    /// The last read left the pipe empty (it gave less than it asked for, or nothing): what
+    /// comes next wakes a waiting thread. After a read that filled the buffer, the pipe may
+    /// hold more that no new write will announce.
+    drained: bool,
     buf: Vec<u8>,
     start: usize,
     end: usize,
@@ -74,6 +78,7 @@ impl Stream {
         Self {
             pipe: File::from(pipe),
             nonblocking,
+            drained: true,
             buf: vec![0; CHUNK],
             start: 0,
             end: 0,
@@ -108,13 +113,18 @@ impl Stream {
             self.buf.resize(self.buf.len() + CHUNK, 0);
         }
         loop {
+            let asked = self.buf.len() - self.end;
             match self.pipe.read(&mut self.buf[self.end..]) {
                 Ok(n) => {
                     self.end += n;
+                    self.drained = n < asked;
                     return Ok(Some(n));
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(None),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.drained = true;
+                    return Ok(None);
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -296,18 +306,20 @@ impl Inbound {
     }
 
     /// A reading thread is done reading for now: another (or a leader) may take the stream,
-    /// and a waiting thread is woken if it holds bytes not yet read.
+    /// and a waiting thread is woken if it holds bytes not yet read (or the pipe may).
     pub(crate) fn give_back(&self, stream: Stream) {
         let mut slot = self.slot.lock_unpoisoned();
         let left = !stream.buffered().is_empty();
+        let drained = stream.drained;
         slot.stream = Some(stream);
         slot.hands += 1;
         match self.waiter() {
             Some(waker) if waker.edge_triggered() => {
-                if left || slot.unsure {
+                if left || !drained || slot.unsure {
                     waker.ring();
                 }
             }
+            // Armed, a pipe that holds bytes wakes a waiting thread at once.
             Some(waker) => arm(&mut slot, waker, left),
             None => self.given_back.notify_one(),
         }
@@ -322,9 +334,11 @@ impl Inbound {
         };
         let mut slot = self.slot.lock_unpoisoned();
         let left = !stream.buffered().is_empty();
+        let more = left || !stream.drained;
         slot.stream = Some(stream);
         slot.hands += 1;
-        if left || slot.passed_over {
+        if more || slot.passed_over {
+            // Armed, a pipe that holds bytes wakes the thread at once.
             return arm(&mut slot, waker, left);
         }
         if !slot.timer_set {
@@ -719,5 +733,42 @@ mod linux {
                 TimerSetTimeFlags::empty(),
             )
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::{io::Write, sync::Arc, time::Duration};
+
+    use super::*;
+
+    /// Two messages written before anyone reads wake the plugin process's threads once (the
+    /// pipe's edges come together). A thread whose read filled its buffer with exactly the
+    /// first hands the stream back knowing the pipe may hold more: the next thread gets the
+    /// second, not a sleep until the agent writes again.
+    #[test]
+    fn bytes_left_in_the_pipe_after_a_full_read_are_not_left_waiting() {
+        let (read, mut write) = std::io::pipe().expect("a pipe");
+        let inbound = Arc::new(Inbound::new(OwnedFd::from(read), Readers::Threads));
+        write.write_all(&vec![b'a'; CHUNK]).expect("room");
+        write.write_all(b"second").expect("room");
+        let mut stream = inbound.turn();
+        let mut first = vec![0; CHUNK];
+        stream.read_exact(&mut first).expect("the first");
+        assert!(stream.buffered().is_empty());
+        inbound.give_back(stream);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let reading = inbound.clone();
+        std::thread::spawn(move || {
+            let mut stream = reading.turn();
+            let mut second = [0; 6];
+            let read = stream.read_exact(&mut second).map(|()| second);
+            let _ = sender.send(read.ok());
+        });
+        let second = receiver
+            .recv_timeout(Duration::from_secs(5))
+            .expect("a thread took the stream to read what is left");
+        assert_eq!(second.as_ref().map(|s| &s[..]), Some(&b"second"[..]));
+        drop(write);
     }
 }

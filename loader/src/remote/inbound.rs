@@ -190,6 +190,15 @@ impl Inbound {
     /// Reads `pipe` (a plugin process's stdout, or the plugin process's own input), by
     /// `readers`.
     pub(crate) fn new(pipe: impl Into<OwnedFd>, readers: Readers) -> Self {
+        Self::with_rearm_after(pipe, readers, REARM_AFTER)
+    }
+
+    /// [`new`](Self::new), the pipe put back in the thread's set `rearm_after` a lead.
+    fn with_rearm_after(
+        pipe: impl Into<OwnedFd>,
+        readers: Readers,
+        #[cfg_attr(not(target_os = "linux"), allow(unused_variables))] rearm_after: Duration,
+    ) -> Self {
         let pipe = pipe.into();
         let nonblocking = set_nonblocking(&pipe).is_ok();
         #[cfg(target_os = "linux")]
@@ -200,7 +209,7 @@ impl Inbound {
                 Readers::Threads if nonblocking => linux::Trigger::Edge,
                 _ => linux::Trigger::OneShot,
             };
-            linux::Waker::new(&pipe, trigger).ok()
+            linux::Waker::new(&pipe, trigger, rearm_after).ok()
         };
         #[cfg(not(target_os = "linux"))]
         let _ = readers;
@@ -361,14 +370,21 @@ impl Inbound {
 
     /// The stream, to read a call's own answer, if the reader thread is not reading it and
     /// the call is the `only` one waiting. A call that cannot lead waits for the reader
-    /// thread: it is noted, so that a leader handing the stream back arms the pipe at once.
+    /// thread: the pipe is armed now if a leader left it out of the set, or, if a leader
+    /// holds the stream, when it hands it back.
     pub(super) fn lead(&self, only: bool) -> Option<Lead<'_>> {
         let waker = self.waiter()?;
         let mut slot = self.slot.lock_unpoisoned();
         let stream = match slot.stream.take() {
             Some(stream) if only => stream,
-            taken => {
-                slot.stream = taken;
+            Some(stream) => {
+                slot.stream = Some(stream);
+                if !slot.armed {
+                    arm(&mut slot, waker, false);
+                }
+                return None;
+            }
+            None => {
                 slot.passed_over = true;
                 return None;
             }
@@ -598,7 +614,10 @@ mod linux {
     //! and nothing is armed again, so that a call costs its reading thread one wait and one
     //! read.
 
-    use std::os::fd::{AsFd, OwnedFd};
+    use std::{
+        os::fd::{AsFd, OwnedFd},
+        time::Duration,
+    };
 
     use nix::sys::{
         epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout},
@@ -607,7 +626,7 @@ mod linux {
         timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags},
     };
 
-    use super::{Woken, REARM_AFTER};
+    use super::Woken;
 
     const PIPE: u64 = 1;
     const ARMED: EpollFlags = EpollFlags::EPOLLIN.union(EpollFlags::EPOLLONESHOT);
@@ -633,10 +652,16 @@ mod linux {
         /// One-shot only: wakes the thread to arm the pipe again after a lead. Without it
         /// (it could not be made) a leader arms the pipe itself.
         timer: Option<TimerFd>,
+        /// How long after a lead the timer fires.
+        rearm_after: Duration,
     }
 
     impl Waker {
-        pub(super) fn new(pipe: &OwnedFd, trigger: Trigger) -> nix::Result<Self> {
+        pub(super) fn new(
+            pipe: &OwnedFd,
+            trigger: Trigger,
+            rearm_after: Duration,
+        ) -> nix::Result<Self> {
             let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC)?;
             let doorbell =
                 EventFd::from_value_and_flags(0, EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK)?;
@@ -668,6 +693,7 @@ mod linux {
                 pipe,
                 trigger,
                 timer,
+                rearm_after,
             })
         }
 
@@ -725,11 +751,11 @@ mod linux {
             let _ = self.doorbell.write(1);
         }
 
-        /// Wakes a waiting thread in [`REARM_AFTER`] (to arm the pipe).
+        /// Wakes a waiting thread a while from now (to arm the pipe).
         pub(super) fn rearm_later(&self) -> nix::Result<()> {
             let timer = self.timer.as_ref().ok_or(nix::errno::Errno::ENOSYS)?;
             timer.set(
-                Expiration::OneShot(TimeSpec::from_duration(REARM_AFTER)),
+                Expiration::OneShot(TimeSpec::from_duration(self.rearm_after)),
                 TimerSetTimeFlags::empty(),
             )
         }
@@ -770,5 +796,37 @@ mod tests {
             .expect("a thread took the stream to read what is left");
         assert_eq!(second.as_ref().map(|s| &s[..]), Some(&b"second"[..]));
         drop(write);
+    }
+
+    /// A call that cannot lead (another is outstanding) right after a lead left the pipe out
+    /// of the reader thread's set: its answer is read by the thread at once, not when the
+    /// timer puts the pipe back (an hour, here).
+    #[test]
+    fn a_call_that_cannot_lead_after_a_lead_is_read_by_the_thread_at_once() {
+        let (read, mut write) = std::io::pipe().expect("a pipe");
+        let inbound = Arc::new(Inbound::with_rearm_after(
+            OwnedFd::from(read),
+            Readers::ThreadAndLeaders,
+            Duration::from_secs(3600),
+        ));
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let reading = inbound.clone();
+        std::thread::spawn(move || loop {
+            let mut stream = reading.turn();
+            let mut byte = [0];
+            if stream.read_exact(&mut byte).is_err() || sender.send(byte[0]).is_err() {
+                break;
+            }
+            reading.give_back(stream);
+        });
+        // The thread has read once and sleeps (a thread that loops later would arm the pipe
+        // itself, finding it out of its set).
+        write.write_all(b"x").expect("room");
+        assert_eq!(receiver.recv_timeout(Duration::from_secs(5)), Ok(b'x'));
+        std::thread::sleep(Duration::from_millis(50));
+        drop(inbound.lead(true).expect("nobody reads"));
+        assert!(inbound.lead(false).is_none());
+        write.write_all(b"a").expect("room");
+        assert_eq!(receiver.recv_timeout(Duration::from_secs(5)), Ok(b'a'));
     }
 }

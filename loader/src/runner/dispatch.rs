@@ -36,8 +36,11 @@ impl HookRunner {
     ) -> Result<E::Outcome, HookError> {
         let event = self.prepare(event);
         let (mut outcome, mut current, stopped) = self.native_phase(event)?;
-        if !stopped {
-            self.command_phase(&mut current, &mut outcome, given).await;
+        if !stopped && self.command[E::KIND.index()] > 0 {
+            // Boxed: the command hooks' future is most of the emit's size (1.4 of 1.8 KB),
+            // which an emit with no command hook would otherwise carry, and copy each time
+            // the future moves (into the runtime's `block_on`, into a task).
+            Box::pin(self.command_phase(&mut current, &mut outcome, given)).await;
         }
         Ok(self.finish::<E>(outcome))
     }

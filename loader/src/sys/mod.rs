@@ -9,14 +9,14 @@
 //!   initialisers) and reading abi_stable's root-module header out of it (`load/library.rs`).
 //! - [`process`]: starting a supervised process with `posix_spawn` over the agent's own
 //!   `environ`, opening its pidfd and registering it with tokio (`supervisor/direct.rs`, Linux
-//!   with glibc); starting a command hook from the keeper with `clone(CLONE_VM |
-//!   CLONE_VFORK)` and `execve`, resetting only the keeper's own signals
-//!   (`supervisor/keeper/serve.rs`); a process the keeper started: its exit status once
+//!   with glibc); starting a program from the keeper (a command hook, an `exec` program, a
+//!   plugin process) with `clone(CLONE_VM | CLONE_VFORK)` and `execve`, resetting only the
+//!   keeper's own signals (`supervisor/keeper/serve.rs`); a process the keeper started: its exit status once
 //!   reaped, through its pidfd (`supervisor/kept.rs`); reaping a plugin process with `wait4`
-//!   for its peak memory (`supervisor/reap.rs`); asking the kernel to kill a long-running hook when the agent
-//!   ends (`PR_SET_PDEATHSIG` between fork and exec, `remote/spawn.rs`); a limit on the
-//!   memory of a long-running hook (`setrlimit` between fork and exec, in the keeper,
-//!   `supervisor/keeper/serve.rs`, or in the agent, `remote/spawn.rs`).
+//!   for its peak memory (`supervisor/reap.rs`); asking the kernel to kill a long-running
+//!   hook when the agent ends (`PR_SET_PDEATHSIG` between fork and exec, `remote/spawn.rs`);
+//!   a limit on the memory of a long-running hook (`setrlimit` between fork and exec, in the
+//!   keeper, `supervisor/keeper/serve.rs`, or in the agent, `remote/spawn.rs`).
 //! - [`pipe`]: how much of a pipe is not read yet (`FIONREAD`), for whether a long-running
 //!   hook that ended read its last event (`remote/line_out.rs`).
 //! - [`socket`]: descriptors received over a Unix socket (`SCM_RIGHTS`), which the keeper

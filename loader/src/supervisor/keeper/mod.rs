@@ -70,8 +70,8 @@ enum Unserving {
     OneSocket,
     #[error("is not a keeper (it wrote something other than a keeper's hello)")]
     NotAKeeper,
-    #[error("did not say it serves within {0:?}")]
-    Silent(Duration),
+    #[error("did not say it serves within {HELLO_WITHIN:?}")]
+    Silent,
     #[error("ended before it said it serves")]
     Ended,
     #[error("could not be started ({0})")]
@@ -95,7 +95,7 @@ fn hello(answers: &UnixStream, requests: &UnixStream) -> Result<(), Unserving> {
             PollFd::new(requests.as_fd(), PollFlags::POLLIN),
         ];
         match poll(&mut ready, PollTimeout::from(ms)) {
-            Ok(0) => return Err(Unserving::Silent(HELLO_WITHIN)),
+            Ok(0) => return Err(Unserving::Silent),
             Ok(_) => {}
             Err(nix::errno::Errno::EINTR) => continue,
             Err(e) => return Err(Unserving::Io(e.into())),

@@ -256,10 +256,11 @@ fn spawn(
 }
 
 /// A program named by its path with no memory limit (a command hook, an `exec` program, a
-/// plugin process) started straight from the request: its strings are copied once, each ended by a NUL, into one buffer that `argv`
-/// and `envp` point into (its environment as it came, not rebuilt into a map and back as
-/// std's `Command` does), and it is started with `CLONE_VM | CLONE_VFORK` resetting only the
-/// signals this keeper does not leave at their default (`sys::process::vfork_spawn`).
+/// plugin process) started straight from the request: its strings are copied once, each
+/// ended by a NUL, into one buffer that `argv` and `envp` point into (its environment as it
+/// came, not rebuilt into a map and back as std's `Command` does), and it is started with
+/// `CLONE_VM | CLONE_VFORK` resetting only the signals this keeper does not leave at their
+/// default (`sys::process::vfork_spawn`).
 #[cfg(target_os = "linux")]
 fn spawn_direct(
     stack: &mut crate::sys::process::SpawnStack,

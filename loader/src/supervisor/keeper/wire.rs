@@ -88,12 +88,6 @@ fn put_parts(out: &mut Vec<u8>, parts: &[&[u8]]) {
     }
 }
 
-fn frame(body: Vec<u8>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(body.len() + 4);
-    put(&mut out, &body);
-    out
-}
-
 /// A frame whose body is written by `write` after room for its length, which is filled in
 /// once the body is whole (the body is not copied into the frame afterwards).
 fn frame_with(capacity: usize, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
@@ -174,8 +168,7 @@ impl Request<'_> {
 impl Answer {
     /// The answer as one frame.
     pub(crate) fn encode(self) -> Vec<u8> {
-        let mut body = Vec::with_capacity(17);
-        match self {
+        frame_with(21, |body| match self {
             Answer::Started(pid) => {
                 body.push(b'S');
                 body.extend_from_slice(&pid.to_le_bytes());
@@ -194,8 +187,7 @@ impl Answer {
                 body.extend_from_slice(&status.to_le_bytes());
                 body.extend_from_slice(&peak_kib.to_le_bytes());
             }
-        }
-        frame(body)
+        })
     }
 
     /// An answer out of a frame's body.

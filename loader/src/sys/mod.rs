@@ -11,11 +11,11 @@
 //!   `environ`, opening its pidfd and registering it with tokio (`supervisor/direct.rs`, Linux
 //!   with glibc); starting a program from the keeper (a command hook, an `exec` program, a
 //!   plugin process) with `clone(CLONE_VM | CLONE_VFORK)` and `execve`, resetting only the
-//!   keeper's own signals (`supervisor/keeper/serve.rs`); a process the keeper started: its exit status once
-//!   reaped, through its pidfd (`supervisor/kept.rs`); reaping a plugin process with `wait4`
-//!   for its peak memory (`supervisor/reap.rs`); asking the kernel to kill a long-running
-//!   hook when the agent ends (`PR_SET_PDEATHSIG` between fork and exec, `remote/spawn.rs`);
-//!   a limit on the memory of a long-running hook (`setrlimit` between fork and exec, in the
+//!   keeper's own signals (`supervisor/keeper/serve.rs`); a process the keeper started: its
+//!   exit status once reaped, through its pidfd (`supervisor/kept.rs`); reaping a plugin
+//!   process with `wait4` for its peak memory (`supervisor/reap.rs`); asking the kernel to
+//!   kill a long-running hook when the agent ends (`PR_SET_PDEATHSIG` between fork and exec,
+//!   `remote/spawn.rs`); a limit on the memory of a long-running hook (`setrlimit` between fork and exec, in the
 //!   keeper, `supervisor/keeper/serve.rs`, or in the agent, `remote/spawn.rs`).
 //! - [`pipe`]: how much of a pipe is not read yet (`FIONREAD`), for whether a long-running
 //!   hook that ended read its last event (`remote/line_out.rs`).

@@ -15,8 +15,9 @@
 //!   exit status once reaped, through its pidfd (`supervisor/kept.rs`); reaping a plugin
 //!   process with `wait4` for its peak memory (`supervisor/reap.rs`); asking the kernel to
 //!   kill a long-running hook when the agent ends (`PR_SET_PDEATHSIG` between fork and exec,
-//!   `remote/spawn.rs`); a limit on the memory of a long-running hook (`setrlimit` between fork and exec, in the
-//!   keeper, `supervisor/keeper/serve.rs`, or in the agent, `remote/spawn.rs`).
+//!   `remote/spawn.rs`); a limit on the memory of a long-running hook (`setrlimit` between
+//!   fork and exec, in the keeper, `supervisor/keeper/serve.rs`, or in the agent,
+//!   `remote/spawn.rs`).
 //! - [`pipe`]: how much of a pipe is not read yet (`FIONREAD`), for whether a long-running
 //!   hook that ended read its last event (`remote/line_out.rs`).
 //! - [`socket`]: descriptors received over a Unix socket (`SCM_RIGHTS`), which the keeper

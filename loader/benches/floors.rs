@@ -604,6 +604,18 @@ fn command_hook(cwd: &Path, rounds: usize, script: &str, title: &str, event: Too
             runtime.block_on(run);
         }
     };
+    // `emit_blocking` on the runtime's thread: within `block_on`, or in a task.
+    let blocking = |runtime: &tokio::runtime::Runtime, in_task: bool| {
+        let (runner, event) = (runner.clone(), event.clone());
+        let run = async move {
+            runner.emit_blocking(&*event).expect("no error");
+        };
+        if in_task {
+            runtime.block_on(runtime.spawn(run)).expect("the task ends");
+        } else {
+            runtime.block_on(run);
+        }
+    };
     let bare = |runtime: &tokio::runtime::Runtime, in_task: bool| {
         let run = bare_spawn(payload.clone(), cwd.clone(), script.to_owned());
         if in_task {
@@ -656,6 +668,18 @@ fn command_hook(cwd: &Path, rounds: usize, script: &str, title: &str, event: Too
                 .against(0, "<= 1.10x"),
             Measure::new("command hook, in a task, vs std", n, || hook(&two, true))
                 .against(0, "<= 1.10x"),
+            Measure::new("emit_blocking, no runtime, vs std", n, || {
+                runner.emit_blocking(&*event).expect("no error");
+            })
+            .against(0, "<= 1.10x"),
+            Measure::new("emit_blocking, 2 workers, vs std", n, || {
+                blocking(&two, false)
+            })
+            .against(0, "<= 1.10x"),
+            Measure::new("emit_blocking, 2 workers, in a task, vs std", n, || {
+                blocking(&two, true)
+            })
+            .against(0, "<= 1.10x"),
         ],
     );
 }

@@ -13,6 +13,7 @@ use agent_hooks::{
     load_hooks_in_process, HookErrorKind, HookRunner, Termination,
 };
 use agent_hooks_tests::{
+    alone_in_process,
     commands::{CommandRig, Project},
     pid_alive, plugin, s,
 };
@@ -514,4 +515,98 @@ async fn continue_false_stops_the_agent_and_system_messages_reach_the_user() {
     assert_eq!(agent.calls(), ["stop_requested Daily budget reached."]);
     let ui_calls = agent.ui.as_ref().unwrap().calls.lock().unwrap().clone();
     assert_eq!(ui_calls, ["notify info: Budget hook ran."]);
+}
+
+/// `emit_blocking` waits for command hooks on the calling thread, with a runtime of that
+/// thread's own kept between calls: outside any runtime (twice on one thread) and in a
+/// multi-threaded runtime's task. A hook cut at its timeout is killed and reaped there too
+/// where no keeper program runs (the hooks are then the agent's own children): a runtime
+/// that runs only during the call must not be what reaps it later.
+#[test]
+fn emit_blocking_waits_on_the_calling_thread_and_reaps_a_hook_cut_at_its_timeout() {
+    if !alone_in_process(
+        module_path!(),
+        "emit_blocking_waits_on_the_calling_thread_and_reaps_a_hook_cut_at_its_timeout",
+    ) {
+        return;
+    }
+    // No keeper program: this process starts and reaps its hooks itself.
+    std::env::set_var("AGENT_HOOKS_PLUGIN_HOST", "/nonexistent/agent-hooks");
+    let project = Project::new("p");
+    let pids = project.root.join("pids");
+    let hang = format!("echo $$ >> '{}'; exec sleep 1000", pids.display());
+    let file = project.write(
+        "hooks.json",
+        &json!({
+            "PreToolUse": [{"hooks": [{"type": "command",
+                "command": "echo '{\"decision\": \"block\", \"reason\": \"held\"}'"}]}],
+            "PostToolUse": [{"hooks": [{"type": "command", "command": hang, "timeout": 0.5}]}],
+        })
+        .to_string(),
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let blocked = |runner: &HookRunner| {
+        let outcome = runner.emit_blocking(&exec("ls")).unwrap();
+        assert!(outcome.block);
+        assert_eq!(outcome.reason.as_deref(), Some("held"));
+    };
+    let cut = |runner: &HookRunner| {
+        let started = Instant::now();
+        runner
+            .emit_blocking(&ToolResultEvent::default().tool_name("exec"))
+            .unwrap();
+        let took = started.elapsed();
+        assert!(
+            took >= Duration::from_millis(500) && took < Duration::from_secs(3),
+            "took {took:?}"
+        );
+    };
+    blocked(&rig.runner);
+    cut(&rig.runner);
+    blocked(&rig.runner);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let runner = rig.runner.clone();
+    runtime
+        .block_on(runtime.spawn(async move {
+            blocked(&runner);
+            cut(&runner);
+        }))
+        .unwrap();
+    let written = std::fs::read_to_string(&pids).unwrap();
+    let pids: Vec<&str> = written.lines().collect();
+    assert_eq!(pids.len(), 2, "{written}");
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let left = |pids: &[&str]| -> Vec<String> {
+        pids.iter()
+            .filter(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists())
+            .map(|pid| (*pid).to_owned())
+            .collect()
+    };
+    while !left(&pids).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        left(&pids),
+        Vec::<String>::new(),
+        "a hook cut at its timeout is left unreaped (a zombie of the agent)"
+    );
+    assert_eq!(
+        rig.reports
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|r| r.exit.clone())
+            .collect::<Vec<_>>(),
+        [
+            Exit::Code(0),
+            Exit::TimedOut,
+            Exit::Code(0),
+            Exit::Code(0),
+            Exit::TimedOut
+        ]
+    );
 }

@@ -45,37 +45,36 @@ impl HookRunner {
         Ok(self.finish::<E>(outcome))
     }
 
-    /// [`emit`](Self::emit), on the calling thread. Command hooks, if any match, run on the
-    /// current multi-threaded tokio runtime, or on a runtime made for the call outside one;
-    /// inside a current-thread runtime use `emit`.
+    /// [`emit`](Self::emit), on the calling thread, which also waits for the command hooks
+    /// itself, as `std::process` waits for a program: their processes' ends and outputs wake
+    /// it directly (awaited on a multi-threaded runtime, they come through one of its workers,
+    /// a wake-up more). On a multi-threaded runtime's worker, the worker's other tasks move to
+    /// another thread meanwhile ([`tokio::task::block_in_place`]); inside a current-thread
+    /// runtime use `emit`.
     pub fn emit_blocking<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
         let event = self.prepare(event);
         let (mut outcome, mut current, stopped) = self.native_phase(event)?;
         if !stopped && self.command[E::KIND.index()] > 0 {
             let given = serde_json::Map::new();
             let commands = self.command_phase(&mut current, &mut outcome, &given);
-            match tokio::runtime::Handle::try_current() {
-                Ok(handle) if multi_threaded() => {
-                    tokio::task::block_in_place(|| handle.block_on(commands))
+            let ran = match tokio::runtime::Handle::try_current() {
+                Ok(_) if multi_threaded() => {
+                    tokio::task::block_in_place(|| crate::supervisor::on_this_thread(commands))
                 }
                 Ok(_) => {
                     self.runner_error(
                         E::KIND.name(),
                         "command hooks cannot run from emit_blocking inside a current-thread tokio runtime; use emit".into(),
                     );
+                    Ok(())
                 }
-                Err(_) => match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(runtime) => runtime.block_on(commands),
-                    Err(e) => {
-                        self.runner_error(
-                            E::KIND.name(),
-                            format!("cannot start a runtime for command hooks: {e}"),
-                        );
-                    }
-                },
+                Err(_) => crate::supervisor::on_this_thread(commands),
+            };
+            if let Err(e) = ran {
+                self.runner_error(
+                    E::KIND.name(),
+                    format!("cannot start a runtime for command hooks: {e}"),
+                );
             }
         }
         Ok(self.finish::<E>(outcome))

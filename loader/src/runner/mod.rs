@@ -71,7 +71,10 @@ pub const DEFAULT_MAX_STOP_BLOCKS: u32 = 8;
 /// emit in `block_in_place`: that cost 11 to 15 µs per emit and capped concurrent emits at
 /// about 80,000 per second; see BENCHMARKS.md.) Command hooks are awaited. On a
 /// current-thread runtime a waiting call blocks the runtime's one thread.
-/// [`HookRunner::emit_blocking`] is the same for hosts that are not async.
+/// [`HookRunner::emit_blocking`] is the same for hosts that are not async; it waits for the
+/// command hooks on the calling thread itself (with a current-thread runtime of that
+/// thread's own, kept between calls), as `std::process` waits for a program, where `emit`
+/// awaited on a multi-threaded runtime is woken through one of the runtime's workers.
 pub struct HookRunner {
     hooks: Vec<Hook>,
     /// Native (and in-process) handlers per event, so that `has_handlers` is two loads.

@@ -1,9 +1,10 @@
 //! Waiting from synchronous code without stalling tokio: a future run to its end
-//! ([`block_on`]), or a closure that may block ([`may_block`]).
+//! ([`block_on`]), or on the calling thread itself ([`on_this_thread`]), or a closure that
+//! may block ([`may_block`]).
 
-use std::future::Future;
+use std::{cell::Cell, future::Future};
 
-use tokio::runtime::{Builder, Handle, RuntimeFlavor};
+use tokio::runtime::{Builder, Handle, Runtime, RuntimeFlavor};
 
 /// Runs `future` to its end from synchronous code, wherever that code runs: on a
 /// multi-threaded runtime's worker (which hands its other tasks to another thread while it
@@ -46,4 +47,67 @@ fn own_runtime<F: Future>(future: F) -> std::io::Result<F::Output> {
         .enable_all()
         .build()?
         .block_on(future))
+}
+
+/// Runs `future` to its end on the calling thread, on a current-thread runtime of the
+/// thread's own (made at its first use, kept until the thread ends). The thread waits for
+/// what the future waits for itself, in its own `epoll_wait`, as `std::process` waits in
+/// `waitpid`: a process's end wakes it, and nothing else (a multi-threaded runtime's
+/// readiness reaches a waiting thread through one of its workers, a wake-up more). The
+/// caller must not be inside a runtime: on a multi-threaded runtime's thread, call it
+/// within [`tokio::task::block_in_place`].
+pub(crate) fn on_this_thread<F: Future>(future: F) -> std::io::Result<F::Output> {
+    // Taken while in use: a nested call (from within `future`) makes a runtime for itself.
+    let mut own = OWN.take().unwrap_or_default();
+    let runtime = match own.0.take() {
+        Some(runtime) => runtime,
+        None => Builder::new_current_thread().enable_all().build()?,
+    };
+    let output = {
+        let _inside = Inside::enter();
+        own.0.insert(runtime).block_on(future)
+    };
+    OWN.set(Some(own));
+    Ok(output)
+}
+
+/// Whether the calling thread runs a future of [`on_this_thread`] now: that runtime runs
+/// only while a thread waits on it, so a task spawned on it to go on after the future ended
+/// would wait for the thread's next call.
+pub(crate) fn in_own_runtime() -> bool {
+    INSIDE.get()
+}
+
+thread_local! {
+    /// The runtime [`on_this_thread`] keeps, while no call uses it.
+    static OWN: Cell<Option<OwnRuntime>> = const { Cell::new(None) };
+    static INSIDE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A runtime that may be dropped anywhere, a runtime's thread included (where dropping a
+/// `Runtime` panics): it is shut down without waiting.
+#[derive(Default)]
+struct OwnRuntime(Option<Runtime>);
+
+impl Drop for OwnRuntime {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.0.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// [`INSIDE`] while it lives, then as it was (also when the future panics).
+struct Inside(bool);
+
+impl Inside {
+    fn enter() -> Self {
+        Self(INSIDE.replace(true))
+    }
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        INSIDE.set(self.0);
+    }
 }

@@ -119,15 +119,17 @@ impl Direct {
         }
     }
 
-    /// Reaps the process once it ends, without waiting here (it was killed, or is being).
+    /// Reaps the process once it ends, without waiting here (it was killed, or is being):
+    /// by a task of the runtime, unless that runtime stops when the call that runs on it
+    /// ends (`emit_blocking`'s), then by a thread.
     pub(super) fn reap_later(mut self) {
         match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
+            Ok(runtime) if !super::in_own_runtime() => {
                 runtime.spawn(async move {
                     let _ = self.wait().await;
                 });
             }
-            Err(_) => {
+            _ => {
                 let pid = self.pid;
                 let _ = std::thread::Builder::new()
                     .name("agent-hooks-reap".into())

@@ -57,7 +57,7 @@ fn own_runtime<F: Future>(future: F) -> std::io::Result<F::Output> {
 /// caller must not be inside a runtime: on a multi-threaded runtime's thread, call it
 /// within [`tokio::task::block_in_place`].
 pub(crate) fn on_this_thread<F: Future>(future: F) -> std::io::Result<F::Output> {
-    // Taken while in use: a nested call (from within `future`) makes a runtime for itself.
+    // Taken out while in use and put back after: the cell is not borrowed across the call.
     let mut own = OWN.take().unwrap_or_default();
     let runtime = match own.0.take() {
         Some(runtime) => runtime,
@@ -74,6 +74,7 @@ pub(crate) fn on_this_thread<F: Future>(future: F) -> std::io::Result<F::Output>
 /// Whether the calling thread runs a future of [`on_this_thread`] now: that runtime runs
 /// only while a thread waits on it, so a task spawned on it to go on after the future ended
 /// would wait for the thread's next call.
+#[cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]
 pub(crate) fn in_own_runtime() -> bool {
     INSIDE.get()
 }
@@ -84,8 +85,9 @@ thread_local! {
     static INSIDE: Cell<bool> = const { Cell::new(false) };
 }
 
-/// A runtime that may be dropped anywhere, a runtime's thread included (where dropping a
-/// `Runtime` panics): it is shut down without waiting.
+/// A runtime that may be dropped anywhere, an async context included (where dropping a
+/// `Runtime`, which waits for its blocking threads, panics): it is shut down without
+/// waiting.
 #[derive(Default)]
 struct OwnRuntime(Option<Runtime>);
 

@@ -518,8 +518,8 @@ async fn continue_false_stops_the_agent_and_system_messages_reach_the_user() {
 }
 
 /// `emit_blocking` waits for command hooks on the calling thread, with a runtime of that
-/// thread's own kept between calls: outside any runtime (twice on one thread) and in a
-/// multi-threaded runtime's task. A hook cut at its timeout is killed and reaped there too
+/// thread's own kept between calls: outside any runtime (twice on one thread), in a
+/// multi-threaded runtime's `block_on` and in its task. A hook cut at its timeout is killed and reaped there too
 /// where no keeper program runs (the hooks are then the agent's own children): a runtime
 /// that runs only during the call must not be what reaps it later.
 #[test]
@@ -569,6 +569,11 @@ fn emit_blocking_waits_on_the_calling_thread_and_reaps_a_hook_cut_at_its_timeout
         .enable_all()
         .build()
         .unwrap();
+    // On the thread that runs the runtime's `block_on`, then on a worker, in a task.
+    runtime.block_on(async {
+        blocked(&rig.runner);
+        cut(&rig.runner);
+    });
     let runner = rig.runner.clone();
     runtime
         .block_on(runtime.spawn(async move {
@@ -578,7 +583,7 @@ fn emit_blocking_waits_on_the_calling_thread_and_reaps_a_hook_cut_at_its_timeout
         .unwrap();
     let written = std::fs::read_to_string(&pids).unwrap();
     let pids: Vec<&str> = written.lines().collect();
-    assert_eq!(pids.len(), 2, "{written}");
+    assert_eq!(pids.len(), 3, "{written}");
     let deadline = Instant::now() + Duration::from_secs(2);
     let left = |pids: &[&str]| -> Vec<String> {
         pids.iter()
@@ -605,6 +610,8 @@ fn emit_blocking_waits_on_the_calling_thread_and_reaps_a_hook_cut_at_its_timeout
             Exit::Code(0),
             Exit::TimedOut,
             Exit::Code(0),
+            Exit::Code(0),
+            Exit::TimedOut,
             Exit::Code(0),
             Exit::TimedOut
         ]

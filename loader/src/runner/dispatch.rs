@@ -57,20 +57,14 @@ impl HookRunner {
         if !stopped && self.command[E::KIND.index()] > 0 {
             let given = serde_json::Map::new();
             let commands = self.command_phase(&mut current, &mut outcome, &given);
-            let ran = match tokio::runtime::Handle::try_current() {
-                Ok(_) if multi_threaded() => {
-                    tokio::task::block_in_place(|| crate::supervisor::on_this_thread(commands))
-                }
-                Ok(_) => {
-                    self.runner_error(
-                        E::KIND.name(),
-                        "command hooks cannot run from emit_blocking inside a current-thread tokio runtime; use emit".into(),
-                    );
-                    Ok(())
-                }
-                Err(_) => crate::supervisor::on_this_thread(commands),
-            };
-            if let Err(e) = ran {
+            if crate::supervisor::in_current_thread_runtime() {
+                self.runner_error(
+                    E::KIND.name(),
+                    "command hooks cannot run from emit_blocking inside a current-thread tokio runtime; use emit".into(),
+                );
+            } else if let Err(e) =
+                crate::supervisor::may_block(|| crate::supervisor::on_this_thread(commands))
+            {
                 self.runner_error(
                     E::KIND.name(),
                     format!("cannot start a runtime for command hooks: {e}"),
@@ -277,11 +271,6 @@ fn required_disabled(hook: &Hook) -> String {
 fn next_serial() -> u64 {
     static SERIAL: AtomicU64 = AtomicU64::new(1);
     SERIAL.fetch_add(1, Ordering::Relaxed)
-}
-
-fn multi_threaded() -> bool {
-    tokio::runtime::Handle::try_current()
-        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
 }
 
 fn parse_output<E: Event>(

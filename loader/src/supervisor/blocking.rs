@@ -6,27 +6,30 @@ use std::{cell::Cell, future::Future};
 
 use tokio::runtime::{Builder, Handle, Runtime, RuntimeFlavor};
 
-/// Runs `future` to its end from synchronous code, wherever that code runs: on a
-/// multi-threaded runtime's worker (which hands its other tasks to another thread while it
-/// waits), inside a current-thread runtime (on a thread of its own, with a runtime of its
-/// own), or outside any runtime (with a runtime made for the call).
+/// Runs `future` to its end from synchronous code, wherever that code runs: on the calling
+/// thread ([`on_this_thread`]; a multi-threaded runtime's worker first hands its other tasks
+/// to another thread, [`may_block`]), or, inside a current-thread runtime (whose one thread
+/// this is, and which no runtime may run inside), on a thread of its own.
 pub(crate) fn block_on<F>(future: F) -> std::io::Result<F::Output>
 where
     F: Future + Send,
     F::Output: Send,
 {
-    match Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
-            Ok(tokio::task::block_in_place(|| handle.block_on(future)))
-        }
-        Ok(_) => std::thread::scope(|scope| {
+    if in_current_thread_runtime() {
+        return std::thread::scope(|scope| {
             scope
-                .spawn(|| own_runtime(future))
+                .spawn(|| on_this_thread(future))
                 .join()
                 .unwrap_or_else(|_| Err(std::io::Error::other("the supervising thread panicked")))
-        }),
-        Err(_) => own_runtime(future),
+        });
     }
+    may_block(|| on_this_thread(future))
+}
+
+/// Whether the calling thread runs a current-thread runtime: it must not wait for a future
+/// itself (the runtime's other tasks would stall, and tokio refuses a runtime inside it).
+pub(crate) fn in_current_thread_runtime() -> bool {
+    Handle::try_current().is_ok_and(|handle| handle.runtime_flavor() != RuntimeFlavor::MultiThread)
 }
 
 /// Runs `f`, which may wait (a UI prompt, a session action, a program), on a thread that may
@@ -42,20 +45,13 @@ pub(crate) fn may_block<T>(f: impl FnOnce() -> T) -> T {
     }
 }
 
-fn own_runtime<F: Future>(future: F) -> std::io::Result<F::Output> {
-    Ok(Builder::new_current_thread()
-        .enable_all()
-        .build()?
-        .block_on(future))
-}
-
 /// Runs `future` to its end on the calling thread, on a current-thread runtime of the
 /// thread's own (made at its first use, kept until the thread ends). The thread waits for
 /// what the future waits for itself, in its own `epoll_wait`, as `std::process` waits in
 /// `waitpid`: a process's end wakes it, and nothing else (a multi-threaded runtime's
 /// readiness reaches a waiting thread through one of its workers, a wake-up more). The
 /// caller must not be inside a runtime: on a multi-threaded runtime's thread, call it
-/// within [`tokio::task::block_in_place`].
+/// within [`may_block`].
 pub(crate) fn on_this_thread<F: Future>(future: F) -> std::io::Result<F::Output> {
     // Taken out while in use and put back after: the cell is not borrowed across the call.
     let mut own = OWN.take().unwrap_or_default();

@@ -46,7 +46,9 @@ use tokio::{
     process::Command,
 };
 
-pub(crate) use blocking::{block_on, in_own_runtime, may_block, on_this_thread};
+pub(crate) use blocking::{
+    block_on, in_current_thread_runtime, in_own_runtime, may_block, on_this_thread,
+};
 use capture::Captured;
 pub use group::ProcessGroup;
 pub use memory::{DEFAULT_HOOK_MEMORY_MIB, HOOK_MEMORY_ENV};

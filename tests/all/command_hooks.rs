@@ -519,9 +519,9 @@ async fn continue_false_stops_the_agent_and_system_messages_reach_the_user() {
 
 /// `emit_blocking` waits for command hooks on the calling thread, with a runtime of that
 /// thread's own kept between calls: outside any runtime (twice on one thread), in a
-/// multi-threaded runtime's `block_on` and in its task. A hook cut at its timeout is killed and reaped there too
-/// where no keeper program runs (the hooks are then the agent's own children): a runtime
-/// that runs only during the call must not be what reaps it later.
+/// multi-threaded runtime's `block_on` and in its task. A hook cut at its timeout is killed
+/// and reaped there too where no keeper program runs (the hooks are then the agent's own
+/// children), none left a zombie.
 #[test]
 fn emit_blocking_waits_on_the_calling_thread_and_reaps_a_hook_cut_at_its_timeout() {
     if !alone_in_process(

@@ -81,19 +81,25 @@ enum Unserving {
 /// Waits for the keeper's hello on `answers` ([`wire::HELLO`]). A keeper of the one-socket
 /// protocol (agent-hooks before its version 2) writes its hello, one byte, on what is here
 /// `requests`: it is told apart, so that the user hears which it is, at once.
+///
+/// A program may write on one socket and close the other at once (or end), so both can be
+/// ready together: an end seen on one is not taken as the answer before what the other
+/// already holds is read.
 fn hello(answers: &UnixStream, requests: &UnixStream) -> Result<(), Unserving> {
     use std::os::fd::AsFd;
 
     use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
     let deadline = std::time::Instant::now() + HELLO_WITHIN;
     let mut said = Vec::with_capacity(wire::HELLO.len());
+    // Once its end was read, `requests` is not polled again.
+    let mut requests_open = true;
     while said.len() < wire::HELLO.len() {
         let left = deadline.saturating_duration_since(std::time::Instant::now());
         let ms = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
-        let mut ready = [
-            PollFd::new(answers.as_fd(), PollFlags::POLLIN),
-            PollFd::new(requests.as_fd(), PollFlags::POLLIN),
-        ];
+        let mut ready = vec![PollFd::new(answers.as_fd(), PollFlags::POLLIN)];
+        if requests_open {
+            ready.push(PollFd::new(requests.as_fd(), PollFlags::POLLIN));
+        }
         match poll(&mut ready, PollTimeout::from(ms)) {
             Ok(0) => return Err(Unserving::Silent),
             Ok(_) => {}
@@ -101,27 +107,55 @@ fn hello(answers: &UnixStream, requests: &UnixStream) -> Result<(), Unserving> {
             Err(e) => return Err(Unserving::Io(e.into())),
         }
         let readable = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
-        if readable(&ready[0]) {
+        if ready.get(1).is_some_and(readable) {
+            match one_socket_hello(requests) {
+                Some(why) => return Err(why),
+                None => requests_open = false,
+            }
+        } else if readable(&ready[0]) {
             let mut byte = [0];
             match (&*answers).read(&mut byte) {
-                Ok(0) => return Err(Unserving::Ended),
+                // It can no longer say it serves; whatever it wrote on `requests` first
+                // says what it is.
+                Ok(0) => {
+                    let written = requests_open
+                        && poll(
+                            &mut [PollFd::new(requests.as_fd(), PollFlags::POLLIN)],
+                            PollTimeout::ZERO,
+                        )
+                        .is_ok_and(|n| n > 0);
+                    let why = if written {
+                        one_socket_hello(requests)
+                    } else {
+                        None
+                    };
+                    return Err(why.unwrap_or(Unserving::Ended));
+                }
                 Ok(_) => said.push(byte[0]),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e.into()),
             }
-        } else if readable(&ready[1]) {
-            let mut byte = [0];
-            return Err(match (&*requests).read(&mut byte) {
-                Ok(1) if byte[0] == wire::HELLO[0] => Unserving::OneSocket,
-                Ok(0) => Unserving::Ended,
-                _ => Unserving::NotAKeeper,
-            });
         }
     }
     match said[..] {
         [k, version] if k == wire::HELLO[0] && version == wire::VERSION => Ok(()),
         [k, version] if k == wire::HELLO[0] => Err(Unserving::Version(version)),
         _ => Err(Unserving::NotAKeeper),
+    }
+}
+
+/// Reads what a program wrote on `requests`, which is readable: a keeper of the one-socket
+/// protocol's hello, something else, or `None` at its end (the program closed it or ended;
+/// what it wrote on `answers` still says what it is).
+fn one_socket_hello(requests: &UnixStream) -> Option<Unserving> {
+    let mut byte = [0];
+    loop {
+        return match (&*requests).read(&mut byte) {
+            Ok(1) if byte[0] == wire::HELLO[0] => Some(Unserving::OneSocket),
+            Ok(0) => None,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            _ => Some(Unserving::NotAKeeper),
+        };
     }
 }
 
@@ -621,5 +655,54 @@ fn read_answers(socket: UnixStream) {
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    /// The agent's ends of the two sockets, and the program's.
+    fn sockets() -> ((UnixStream, UnixStream), (UnixStream, UnixStream)) {
+        let (answers, their_answers) = UnixStream::pair().unwrap();
+        let (requests, their_requests) = UnixStream::pair().unwrap();
+        ((answers, requests), (their_answers, their_requests))
+    }
+
+    #[test]
+    fn a_one_socket_keeper_that_closed_the_other_socket_is_told_apart() {
+        let ((answers, requests), (their_answers, mut their_requests)) = sockets();
+        their_requests.write_all(b"K").unwrap();
+        drop(their_answers);
+        let why = hello(&answers, &requests).unwrap_err();
+        assert!(matches!(why, Unserving::OneSocket), "{why}");
+    }
+
+    #[test]
+    fn a_program_that_wrote_something_else_and_ended_is_not_a_keeper() {
+        let ((answers, requests), (mut their_answers, their_requests)) = sockets();
+        their_answers.write_all(b"hello\n").unwrap();
+        drop(their_requests);
+        drop(their_answers);
+        let why = hello(&answers, &requests).unwrap_err();
+        assert!(matches!(why, Unserving::NotAKeeper), "{why}");
+    }
+
+    #[test]
+    fn a_program_that_ended_without_a_word_ended() {
+        let ((answers, requests), program) = sockets();
+        drop(program);
+        let why = hello(&answers, &requests).unwrap_err();
+        assert!(matches!(why, Unserving::Ended), "{why}");
+    }
+
+    #[test]
+    fn a_keeper_that_closed_its_requests_still_serves_by_its_hello() {
+        let ((answers, requests), (mut their_answers, their_requests)) = sockets();
+        drop(their_requests);
+        their_answers.write_all(&wire::HELLO).unwrap();
+        assert!(hello(&answers, &requests).is_ok());
     }
 }

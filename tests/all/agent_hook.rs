@@ -552,3 +552,40 @@ fn uninstall_after_the_agent_rewrote_its_file_says_the_entries_are_left() {
         stdout(&list)
     );
 }
+
+/// Run by `hook` itself (`--no-serve`), a plugin's warning goes to the resident process's
+/// log, as when that process runs it, not to the agent's stderr: there Claude Code gives a
+/// block's reason to its model, which gets the reason alone.
+#[test]
+fn a_plugins_log_records_go_to_the_log_and_the_agent_gets_the_reason_alone() {
+    let rig = Rig::new();
+    copy_to(&plugin("boundary"), &rig.user_hooks(), "libboundary.so");
+    let guard = r#"{"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": "echo 'the guard refuses' >&2; exit 2"}]}]}"#;
+    std::fs::write(rig.user_hooks().join("guard.json"), guard).unwrap();
+    let mut command = agent_hooks_tests::cli::command(
+        &rig.project(),
+        &rig.home(),
+        &["hook", "--agent", "claude", "--no-serve"],
+    );
+    command.env_remove("XDG_RUNTIME_DIR");
+    let out = agent_hooks_tests::cli::output_with(&mut command, &claude_pre(&rig.project(), "log"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "the guard refuses\n");
+    let run = rig.home().join(".cache/agent-hooks/run");
+    let folder = std::fs::read_dir(&run)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let log = std::fs::read_to_string(folder.join("serve.log")).unwrap();
+    let library = rig.user_hooks().join("libboundary.so");
+    assert_eq!(
+        log,
+        format!(
+            " WARN agent_hooks::plugin: from Host::log plugin={}\n",
+            library.display()
+        )
+    );
+}

@@ -560,3 +560,41 @@ fn the_agents_own_files_beside_its_settings_do_not_restart_warm_hooks() {
         "started again after the settings changed: {seen:?}"
     );
 }
+
+/// A plugin that logs a flood of warnings through the resident process: its log is kept
+/// under its limit (`AGENT_HOOKS_SERVE_LOG_LIMIT`), the older records moved to
+/// `serve.log.1` and the oldest dropped, the newest kept; the process goes on answering.
+#[test]
+fn its_log_stays_under_its_limit_and_keeps_the_newest_records() {
+    let rig = Rig::new();
+    agent_hooks_tests::copy_to(
+        &agent_hooks_tests::plugin("boundary"),
+        &rig.user_hooks(),
+        "libboundary.so",
+    );
+    let limit = 64 * 1024;
+    let hook = |command: &str| {
+        let mut hook = rig.command(&["hook", "--agent", "claude"]);
+        hook.env("AGENT_HOOKS_SERVE_LOG_LIMIT", limit.to_string());
+        agent_hooks_tests::cli::output_with(&mut hook, &pre("s", command))
+    };
+    // 40 warnings of some 4.1 KiB: 16 fill a file, so the first 16 are dropped.
+    let out = hook("shout 40 4000");
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    assert_eq!(err(&out), "");
+    let log = std::fs::read_to_string(rig.folder().join("serve.log")).unwrap();
+    let older = std::fs::read_to_string(rig.folder().join("serve.log.1")).unwrap();
+    for file in [&log, &older] {
+        assert!(file.len() <= limit + 8192, "{} bytes", file.len());
+    }
+    assert!(log.contains("shout 39 "), "the newest record is kept");
+    assert!(older.contains("shout 31 ") && !older.contains("shout 15 "));
+    assert!(!log.contains("shout 0 ") && !older.contains("shout 0 "));
+    let out = hook("ls");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "it goes on answering: {}",
+        err(&out)
+    );
+}

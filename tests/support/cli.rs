@@ -29,25 +29,28 @@ pub fn run(cwd: &Path, home: &Path, args: &[&str], stdin: Option<&str>) -> Outpu
     let mut command = command(cwd, home, args);
     let output = match stdin {
         None => command.output().expect("the program runs"),
-        Some(text) => {
-            use std::io::Write;
-            let mut child = command
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("the program runs");
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(text.as_bytes())
-                .unwrap();
-            child.wait_with_output().unwrap()
-        }
+        Some(text) => output_with(&mut command, text),
     };
     no_panic(&output);
     output
+}
+
+/// Runs `command` with `stdin` as its input, and gives its output.
+pub fn output_with(command: &mut Command, stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the program runs");
+    child
+        .stdin
+        .take()
+        .expect("its stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write its stdin");
+    child.wait_with_output().expect("wait for the program")
 }
 
 /// Runs the program with a stdin that stays open and never gets a byte (like a terminal

@@ -5,9 +5,8 @@
 //! [`Resident`] (through the resident process, with the environment that lets it start).
 
 use std::{
-    io::Write,
     path::{Path, PathBuf},
-    process::{Command, Output, Stdio},
+    process::{Command, Output},
 };
 
 use crate::{agent_hooks_bin, cli::run, temp_dir};
@@ -129,19 +128,6 @@ impl Resident for Rig {
     }
 
     fn hook(&self, payload: &str) -> Output {
-        let mut child = self
-            .command(&["hook", "--agent", "claude"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the program runs");
-        child
-            .stdin
-            .take()
-            .expect("its stdin")
-            .write_all(payload.as_bytes())
-            .expect("write its stdin");
-        child.wait_with_output().expect("wait for the program")
+        crate::cli::output_with(&mut self.command(&["hook", "--agent", "claude"]), payload)
     }
 }

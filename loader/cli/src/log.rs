@@ -1,4 +1,5 @@
-//! Plugins' log records (and the agent's), on stderr: `-v` and more show more.
+//! Plugins' log records (and the agent's), on stderr, or in the capped log file of `serve`
+//! and `hook` ([`crate::capped_log`]): `-v` and more show more.
 //!
 //! The writer is made at the first record, not at the start: most runs of the program (an
 //! event that finds no plugin) write none, and making it (its registry of spans) was about
@@ -11,7 +12,8 @@ use tracing::{
     level_filters::LevelFilter, span, subscriber::Interest, Event, Metadata, Subscriber,
 };
 
-/// Writes `tracing` records at the level `-v` asks for to stderr.
+/// Writes `tracing` records at the level `-v` asks for to stderr (or to the log file, once
+/// [`crate::capped_log::open`] was called).
 pub fn init(verbose: u8) {
     let level = match verbose {
         0 => LevelFilter::WARN,
@@ -38,7 +40,7 @@ impl Deferred {
                 Box::new(
                     tracing_subscriber::fmt()
                         .with_max_level(self.level)
-                        .with_writer(std::io::stderr)
+                        .with_writer(crate::capped_log::out)
                         .without_time()
                         .with_ansi(false)
                         .finish(),

@@ -13,6 +13,7 @@ macro_rules! outln {
 }
 
 mod bounded;
+mod capped_log;
 mod command;
 mod demo;
 mod doctor;

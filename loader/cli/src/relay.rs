@@ -37,6 +37,10 @@ pub const REPLY_LIMIT: usize = 32 << 20;
 /// The socket in [`folder`].
 pub const SOCKET: &str = "serve.sock";
 
+/// The resident process's log in [`folder`] (also that of `hook` calls that answer by
+/// themselves), kept under a size (`capped_log`).
+pub const LOG: &str = "serve.log";
+
 /// The lock that makes one resident process per folder.
 pub const LOCK: &str = "serve.lock";
 
@@ -230,7 +234,7 @@ fn start(folder: &Path, program: &Path) -> Result<(), String> {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(folder.join("serve.log"))
+        .open(folder.join(LOG))
         .map_err(|e| e.to_string())?;
     let mut command = Command::new(program);
     command.arg("serve");

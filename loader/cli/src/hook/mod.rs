@@ -55,6 +55,7 @@ pub fn run(common: &Common, args: &HookArgs) -> Outcome {
         }
     }
     let request = bytes.and_then(|b| Request::parse(&b, args.agent, args.event.as_deref()));
+    records_to_the_log();
     let mut reply = answer_here(common, args, request);
     if let Some(error) = fallback {
         reply.note(&format!(
@@ -62,6 +63,20 @@ pub fn run(common: &Common, args: &HookArgs) -> Outcome {
         ));
     }
     Ok(reply.deliver())
+}
+
+/// Sends the log records of the hooks run in this process to the resident process's log
+/// (kept under a size), where they go when it runs them, and not to the agent's stderr:
+/// that carries the answer, and some agents give it to their model (a block's reason).
+fn records_to_the_log() {
+    if let Ok((home, xdg)) = crate::relay::user() {
+        let folder = crate::relay::folder(&home, xdg.as_deref());
+        crate::capped_log::open(
+            &folder.join(crate::relay::LOG),
+            crate::capped_log::limit(),
+            false,
+        );
+    }
 }
 
 /// Runs `request` in this process and gives the agent's answer. A request that could not be

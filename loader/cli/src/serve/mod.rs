@@ -43,6 +43,7 @@ use std::{
 use agent_hooks::discover::TRUST_STORE_FILE;
 
 use crate::{
+    capped_log,
     emit::runtime,
     hook::{self, AgentName, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
     options::Outcome,
@@ -134,6 +135,12 @@ pub fn run(args: &ServeArgs) -> Outcome {
         .filter(|p| p.is_absolute());
     let folder = wire::folder(&home, xdg.as_deref());
     make_folder(&folder)?;
+    // Started by `hook`, its stderr is its log, kept under a size; started by hand, its
+    // stderr is left alone.
+    let log = folder.join(wire::LOG);
+    if capped_log::is_stderr(&log) {
+        capped_log::open(&log, capped_log::limit(), true);
+    }
     let lock_file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)

@@ -1,7 +1,7 @@
 //! What `hook` and the resident process say to each other (see [`crate::relay`], which the
 //! small relay program shares), and the header read as the options of a `hook` run.
 
-pub use crate::relay::{folder, Header, HEADER_LIMIT, LOCK, SOCKET, VERSION};
+pub use crate::relay::{folder, Header, HEADER_LIMIT, LOCK, LOG, SOCKET, VERSION};
 
 use crate::{hook::AgentName, options::Common};
 

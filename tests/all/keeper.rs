@@ -598,3 +598,58 @@ fn a_program_an_in_process_plugin_waits_for_does_not_outlive_an_agent_killed_by_
         );
     }
 }
+
+/// `doctor` says which keeper is in force: the subreaper keeper, the program itself, or the
+/// shell keeper, with the warning of a keeper program that does not serve as a problem (and
+/// exit code 1), in text and in JSON.
+#[test]
+fn doctor_says_which_keeper_is_in_force() {
+    let home = temp_dir();
+    let project = Project::new("repo");
+    let doctor = |host: Option<&std::path::Path>, json: bool| {
+        let mut args = vec!["doctor"];
+        if json {
+            args.push("--json");
+        }
+        let mut doctor = command(&project.root, home.path(), &args);
+        match host {
+            Some(program) => doctor.env("AGENT_HOOKS_PLUGIN_HOST", program),
+            None => doctor.env_remove("AGENT_HOOKS_PLUGIN_HOST"),
+        };
+        doctor.output().unwrap()
+    };
+    let program = agent_hooks_tests::agent_hooks_bin();
+    let out = doctor(None, false);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let lines = stdout(&out);
+    let line = format!(
+        "Keeper\n  the subreaper keeper ({}): whatever a hook starts ends with the agent\n",
+        program.display()
+    );
+    assert!(lines.contains(&line), "{lines}");
+    assert_eq!(
+        json_of(&doctor(None, true))["keeper"],
+        serde_json::json!({"keeper": "subreaper", "program": program})
+    );
+
+    let not_a_keeper = home.path().join("not-a-keeper");
+    std::fs::write(&not_a_keeper, "#!/bin/sh\necho hello\n").unwrap();
+    agent_hooks_tests::set_mode(&not_a_keeper, 0o755);
+    let out = doctor(Some(&not_a_keeper), false);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let lines = stdout(&out);
+    assert!(
+        lines.contains("Keeper\n  the shell keeper (the keeper program found does not serve (see Problems)): a process a hook starts ends with the agent only while it keeps AGENT_HOOKS_KEEPER in its environment (docs/keeper.md)\n"),
+        "{lines}"
+    );
+    let problem = format!(
+        "  ✗ the keeper of processes started for hooks did not start: {} is not a keeper (it wrote something other than a keeper's hello); the shell keeper runs instead",
+        not_a_keeper.display()
+    );
+    assert!(lines.contains(&problem), "{lines}");
+    let report = json_of(&doctor(Some(&not_a_keeper), true));
+    assert_eq!(report["keeper"]["keeper"], "shell");
+    assert!(report["keeper"]["unserved"]
+        .as_str()
+        .is_some_and(|w| w.contains("is not a keeper")));
+}

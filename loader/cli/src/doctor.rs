@@ -4,6 +4,7 @@ use std::{os::unix::fs::PermissionsExt, path::Path, process::ExitCode};
 
 use agent_hooks::{
     command_hook::{CommandEvent, CommandHook, Dialect, Exit2, Matcher, Severity, ToolNames},
+    isolation::{keeper_in_force, KeeperInForce},
     LoadError,
 };
 use serde_json::json;
@@ -255,6 +256,38 @@ fn deliberate_note(hook: &CommandHook) -> Option<String> {
 }
 
 /// `agent-hooks doctor`.
+/// Which keeper ends a hook's processes with the agent (docs/keeper.md): its line, its
+/// JSON, and the warning of a keeper program that does not serve (a problem to fix).
+fn keeper() -> (String, serde_json::Value, Option<String>) {
+    match keeper_in_force() {
+        KeeperInForce::Subreaper { program } => (
+            format!(
+                "the subreaper keeper ({}): whatever a hook starts ends with the agent",
+                program.display()
+            ),
+            json!({"keeper": "subreaper", "program": program}),
+            None,
+        ),
+        KeeperInForce::Shell { unserved } => {
+            let found = if unserved.is_some() {
+                "the keeper program found does not serve (see Problems)"
+            } else {
+                "no keeper program was found"
+            };
+            (
+                format!("the shell keeper ({found}): a process a hook starts ends with the agent only while it keeps AGENT_HOOKS_KEEPER in its environment (docs/keeper.md)"),
+                json!({"keeper": "shell", "unserved": unserved}),
+                unserved,
+            )
+        }
+        _ => (
+            "none: a hook's processes end when the agent kills their process group (docs/keeper.md)".into(),
+            json!({"keeper": "none"}),
+            None,
+        ),
+    }
+}
+
 pub fn run(common: &Common, tools: &[String]) -> Outcome {
     let session = Session::open(common)?;
     let tools: Vec<String> = if tools.is_empty() {
@@ -324,12 +357,15 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
         .chain(commands.hooks().filter_map(deliberate_note))
         .collect();
     notes.dedup();
+    let (keeper_line, keeper_json, keeper_problem) = keeper();
+    problems.extend(keeper_problem);
 
     let mut report = list::report(&session);
     if common.json {
         report["problems"] = json!(problems);
         report["notes"] = json!(notes);
         report["agents"] = crate::install::wired_json(common);
+        report["keeper"] = keeper_json;
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         let style = Style::for_stdout();
@@ -338,6 +374,8 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
         for line in crate::install::wired_lines(common) {
             outln!("{line}");
         }
+        outln!("Keeper");
+        outln!("  {keeper_line}");
         outln!();
         if problems.is_empty() {
             outln!("{}", style.ok("No problems found."));

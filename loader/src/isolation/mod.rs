@@ -41,4 +41,6 @@ pub use crate::remote::{
     Isolation, Limits, PluginSettings, ProcessState, CRASH_LIMIT, CRASH_WINDOW,
     DEFAULT_ADDRESS_SPACE, DEFAULT_OPEN_FILES, MAX_EXECS, PLUGIN_HOST_ENV, STDERR_LOG,
 };
-pub use crate::supervisor::{DEFAULT_HOOK_MEMORY_MIB, HOOK_MEMORY_ENV};
+pub use crate::supervisor::{
+    keeper_in_force, KeeperInForce, DEFAULT_HOOK_MEMORY_MIB, HOOK_MEMORY_ENV,
+};

@@ -51,6 +51,7 @@ pub(crate) use blocking::{
 };
 use capture::Captured;
 pub use group::ProcessGroup;
+pub use keeper::{keeper_in_force, KeeperInForce};
 pub use memory::{DEFAULT_HOOK_MEMORY_MIB, HOOK_MEMORY_ENV};
 
 /// The shell that runs a command hook's command (`sh -c <command>`): named by its path, as

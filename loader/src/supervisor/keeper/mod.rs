@@ -186,10 +186,51 @@ enum Mode {
 struct Keeper {
     token: String,
     mode: Mode,
+    /// Why the keeper program found did not serve, when it did not.
+    unserved: Option<String>,
+}
+
+/// Which keeper ends the processes started for hooks when the agent ends
+/// (`docs/keeper.md`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeeperInForce {
+    /// The subreaper keeper, `program` started again: whatever a hook starts ends with the
+    /// agent.
+    Subreaper {
+        /// The program that serves as keeper.
+        program: std::path::PathBuf,
+    },
+    /// The shell keeper: a process ends with the agent while it keeps the agent's mark in
+    /// its environment. `unserved`: why the keeper program found did not serve (the
+    /// warning the agent logged); `None` when no program was found.
+    Shell {
+        /// The warning, when a program was found and did not serve.
+        unserved: Option<String>,
+    },
+    /// No keeper (not Linux, or neither keeper could start): a hook's processes end when
+    /// the agent kills their group.
+    None,
+}
+
+/// The keeper in force in this process, started now if it has not started yet.
+pub fn keeper_in_force() -> KeeperInForce {
+    let keeper = keeper();
+    match &keeper.mode {
+        Mode::Subreaper(subreaper) => KeeperInForce::Subreaper {
+            program: subreaper.program.clone(),
+        },
+        Mode::Token(_) => KeeperInForce::Shell {
+            unserved: keeper.unserved.clone(),
+        },
+        Mode::None => KeeperInForce::None,
+    }
 }
 
 /// The agent's side of a subreaper keeper.
 struct Subreaper {
+    /// The program that serves as keeper.
+    program: std::path::PathBuf,
     /// The socket, and the number the next request gets (its place in the keeper's order).
     requests: Mutex<(UnixStream, u64)>,
     /// How the processes it started ended, until taken; and which still run.
@@ -229,6 +270,7 @@ fn keeper() -> &'static Keeper {
             .map(|d| d.as_nanos())
             .unwrap_or_default();
         let token = format!("{}-{nanos}", std::process::id());
+        let mut said = None;
         let mode = if !cfg!(target_os = "linux") {
             Mode::None
         } else {
@@ -237,12 +279,17 @@ fn keeper() -> &'static Keeper {
                 Err(unserved) => {
                     if let Some(unserved) = unserved {
                         tracing::warn!("{unserved}");
+                        said = Some(unserved.to_string());
                     }
                     token::start(&token).map_or(Mode::None, Mode::Token)
                 }
             }
         };
-        Keeper { token, mode }
+        Keeper {
+            token,
+            mode,
+            unserved: said,
+        }
     })
 }
 
@@ -528,6 +575,7 @@ impl Subreaper {
             .spawn(move || read_answers(answers))
             .map_err(|e| unserved(e.into()))?;
         Ok(Self {
+            program,
             requests: Mutex::new((requests, 0)),
             ended: Mutex::new(Registry::default()),
             changed: Condvar::new(),

@@ -140,6 +140,67 @@ fn the_activity_record_of_one_event_is_bounded_and_says_what_it_dropped() {
     );
 }
 
+/// The same flood from a thread of the plugin after its call returned, between calls: the
+/// agent gets the first 1,000 (what a hook sends until its next call counts with its last
+/// one), the flood is reported once, and the plugin answers its next call, in the agent's
+/// process and in a process of its own.
+#[test]
+fn a_flood_of_messages_between_calls_is_bounded_and_reported_once() {
+    use agent_hooks::{abi::prelude::*, load_hooks_with, HookRunner, LoadOptions};
+    use std::{
+        sync::{Arc, Mutex},
+        time::{Duration, Instant},
+    };
+    for isolated in [false, true] {
+        let dir = temp_dir();
+        let mut options = if isolated {
+            LoadOptions::isolated()
+        } else {
+            LoadOptions::in_process()
+        };
+        options.plugin_host = Some(agent_hooks_tests::agent_hooks_bin());
+        let library = agent_hooks_tests::plugin("hostile");
+        let loaded = load_hooks_with([s(&library)], dir.path(), &options);
+        assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+        let runner = HookRunner::new(loaded.hooks, dir.path());
+        let agent = Arc::new(agent_hooks_tests::RecordingAgent::default());
+        runner.attach(agent.clone());
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        runner.on_error(move |e| sink.lock().unwrap().push(e.message.clone()));
+        let flood = ToolCallEvent::new(
+            "exec",
+            "call-1",
+            serde_json::json!({"fault": "message_flood_later", "count": 1500, "size": 1000}),
+        );
+        let outcome = runner.emit_blocking(&flood).unwrap();
+        assert!(!outcome.block);
+        let started = Instant::now();
+        while errors.lock().unwrap().is_empty() && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // The rest of the flood, dropped, has time to come.
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(
+            agent.messages.lock().unwrap().len(),
+            1000,
+            "isolated: {isolated}"
+        );
+        assert_eq!(
+            *errors.lock().unwrap(),
+            ["a hook sent more than 1000 messages and entries, or 16 MiB of them, from one call; the rest of this call's are dropped (send fewer, or batch them into one)"],
+            "isolated: {isolated}"
+        );
+        let next = ToolCallEvent::new("exec", "call-2", serde_json::json!({"fault": "none"}));
+        let outcome = runner.emit_blocking(&next).unwrap();
+        assert!(
+            outcome.input.is_some_and(|input| input["pid"].is_u64()),
+            "isolated: {isolated}: the plugin answers its next call"
+        );
+        assert_eq!(errors.lock().unwrap().len(), 1);
+    }
+}
+
 /// A plugin that sends 1,500 messages of 1 KB from one handler, in the agent's process and
 /// in a process of its own: the agent gets the first 1,000, the flood is reported once, and
 /// the next call may send again.

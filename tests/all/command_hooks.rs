@@ -171,6 +171,39 @@ async fn a_hook_printing_100_mib_is_cut_at_the_cap_and_reported() {
     );
 }
 
+/// The same under `emit_blocking`, which waits on the calling thread's own runtime (here a
+/// thread with no runtime): the output is cut at the same cap, the hook is not blocked by a
+/// full pipe, and the cut is reported.
+#[test]
+fn a_hook_printing_100_mib_under_emit_blocking_is_cut_at_the_cap_and_reported() {
+    let project = Project::new("p");
+    let file = hooks_file(
+        &project,
+        "hooks.json",
+        "UserPromptSubmit",
+        "",
+        &["head -c 104857600 /dev/zero | tr '\\0' 'a'"],
+    );
+    let rig = CommandRig::new(&project.root, &[file]);
+    let started = Instant::now();
+    let outcome = rig
+        .runner
+        .emit_blocking(&BeforeAgentStartEvent::default().prompt("hi").images(vec![]))
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(outcome.context.len(), 1);
+    assert_eq!(outcome.context[0].len(), OUTPUT_CAP);
+    assert!(rig.reports.lock().unwrap()[0].stdout_truncated);
+    assert_eq!(
+        rig.error_messages(),
+        ["`head -c 104857600 /dev/zero | tr '\\0' 'a'` its stdout was longer than 1 MiB; the rest was dropped"]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exit_127_is_a_reported_error_not_a_silent_pass() {
     let project = Project::new("p");

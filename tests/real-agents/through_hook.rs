@@ -241,6 +241,54 @@ fn a_native_plugin_blocks_the_command_and_the_model_is_told_why() {
     );
 }
 
+/// A plugin's warning is not the model's business: with the hooks run in the `hook` process
+/// itself (`--no-serve` on the entry), a plugin that logs a warning and a guard that blocks
+/// (exit 2, whose stderr Claude Code gives its model) leave the model told the guard's
+/// reason and not the warning, which is in the resident process's log.
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn a_plugins_warning_goes_to_the_log_and_the_model_is_told_the_reason_alone() {
+    let s = claude_session("log", |run| {
+        let settings = run.project().join(".claude/settings.json");
+        let entry = std::fs::read_to_string(&settings).expect("installed");
+        let no_serve = entry.replace(" --agent claude", " --agent claude --no-serve");
+        assert_ne!(entry, no_serve, "{entry}");
+        std::fs::write(&settings, no_serve).expect("write the settings");
+        agent_hooks_tests::copy_to(
+            &agent_hooks_tests::plugin("boundary"),
+            &user_hooks(run),
+            "libboundary.so",
+        );
+        let guard = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+            "command": "echo 'the guard refuses log' >&2; exit 2"}]}]});
+        std::fs::write(user_hooks(run).join("guard.json"), guard.to_string())
+            .expect("write the guard");
+    });
+    assert!(
+        s.told
+            .last()
+            .is_some_and(|t| t.contains("the guard refuses log")),
+        "the model was not told the reason: {}",
+        s.describe()
+    );
+    assert!(
+        !s.told("from Host::log") && !s.told("WARN"),
+        "the model was told the plugin's warning: {}",
+        s.describe()
+    );
+    let run_folder = s.run.home().join(".cache/agent-hooks/run");
+    let log = std::fs::read_dir(&run_folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| std::fs::read_to_string(entry.path().join("serve.log")).ok())
+        .collect::<String>();
+    assert!(
+        log.contains("WARN agent_hooks::plugin: from Host::log"),
+        "not in the log: {log:?}"
+    );
+}
+
 /// A long-running Python guard (persistent) that rewrites `original` into `rewritten`.
 const REWRITER: &str = r#"import json, sys
 def send(m):

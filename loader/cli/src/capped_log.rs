@@ -1,7 +1,7 @@
 //! The log file of `serve` and `hook` (`serve.log`), kept under a size: a plugin that logs a
 //! warning on every event, or floods, would otherwise fill the disk through a resident
 //! process that runs for days. Past its limit the file becomes `serve.log.1` (replacing the
-//! one before) and a new one starts, so the two hold at most twice the limit and the newest
+//! one before) and a new one starts, so the two hold about twice the limit and the newest
 //! records are kept.
 //!
 //! Several processes write the file (the resident process, and `hook` calls that answer by

@@ -563,7 +563,8 @@ fn the_agents_own_files_beside_its_settings_do_not_restart_warm_hooks() {
 
 /// A plugin that logs a flood of warnings through the resident process: its log is kept
 /// under its limit (`AGENT_HOOKS_SERVE_LOG_LIMIT`), the older records moved to
-/// `serve.log.1` and the oldest dropped, the newest kept; the process goes on answering.
+/// `serve.log.1` and the oldest dropped, the newest kept; the process goes on answering,
+/// and `doctor` says it is up and where its log is.
 #[test]
 fn its_log_stays_under_its_limit_and_keeps_the_newest_records() {
     let rig = Rig::new();
@@ -597,4 +598,17 @@ fn its_log_stays_under_its_limit_and_keeps_the_newest_records() {
         "it goes on answering: {}",
         err(&out)
     );
+    let mut doctor = rig.command(&["doctor"]);
+    doctor.env("AGENT_HOOKS_SERVE_LOG_LIMIT", limit.to_string());
+    let doctor = String::from_utf8_lossy(&doctor.output().unwrap().stdout).into_owned();
+    let size = std::fs::metadata(rig.folder().join("serve.log"))
+        .unwrap()
+        .len();
+    let expected = format!(
+        "  resident process: up, on {}\n  its log: {} ({} KiB, kept under 64 KiB)\n",
+        rig.folder().join("serve.sock").display(),
+        rig.folder().join("serve.log").display(),
+        size.div_ceil(1024)
+    );
+    assert!(doctor.contains(&expected), "{doctor}");
 }

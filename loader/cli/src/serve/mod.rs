@@ -533,7 +533,8 @@ fn handle(
     reply
 }
 
-/// Whether this user's resident process is up, for `list` and `doctor`.
+/// Whether this user's resident process is up, and where its log is, for `list` and
+/// `doctor`.
 pub fn status_line() -> String {
     let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
         return "  resident process: unknown (HOME is not set)".into();
@@ -541,11 +542,21 @@ pub fn status_line() -> String {
     let xdg = std::env::var_os("XDG_CONFIG_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute());
-    let socket = wire::folder(&home, xdg.as_deref()).join(wire::SOCKET);
+    let folder = wire::folder(&home, xdg.as_deref());
+    let socket = folder.join(wire::SOCKET);
     let mut line = match UnixStream::connect(&socket) {
         Ok(_) => format!("  resident process: up, on {}", socket.display()),
         Err(_) => "  resident process: not running (the next `agent-hooks hook` starts it)".into(),
     };
+    let log = folder.join(wire::LOG);
+    if let Ok(meta) = std::fs::metadata(&log) {
+        line.push_str(&format!(
+            "\n  its log: {} ({} KiB, kept under {} KiB)",
+            log.display(),
+            meta.len().div_ceil(1024),
+            capped_log::limit() >> 10
+        ));
+    }
     let config_dir = match &xdg {
         Some(xdg) => xdg.join("agent-hooks"),
         None => home.join(".config/agent-hooks"),

@@ -881,4 +881,91 @@ mod tests {
             }
         }
     }
+
+    /// The agent's side under calls at once, as a connection uses it: a reader thread that
+    /// routes each answer to its call, and calls that lead when they are the only one
+    /// outstanding (reading their own answer for a moment, leaving any other for the
+    /// thread). Eight callers, over and over, answered at once or a little later: every
+    /// call gets its answer, none waits for the next write.
+    #[test]
+    fn calls_at_once_each_get_their_answer_whoever_reads_it() {
+        use std::{
+            collections::HashMap,
+            io::BufRead,
+            sync::mpsc::{channel, Sender},
+        };
+        let (read, write) = std::io::pipe().expect("a pipe");
+        let inbound = Arc::new(Inbound::new(OwnedFd::from(read), Readers::ThreadAndLeaders));
+        let calls: Arc<Mutex<HashMap<u64, Sender<()>>>> = Arc::default();
+        // The reader thread: routes each line (a call's id) to its call.
+        let (reading, routes) = (inbound.clone(), calls.clone());
+        std::thread::spawn(move || loop {
+            let mut stream = reading.turn();
+            loop {
+                let mut line = String::new();
+                if stream.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                if let Ok(id) = line.trim().parse::<u64>() {
+                    if let Some(call) = routes.lock_unpoisoned().get(&id) {
+                        let _ = call.send(());
+                    }
+                }
+                if stream.buffered().is_empty() {
+                    break;
+                }
+            }
+            reading.give_back(stream);
+        });
+        // The other process: answers each call, every third a little later.
+        let (ask, asked) = channel::<u64>();
+        std::thread::spawn(move || {
+            let mut write = write;
+            for id in asked {
+                if id % 3 == 0 {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+                if write.write_all(format!("{id}\n").as_bytes()).is_err() {
+                    return;
+                }
+            }
+        });
+        for round in 0..300u64 {
+            let callers: Vec<_> = (0..8u64)
+                .map(|i| {
+                    let (inbound, calls, ask) = (inbound.clone(), calls.clone(), ask.clone());
+                    std::thread::spawn(move || {
+                        let id = round * 8 + i;
+                        let (answered, answer) = channel();
+                        let only = {
+                            let mut calls = calls.lock_unpoisoned();
+                            calls.insert(id, answered);
+                            calls.len() == 1
+                        };
+                        let lead = inbound.lead(only);
+                        let _ = ask.send(id);
+                        let mut done = false;
+                        if let Some(mut lead) = lead {
+                            let until = Instant::now() + Duration::from_millis(1);
+                            if let Next::Message(bytes, taken) = lead.next(Cut::Line, until) {
+                                if bytes == id.to_string().as_bytes() {
+                                    lead.consume(taken);
+                                    done = true;
+                                }
+                            }
+                        }
+                        let done = done || answer.recv_timeout(Duration::from_secs(2)).is_ok();
+                        calls.lock_unpoisoned().remove(&id);
+                        done
+                    })
+                })
+                .collect();
+            for caller in callers {
+                assert!(
+                    caller.join().unwrap_or(false),
+                    "round {round}: a call got no answer"
+                );
+            }
+        }
+    }
 }

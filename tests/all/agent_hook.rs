@@ -572,14 +572,7 @@ fn a_plugins_log_records_go_to_the_log_and_the_agent_gets_the_reason_alone() {
     let out = agent_hooks_tests::cli::output_with(&mut command, &claude_pre(&rig.project(), "log"));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert_eq!(stderr(&out), "the guard refuses\n");
-    let run = rig.home().join(".cache/agent-hooks/run");
-    let folder = std::fs::read_dir(&run)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let log = std::fs::read_to_string(folder.join("serve.log")).unwrap();
+    let log = std::fs::read_to_string(rig.resident_folder().join("serve.log")).unwrap();
     let library = rig.user_hooks().join("libboundary.so");
     assert_eq!(
         log,

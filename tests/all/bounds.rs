@@ -140,34 +140,57 @@ fn the_activity_record_of_one_event_is_bounded_and_says_what_it_dropped() {
     );
 }
 
+/// The `hostile` plugin loaded in a plugin process (`isolated`) or in the agent's process,
+/// with a recording agent attached and the runner's error messages collected.
+struct Hostile {
+    _dir: tempfile::TempDir,
+    runner: agent_hooks::HookRunner,
+    agent: std::sync::Arc<agent_hooks_tests::RecordingAgent>,
+    errors: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+fn hostile(isolated: bool) -> Hostile {
+    use agent_hooks::{load_hooks_with, HookRunner, LoadOptions};
+    use std::sync::{Arc, Mutex};
+    let dir = temp_dir();
+    let mut options = if isolated {
+        LoadOptions::isolated()
+    } else {
+        LoadOptions::in_process()
+    };
+    options.plugin_host = Some(agent_hooks_tests::agent_hooks_bin());
+    let library = agent_hooks_tests::plugin("hostile");
+    let loaded = load_hooks_with([s(&library)], dir.path(), &options);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let runner = HookRunner::new(loaded.hooks, dir.path());
+    let agent = Arc::new(agent_hooks_tests::RecordingAgent::default());
+    runner.attach(agent.clone());
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let sink = errors.clone();
+    runner.on_error(move |e| sink.lock().unwrap().push(e.message.clone()));
+    Hostile {
+        _dir: dir,
+        runner,
+        agent,
+        errors,
+    }
+}
+
 /// The same flood from a thread of the plugin after its call returned, between calls: the
 /// agent gets the first 1,000 (what a hook sends until its next call counts with its last
 /// one), the flood is reported once, and the plugin answers its next call, in the agent's
 /// process and in a process of its own.
 #[test]
 fn a_flood_of_messages_between_calls_is_bounded_and_reported_once() {
-    use agent_hooks::{abi::prelude::*, load_hooks_with, HookRunner, LoadOptions};
-    use std::{
-        sync::{Arc, Mutex},
-        time::{Duration, Instant},
-    };
+    use agent_hooks::abi::prelude::*;
+    use std::time::{Duration, Instant};
     for isolated in [false, true] {
-        let dir = temp_dir();
-        let mut options = if isolated {
-            LoadOptions::isolated()
-        } else {
-            LoadOptions::in_process()
-        };
-        options.plugin_host = Some(agent_hooks_tests::agent_hooks_bin());
-        let library = agent_hooks_tests::plugin("hostile");
-        let loaded = load_hooks_with([s(&library)], dir.path(), &options);
-        assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
-        let runner = HookRunner::new(loaded.hooks, dir.path());
-        let agent = Arc::new(agent_hooks_tests::RecordingAgent::default());
-        runner.attach(agent.clone());
-        let errors = Arc::new(Mutex::new(Vec::new()));
-        let sink = errors.clone();
-        runner.on_error(move |e| sink.lock().unwrap().push(e.message.clone()));
+        let Hostile {
+            _dir,
+            runner,
+            agent,
+            errors,
+        } = hostile(isolated);
         let flood = ToolCallEvent::new(
             "exec",
             "call-1",
@@ -206,25 +229,14 @@ fn a_flood_of_messages_between_calls_is_bounded_and_reported_once() {
 /// the next call may send again.
 #[test]
 fn a_flood_of_messages_from_one_handler_is_bounded_and_reported_once() {
-    use agent_hooks::{abi::prelude::*, load_hooks_with, HookRunner, LoadOptions};
-    use std::sync::{Arc, Mutex};
+    use agent_hooks::abi::prelude::*;
     for isolated in [false, true] {
-        let dir = temp_dir();
-        let mut options = if isolated {
-            LoadOptions::isolated()
-        } else {
-            LoadOptions::in_process()
-        };
-        options.plugin_host = Some(agent_hooks_tests::agent_hooks_bin());
-        let library = agent_hooks_tests::plugin("hostile");
-        let loaded = load_hooks_with([s(&library)], dir.path(), &options);
-        assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
-        let runner = HookRunner::new(loaded.hooks, dir.path());
-        let agent = Arc::new(agent_hooks_tests::RecordingAgent::default());
-        runner.attach(agent.clone());
-        let errors = Arc::new(Mutex::new(Vec::new()));
-        let sink = errors.clone();
-        runner.on_error(move |e| sink.lock().unwrap().push(e.message.clone()));
+        let Hostile {
+            _dir,
+            runner,
+            agent,
+            errors,
+        } = hostile(isolated);
         let flood = ToolCallEvent::new(
             "exec",
             "call-1",

@@ -139,8 +139,8 @@ async fn a_timeout_kills_the_whole_group_even_one_that_ignores_sigterm() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hook_printing_100_mib_is_cut_at_the_cap_and_reported() {
+/// A project whose UserPromptSubmit hook prints 100 MiB.
+fn printing_100_mib() -> (Project, CommandRig) {
     let project = Project::new("p");
     let file = hooks_file(
         &project,
@@ -150,25 +150,35 @@ async fn a_hook_printing_100_mib_is_cut_at_the_cap_and_reported() {
         &["head -c 104857600 /dev/zero | tr '\\0' 'a'"],
     );
     let rig = CommandRig::new(&project.root, &[file]);
+    (project, rig)
+}
+
+/// What [`printing_100_mib`]'s emit gave: its output cut at the cap, soon, and reported.
+fn cut_at_the_cap(rig: &CommandRig, context: &[String], started: Instant) {
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(context.len(), 1);
+    assert_eq!(context[0].len(), OUTPUT_CAP);
+    assert!(rig.reports.lock().unwrap()[0].stdout_truncated);
+    assert_eq!(
+        rig.error_messages(),
+        ["`head -c 104857600 /dev/zero | tr '\\0' 'a'` its stdout was longer than 1 MiB; the rest was dropped"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_printing_100_mib_is_cut_at_the_cap_and_reported() {
+    let (_project, rig) = printing_100_mib();
     let started = Instant::now();
     let outcome = rig
         .runner
         .emit(&BeforeAgentStartEvent::default().prompt("hi").images(vec![]))
         .await
         .unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "took {:?}",
-        started.elapsed()
-    );
-    assert_eq!(outcome.context.len(), 1);
-    assert_eq!(outcome.context[0].len(), OUTPUT_CAP);
-    let report = rig.reports.lock().unwrap()[0].clone();
-    assert!(report.stdout_truncated);
-    assert_eq!(
-        rig.error_messages(),
-        ["`head -c 104857600 /dev/zero | tr '\\0' 'a'` its stdout was longer than 1 MiB; the rest was dropped"]
-    );
+    cut_at_the_cap(&rig, &outcome.context, started);
 }
 
 /// The same under `emit_blocking`, which waits on the calling thread's own runtime (here a
@@ -176,32 +186,13 @@ async fn a_hook_printing_100_mib_is_cut_at_the_cap_and_reported() {
 /// full pipe, and the cut is reported.
 #[test]
 fn a_hook_printing_100_mib_under_emit_blocking_is_cut_at_the_cap_and_reported() {
-    let project = Project::new("p");
-    let file = hooks_file(
-        &project,
-        "hooks.json",
-        "UserPromptSubmit",
-        "",
-        &["head -c 104857600 /dev/zero | tr '\\0' 'a'"],
-    );
-    let rig = CommandRig::new(&project.root, &[file]);
+    let (_project, rig) = printing_100_mib();
     let started = Instant::now();
     let outcome = rig
         .runner
         .emit_blocking(&BeforeAgentStartEvent::default().prompt("hi").images(vec![]))
         .unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "took {:?}",
-        started.elapsed()
-    );
-    assert_eq!(outcome.context.len(), 1);
-    assert_eq!(outcome.context[0].len(), OUTPUT_CAP);
-    assert!(rig.reports.lock().unwrap()[0].stdout_truncated);
-    assert_eq!(
-        rig.error_messages(),
-        ["`head -c 104857600 /dev/zero | tr '\\0' 'a'` its stdout was longer than 1 MiB; the rest was dropped"]
-    );
+    cut_at_the_cap(&rig, &outcome.context, started);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

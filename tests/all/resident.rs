@@ -17,27 +17,16 @@ use agent_hooks_tests::{
 };
 use serde_json::json;
 
-/// The resident process's own folder and log, for a rig whose `hook` calls started it.
+/// The resident process's log, for a rig whose `hook` calls started it.
 trait Served {
-    /// Its folder (one user folder under the cache).
-    fn folder(&self) -> PathBuf;
     /// The pids its log says it started as.
     fn serve_pids(&self) -> Vec<String>;
 }
 
 impl Served for Rig {
-    fn folder(&self) -> PathBuf {
-        let run = self.home().join(".cache/agent-hooks/run");
-        let entry = std::fs::read_dir(&run)
-            .unwrap()
-            .next()
-            .expect("a folder for the user")
-            .unwrap();
-        entry.path()
-    }
-
     fn serve_pids(&self) -> Vec<String> {
-        let log = std::fs::read_to_string(self.folder().join("serve.log")).unwrap_or_default();
+        let log =
+            std::fs::read_to_string(self.resident_folder().join("serve.log")).unwrap_or_default();
         log.lines()
             .filter_map(|l| l.strip_prefix("agent-hooks serve: pid "))
             .filter_map(|l| l.split(' ').next())
@@ -110,7 +99,7 @@ fn the_first_hook_starts_it_and_the_next_events_reuse_its_warm_hooks() {
         "one guard process served the four events: {seen:?}"
     );
     assert_eq!(rig.serve_pids().len(), 1);
-    let mode = std::fs::metadata(rig.folder())
+    let mode = std::fs::metadata(rig.resident_folder())
         .unwrap()
         .permissions()
         .mode();
@@ -144,7 +133,7 @@ fn one_resident_process_whatever_the_race() {
         assert_eq!(out.status.code(), Some(0), "{}", err(&out));
     }
     std::thread::sleep(Duration::from_millis(300));
-    let log = std::fs::read_to_string(rig.folder().join("serve.log")).unwrap();
+    let log = std::fs::read_to_string(rig.resident_folder().join("serve.log")).unwrap();
     let listening = log.matches("listening on").count();
     assert_eq!(listening, 1, "{log}");
 }
@@ -195,7 +184,7 @@ fn a_changed_hooks_file_is_seen_on_the_next_event() {
 fn a_malformed_request_gets_an_error_and_the_process_goes_on() {
     let rig = Rig::new();
     assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
-    let socket = rig.folder().join("serve.sock");
+    let socket = rig.resident_folder().join("serve.sock");
     for garbage in [&b"not json\n"[..], b"{\"v\": 99}\n", &[b'x'; 70_000][..]] {
         let mut stream = UnixStream::connect(&socket).unwrap();
         let _ = stream.write_all(garbage);
@@ -229,7 +218,7 @@ fn killed_mid_call_the_hook_answers_itself_and_says_so() {
     std::fs::write(rig.user_hooks().join("slow-guard.json"), hooks.to_string()).unwrap();
     assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
     let pid = rig.serve_pids()[0].clone();
-    let folder = rig.folder();
+    let folder = rig.resident_folder();
     let killer = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(400));
         kill(&pid);
@@ -388,7 +377,7 @@ fn a_change_that_keeps_the_time_and_size_is_seen_by_watching() {
     assert_eq!(out.status.code(), Some(2), "{}", err(&out));
     assert!(err(&out).contains("guard 2"), "{}", err(&out));
     assert_eq!(rig.serve_pids().len(), 1, "no restart");
-    let log = std::fs::read_to_string(rig.folder().join("serve.log")).unwrap();
+    let log = std::fs::read_to_string(rig.resident_folder().join("serve.log")).unwrap();
     assert!(!log.contains("file watching is off"), "{log}");
 }
 
@@ -418,7 +407,7 @@ fn without_watching_a_changed_file_is_still_seen_and_the_log_says_so() {
     std::fs::write(rig.user_hooks().join("new.json"), guard.to_string()).unwrap();
     let out = run(&pre("s", "ls"));
     assert_eq!(out.status.code(), Some(2), "{}", err(&out));
-    let log = std::fs::read_to_string(rig.folder().join("serve.log")).unwrap();
+    let log = std::fs::read_to_string(rig.resident_folder().join("serve.log")).unwrap();
     assert!(log.contains("file watching is off"), "{log}");
 }
 
@@ -583,8 +572,8 @@ fn its_log_stays_under_its_limit_and_keeps_the_newest_records() {
     let out = hook("shout 40 4000");
     assert_eq!(out.status.code(), Some(0), "{}", err(&out));
     assert_eq!(err(&out), "");
-    let log = std::fs::read_to_string(rig.folder().join("serve.log")).unwrap();
-    let older = std::fs::read_to_string(rig.folder().join("serve.log.1")).unwrap();
+    let log = std::fs::read_to_string(rig.resident_folder().join("serve.log")).unwrap();
+    let older = std::fs::read_to_string(rig.resident_folder().join("serve.log.1")).unwrap();
     for file in [&log, &older] {
         assert!(file.len() <= limit + 8192, "{} bytes", file.len());
     }
@@ -601,13 +590,13 @@ fn its_log_stays_under_its_limit_and_keeps_the_newest_records() {
     let mut doctor = rig.command(&["doctor"]);
     doctor.env("AGENT_HOOKS_SERVE_LOG_LIMIT", limit.to_string());
     let doctor = String::from_utf8_lossy(&doctor.output().unwrap().stdout).into_owned();
-    let size = std::fs::metadata(rig.folder().join("serve.log"))
+    let size = std::fs::metadata(rig.resident_folder().join("serve.log"))
         .unwrap()
         .len();
     let expected = format!(
         "  resident process: up, on {}\n  its log: {} ({} KiB, kept under 64 KiB)\n",
-        rig.folder().join("serve.sock").display(),
-        rig.folder().join("serve.log").display(),
+        rig.resident_folder().join("serve.sock").display(),
+        rig.resident_folder().join("serve.log").display(),
         size.div_ceil(1024)
     );
     assert!(doctor.contains(&expected), "{doctor}");

@@ -60,6 +60,18 @@ impl Rig {
         path
     }
 
+    /// The resident process's folder (its socket and `serve.log`) for this home, once a
+    /// `hook` call made it (`XDG_RUNTIME_DIR` unset: under the home's cache).
+    pub fn resident_folder(&self) -> PathBuf {
+        let run = self.home().join(".cache/agent-hooks/run");
+        std::fs::read_dir(&run)
+            .expect("the resident process's folders")
+            .next()
+            .expect("a folder for the user")
+            .expect("its entry")
+            .path()
+    }
+
     /// The program with `args`, as [`cli::run`] runs it (no stdin).
     pub fn run(&self, args: &[&str]) -> Output {
         run(&self.project(), &self.home(), args, None)

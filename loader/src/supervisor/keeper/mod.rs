@@ -124,11 +124,7 @@ fn hello(answers: &UnixStream, requests: &UnixStream) -> Result<(), Unserving> {
                             PollTimeout::ZERO,
                         )
                         .is_ok_and(|n| n > 0);
-                    let why = if written {
-                        one_socket_hello(requests)
-                    } else {
-                        None
-                    };
+                    let why = written.then(|| one_socket_hello(requests)).flatten();
                     return Err(why.unwrap_or(Unserving::Ended));
                 }
                 Ok(_) => said.push(byte[0]),
@@ -149,13 +145,16 @@ fn hello(answers: &UnixStream, requests: &UnixStream) -> Result<(), Unserving> {
 /// what it wrote on `answers` still says what it is).
 fn one_socket_hello(requests: &UnixStream) -> Option<Unserving> {
     let mut byte = [0];
-    loop {
-        return match (&*requests).read(&mut byte) {
-            Ok(1) if byte[0] == wire::HELLO[0] => Some(Unserving::OneSocket),
-            Ok(0) => None,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            _ => Some(Unserving::NotAKeeper),
-        };
+    let read = loop {
+        match (&*requests).read(&mut byte) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            read => break read,
+        }
+    };
+    match read {
+        Ok(1) if byte[0] == wire::HELLO[0] => Some(Unserving::OneSocket),
+        Ok(0) => None,
+        _ => Some(Unserving::NotAKeeper),
     }
 }
 

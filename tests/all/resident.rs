@@ -601,3 +601,81 @@ fn its_log_stays_under_its_limit_and_keeps_the_newest_records() {
     );
     assert!(doctor.contains(&expected), "{doctor}");
 }
+
+/// A hook of agent-hooks' own that writes, per event, what it got of three variables.
+fn environment_recorder(rig: &Rig) -> PathBuf {
+    let log = rig.root().join("env.log");
+    let record = format!(
+        "echo \"${{CLAUDE_CODE_NOT_YET_INVENTED-unset}} ${{CLAUDE_ENV_FILE-unset}} ${{AGENT_HOOKS_PROJECT_DIR-unset}}\" >> {}",
+        log.display()
+    );
+    let hooks = json!({
+        "SessionStart": [{"hooks": [{"type": "command", "command": record}]}],
+        "PreToolUse": [{"hooks": [{"type": "command", "command": record}]}],
+    });
+    std::fs::write(rig.user_hooks().join("env.json"), hooks.to_string()).unwrap();
+    log
+}
+
+/// What the agent gives a hook in its environment reaches the hooks the resident process
+/// runs, event by event, whole: a variable no agent sets today is there, and one the agent
+/// gave an earlier event only (`CLAUDE_ENV_FILE`, at `SessionStart`) is not.
+#[test]
+fn the_agents_environment_of_each_event_reaches_its_hooks() {
+    let rig = Rig::new();
+    let log = environment_recorder(&rig);
+    let start = json!({"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"});
+    let out = agent_hooks_tests::cli::output_with(
+        &mut rig
+            .command(&["hook", "--agent", "claude"])
+            .env("CLAUDE_ENV_FILE", "/given/at/start"),
+        &start.to_string(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    let out = agent_hooks_tests::cli::output_with(
+        &mut rig
+            .command(&["hook", "--agent", "claude"])
+            .env("CLAUDE_CODE_NOT_YET_INVENTED", "42")
+            .env("AGENT_HOOKS_PROJECT_DIR", "/not/the/agents/to/give"),
+        &pre("s", "ls"),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    assert_eq!(err(&out), "");
+    assert_eq!(
+        rig.serve_pids().len(),
+        1,
+        "both through the resident process"
+    );
+    let project = rig.project().display().to_string();
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!("unset /given/at/start {project}\n42 unset {project}\n")
+    );
+}
+
+/// An environment too large to carry to the resident process: the hooks run in the `hook`
+/// process itself (which has it), and stderr says why.
+#[test]
+fn an_environment_past_the_limit_is_answered_by_the_hook_process_itself() {
+    let rig = Rig::new();
+    let log = environment_recorder(&rig);
+    let mut command = rig.command(&["hook", "--agent", "claude"]);
+    command.env("CLAUDE_CODE_NOT_YET_INVENTED", "7");
+    // Ten variables of 110 KiB: past the header's 1 MiB, each under the kernel's bound on
+    // one string.
+    for i in 0..10 {
+        command.env(format!("BIG_{i}"), "x".repeat(110 << 10));
+    }
+    let out = agent_hooks_tests::cli::output_with(&mut command, &pre("s", "ls"));
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    assert!(
+        err(&out).contains("the resident process could not answer (the event's header (with the agent's environment) is larger than 1048576 bytes); the hooks ran in this process"),
+        "{}",
+        err(&out)
+    );
+    let project = rig.project().display().to_string();
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!("7 unset {project}\n")
+    );
+}

@@ -47,6 +47,16 @@ impl Agent {
         }
     }
 
+    /// Its name on agent-hooks' command line (`--agent`).
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Copilot => "copilot",
+        }
+    }
+
     /// Where its hooks file goes, relative to the run's root (`home/` or `project/`).
     pub fn hooks_file(self) -> &'static str {
         match self {
@@ -390,4 +400,50 @@ fn launch_named(
         stderr: read(&err),
         took,
     }
+}
+
+/// Runs the `agent-hooks` program in `run` as its user would (the run's home, the project
+/// as the working folder), and asserts that it succeeded.
+pub fn agent_hooks(run: &Run, args: &[&str]) -> std::process::Output {
+    let output = Command::new(agent_hooks_tests::agent_hooks_bin())
+        .args(args)
+        .current_dir(run.project())
+        .env("HOME", run.home())
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .expect("agent-hooks runs");
+    assert!(
+        output.status.success(),
+        "agent-hooks {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// Builds the small relay program `agent-hooks-hook` next to `agent-hooks` (once per test
+/// process), so that `install` writes it into the agent's entry (as after `cargo install`).
+pub fn relay_bin() {
+    static BUILT: std::sync::Once = std::sync::Once::new();
+    BUILT.call_once(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut command = Command::new(cargo);
+        command
+            .args([
+                "build",
+                "-p",
+                "agent-hooks-cli",
+                "--bin",
+                "agent-hooks-hook",
+            ])
+            .arg("--manifest-path")
+            .arg(agent_hooks_tests::workspace_root().join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(agent_hooks_tests::target_dir());
+        if !cfg!(debug_assertions) {
+            command.arg("--release");
+        }
+        assert!(command.status().expect("cargo runs").success());
+    });
+    let relay = agent_hooks_tests::agent_hooks_bin().with_file_name("agent-hooks-hook");
+    assert!(relay.is_file(), "{}", relay.display());
 }

@@ -429,6 +429,38 @@ pub fn all() -> Vec<Case> {
             ]
         },
     });
+    // Gemini CLI's own top-level answers: a question (headless, nobody to answer it), and
+    // two hooks that give reasons, one allowing and one denying.
+    cases.push(Case {
+        name: "pre: decision ask",
+        probe_events: false,
+        hooks: vec![pre("ask", "")],
+        agents: &[Agent::Gemini],
+        answers: |_| {
+            vec![(
+                "ask",
+                json!([out(json!({"decision": "ask", "reason": "M-decision-ask"}))]),
+            )]
+        },
+    });
+    cases.push(Case {
+        name: "pre: two hooks give reasons, allow and deny",
+        probe_events: false,
+        hooks: vec![pre("allow-reason", ""), pre("deny-reason", "")],
+        agents: &[Agent::Gemini],
+        answers: |_| {
+            vec![
+                (
+                    "allow-reason",
+                    json!([out(json!({"decision": "allow", "reason": "M-allowed-a"}))]),
+                ),
+                (
+                    "deny-reason",
+                    json!([out(json!({"decision": "deny", "reason": "M-denied-b"}))]),
+                ),
+            ]
+        },
+    });
     cases.push(Case {
         name: "matchers: exact names, lists and regexes",
         probe_events: false,

@@ -95,6 +95,8 @@ pub struct ProbeRun {
     pub tag: String,
     pub payload: Value,
     pub env: BTreeMap<String, String>,
+    /// The name of every variable of its environment.
+    pub env_names: Vec<String>,
 }
 
 fn probe_log(path: &Path) -> Vec<ProbeRun> {
@@ -110,6 +112,12 @@ fn probe_log(path: &Path) -> Vec<ProbeRun> {
                 .into_iter()
                 .flatten()
                 .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+                .collect(),
+            env_names: line["env_names"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|name| name.as_str().map(str::to_owned))
                 .collect(),
         })
         .collect()
@@ -223,6 +231,19 @@ pub fn agent_side_with(
     let model = FakeModel::start(TOOL_COMMAND);
     agents::configure(agent, run, model.port(), hooks);
     write_answers(run, case, agent);
+    observe(agent, install, run, case, model, prompt)
+}
+
+/// The agent's session in `run`, configured, with the model `model`: its facts, read from
+/// the agent's side (the side effect, the model's requests, the probe's log).
+fn observe(
+    agent: Agent,
+    install: &Path,
+    run: &Run,
+    case: &Case,
+    model: FakeModel,
+    prompt: Option<&str>,
+) -> Side {
     let outcome = match prompt {
         Some(prompt) => agents::launch_with_prompt(agent, install, run, model.port(), prompt),
         None => agents::launch(agent, install, run, model.port()),
@@ -261,6 +282,45 @@ pub fn agent_side_with(
         probes,
         detail,
     }
+}
+
+/// The level `install --agent` edits the agent's hooks file at: the project's file of Claude
+/// Code and Gemini CLI, the user's of Codex CLI.
+fn install_level(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Codex => "--user",
+        _ => "--project",
+    }
+}
+
+/// The same agent over the same hooks file, wired to agent-hooks as a user would: `agent-hooks
+/// install --agent NAME --take-over` moves the file's hooks under agent-hooks (and `agent-hooks
+/// trust` trusts them where the file is the project's), so that the agent runs the relay and
+/// agent-hooks runs the hooks. The facts are read from the agent's side, as for
+/// [`agent_side`].
+pub fn bridged_side(agent: Agent, install: &Path, run: &Run, case: &Case) -> Side {
+    agents::relay_bin();
+    let _ = std::fs::remove_file(run.project().join("side-effect.txt"));
+    let _ = std::fs::rename(run.path("probe.jsonl"), run.path("emit-probe.jsonl"));
+    let hooks = hooks_of(agent, case, &run.path("probe.py"));
+    let model = FakeModel::start(TOOL_COMMAND);
+    agents::configure(agent, run, model.port(), &hooks);
+    write_answers(run, case, agent);
+    let level = install_level(agent);
+    agents::agent_hooks(
+        run,
+        &[
+            "install",
+            "--agent",
+            agent.short_name(),
+            level,
+            "--take-over",
+        ],
+    );
+    if level == "--project" {
+        agents::agent_hooks(run, &["trust"]);
+    }
+    observe(agent, install, run, case, model, None)
 }
 
 /// agent-hooks over the same hooks file, through the session the agent's payloads show.

@@ -204,9 +204,33 @@ const CODEX_RAN_ON: &str =
     r#"{"PostToolUse":1,"PreToolUse":1,"SessionStart":1,"Stop":1,"UserPromptSubmit":1}"#;
 const CODEX_RAN_OFF: &str = r#"{"PreToolUse":1,"SessionStart":1,"Stop":1,"UserPromptSubmit":1}"#;
 
+/// The deliberate differences of the agent's session through agent-hooks (`install
+/// --take-over`): the agent's own value, then what the agent does under agent-hooks.
+#[rustfmt::skip]
+const BRIDGED: &[Row] = &[
+];
+
 /// The deliberate difference of `agent` in `case` on `fact`, if there is one.
 pub fn find(agent: Agent, case: &str, fact: &str) -> Option<Expected> {
-    TABLE
+    find_in(TABLE, agent, case, fact)
+}
+
+/// The deliberate difference of the agent's session through agent-hooks, if there is one.
+pub fn find_bridged(agent: Agent, case: &str, fact: &str) -> Option<Expected> {
+    find_in(BRIDGED, agent, case, fact)
+}
+
+/// The (case, fact) of every row of `agent` in [`BRIDGED`].
+pub fn bridged_rows(agent: Agent) -> Vec<(&'static str, &'static str)> {
+    BRIDGED
+        .iter()
+        .filter(|row| row.0 == agent)
+        .map(|row| (row.1, row.2))
+        .collect()
+}
+
+fn find_in(table: &[Row], agent: Agent, case: &str, fact: &str) -> Option<Expected> {
+    table
         .iter()
         .find(|row| row.0 == agent && row.1 == case && row.2 == fact)
         .map(|row| Expected {

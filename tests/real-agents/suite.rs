@@ -64,8 +64,11 @@ const STABLE_FIELDS: &[&str] = &[
     "cwd",
 ];
 
-/// What each probe tag got on its first run: stdin field names, stable values, variables.
-fn stdin_facts(probes: &[compare::ProbeRun], facts: &mut compare::Facts) {
+/// What each probe tag got on its first run: stdin field names, stable values, variables;
+/// with `whole_environment`, also the name of every variable of its environment but
+/// agent-hooks' own (`AGENT_HOOKS_*`): under the agent, whatever the agent gives its hooks
+/// must reach them through agent-hooks too.
+fn stdin_facts(probes: &[compare::ProbeRun], facts: &mut compare::Facts, whole_environment: bool) {
     let mut first: BTreeMap<&str, &compare::ProbeRun> = BTreeMap::new();
     for p in probes {
         first.entry(p.tag.as_str()).or_insert(p);
@@ -95,6 +98,14 @@ fn stdin_facts(probes: &[compare::ProbeRun], facts: &mut compare::Facts) {
             .filter(|v| p.env.contains_key(*v))
             .collect();
         facts.insert(format!("environment of {tag}"), json!(vars));
+        if whole_environment {
+            let names: Vec<&String> = p
+                .env_names
+                .iter()
+                .filter(|name| !name.starts_with("AGENT_HOOKS_"))
+                .collect();
+            facts.insert(format!("environment names of {tag}"), json!(names));
+        }
     }
 }
 
@@ -118,27 +129,45 @@ struct CaseResult {
     deliberate: usize,
     reached: Vec<(&'static str, String)>,
     failure: Option<String>,
+    /// The same for the agent's session through agent-hooks (`install --take-over`).
+    bridged: Option<Box<CaseResult>>,
 }
 
-/// One case of `agent`, both sides, compared.
-fn run_case(agent: Agent, install: &std::path::Path, case: &cases::Case) -> CaseResult {
-    let mut result = CaseResult::default();
-    let run = Run::new();
-    run.write("probe.py", include_str!("probe.py"));
-    let started = std::time::Instant::now();
-    let mut real = compare::agent_side(agent, install, &run, case);
-    let mut ours = compare::agent_hooks_side(agent, &run, case, &real.probes);
-    if case.name == "no answers" {
-        stdin_facts(&real.probes, &mut real.facts);
-        stdin_facts(&ours.probes, &mut ours.facts);
-    }
-    // The run's folders are temporary: facts name them `<run>`.
-    let root = run.root.path().to_string_lossy().into_owned();
-    for facts in [&mut real.facts, &mut ours.facts] {
-        for value in facts.values_mut() {
-            relative(value, &root);
+/// Which of agent-hooks' two ways a comparison is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// agent-hooks' runner (`emit`) over the agent's hooks file, as a host embedding it would.
+    Direct,
+    /// The real agent running agent-hooks' relay after `install --take-over`: what a user gets.
+    Bridged,
+}
+
+impl Way {
+    fn name(self) -> &'static str {
+        match self {
+            Way::Direct => "agent-hooks",
+            Way::Bridged => "through agent-hooks",
         }
     }
+}
+
+/// Whether the sessions through agent-hooks run too (`REAL_AGENTS_BRIDGED=0` leaves them
+/// out, for a quicker look at the direct comparison alone).
+fn bridged_enabled() -> bool {
+    std::env::var("REAL_AGENTS_BRIDGED").map_or(true, |v| v != "0")
+}
+
+/// Compares the agent's facts with one of agent-hooks' ways, against that way's deliberate
+/// differences.
+fn compare_sides(
+    agent: Agent,
+    case: &cases::Case,
+    way: Way,
+    real: &compare::Side,
+    ours: &compare::Side,
+    started: std::time::Instant,
+) -> CaseResult {
+    let mut result = CaseResult::default();
     let mut names: Vec<&String> = real.facts.keys().chain(ours.facts.keys()).collect();
     names.sort();
     names.dedup();
@@ -147,20 +176,25 @@ fn run_case(agent: Agent, install: &std::path::Path, case: &cases::Case) -> Case
         result.comparisons += 1;
         let theirs = real.facts.get(name).cloned().unwrap_or(Value::Null);
         let mine = ours.facts.get(name).cloned().unwrap_or(Value::Null);
-        match deliberate::find(agent, case.name, name) {
+        let expected = match way {
+            Way::Direct => deliberate::find(agent, case.name, name),
+            Way::Bridged => deliberate::find_bridged(agent, case.name, name),
+        };
+        match expected {
             Some(expected) => {
                 result.deliberate += 1;
                 result.reached.push((case.name, name.clone()));
                 if theirs != expected.agent || mine != expected.agent_hooks {
                     case_failures.push(format!(
-                        "  {name}: a deliberate difference changed ({})\n    {}: {theirs}\n    agent-hooks: {mine}\n    expected {}: {}\n    expected agent-hooks: {}",
-                        expected.why, agent.name(), agent.name(), expected.agent, expected.agent_hooks
+                        "  {name}: a deliberate difference changed ({})\n    {}: {theirs}\n    {}: {mine}\n    expected {}: {}\n    expected {}: {}",
+                        expected.why, agent.name(), way.name(), agent.name(), expected.agent, way.name(), expected.agent_hooks
                     ));
                 }
             }
             None if theirs != mine => case_failures.push(format!(
-                "  {name}\n    {}: {theirs}\n    agent-hooks: {mine}\n    (if deliberate, in deliberate.rs: ({:?}, {:?}, {:?}, r#\"{theirs}\"#, r#\"{mine}\"#, WHY))",
+                "  {name}\n    {}: {theirs}\n    {}: {mine}\n    (if deliberate, in deliberate.rs: ({:?}, {:?}, {:?}, r#\"{theirs}\"#, r#\"{mine}\"#, WHY))",
                 agent.name(),
+                way.name(),
                 agent,
                 case.name,
                 name
@@ -169,21 +203,79 @@ fn run_case(agent: Agent, install: &std::path::Path, case: &cases::Case) -> Case
         }
     }
     eprintln!(
-        "{}: {} ({:.1?}): {} difference(s)",
+        "{} ({}): {} ({:.1?}): {} difference(s)",
         agent.name(),
+        way.name(),
         case.name,
         started.elapsed(),
         case_failures.len()
     );
     if !case_failures.is_empty() {
         result.failure = Some(format!(
-            "case `{}`:\n{}\n  --- {} run\n{}\n  --- agent-hooks run\n{}",
+            "case `{}` ({}):\n{}\n  --- {} run\n{}\n  --- {} run\n{}",
             case.name,
+            way.name(),
             case_failures.join("\n"),
             agent.name(),
             real.detail,
+            way.name(),
             ours.detail
         ));
+    }
+    result
+}
+
+/// One case of `agent`: the agent's own session, agent-hooks' runner over the same file,
+/// and (for the agents `install --take-over` wires) the agent's session through agent-hooks;
+/// each of agent-hooks' ways compared with the agent's.
+fn run_case(agent: Agent, install: &std::path::Path, case: &cases::Case) -> CaseResult {
+    let run = Run::new();
+    run.write("probe.py", include_str!("probe.py"));
+    let started = std::time::Instant::now();
+    let mut real = compare::agent_side(agent, install, &run, case);
+    let mut ours = compare::agent_hooks_side(agent, &run, case, &real.probes);
+    let mut bridged = (bridged_enabled() && agent != Agent::Copilot)
+        .then(|| compare::bridged_side(agent, install, &run, case));
+    // The run's folders are temporary: facts name them `<run>`.
+    let root = run.root.path().to_string_lossy().into_owned();
+    let mut real_whole = None;
+    if case.name == "no answers" {
+        stdin_facts(&real.probes, &mut real.facts, false);
+        stdin_facts(&ours.probes, &mut ours.facts, false);
+        if let Some(bridged) = &mut bridged {
+            let mut whole = real.facts.clone();
+            stdin_facts(&real.probes, &mut whole, true);
+            stdin_facts(&bridged.probes, &mut bridged.facts, true);
+            real_whole = Some(whole);
+        }
+    }
+    for facts in [&mut real.facts, &mut ours.facts]
+        .into_iter()
+        .chain(bridged.as_mut().map(|b| &mut b.facts))
+        .chain(real_whole.as_mut())
+    {
+        for value in facts.values_mut() {
+            relative(value, &root);
+        }
+    }
+    let mut result = compare_sides(agent, case, Way::Direct, &real, &ours, started);
+    if let Some(bridged) = bridged {
+        let reference = match real_whole {
+            Some(whole) => compare::Side {
+                facts: whole,
+                probes: Vec::new(),
+                detail: real.detail.clone(),
+            },
+            None => real,
+        };
+        result.bridged = Some(Box::new(compare_sides(
+            agent,
+            case,
+            Way::Bridged,
+            &reference,
+            &bridged,
+            started,
+        )));
     }
     result
 }
@@ -236,11 +328,21 @@ fn suite(agent: Agent, fail: bool) -> usize {
             .collect()
     });
     results.sort_by_key(|(i, _)| *i);
+    let (mut bridged_comparisons, mut bridged_deliberate) = (0, 0);
+    let mut bridged_reached: Vec<(&'static str, String)> = Vec::new();
+    let mut bridged_ran = false;
     for (_, result) in results {
         comparisons += result.comparisons;
         deliberate_seen += result.deliberate;
         reached.extend(result.reached);
         failures.extend(result.failure);
+        if let Some(bridged) = result.bridged {
+            bridged_ran = true;
+            bridged_comparisons += bridged.comparisons;
+            bridged_deliberate += bridged.deliberate;
+            bridged_reached.extend(bridged.reached);
+            failures.extend(bridged.failure);
+        }
     }
     if only.is_none() {
         for (case, fact) in deliberate::rows(agent) {
@@ -250,8 +352,23 @@ fn suite(agent: Agent, fail: bool) -> usize {
                 ));
             }
         }
+        if bridged_ran {
+            for (case, fact) in deliberate::bridged_rows(agent) {
+                if !bridged_reached.iter().any(|(c, f)| *c == case && f == fact) {
+                    failures.push(format!(
+                        "deliberate.rs has a row of the sessions through agent-hooks no run reached: case `{case}`, fact `{fact}`"
+                    ));
+                }
+            }
+        }
     }
     eprintln!("{}: {comparisons} comparisons, {deliberate_seen} of them deliberate differences, {} case(s) differ", agent.name(), failures.len());
+    if bridged_ran {
+        eprintln!(
+            "{} through agent-hooks (install --take-over): {bridged_comparisons} comparisons, {bridged_deliberate} of them deliberate differences",
+            agent.name()
+        );
+    }
     if !failures.is_empty() {
         let report = failures.join("\n\n");
         if fail {

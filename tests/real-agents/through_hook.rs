@@ -17,12 +17,11 @@ mod model;
 
 use std::{
     path::PathBuf,
-    process::Command,
     sync::atomic::{AtomicBool, Ordering},
     time::{Duration, Instant},
 };
 
-use agents::{Agent, Run};
+use agents::{agent_hooks, relay_bin, Agent, Run};
 use serde_json::json;
 
 /// What one session left.
@@ -57,22 +56,6 @@ impl Session {
     }
 }
 
-fn agent_hooks(run: &Run, args: &[&str]) -> std::process::Output {
-    let output = Command::new(agent_hooks_tests::agent_hooks_bin())
-        .args(args)
-        .current_dir(run.project())
-        .env("HOME", run.home())
-        .env_remove("XDG_CONFIG_HOME")
-        .output()
-        .expect("agent-hooks runs");
-    assert!(
-        output.status.success(),
-        "agent-hooks {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
 /// A Claude Code session whose one tool call runs `command`, with agent-hooks installed in
 /// the project and `setup` adding hooks.
 fn claude_session(command: &str, setup: impl FnOnce(&Run)) -> Session {
@@ -98,16 +81,6 @@ impl<'a> Wiring<'a> {
             with: None,
             script,
         }
-    }
-}
-
-/// The agent's name for `--agent`.
-fn agent_name(agent: Agent) -> &'static str {
-    match agent {
-        Agent::Claude => "claude",
-        Agent::Codex => "codex",
-        Agent::Gemini => "gemini",
-        Agent::Copilot => "copilot",
     }
 }
 
@@ -150,7 +123,7 @@ fn session_wired(
     let level = if wiring.user { "--user" } else { "--project" };
     let file = installed_file(agent, &run, wiring.user);
     let before = std::fs::read_to_string(&file).ok();
-    let mut args = vec!["install", "--agent", agent_name(agent), level];
+    let mut args = vec!["install", "--agent", agent.short_name(), level];
     if let Some(with) = wiring.with {
         args.extend(["--with", with]);
     }
@@ -188,31 +161,6 @@ fn only_in_full_run(case: &str) -> bool {
     }
     eprintln!("{case}: runs with REAL_AGENTS_FULL=1 only");
     true
-}
-
-/// Builds the small relay program `agent-hooks-hook` next to `agent-hooks`, so that
-/// `install` writes it into the agent's entry (as after `cargo install`).
-fn relay_bin() {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .args([
-            "build",
-            "-p",
-            "agent-hooks-cli",
-            "--bin",
-            "agent-hooks-hook",
-        ])
-        .arg("--manifest-path")
-        .arg(agent_hooks_tests::workspace_root().join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(agent_hooks_tests::target_dir());
-    if !cfg!(debug_assertions) {
-        command.arg("--release");
-    }
-    assert!(command.status().expect("cargo runs").success());
-    let relay = agent_hooks_tests::agent_hooks_bin().with_file_name("agent-hooks-hook");
-    assert!(relay.is_file(), "{}", relay.display());
 }
 
 fn user_hooks(run: &Run) -> std::path::PathBuf {
@@ -538,7 +486,7 @@ fn install_uninstall_under(agent: Agent, user: bool) {
     );
     agent_hooks(
         &s.run,
-        &["uninstall", "--agent", agent_name(agent), s.level],
+        &["uninstall", "--agent", agent.short_name(), s.level],
     );
     let after = std::fs::read_to_string(&s.file).ok();
     assert_eq!(after, s.before, "{}", s.file.display());
@@ -617,11 +565,11 @@ fn a_gemini_cli_hooks_file_runs_under_copilot_cli_when_named() {
 /// `other`'s hooks file at the user's level, in `other`'s own form, with a hook that blocks
 /// the shell tool: run under `agent` because `install --with` names `other`.
 fn other_agents_file_under(agent: Agent, other: Agent) {
-    let marker = format!("M-{}-dialect-block", agent_name(other));
+    let marker = format!("M-{}-dialect-block", other.short_name());
     let block = format!("echo '{marker}' >&2; exit 2");
     let script = ["echo ran >> side-effect.txt"];
     let wiring = Wiring {
-        with: Some(agent_name(other)),
+        with: Some(other.short_name()),
         ..Wiring::new(agent, &script)
     };
     let s = session_wired(

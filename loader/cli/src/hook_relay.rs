@@ -113,6 +113,7 @@ fn main() -> ExitCode {
             trust_project: false,
             required: Vec::new(),
             in_process: false,
+            env: Some(relay::environment()),
         })
     });
     match header.and_then(|h| relay::ask(&h, &payload, &program())) {

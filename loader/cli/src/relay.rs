@@ -24,8 +24,9 @@ use serde::{Deserialize, Serialize};
 /// The version of this exchange.
 pub const VERSION: u32 = 1;
 
-/// The largest header.
-pub const HEADER_LIMIT: usize = 64 << 10;
+/// The largest header (it carries the agent's environment, which the kernel bounds at a few
+/// MiB with the arguments; past this the client runs the hooks itself).
+pub const HEADER_LIMIT: usize = 1 << 20;
 
 /// The largest payload read: past it, the event is refused (a tool's input can hold a whole
 /// file; 16 MiB is far past what an agent sends).
@@ -110,6 +111,20 @@ pub struct Header {
     pub required: Vec<String>,
     /// `--in-process`.
     pub in_process: bool,
+    /// The environment the agent gave the client (its variables whose name and value are
+    /// UTF-8): the hooks of the event get it, as the agent's own hooks would. `None` from a
+    /// client that does not send it (an HTTP hook): the hooks get the resident process's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<Vec<(String, String)>>,
+}
+
+/// This process's environment, as a [`Header`] carries it: the variables whose name and
+/// value are UTF-8 (the others cannot be carried in JSON text; a hook run through the
+/// resident process does not get them).
+pub fn environment() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .collect()
 }
 
 /// This process's user: its `HOME` and `XDG_CONFIG_HOME`.
@@ -199,6 +214,11 @@ fn exchange(mut stream: UnixStream, header: &Header, payload: &[u8]) -> Result<R
         .map_err(|e| e.to_string())?;
     let mut line = serde_json::to_vec(header).map_err(|e| e.to_string())?;
     line.push(b'\n');
+    if line.len() > HEADER_LIMIT {
+        return Err(format!(
+            "the event's header (with the agent's environment) is larger than {HEADER_LIMIT} bytes"
+        ));
+    }
     stream
         .write_all(&line)
         .and_then(|_| stream.write_all(payload))

@@ -20,8 +20,10 @@ pub(crate) struct RunSpec<'a> {
     pub argv: Option<Vec<OsString>>,
     /// The working folder (the project).
     pub cwd: &'a Path,
-    /// Extra environment variables, on top of the agent's.
-    pub env: &'a [(&'a str, String)],
+    /// Extra environment variables, on top of this process's (a later one of a name wins).
+    pub env: &'a [(String, String)],
+    /// Whether this process's environment is the base; when not, `env` is the whole of it.
+    pub inherit_env: bool,
     /// Written to stdin, then stdin is closed.
     pub stdin: Arc<[u8]>,
     /// When to kill it.
@@ -48,6 +50,7 @@ pub(crate) async fn run(spec: RunSpec<'_>) -> Run {
         args,
         cwd: spec.cwd.to_path_buf(),
         env: spec.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+        inherit_env: spec.inherit_env,
         stdin: Some(spec.stdin),
         timeout: spec.timeout,
         output_cap: OUTPUT_CAP,

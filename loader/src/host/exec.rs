@@ -50,6 +50,7 @@ pub(crate) fn exec_until(
             .iter()
             .map(|(k, v)| (k.into(), v.into()))
             .collect(),
+        inherit_env: true,
         stdin: None,
         timeout: options.timeout.unwrap_or(EXEC_DEFAULT_TIMEOUT),
         output_cap: EXEC_OUTPUT_CAP,

@@ -83,6 +83,7 @@ fn through_keeper(command: &Command, memory: u64) -> std::io::Result<Option<Spaw
             .into_os_string(),
         set: &set,
         removed: &removed,
+        inherit: true,
         stdin: true,
         memory,
     };

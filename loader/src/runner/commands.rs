@@ -90,6 +90,7 @@ impl HookRunner {
         }
         let env_file = event.spec().env_file.then(|| self.env_file());
         let session_id: Arc<str> = self.session_of(agent.as_ref()).into();
+        let agent_env = super::agent_env::current();
         // One payload per (dialect, event name): hooks of one dialect share it.
         let mut payloads: Vec<(PayloadKey<'_>, Arc<str>)> = Vec::new();
         let mut jobs: Vec<HookJob> = Vec::new();
@@ -111,6 +112,7 @@ impl HookRunner {
                 cwd: self.cwd.clone(),
                 env_file: env_file.clone(),
                 session_id: session_id.clone(),
+                agent_env: agent_env.clone(),
                 slots: self.command_slots.clone(),
                 long_running: self.long_running.clone(),
                 agent: agent.clone(),
@@ -346,6 +348,8 @@ pub(super) struct HookJob {
     env_file: Option<PathBuf>,
     /// The session's id, for Gemini CLI's `GEMINI_SESSION_ID`.
     session_id: Arc<str>,
+    /// The variables the agent gave for this event ([`super::agent_env`]).
+    agent_env: super::agent_env::AgentEnv,
     /// The runner's bound on hooks running at once.
     slots: Arc<tokio::sync::Semaphore>,
     /// Where a `persistent` hook's process lives.
@@ -411,7 +415,11 @@ impl HookJob {
             // Its variables are made only for its process's start, not for every event.
             let hook = self.hook.clone();
             let (cwd, env_file, session_id) = (&self.cwd, &self.env_file, &self.session_id);
-            let env = || hook_env(&hook, cwd, env_file.as_deref(), session_id);
+            let agent_env = &self.agent_env;
+            let env = || {
+                let own = hook_env(&hook, cwd, env_file.as_deref(), session_id);
+                agent_env.beneath(own.iter().map(|(k, v)| (*k, v.as_str())))
+            };
             let call = self.long_running.call(
                 self.hook,
                 self.payload,
@@ -427,12 +435,15 @@ impl HookJob {
                 stderr_dropped: done.stderr_dropped,
             };
         }
-        let env = hook_env(
+        let own = hook_env(
             &self.hook,
             &self.cwd,
             self.env_file.as_deref(),
             &self.session_id,
         );
+        let env = self
+            .agent_env
+            .beneath(own.iter().map(|(k, v)| (*k, v.as_str())));
         let argv = self.hook.handler.argv(
             &self.hook.command,
             &self.cwd,
@@ -443,6 +454,7 @@ impl HookJob {
             argv,
             cwd: &self.cwd,
             env: &env,
+            inherit_env: !self.agent_env.is_given(),
             stdin: self.payload.into(),
             timeout: self.hook.timeout,
         };

@@ -62,7 +62,7 @@ impl LongRunningHooks {
     pub(crate) fn begin_start(
         &self,
         hook: &CommandHook,
-        env: &[(&'static str, String)],
+        env: &[(String, String)],
         cwd: &Path,
     ) -> Result<StartingHook, LoadError> {
         let process = self.process(hook, || env.to_vec(), cwd);
@@ -104,7 +104,7 @@ impl LongRunningHooks {
     fn process(
         &self,
         hook: &CommandHook,
-        env: impl FnOnce() -> Vec<(&'static str, String)>,
+        env: impl FnOnce() -> Vec<(String, String)>,
         cwd: &Path,
     ) -> Arc<PluginProcess> {
         let mut processes = self.processes.lock_unpoisoned();
@@ -121,7 +121,7 @@ impl LongRunningHooks {
                     &hook.command,
                     Site::default(),
                 );
-                let env = env().into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+                let env = env();
                 Arc::new(PluginProcess::script(
                     &hook.command,
                     env,
@@ -143,7 +143,7 @@ impl LongRunningHooks {
         &self,
         hook: Arc<CommandHook>,
         payload: Arc<str>,
-        env: impl FnOnce() -> Vec<(&'static str, String)>,
+        env: impl FnOnce() -> Vec<(String, String)>,
         cwd: PathBuf,
         agent: Arc<dyn AgentHost>,
         alone: bool,

@@ -2,6 +2,7 @@
 //! each event (docs/embedding.md, "Running hooks"); errors reported to listeners; commands
 //! and renderers looked up.
 
+mod agent_env;
 mod combine;
 mod commands;
 mod dispatch;
@@ -191,6 +192,20 @@ impl HookRunner {
         Ok(())
     }
 
+    /// Runs `future` (emits of a runner, say) with `environment` as the agent's variables
+    /// for its events: every command hook they start gets them, over the runner's own
+    /// variables of the same name (but `AGENT_HOOKS_*`, which stay agent-hooks'), and so
+    /// does a long-running hook's process that one of them starts. For a host that runs
+    /// hooks on an agent's behalf in a process the agent did not start (the resident
+    /// process that serves an agent's relay), so that a hook gets what the agent gave that
+    /// event, as the agent's own hooks do.
+    pub async fn with_agent_environment<F: std::future::Future>(
+        environment: Vec<(String, String)>,
+        future: F,
+    ) -> F::Output {
+        agent_env::with_agent_environment(environment, future).await
+    }
+
     /// Adds command hooks after those already added. In each emit they run after the native
     /// handlers (all matching ones at once), and their answers are combined in
     /// configuration order.
@@ -210,7 +225,8 @@ impl HookRunner {
                 continue;
             }
             started.push(hook.command.clone());
-            let env = commands::hook_env(hook, &self.cwd, None, &self.session_id);
+            let own = commands::hook_env(hook, &self.cwd, None, &self.session_id);
+            let env = agent_env::current().beneath(own.iter().map(|(k, v)| (*k, v.as_str())));
             starting.push((hook, self.long_running.begin_start(hook, &env, &self.cwd)));
         }
         // Every startup hook was started before any hello is waited for.

@@ -76,7 +76,7 @@ pub(super) fn spawn(spec: &Spec) -> io::Result<Option<(Direct, Pipes)>> {
     let pid = process::posix_spawn(
         &program,
         &argv,
-        &process::environment(&names, &set),
+        &process::environment(&names, &set, spec.inherit_env),
         &cwd,
         [
             stdin_child.as_ref(),
@@ -184,6 +184,7 @@ mod tests {
             args: vec!["-c".into(), script.into()],
             cwd: PathBuf::from("/"),
             env: env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+            inherit_env: true,
             stdin: Some(Arc::from(&b"payload"[..])),
             timeout: Duration::from_secs(10),
             output_cap: 1024,

@@ -70,6 +70,7 @@ pub(super) fn spawn(spec: &Spec) -> io::Result<Option<(Kept, Pipes)>> {
         cwd: std::path::absolute(&spec.cwd)?.into_os_string(),
         set: &spec.env,
         removed: &[],
+        inherit: spec.inherit_env,
         stdin: spec.stdin.is_some(),
         memory: 0,
     };

@@ -133,6 +133,9 @@ pub(crate) struct Spec {
     pub cwd: PathBuf,
     /// Added to (or replacing in) the agent's environment.
     pub env: Vec<(OsString, OsString)>,
+    /// Whether the program starts from this process's environment (`env` on top); when not,
+    /// `env` is the whole of it (a host that gives the agent's own environment of an event).
+    pub inherit_env: bool,
     /// Written to stdin, then stdin is closed; `None`: stdin is `/dev/null`.
     pub stdin: Option<Arc<[u8]>>,
     pub timeout: Duration,
@@ -163,6 +166,9 @@ fn start(spec: &Spec) -> std::io::Result<(ProcessGroup, Pipes)> {
     let mut command = Command::new(&spec.program);
     if let Some(arg0) = spec.arg0 {
         command.arg0(arg0);
+    }
+    if !spec.inherit_env {
+        command.env_clear();
     }
     command
         .args(&spec.args)

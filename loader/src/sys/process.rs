@@ -140,14 +140,20 @@ mod direct {
 
     /// The agent's environment without the variables named in `names`, then `set`: pointers to
     /// the strings where they are, none copied.
-    pub(crate) fn environment(names: &[&OsStr], set: &[CString]) -> Vec<*const libc::c_char> {
+    pub(crate) fn environment(
+        names: &[&OsStr],
+        set: &[CString],
+        inherit: bool,
+    ) -> Vec<*const libc::c_char> {
         let mut envp = Vec::with_capacity(64 + set.len());
-        entries(|entry, text| {
-            let name = text.split(|&b| b == b'=').next().unwrap_or(text);
-            if !names.iter().any(|n| n.as_bytes() == name) {
-                envp.push(entry);
-            }
-        });
+        if inherit {
+            entries(|entry, text| {
+                let name = text.split(|&b| b == b'=').next().unwrap_or(text);
+                if !names.iter().any(|n| n.as_bytes() == name) {
+                    envp.push(entry);
+                }
+            });
+        }
         envp.extend(set.iter().map(|s| s.as_ptr()));
         envp.push(ptr::null());
         envp

@@ -171,6 +171,21 @@ pub fn render(
         reply.note(reason);
         return reply;
     }
+    let tool_event = matches!(request.event.as_str(), "PreToolUse" | "BeforeTool");
+    if let (Some(reason), Some(stop), true) = (
+        &decision.block,
+        &decision.stop,
+        tool_event && !request.copilot_form,
+    ) {
+        // `continue: false` before the tool: the tool must not run and the agent must stop.
+        // A block alone (exit 2) would let the agent ask its model again.
+        let answer = stop_before_the_tool(agent, request, reason, stop, &problems);
+        reply.stdout = format!("{answer}\n");
+        for problem in &problems {
+            reply.note(&format!("agent-hooks: {problem}"));
+        }
+        return reply;
+    }
     if let Some(reason) = &decision.block {
         reply.code = 2;
         reply.note(reason);
@@ -204,6 +219,40 @@ pub fn render(
     reply
 }
 
+/// The answer to a tool event whose hooks asked the agent to stop (`continue: false`): the
+/// call denied (so that the tool does not run, also where the agent reads `continue` only
+/// after the tool) and the agent stopped, its `stopReason` for the user. Gemini CLI reads
+/// the top-level `decision`, the others `hookSpecificOutput.permissionDecision`.
+fn stop_before_the_tool(
+    agent: AgentName,
+    request: &Request,
+    reason: &str,
+    stop: &str,
+    problems: &[String],
+) -> Value {
+    let mut answer = json!({
+        "continue": false,
+        "stopReason": stop,
+        "hookSpecificOutput": {
+            "hookEventName": request.agent_event,
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        },
+    });
+    if agent == AgentName::Gemini {
+        answer["decision"] = json!("deny");
+        answer["reason"] = json!(reason);
+    }
+    if !problems.is_empty() {
+        let messages: Vec<String> = problems
+            .iter()
+            .map(|p| format!("agent-hooks: {p}"))
+            .collect();
+        answer["systemMessage"] = json!(messages.join("\n"));
+    }
+    answer
+}
+
 /// Claude Code's answer fields, which Codex, Devin and Gemini CLI read too (with their
 /// differences: Gemini CLI's rewritten input is `tool_input`, its AfterTool `deny` replaces
 /// the result).
@@ -227,8 +276,16 @@ fn claude_like(
             }
         }
         if let Some(reason) = &d.ask {
-            specific.insert("permissionDecision".into(), json!("ask"));
-            specific.insert("permissionDecisionReason".into(), json!(reason));
+            if gemini {
+                // Gemini CLI reads a question as the top-level `decision: "ask"` (headless,
+                // with nobody to ask, it does not run the tool); it ignores
+                // `hookSpecificOutput.permissionDecision`.
+                answer.insert("decision".into(), json!("ask"));
+                answer.insert("reason".into(), json!(reason));
+            } else {
+                specific.insert("permissionDecision".into(), json!("ask"));
+                specific.insert("permissionDecisionReason".into(), json!(reason));
+            }
         } else if d.approve || (d.input.is_some() && agent == AgentName::Codex) {
             // Codex CLI 0.171 runs the original input when `updatedInput` comes without
             // `allow` (the real-agents suite measured it): a rewrite would be lost.

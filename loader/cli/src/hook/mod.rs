@@ -11,7 +11,7 @@ mod resident;
 
 use std::path::PathBuf;
 
-use agent_hooks::{command_hook::CommandHook, discover::builtin_providers};
+use agent_hooks::{command_hook::CommandHook, discover::builtin_providers, HookRunner};
 
 pub use crate::relay::Reply;
 pub use agent::AgentName;
@@ -102,7 +102,7 @@ pub fn answer_here(
     };
     match request {
         Ok(request) => match runtime() {
-            Ok(runtime) => answer_with(&session, &runtime, args.agent, &request),
+            Ok(runtime) => answer_with(&session, &runtime, args.agent, &request, None),
             Err(error) => did_not_run(
                 args.agent,
                 &required_hooks(&session, &common),
@@ -270,18 +270,25 @@ pub fn is_agent_hooks_entry(command: &str) -> bool {
     })
 }
 
-/// Runs one readable request through `session` and gives the agent's answer.
+/// Runs one readable request through `session` and gives the agent's answer. `env`: the
+/// environment the agent gave the event, when this process is not the one it started (the
+/// resident process): the hooks get it, as the agent's own would.
 pub fn answer_with(
     session: &Session,
     runtime: &tokio::runtime::Runtime,
     agent: AgentName,
     request: &Request,
+    env: Option<&[(String, String)]>,
 ) -> Reply {
     let Ok(emitted) = events::parse_event(&request.event) else {
         // An event of the agent that agent-hooks has no moment for: nothing to run.
         return Reply::default();
     };
-    let result = runtime.block_on(events::emit(&session.runner, emitted, request.fields()));
+    let emit = events::emit(&session.runner, emitted, request.fields());
+    let result = match env {
+        Some(env) => runtime.block_on(HookRunner::with_agent_environment(env.to_vec(), emit)),
+        None => runtime.block_on(emit),
+    };
     let records = session.take_records();
     let load_failures = session.load_failures();
     answer::render(agent, request, emitted, result, &records, &load_failures)

@@ -28,6 +28,7 @@ pub fn ask(common: &Common, args: &HookArgs, payload: &[u8]) -> Result<Reply, St
         trust_project: common.trust_project,
         required: common.required.clone(),
         in_process: common.in_process,
+        env: Some(relay::environment()),
     };
     let program = std::env::current_exe().map_err(|e| e.to_string())?;
     relay::ask(&header, payload, &program)

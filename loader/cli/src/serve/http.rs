@@ -344,6 +344,8 @@ fn connection(
             trust_project: false,
             required: Vec::new(),
             in_process: false,
+            // An HTTP hook carries no environment: its hooks get the resident process's.
+            env: None,
         };
         super::touch(state);
         let event = parsed

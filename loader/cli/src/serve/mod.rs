@@ -521,7 +521,13 @@ fn handle(
     };
     w.used = Instant::now();
     let reply = match &request {
-        Ok(request) => hook::answer_with(&w.session, &w.runtime, args.agent, request),
+        Ok(request) => hook::answer_with(
+            &w.session,
+            &w.runtime,
+            args.agent,
+            request,
+            header.env.as_deref(),
+        ),
         Err(error) => hook::unreadable(&w.session, &common, args.agent, error),
     };
     let ended = request.is_ok_and(|r| r.event == "SessionEnd");

@@ -39,6 +39,8 @@ pub(crate) struct Request<'a> {
     pub set: &'a [(OsString, OsString)],
     /// Variables taken out of it.
     pub removed: &'a [OsString],
+    /// Whether the agent's environment is the base; when not, `set` is the whole of it.
+    pub inherit: bool,
     /// stdin is the first descriptor sent; otherwise `/dev/null` (and stdout, stderr are the
     /// first two).
     pub stdin: bool,
@@ -116,14 +118,16 @@ impl Request<'_> {
             let count_at = body.len();
             body.extend_from_slice(&[0; 4]);
             let mut count: u32 = 0;
-            crate::sys::process::for_each_variable(|name, entry| {
-                let replaced = self.set.iter().any(|(n, _)| n.as_bytes() == name)
-                    || self.removed.iter().any(|n| n.as_bytes() == name);
-                if !replaced {
-                    put(body, entry);
-                    count += 1;
-                }
-            });
+            if self.inherit {
+                crate::sys::process::for_each_variable(|name, entry| {
+                    let replaced = self.set.iter().any(|(n, _)| n.as_bytes() == name)
+                        || self.removed.iter().any(|n| n.as_bytes() == name);
+                    if !replaced {
+                        put(body, entry);
+                        count += 1;
+                    }
+                });
+            }
             for (i, (name, value)) in self.set.iter().enumerate() {
                 // A name given twice takes its last value, as with std's `Command::env`.
                 if !self.set[i + 1..].iter().any(|(later, _)| later == name) {
@@ -294,6 +298,7 @@ mod tests {
             cwd: "/".into(),
             set: &set,
             removed: &[],
+            inherit: true,
             stdin: true,
             memory: 1 << 30,
         };
@@ -352,6 +357,7 @@ mod tests {
         let request = Request {
             set,
             removed,
+            inherit: true,
             ..Request::default()
         };
         let frame = request.encode();

@@ -582,3 +582,123 @@ fn a_plugins_log_records_go_to_the_log_and_the_agent_gets_the_reason_alone() {
         )
     );
 }
+
+/// The events of the file `install --agent AGENT --project` writes, with each entry's
+/// command (Copilot CLI's own files name it `bash`).
+fn installed_entries(rig: &Rig, agent: &str) -> Vec<(String, String)> {
+    let file = match agent {
+        "claude" => ".claude/settings.json",
+        "codex" => ".codex/hooks.json",
+        "gemini" => ".gemini/settings.json",
+        "copilot" => ".github/hooks/agent-hooks.json",
+        other => panic!("no file for {other}"),
+    };
+    let out = rig.run(&["install", "--agent", agent, "--project"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(rig.project().join(file)).unwrap();
+    let file: Value = serde_json::from_str(&text).unwrap();
+    let mut entries = Vec::new();
+    for (event, groups) in file["hooks"].as_object().unwrap() {
+        for group in groups.as_array().unwrap() {
+            let hooks = group.get("hooks").and_then(Value::as_array);
+            for hook in hooks.cloned().unwrap_or_else(|| vec![group.clone()]) {
+                let command = hook["command"].as_str().or(hook["bash"].as_str());
+                entries.push((event.clone(), command.unwrap().to_owned()));
+            }
+        }
+    }
+    entries
+}
+
+/// A payload of `agent`'s `event` with the fields of every kind of event (a tool's, a
+/// prompt's, a start's), as the agent writes it (Copilot CLI: its own camelCase form).
+fn any_payload(rig: &Rig, agent: &str, event: &str) -> String {
+    let cwd = rig.project();
+    if agent == "copilot" {
+        return json!({"timestamp": 1_765_000_000_000_u64, "cwd": cwd, "sessionId": "s",
+            "toolName": "bash", "toolArgs": "{\"command\":\"ls\"}", "prompt": "hello",
+            "source": "new"})
+        .to_string();
+    }
+    let tool = if agent == "gemini" {
+        "run_shell_command"
+    } else {
+        "Bash"
+    };
+    json!({"session_id": "s", "transcript_path": "/nonexistent/t.jsonl", "cwd": cwd,
+        "hook_event_name": event, "tool_name": tool, "tool_input": {"command": "ls"},
+        "tool_use_id": "t-1", "tool_response": {"stdout": "a\n", "stderr": ""},
+        "prompt": "hello", "source": "startup", "stop_hook_active": false,
+        "permission_mode": "default", "reason": "other", "trigger": "manual"})
+    .to_string()
+}
+
+/// No decision is no decision: with hooks of agent-hooks on every event that run and
+/// answer nothing, every entry `install` writes gives the agent nothing to act on (exit 0,
+/// no stdout, no stderr), so that the agent's own permission flow is untouched.
+#[test]
+fn when_no_hook_decides_the_agent_gets_nothing_to_act_on() {
+    crate::resident::relay_bin();
+    for agent in ["claude", "codex", "gemini", "copilot"] {
+        let rig = Rig::new();
+        let ran = rig.root().join("ran.log");
+        let record = format!("cat > /dev/null; echo ran >> '{}'", ran.display());
+        let events = [
+            "SessionStart",
+            "Setup",
+            "InstructionsLoaded",
+            "UserPromptSubmit",
+            "UserPromptExpansion",
+            "PreToolUse",
+            "PermissionRequest",
+            "PermissionDenied",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "PostToolBatch",
+            "Notification",
+            "SubagentStart",
+            "SubagentStop",
+            "Stop",
+            "StopFailure",
+            "PreCompact",
+            "PostCompact",
+            "SessionEnd",
+        ];
+        let quiet: serde_json::Map<String, Value> = events
+            .iter()
+            .map(|e| {
+                let hooks = json!([{"hooks": [{"type": "command", "command": record}]}]);
+                ((*e).to_owned(), hooks)
+            })
+            .collect();
+        std::fs::write(
+            rig.user_hooks().join("quiet.json"),
+            Value::Object(quiet).to_string(),
+        )
+        .unwrap();
+        let entries = installed_entries(&rig, agent);
+        assert!(entries.len() > 5, "{agent}: {entries:?}");
+        for (event, command) in &entries {
+            let out = agent_hooks_tests::cli::output_with(
+                std::process::Command::new("/bin/sh")
+                    .args(["-c", command])
+                    .current_dir(rig.project())
+                    .env("HOME", rig.home())
+                    .env_remove("XDG_CONFIG_HOME")
+                    .env_remove("XDG_RUNTIME_DIR")
+                    .env_remove("AGENT_HOOKS_NO_SERVE"),
+                &any_payload(&rig, agent, event),
+            );
+            assert_eq!(
+                (out.status.code(), stdout(&out), stderr(&out)),
+                (Some(0), String::new(), String::new()),
+                "{agent} {event}"
+            );
+        }
+        let runs = std::fs::read_to_string(&ran).unwrap_or_default();
+        assert!(
+            runs.lines().count() >= 6,
+            "{agent}: the hooks ran for the events agent-hooks has: {runs:?}"
+        );
+    }
+}

@@ -263,7 +263,7 @@ fn it_refuses_a_folder_of_another_user_and_the_hook_still_answers() {
 }
 
 /// The small relay program `agent-hooks-hook`, built next to `agent-hooks`.
-fn relay_bin() -> PathBuf {
+pub(crate) fn relay_bin() -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let root = agent_hooks_tests::workspace_root();
     let mut command = Command::new(cargo);

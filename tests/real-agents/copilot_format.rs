@@ -169,7 +169,7 @@ fn hooks_file(case: &Case, probe: &Path) -> Value {
 }
 
 /// What one side did.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct Facts {
     side_effect: Option<String>,
     told: Vec<&'static str>,
@@ -222,11 +222,16 @@ fn write_answers(run: &Run, case: &Case) {
 
 /// The real Copilot CLI with the case's `.github/hooks` file.
 fn copilot_side(install: &Path, run: &Run, case: &Case) -> (Facts, String) {
+    let file = hooks_file(case, &run.path("probe.py"));
+    run.write("project/.github/hooks/case.json", &file.to_string());
+    copilot_session(install, run, case)
+}
+
+/// One Copilot CLI session in `run`, as its hooks folders are.
+fn copilot_session(install: &Path, run: &Run, case: &Case) -> (Facts, String) {
     let model = FakeModel::start(COMMAND);
     let claude = agents::configure(Agent::Copilot, run, model.port(), &json!({}));
     let _ = std::fs::remove_file(claude);
-    let file = hooks_file(case, &run.path("probe.py"));
-    run.write("project/.github/hooks/case.json", &file.to_string());
     write_answers(run, case);
     let outcome = agents::launch(Agent::Copilot, install, run, model.port());
     let told: Vec<String> = model
@@ -239,6 +244,22 @@ fn copilot_side(install: &Path, run: &Run, case: &Case) -> (Facts, String) {
     let mut shown = told.clone();
     shown.push(outcome.stdout.clone());
     (facts_of(run, &shown), outcome.describe())
+}
+
+/// The real Copilot CLI with the same file taken over by agent-hooks (`install --agent
+/// copilot --project --take-over`, then `trust`): agent-hooks runs it under the agent.
+fn bridged_side(install: &Path, run: &Run, case: &Case) -> (Facts, String) {
+    agents::relay_bin();
+    let _ = std::fs::remove_file(run.project().join("side-effect.txt"));
+    let _ = std::fs::rename(run.path("probe.jsonl"), run.path("emit-probe.jsonl"));
+    let file = hooks_file(case, &run.path("probe.py"));
+    run.write("project/.github/hooks/case.json", &file.to_string());
+    agents::agent_hooks(
+        run,
+        &["install", "--agent", "copilot", "--project", "--take-over"],
+    );
+    agents::agent_hooks(run, &["trust"]);
+    copilot_session(install, run, case)
 }
 
 /// agent-hooks with the same file, through the session the agent's payloads show.
@@ -352,6 +373,28 @@ fn run_case(install: &Path, case: &Case) -> Option<String> {
         .filter(Value::is_object)
         .unwrap_or_else(|| json!({"command": COMMAND}));
     let (mut ours, our_detail) = agent_hooks_side(&run, case, input);
+    let bridged = crate::bridged_enabled().then(|| bridged_side(install, &run, case));
+    // Through agent-hooks, Copilot CLI runs the same hooks: every fact the same, the stdin
+    // fields of the agent's own state included.
+    let bridged_failure = bridged.and_then(|(mut bridged, bridged_detail)| {
+        let mut reference = theirs.clone();
+        if case.name != "no answers" {
+            reference.fields = BTreeMap::new();
+            bridged.fields = BTreeMap::new();
+        }
+        eprintln!(
+            "Copilot CLI (own format, through agent-hooks): {} ({:.1?}): {}",
+            case.name,
+            started.elapsed(),
+            if reference == bridged { "same" } else { "differs" }
+        );
+        (reference != bridged).then(|| {
+            format!(
+                "case `{}` (through agent-hooks):\n  Copilot CLI: {reference:?}\n  through agent-hooks: {bridged:?}\n  --- Copilot CLI run\n{their_detail}\n  --- through agent-hooks\n{bridged_detail}",
+                case.name
+            )
+        })
+    });
     let mut theirs = theirs;
     let mut known = Vec::new();
     if case.name == "no answers" {
@@ -393,12 +436,16 @@ fn run_case(install: &Path, case: &Case) -> Option<String> {
         started.elapsed(),
         if theirs == ours { "same" } else { "differs" }
     );
-    (theirs != ours).then(|| {
+    let direct_failure = (theirs != ours).then(|| {
         format!(
             "case `{}`:\n  Copilot CLI: {theirs:?}\n  agent-hooks: {ours:?}\n  --- Copilot CLI run\n{their_detail}\n  --- agent-hooks run\n{our_detail}",
             case.name
         )
-    })
+    });
+    match (direct_failure, bridged_failure) {
+        (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
+        (a, b) => a.or(b),
+    }
 }
 
 /// Every case, two sessions at a time; panics with every difference.

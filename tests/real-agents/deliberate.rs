@@ -179,6 +179,12 @@ const TABLE: &[Row] = &[
     (Gemini, "pre: permissionDecision ask", "tool ran, with what input",
         r#""ran""#,
         "null", LIBERAL),
+    (Gemini, "pre: decision ask", "model requests",
+        "1",
+        "2", ASK_HOST),
+    (Gemini, "pre: decision ask", "model was told",
+        "[]",
+        r#"["M-decision-ask"]"#, ASK_HOST),
     (Gemini, "stop: decision block, once", "hooks that ran",
         GEMINI_AGAIN,
         GEMINI_SAME_TURN, CONTINUATION),
@@ -204,11 +210,59 @@ const CODEX_RAN_ON: &str =
     r#"{"PostToolUse":1,"PreToolUse":1,"SessionStart":1,"Stop":1,"UserPromptSubmit":1}"#;
 const CODEX_RAN_OFF: &str = r#"{"PreToolUse":1,"SessionStart":1,"Stop":1,"UserPromptSubmit":1}"#;
 
+/// A question nobody can answer: the host decides what follows.
+const ASK_HOST: &str = "a question with nobody to answer it: agent-hooks' tool wrapper refuses the call and tells the model the question, and the model is asked again; Gemini CLI headless ends the session (under the agent, through agent-hooks, it does that too)";
+
 /// The deliberate differences of the agent's session through agent-hooks (`install
 /// --take-over`): the agent's own value, then what the agent does under agent-hooks.
 #[rustfmt::skip]
 const BRIDGED: &[Row] = &[
+    // Claude Code 2.1.332.
+    (Claude, "pre: decision deny", "hooks that ran", RAN_ON, RAN_OFF, STRICTER),
+    (Claude, "pre: decision deny", "model was told", "[]", r#"["M-decision-deny"]"#, STRICTER),
+    (Claude, "pre: decision deny", "tool ran, with what input", r#""ran""#, "null", STRICTER),
+    (Claude, "pre: continue false", "hooks that ran",
+        r#"{"PostToolUse":1,"PreToolUse":1,"SessionEnd":1,"SessionStart":1,"UserPromptSubmit":1}"#,
+        r#"{"PreToolUse":1,"SessionEnd":1,"SessionStart":1,"UserPromptSubmit":1}"#, STOPS_BEFORE),
+    (Claude, "pre: continue false", "tool ran, with what input", r#""ran""#, "null", STOPS_BEFORE),
+    (Claude, "pre: two hooks rewrite, the first in the file finishes last", "tool ran, with what input",
+        r#""rewritten-a""#, r#""rewritten-b""#, ORDER),
+    // Codex CLI 0.171.0.
+    (Codex, "pre: exit 2, nothing on stderr", "hooks that ran", CODEX_RAN_ON, CODEX_RAN_OFF, STRICTER),
+    (Codex, "pre: exit 2, nothing on stderr", "tool ran, with what input", r#""ran""#, "null", STRICTER),
+    (Codex, "pre: decision deny", "hooks that ran", CODEX_RAN_ON, CODEX_RAN_OFF, STRICTER),
+    (Codex, "pre: decision deny", "model was told", "[]", r#"["M-decision-deny"]"#, STRICTER),
+    (Codex, "pre: decision deny", "tool ran, with what input", r#""ran""#, "null", STRICTER),
+    (Codex, "pre: permissionDecision deny without a reason", "hooks that ran", CODEX_RAN_ON, CODEX_RAN_OFF, STRICTER),
+    (Codex, "pre: permissionDecision deny without a reason", "tool ran, with what input", r#""ran""#, "null", STRICTER),
+    (Codex, "pre: updatedInput alone", "tool ran, with what input", r#""ran""#, r#""rewritten""#, REWRITE),
+    (Codex, "pre: two hooks rewrite, the first in the file finishes last", "tool ran, with what input",
+        r#""rewritten-a""#, r#""rewritten-b""#, ORDER),
+    (Codex, "pre: continue false", "hooks that ran", CODEX_RAN_ON, CODEX_RAN_OFF, CODEX_NO_STOP),
+    (Codex, "pre: continue false", "model was told", "[]", r#"["M-stop-reason"]"#, CODEX_NO_STOP),
+    (Codex, "pre: continue false", "tool ran, with what input", r#""ran""#, "null", CODEX_NO_STOP),
+    // Gemini CLI 0.61.0.
+    (Gemini, "pre: exit 2, nothing on stderr", "hooks that ran", GEMINI_RAN_ON, GEMINI_RAN_OFF, STRICTER),
+    (Gemini, "pre: exit 2, nothing on stderr", "tool ran, with what input", r#""ran""#, "null", STRICTER),
+    (Gemini, "pre: permissionDecision deny", "hooks that ran", GEMINI_RAN_ON, GEMINI_RAN_OFF, LIBERAL),
+    (Gemini, "pre: permissionDecision deny", "model was told", "[]", r#"["M-permission-deny"]"#, LIBERAL),
+    (Gemini, "pre: permissionDecision deny", "tool ran, with what input", r#""ran""#, "null", LIBERAL),
+    (Gemini, "pre: permissionDecision deny without a reason", "hooks that ran", GEMINI_RAN_ON, GEMINI_RAN_OFF, LIBERAL),
+    (Gemini, "pre: permissionDecision deny without a reason", "tool ran, with what input", r#""ran""#, "null", LIBERAL),
+    // The question reaches Gemini CLI as its own `decision: ask`: headless, it ends there.
+    (Gemini, "pre: permissionDecision ask", "hooks that ran", GEMINI_RAN_ON,
+        r#"{"BeforeAgent":1,"BeforeTool":1,"SessionStart":1}"#, LIBERAL),
+    (Gemini, "pre: permissionDecision ask", "model requests", "2", "1", LIBERAL),
+    (Gemini, "pre: permissionDecision ask", "tool ran, with what input", r#""ran""#, "null", LIBERAL),
 ];
+
+/// Codex CLI reads no `continue` before a tool: agent-hooks blocks the call (exit 2), which
+/// is all Codex lets a hook do there, and the agent goes on.
+const CODEX_NO_STOP: &str = "Codex CLI ignores continue: false before a tool (and runs the tool when the answer holds it); agent-hooks blocks the call, the most Codex lets a hook do, and Codex goes on";
+
+/// `continue: false` before a tool: agent-hooks keeps the tool from running and stops the
+/// agent; Claude Code runs the tool and then stops.
+const STOPS_BEFORE: &str = "continue: false before a tool stops the agent before the tool runs under agent-hooks; Claude Code runs the tool, then stops";
 
 /// The deliberate difference of `agent` in `case` on `fact`, if there is one.
 pub fn find(agent: Agent, case: &str, fact: &str) -> Option<Expected> {

@@ -153,7 +153,7 @@ impl Way {
 
 /// Whether the sessions through agent-hooks run too (`REAL_AGENTS_BRIDGED=0` leaves them
 /// out, for a quicker look at the direct comparison alone).
-fn bridged_enabled() -> bool {
+pub(crate) fn bridged_enabled() -> bool {
     std::env::var("REAL_AGENTS_BRIDGED").map_or(true, |v| v != "0")
 }
 

@@ -90,6 +90,23 @@ fn normalize(mut input: Value) -> Value {
     input
 }
 
+/// `input` without the fields whose kind of value is not the one `E` has there (a newer
+/// agent's `tool_name: null`, an object where a text was): the event's hooks run with what
+/// can be read, and command hooks still get every field as the agent gave it. A payload an
+/// event cannot be read from would otherwise run no hook at all, and a guard would be off.
+fn leniently<E: Default + serde::Serialize>(mut input: Value) -> Value {
+    let template = serde_json::to_value(E::default()).unwrap_or(Value::Null);
+    let kind = |v: &Value| std::mem::discriminant(v);
+    if let (Some(fields), Some(expected)) = (input.as_object_mut(), template.as_object()) {
+        fields.retain(|name, value| match expected.get(name) {
+            Some(Value::Null) | None => true,
+            Some(Value::Number(_)) => value.is_number(),
+            Some(wanted) => kind(wanted) == kind(value),
+        });
+    }
+    input
+}
+
 /// How an event's outcome is shown: the fields a person (or a script) needs.
 trait Shown: Combine {
     fn show(&self, outcome: Self::Outcome) -> Value;
@@ -183,13 +200,23 @@ impl Shown for StopEvent {
     }
 }
 
-async fn run_one<E: Shown>(
+/// Runs `input` as the runner's event `E`; `failure`: a failed tool's result
+/// (PostToolUseFailure), whose hooks get the payload as given (no `is_error` added).
+async fn run_one<E: Shown + Default>(
     runner: &HookRunner,
     input: Value,
+    failure: bool,
 ) -> Result<Result<Value, HookError>, String> {
     let given = input.as_object().cloned().unwrap_or_default();
-    let event: E = serde_json::from_value(normalize(input))
-        .map_err(|e| format!("invalid payload for {}: {e}", E::KIND))?;
+    let mut normalized = normalize(input);
+    if let (true, Some(fields)) = (failure, normalized.as_object_mut()) {
+        fields.entry("is_error").or_insert(json!(true));
+    }
+    let event: E = match serde_json::from_value(normalized.clone()) {
+        Ok(event) => event,
+        Err(e) => serde_json::from_value(leniently::<E>(normalized))
+            .map_err(|_| format!("invalid payload for {}: {e}", E::KIND))?,
+    };
     Ok(runner
         .emit_with(&event, &given)
         .await
@@ -202,9 +229,9 @@ async fn run_one<E: Shown>(
 pub async fn emit(
     runner: &HookRunner,
     emitted: Emitted,
-    mut input: Value,
+    input: Value,
 ) -> Result<Result<Value, HookError>, String> {
-    let kind = match emitted {
+    let (kind, failure) = match emitted {
         Emitted::Command(event) => {
             let fields = match input {
                 Value::Object(fields) => fields,
@@ -213,18 +240,12 @@ pub async fn emit(
             let outcome = runner.emit_command(event, fields).await;
             return Ok(Ok(serde_json::to_value(outcome).unwrap_or(Value::Null)));
         }
-        Emitted::Runner(kind, Some(CommandEvent::PostToolUseFailure)) => {
-            if let Some(fields) = input.as_object_mut() {
-                fields.entry("is_error").or_insert(json!(true));
-            }
-            kind
-        }
-        Emitted::Runner(kind, _) => kind,
+        Emitted::Runner(kind, failure) => (kind, failure == Some(CommandEvent::PostToolUseFailure)),
     };
     macro_rules! dispatch {
         ($($ty:ty => $kind:ident, $out:ty;)*) => {
             match kind {
-                $(EventKind::$kind => run_one::<$ty>(runner, input).await,)*
+                $(EventKind::$kind => run_one::<$ty>(runner, input, failure).await,)*
                 _ => Err(format!("{kind} cannot be emitted by this version of agent-hooks")),
             }
         };

@@ -214,7 +214,10 @@ pub(super) fn read_json(event: CommandEvent, fields: &Map<String, Value>, answer
 /// permission decisions.
 fn read_decision(event: CommandEvent, value: &Value, reason: Option<String>, answer: &mut Answer) {
     match value.as_str() {
-        Some("approve" | "allow") => answer.permission = Some(PermissionDecision::Approve),
+        Some("approve" | "allow") => {
+            answer.permission = Some(PermissionDecision::Approve);
+            answer.permission_reason = reason;
+        }
         Some("block" | "deny") => {
             let reason = reason.unwrap_or_else(|| format!("blocked by a hook (decision {value})"));
             match event.spec().exit2 {
@@ -222,7 +225,10 @@ fn read_decision(event: CommandEvent, value: &Value, reason: Option<String>, ans
                 _ => answer.block = Some(reason),
             }
         }
-        Some("ask") => answer.permission = Some(PermissionDecision::Ask),
+        Some("ask") => {
+            answer.permission = Some(PermissionDecision::Ask);
+            answer.permission_reason = reason;
+        }
         _ => answer.problems.push(format!(
             "unknown decision {value}; no decision was taken from it"
         )),

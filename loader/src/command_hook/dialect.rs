@@ -222,9 +222,10 @@ impl Dialect {
     }
 
     /// Whether a block's reason on `event` replaces the tool's result for the model (Gemini
-    /// CLI's AfterTool), rather than being added after it (Claude Code's PostToolUse).
+    /// CLI's AfterTool, Codex CLI's PostToolUse), rather than being added after it (Claude
+    /// Code's PostToolUse).
     pub fn feedback_replaces_result(self, event: CommandEvent) -> bool {
-        self == Dialect::Gemini && event == CommandEvent::PostToolUse
+        matches!(self, Dialect::Gemini | Dialect::Codex) && event == CommandEvent::PostToolUse
     }
 
     /// Payload fields its agent sends that the others do not: Gemini CLI's `timestamp`.

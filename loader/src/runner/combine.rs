@@ -590,10 +590,10 @@ impl Combine for PermissionRequestEvent {
     fn command_input(&self) -> Option<CommandInput> {
         input(
             CommandEvent::PermissionRequest,
+            // No `tool_use_id`: the agents send none with this event.
             json!({
                 "tool_name": self.tool_name,
                 "tool_input": self.input,
-                "tool_use_id": self.tool_call_id,
             }),
         )
     }

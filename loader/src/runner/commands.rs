@@ -89,7 +89,13 @@ impl HookRunner {
             return None;
         }
         let env_file = event.spec().env_file.then(|| self.env_file());
-        let session_id: Arc<str> = self.session_of(agent.as_ref()).into();
+        // The session the payload names, when the caller gave one (an agent's own payload):
+        // what a hook reads in `session_id` and in its agent's variable (Gemini CLI's
+        // `GEMINI_SESSION_ID`) are the same.
+        let session_id: Arc<str> = match fields.get("session_id").and_then(Value::as_str) {
+            Some(given) if !given.is_empty() => given.into(),
+            _ => self.session_of(agent.as_ref()).into(),
+        };
         let agent_env = super::agent_env::current();
         // One payload per (dialect, event name): hooks of one dialect share it.
         let mut payloads: Vec<(PayloadKey<'_>, Arc<str>)> = Vec::new();
@@ -140,6 +146,10 @@ impl HookRunner {
             self.show_status(agent.as_ref(), &waited, false);
         }
         let mut combined = CommandOutcome::default();
+        // Every reason given, in configuration order: Gemini CLI shows the model the reasons
+        // of all of an event's hooks when one blocks, an allowing hook's too.
+        let mut all_reasons: Vec<String> = Vec::new();
+        let mut gemini_gave_more = false;
         for (hook, finished) in waited.iter().zip(runs) {
             let mut answer = finished.answer(hook);
             hook.dialect.adapt(event, &finished.run, &mut answer);
@@ -158,6 +168,14 @@ impl HookRunner {
                 let dialect = hook.dialect.tool_dialect(&hook.event_name);
                 answer.updated_input = Some(tools.input_back(dialect, tool, updated, original));
             }
+            if let Some(reason) = &answer.block {
+                all_reasons.push(reason.clone());
+            } else if let (Dialect::Gemini, Some(reason)) =
+                (hook.dialect, &answer.permission_reason)
+            {
+                all_reasons.push(reason.clone());
+                gemini_gave_more = true;
+            }
             combined.add(&answer);
             deliver(agent.as_ref(), &answer, false);
             report(
@@ -168,6 +186,9 @@ impl HookRunner {
                 answer,
                 false,
             );
+        }
+        if combined.block && gemini_gave_more {
+            combined.reasons = all_reasons;
         }
         if let Some(path) = env_file {
             match read_env_file(&path) {

@@ -171,12 +171,12 @@ pub fn render(
         reply.note(reason);
         return reply;
     }
-    let tool_event = matches!(request.event.as_str(), "PreToolUse" | "BeforeTool");
-    if let (Some(reason), Some(stop), true) = (
-        &decision.block,
-        &decision.stop,
-        tool_event && !request.copilot_form,
-    ) {
+    // Codex CLI 0.171 reads no `continue` before a tool, and runs the tool when the answer
+    // holds one (measured in tests/real-agents): it gets the block alone (exit 2).
+    let tool_event = matches!(request.event.as_str(), "PreToolUse" | "BeforeTool")
+        && !request.copilot_form
+        && agent != AgentName::Codex;
+    if let (Some(reason), Some(stop), true) = (&decision.block, &decision.stop, tool_event) {
         // `continue: false` before the tool: the tool must not run and the agent must stop.
         // A block alone (exit 2) would let the agent ask its model again.
         let answer = stop_before_the_tool(agent, request, reason, stop, &problems);

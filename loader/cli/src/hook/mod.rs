@@ -6,6 +6,8 @@
 
 pub mod agent;
 mod answer;
+#[cfg(test)]
+mod mutations;
 pub mod request;
 mod resident;
 

@@ -167,7 +167,7 @@ pub fn render(
         } else {
             json!({"permissionDecision": "deny", "permissionDecisionReason": reason})
         };
-        reply.stdout = format!("{answer}\n");
+        reply.stdout = format!("{}{answer}\n", progress_lines(&decision.messages));
         reply.note(reason);
         return reply;
     }
@@ -202,6 +202,10 @@ pub fn render(
     if !answer.is_empty() {
         reply.stdout = Value::Object(answer).to_string();
         reply.stdout.push('\n');
+    }
+    if request.copilot_form {
+        // Copilot CLI shows a hook's progress lines to the user: its `systemMessage`.
+        reply.stdout.insert_str(0, &progress_lines(&decision.messages));
     }
     if !problems.is_empty() {
         for problem in &problems {
@@ -251,6 +255,15 @@ fn stop_before_the_tool(
         answer["systemMessage"] = json!(messages.join("\n"));
     }
     answer
+}
+
+/// Messages for the user, as Copilot CLI's progress lines (one JSON object a line, before the
+/// answer), which it shows to the user and does not give the model.
+fn progress_lines(messages: &[String]) -> String {
+    messages
+        .iter()
+        .map(|message| format!("{}\n", json!({"type": "progress", "message": message})))
+        .collect()
 }
 
 /// Claude Code's answer fields, which Codex, Devin and Gemini CLI read too (with their

@@ -17,8 +17,8 @@
 //!   served at once.
 //! - It ends after `--idle` seconds without a request, and when its socket is removed; a
 //!   session is dropped at its `SessionEnd` and after the idle time.
-//! - Requests are bounded (header 64 KiB, payload 16 MiB); a malformed one gets an error
-//!   answer, never a crash.
+//! - Requests are bounded (a header of 1 MiB, the agent's environment in it, a payload of
+//!   16 MiB); a malformed one gets an error answer, never a crash.
 
 pub mod http;
 mod watch;

@@ -26,6 +26,7 @@ mod discovery;
 mod docs;
 mod factory_context;
 mod fail_closed;
+mod first_hour;
 mod file_checks;
 mod home;
 mod host_calls;

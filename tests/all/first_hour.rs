@@ -81,3 +81,116 @@ fn a_long_running_guard_that_prints_a_debugging_line_is_told_it_broke_the_protoc
     );
     assert!(!said.contains("not trusted"), "not a matter of trust: {said}");
 }
+
+/// A project's Claude Code settings with two hooks of its own: loggers, which answer nothing.
+const LOGGERS: &str = r#"{
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo pre >> calls.log"}]}],
+    "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "echo post >> calls.log"}]}]
+  }
+}
+"#;
+
+/// The commands of the hooks a `list --json` report lists.
+fn listed_commands(report: &serde_json::Value) -> Vec<String> {
+    report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["command"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// The paths a `list --json` report lists as awaiting trust.
+fn untrusted(report: &serde_json::Value) -> Vec<String> {
+    report["untrusted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn json_run(rig: &Rig, args: &[&str]) -> serde_json::Value {
+    let out = rig.run(args);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}{}", stdout(&out), stderr(&out)))
+}
+
+#[test]
+fn list_and_doctor_show_no_wiring_entry_and_trust_follows_the_hooks_taken_over_and_back() {
+    let rig = Rig::new();
+    let settings = rig.write("project/.claude/settings.json", LOGGERS);
+    let out = rig.run(&["install", "--agent", "claude", "--project", "--take-over"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The 28 entries install wrote are agent-hooks itself: not hooks, nothing to trust.
+    let list = json_run(&rig, &["list", "--json"]);
+    let settings_path = settings.display().to_string();
+    assert_eq!(listed_commands(&list), Vec::<String>::new(), "{list}");
+    let waiting = untrusted(&list);
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert!(
+        waiting[0].contains("taken-over/claude/project-"),
+        "only the hooks taken over wait for trust: {waiting:?}"
+    );
+    let said = stdout(&rig.run(&["list"]));
+    assert!(!said.contains("--agent claude"), "{said}");
+    assert!(
+        said.contains("Claude Code: runs agent-hooks"),
+        "the wiring is shown as such: {said}"
+    );
+    let out = rig.run(&["trust"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !stdout(&out).contains("  .claude/settings.json"),
+        "{}",
+        stdout(&out)
+    );
+    // doctor: the two loggers, no wiring entry, and no note about answers they never give.
+    let out = rig.run(&["doctor", "--json"]);
+    let doctor: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        listed_commands(&doctor),
+        ["echo pre >> calls.log", "echo post >> calls.log"],
+        "{doctor}"
+    );
+    assert_eq!(doctor["notes"], json!([]), "{doctor}");
+    assert_eq!(out.status.code(), Some(0), "{doctor}");
+    // Uninstall: the file is Claude Code's again, with the hooks the user trusted.
+    let out = rig.run(&["uninstall", "--agent", "claude", "--project"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), LOGGERS);
+    let list = json_run(&rig, &["list", "--json"]);
+    assert_eq!(untrusted(&list), Vec::<String>::new(), "{list}");
+    assert!(
+        list["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["path"] == settings_path.as_str()),
+        "{list}"
+    );
+    let said = stdout(&rig.run(&["doctor"]));
+    assert!(!said.contains("agent-hooks trust"), "{said}");
+    assert!(said.contains("No problems found."), "{said}");
+    // The copy's trust entry went with the copy.
+    let store = std::fs::read_to_string(rig.home().join(".config/agent-hooks/trusted-hooks.json"))
+        .unwrap();
+    assert!(!store.contains("taken-over"), "{store}");
+}
+
+#[test]
+fn hooks_never_trusted_stay_untrusted_after_a_take_over_and_back() {
+    let rig = Rig::new();
+    rig.write("project/.claude/settings.json", LOGGERS);
+    let before = untrusted(&json_run(&rig, &["list", "--json"]));
+    for args in [
+        &["install", "--agent", "claude", "--project", "--take-over"][..],
+        &["uninstall", "--agent", "claude", "--project"],
+    ] {
+        let out = rig.run(args);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let after = untrusted(&json_run(&rig, &["list", "--json"]));
+    assert_eq!(after, before, "as before the install: still the user's to trust");
+}

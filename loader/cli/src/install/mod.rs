@@ -15,7 +15,7 @@ use std::{
     process::ExitCode,
 };
 
-use agent_hooks::{command_hook::shell_quote, DiscoveryOptions};
+use agent_hooks::{command_hook::shell_quote, discover::TrustStore, DiscoveryOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -528,7 +528,8 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         }
         _ => None,
     } {
-        take_over_file(common, agent, &path, &after, taken, args.project, old_mode)?;
+        let before = before.as_deref().unwrap_or_default();
+        take_over_file(common, agent, &path, (before, &after), taken, args.project, old_mode)?;
         return Ok(ExitCode::SUCCESS);
     } else {
         let created = before.is_none();
@@ -618,7 +619,7 @@ fn take_over_file(
     common: &Common,
     agent: AgentName,
     path: &Path,
-    after: &str,
+    (before, after): (&str, &str),
     taken: TakeOver,
     project_level: bool,
     mode: Option<u32>,
@@ -635,6 +636,13 @@ fn take_over_file(
         .into());
     }
     write(&taken.copy, &taken.copy_text)?;
+    // The project's hooks move, and the user's trust of them moves with them.
+    let trusted = project_level
+        && carry_trust(
+            common,
+            (path, before),
+            (&taken.copy, &taken.copy_text),
+        );
     let file = records_file(common)?;
     let mut records = load_records(&file);
     records.retain(|r| r.path != path);
@@ -665,7 +673,11 @@ fn take_over_file(
         copy.display()
     );
     if project_level && moved > 0 {
-        outln!("They are the project's hooks: they run once you trust them (agent-hooks trust).");
+        if trusted {
+            outln!("They are the project's hooks, which you trusted as they were: they stay trusted.");
+        } else {
+            outln!("They are the project's hooks: they run once you trust them (agent-hooks trust).");
+        }
     }
     outln!(
         "Undo with: agent-hooks uninstall --agent {}{} (puts them back)",
@@ -675,6 +687,52 @@ fn take_over_file(
     Ok(())
 }
 
+/// Records `to` (with its content) as trusted when `from` is trusted with its content: the
+/// same hooks in another file. Whether it did; a trust store that cannot be read or written
+/// carries nothing (the hooks then wait for `agent-hooks trust`, as any project hook).
+fn carry_trust(common: &Common, from: (&Path, &str), to: (&Path, &str)) -> bool {
+    let Ok(project) = project(common) else {
+        return false;
+    };
+    let config = DiscoveryOptions::new(project).config_dir();
+    let Ok(mut store) = TrustStore::open(&config) else {
+        return false;
+    };
+    let trusted = store
+        .check(from.0, &TrustStore::hash_of(from.1.as_bytes()))
+        .is_ok();
+    trusted
+        && store
+            .trust([(to.0, TrustStore::hash_of(to.1.as_bytes()).as_str())])
+            .is_ok()
+}
+
+/// After the undo of a take-over: the trust of the copy goes back to the agent's file (as
+/// `restored`) when the copy was trusted as written and is unchanged (`copy_now`); the
+/// copy's entry goes (it no longer runs), and so does an entry for the agent's file as it
+/// was while it held agent-hooks' entries (`wired`), which no longer describes it.
+fn trust_back(
+    common: &Common,
+    path: &Path,
+    (wired, restored): (&str, &str),
+    taken: &TakeOver,
+    copy_now: Option<&str>,
+) {
+    if copy_now == Some(taken.copy_text.as_str()) {
+        carry_trust(common, (&taken.copy, &taken.copy_text), (path, restored));
+    }
+    let Ok(project) = project(common) else {
+        return;
+    };
+    let Ok(mut store) = TrustStore::open(&DiscoveryOptions::new(project).config_dir()) else {
+        return;
+    };
+    let (copy, file) = (TrustStore::key_of(&taken.copy), TrustStore::key_of(path));
+    let wired = TrustStore::hash_of(wired.as_bytes());
+    // What is left is an entry that cannot let anything run: nothing to report.
+    let _ = store.untrust(|entry, hash| entry == copy || (entry == file && hash == wired));
+}
+
 /// Uninstalls a take-over: the `hooks` as they were put back, the copy removed (kept aside
 /// when it was edited). Refused, nothing changed, when they were changed since (unless `force`).
 fn undo_take_over(
@@ -682,7 +740,7 @@ fn undo_take_over(
     text: &str,
     taken: &TakeOver,
     force: bool,
-) -> Result<(), InstallError> {
+) -> Result<String, InstallError> {
     let restored = match take_over::undo(path, text, taken)? {
         Ok(restored) => restored,
         Err(current) if force => {
@@ -724,7 +782,7 @@ fn undo_take_over(
         }
         None => {}
     }
-    Ok(())
+    Ok(restored)
 }
 
 /// Uninstalls a take-over of Copilot CLI's hooks files: agent-hooks' own file removed (when
@@ -793,7 +851,10 @@ pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
         return Ok(ExitCode::SUCCESS);
     };
     if let Some(taken) = &record.taken_over {
-        undo_take_over(&path, &text, taken, args.force)?;
+        // Read before the undo removes it: the copy as it is, to carry its trust back.
+        let copy_now = read(&taken.copy)?;
+        let restored = undo_take_over(&path, &text, taken, args.force)?;
+        trust_back(common, &path, (&text, &restored), taken, copy_now.as_deref());
         restore_mode(&path, record.mode)?;
         save_records(&file, &records)?;
         outln!(

@@ -194,3 +194,82 @@ fn hooks_never_trusted_stay_untrusted_after_a_take_over_and_back() {
     let after = untrusted(&json_run(&rig, &["list", "--json"]));
     assert_eq!(after, before, "as before the install: still the user's to trust");
 }
+
+#[test]
+fn installing_again_with_the_same_options_is_a_no_op_and_other_options_say_what_to_run() {
+    let rig = Rig::new();
+    let settings = rig.write("project/.claude/settings.json", LOGGERS);
+    let take_over = ["install", "--agent", "claude", "--project", "--take-over"];
+    let out = rig.run(&take_over);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let installed = std::fs::read_to_string(&settings).unwrap();
+    // The same command again: nothing to do, and it says so.
+    let out = rig.run(&take_over);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("already runs agent-hooks, installed with these options")
+            && stdout(&out).contains("Nothing to do."),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stderr(&out).contains("without --take-over"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), installed);
+    // Other options: what differs, and what to run; nothing changed.
+    let out = rig.run(&[
+        "install", "--agent", "claude", "--project", "--take-over", "--with", "codex",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("installed with other options")
+            && err.contains("--with codex`")
+            && err.contains("Nothing was changed")
+            && err.contains("`agent-hooks uninstall --agent claude --project`")
+            && err.contains("then `agent-hooks install --agent claude --project --take-over --with codex`"),
+        "{err}"
+    );
+    let out = rig.run(&["install", "--agent", "claude", "--project"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(
+            "it was installed with --take-over, and this install is without it"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), installed);
+    // Uninstall still puts the user's hooks back.
+    let out = rig.run(&["uninstall", "--agent", "claude", "--project"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), LOGGERS);
+}
+
+#[test]
+fn an_option_install_does_not_apply_is_refused_with_what_to_do() {
+    let rig = Rig::new();
+    let settings = rig.write("home/.claude/settings.json", LOGGERS);
+    let out = rig.run(&["install", "--agent", "claude", "--require", "guard.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("install does not apply --require")
+            && stderr(&out).contains("\"required\": true"),
+        "{}",
+        stderr(&out)
+    );
+    for (option, extra) in [("--force", None), ("--hook", Some("x.json")), ("--json", None)] {
+        let mut args = vec!["install", "--agent", "claude", option];
+        args.extend(extra);
+        let out = rig.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{option}");
+        assert!(
+            stderr(&out).contains(&format!("install does not apply {option}")),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        LOGGERS,
+        "nothing was installed"
+    );
+}

@@ -88,9 +88,31 @@ pub enum InstallError {
     /// `--http` with `--project`.
     #[error("--http writes your secret into the entry, so it goes into your own settings only: install with --http --user")]
     HttpInProject,
-    /// `--take-over` where the plain entry is installed already.
-    #[error("{0} runs agent-hooks already, without --take-over; run `agent-hooks uninstall` first, then install again with --take-over")]
+    /// `--take-over` where an entry agent-hooks has no record of is in the file already.
+    #[error("{0} runs agent-hooks already, from an entry agent-hooks has no record of (written by hand, or by an install with another configuration folder), so its hooks cannot be taken over: remove the hooks that run `agent-hooks-hook --agent` or `agent-hooks hook --agent` from it, then install again with --take-over")]
     InstalledWithout(PathBuf),
+    /// Installed already, with other options than this install's.
+    #[error("{path} runs agent-hooks already, installed with other options: {differs}. Nothing was changed. To install with these options, run `agent-hooks uninstall` first (`{undo}`), then `{redo}`")]
+    OtherOptions {
+        /// The agent's file.
+        path: PathBuf,
+        /// What differs, for people.
+        differs: String,
+        /// The uninstall to run.
+        undo: String,
+        /// The install asked for.
+        redo: String,
+    },
+    /// An option `install` or `uninstall` does not apply.
+    #[error("{command} does not apply {option}: {why}")]
+    NotApplied {
+        /// `install` or `uninstall`.
+        command: &'static str,
+        /// The option as given.
+        option: &'static str,
+        /// Why, and what to do instead.
+        why: &'static str,
+    },
     /// The `hooks` that `install --take-over` wrote were changed since.
     #[error("the hooks in {path} were changed since `install --take-over` wrote them, so the hooks that were there before are not put back over your changes. Move what you added into {copy} (which agent-hooks runs) or take it out, then run uninstall again; or run `uninstall --force` to put the old hooks back (what it replaces is kept beside the copy)")]
     TakenOverChanged {
@@ -161,6 +183,9 @@ struct Record {
     /// Copilot CLI's hooks files that `--take-over` moved.
     #[serde(default)]
     moved: Vec<MovedFile>,
+    /// The entry's command as written (`None` in a record of an earlier version).
+    #[serde(default)]
+    command: Option<String>,
 }
 
 fn home() -> Result<PathBuf, InstallError> {
@@ -421,10 +446,31 @@ fn save_records(file: &Path, records: &[Record]) -> Result<(), InstallError> {
 
 /// `agent-hooks install`.
 pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
+    refuse_unapplied(common, "install")?;
+    if args.force {
+        return Err(InstallError::NotApplied {
+            command: "install",
+            option: "--force",
+            why: "it is an option of uninstall; run install without it",
+        }
+        .into());
+    }
     let agent = args.agent;
     let path = config_file(agent, !args.project, &project(common)?)?;
     let command = command(agent, args);
     let before = read(&path)?;
+    if let Some(record) = load_records(&records_file(common)?)
+        .into_iter()
+        .find(|r| r.path == path)
+    {
+        let holds = match &record.owned {
+            Some(owned) => before.as_ref() == Some(owned),
+            None => before.as_deref().is_some_and(|t| has_entry(t, agent)),
+        };
+        if holds {
+            return installed_already(&record, args, &command, &path);
+        }
+    }
     let http = if args.http {
         if agent != AgentName::Claude {
             return Err(InstallError::NoHttp(agent.title()).into());
@@ -488,6 +534,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             taken_over: None,
             mode: None,
             moved,
+            command: Some(command.clone()),
         };
         if !record.moved.is_empty() {
             // The copies first, then the record, then the agent's folder, so that a crash
@@ -529,7 +576,15 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         _ => None,
     } {
         let before = before.as_deref().unwrap_or_default();
-        take_over_file(common, agent, &path, (before, &after), taken, args.project, old_mode)?;
+        take_over_file(
+            common,
+            (agent, &command),
+            &path,
+            (before, &after),
+            taken,
+            args.project,
+            old_mode,
+        )?;
         return Ok(ExitCode::SUCCESS);
     } else {
         let created = before.is_none();
@@ -567,6 +622,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             taken_over: None,
             mode: old_mode,
             moved: Vec::new(),
+            command: Some(command.clone()),
         }
     };
     let file = records_file(common)?;
@@ -589,6 +645,94 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         if args.project { " --project" } else { "" }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The options of the commands that run hooks, which `install` and `uninstall` do not
+/// apply: refused, with what to do, rather than ignored.
+fn refuse_unapplied(common: &Common, command: &'static str) -> Result<(), InstallError> {
+    const RUNS_HOOKS: &str = "it is an option of the commands that run or list hooks (list, doctor, emit, replay, command, hook); run it without this option";
+    let given: [(bool, &'static str, &'static str); 9] = [
+        (
+            !common.required.is_empty(),
+            "--require",
+            "the entry it writes does not carry it; to make a hook required, write `\"required\": true` in its hooks file (docs/discovery-and-trust.md#required-hooks), or give --require to the commands that run hooks",
+        ),
+        (!common.hooks.is_empty(), "--hook", "the entry runs the hooks discovery finds; put the hook in ~/.config/agent-hooks/hooks/ or the project's .agent-hooks/hooks/ instead"),
+        (common.no_discover, "--no-discover", RUNS_HOOKS),
+        (common.trust_project, "--trust-project", "trust is recorded with `agent-hooks trust` in the project"),
+        (common.strict, "--strict", RUNS_HOOKS),
+        (common.in_process, "--in-process", RUNS_HOOKS),
+        (common.ui != "no", "--ui", RUNS_HOOKS),
+        (common.host_script.is_some(), "--host-script", RUNS_HOOKS),
+        (common.json, "--json", "it says what it did in text only"),
+    ];
+    match given.into_iter().find(|(given, _, _)| *given) {
+        Some((_, option, why)) => Err(InstallError::NotApplied {
+            command,
+            option,
+            why,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// `install` where `record` says agent-hooks is installed in `path` already: nothing to do
+/// when it was installed with the same options, else what differs and what to run.
+fn installed_already(record: &Record, args: &InstallArgs, command: &str, path: &Path) -> Outcome {
+    let agent = args.agent;
+    let with_or_without = |with: bool| if with { "with" } else { "without" };
+    let mut differs = Vec::new();
+    let took_over = record.taken_over.is_some() || !record.moved.is_empty();
+    if took_over != args.take_over {
+        differs.push(format!(
+            "it was installed {} --take-over, and this install is {} it",
+            with_or_without(took_over),
+            with_or_without(args.take_over)
+        ));
+    }
+    let http = record.mode.is_some();
+    if http != args.http {
+        differs.push(format!(
+            "it was installed {} --http, and this install is {} it",
+            with_or_without(http),
+            with_or_without(args.http)
+        ));
+    }
+    if let Some(written) = record.command.as_deref().filter(|w| *w != command) {
+        differs.push(format!(
+            "its entry runs `{written}`, and this install would write `{command}` (--with, --program, or the program's place)"
+        ));
+    }
+    if differs.is_empty() {
+        outln!(
+            "{} already runs agent-hooks, installed with these options: {}. Nothing to do.",
+            agent.title(),
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let level = if args.project { " --project" } else { "" };
+    let mut redo = format!("agent-hooks install --agent {}{level}", agent.name());
+    if args.take_over {
+        redo.push_str(" --take-over");
+    }
+    if args.http {
+        redo.push_str(" --http");
+    }
+    if !args.with.is_empty() {
+        let with: Vec<&str> = args.with.iter().map(|a| a.name()).collect();
+        redo.push_str(&format!(" --with {}", with.join(",")));
+    }
+    if let Some(program) = &args.program {
+        redo.push_str(&format!(" --program {}", shell_quote(program)));
+    }
+    Err(InstallError::OtherOptions {
+        path: path.to_path_buf(),
+        differs: differs.join("; "),
+        undo: format!("agent-hooks uninstall --agent {}{level}", agent.name()),
+        redo,
+    }
+    .into())
 }
 
 /// Puts back the mode the file had before `--http`.
@@ -617,7 +761,7 @@ fn owner_only(path: &Path) -> Result<(), InstallError> {
 /// crash between two of them leaves what `uninstall` (with `--force` at worst) undoes.
 fn take_over_file(
     common: &Common,
-    agent: AgentName,
+    (agent, command): (AgentName, &str),
     path: &Path,
     (before, after): (&str, &str),
     taken: TakeOver,
@@ -656,6 +800,7 @@ fn take_over_file(
         taken_over: Some(taken),
         mode,
         moved: Vec::new(),
+        command: Some(command.to_owned()),
     });
     save_records(&file, &records)?;
     write(path, after)?;
@@ -823,6 +968,7 @@ fn undo_copilot_take_over(record: &Record, force: bool) -> Result<(), InstallErr
 
 /// `agent-hooks uninstall`.
 pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
+    refuse_unapplied(common, "uninstall")?;
     let agent = args.agent;
     let path = config_file(agent, !args.project, &project(common)?)?;
     let file = records_file(common)?;

@@ -273,3 +273,41 @@ fn an_option_install_does_not_apply_is_refused_with_what_to_do() {
         "nothing was installed"
     );
 }
+
+#[test]
+fn untrust_removes_a_projects_trust_and_the_entries_of_files_that_are_gone() {
+    let rig = Rig::new();
+    rig.write("project/.claude/settings.json", LOGGERS);
+    let stale = rig.write(
+        "project/.agent-hooks/hooks/old.json",
+        r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}"#,
+    );
+    assert!(rig.run(&["trust"]).status.success());
+    assert_eq!(untrusted(&json_run(&rig, &["list", "--json"])), Vec::<String>::new());
+    // A file that is gone leaves a stale entry: --gone clears it, and only it.
+    std::fs::remove_file(&stale).unwrap();
+    let out = rig.run(&["untrust", "--gone"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Removed 1 trust entry") && stdout(&out).contains("old.json"),
+        "{}",
+        stdout(&out)
+    );
+    let store_file = rig.home().join(".config/agent-hooks/trusted-hooks.json");
+    let store = std::fs::read_to_string(&store_file).unwrap();
+    assert!(!store.contains("old.json") && store.contains("settings.json"), "{store}");
+    // One file by its path, then the whole project.
+    let out = rig.run(&["untrust", ".claude/settings.json"]);
+    assert!(stdout(&out).contains("Removed 1 trust entry"), "{}", stdout(&out));
+    let waiting = untrusted(&json_run(&rig, &["list", "--json"]));
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert!(waiting[0].ends_with(".claude/settings.json"), "{waiting:?}");
+    assert!(rig.run(&["trust"]).status.success());
+    let out = rig.run(&["untrust"]);
+    assert!(stdout(&out).contains("Removed 1 trust entry"), "{}", stdout(&out));
+    assert_eq!(untrusted(&json_run(&rig, &["list", "--json"])).len(), 1);
+    // Again: nothing to remove, and it says so.
+    let out = rig.run(&["untrust"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("nothing to remove"), "{}", stdout(&out));
+}

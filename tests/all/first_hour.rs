@@ -79,7 +79,10 @@ fn a_long_running_guard_that_prints_a_debugging_line_is_told_it_broke_the_protoc
             && said.contains("a protocol error, so it was stopped: everything a long-running hook prints on stdout must be a protocol message (one JSON object per line); print debugging output on stderr instead"),
         "{said}"
     );
-    assert!(!said.contains("not trusted"), "not a matter of trust: {said}");
+    assert!(
+        !said.contains("not trusted"),
+        "not a matter of trust: {said}"
+    );
 }
 
 /// A project's Claude Code settings with two hooks of its own: loggers, which answer nothing.
@@ -174,8 +177,8 @@ fn list_and_doctor_show_no_wiring_entry_and_trust_follows_the_hooks_taken_over_a
     assert!(!said.contains("agent-hooks trust"), "{said}");
     assert!(said.contains("No problems found."), "{said}");
     // The copy's trust entry went with the copy.
-    let store = std::fs::read_to_string(rig.home().join(".config/agent-hooks/trusted-hooks.json"))
-        .unwrap();
+    let store =
+        std::fs::read_to_string(rig.home().join(".config/agent-hooks/trusted-hooks.json")).unwrap();
     assert!(!store.contains("taken-over"), "{store}");
 }
 
@@ -192,7 +195,10 @@ fn hooks_never_trusted_stay_untrusted_after_a_take_over_and_back() {
         assert!(out.status.success(), "{}", stderr(&out));
     }
     let after = untrusted(&json_run(&rig, &["list", "--json"]));
-    assert_eq!(after, before, "as before the install: still the user's to trust");
+    assert_eq!(
+        after, before,
+        "as before the install: still the user's to trust"
+    );
 }
 
 #[test]
@@ -212,11 +218,21 @@ fn installing_again_with_the_same_options_is_a_no_op_and_other_options_say_what_
         "{}",
         stdout(&out)
     );
-    assert!(!stderr(&out).contains("without --take-over"), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("without --take-over"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), installed);
     // Other options: what differs, and what to run; nothing changed.
     let out = rig.run(&[
-        "install", "--agent", "claude", "--project", "--take-over", "--with", "codex",
+        "install",
+        "--agent",
+        "claude",
+        "--project",
+        "--take-over",
+        "--with",
+        "codex",
     ]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
@@ -225,15 +241,15 @@ fn installing_again_with_the_same_options_is_a_no_op_and_other_options_say_what_
             && err.contains("--with codex`")
             && err.contains("Nothing was changed")
             && err.contains("`agent-hooks uninstall --agent claude --project`")
-            && err.contains("then `agent-hooks install --agent claude --project --take-over --with codex`"),
+            && err.contains(
+                "then `agent-hooks install --agent claude --project --take-over --with codex`"
+            ),
         "{err}"
     );
     let out = rig.run(&["install", "--agent", "claude", "--project"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains(
-            "it was installed with --take-over, and this install is without it"
-        ),
+        stderr(&out).contains("it was installed with --take-over, and this install is without it"),
         "{}",
         stderr(&out)
     );
@@ -256,7 +272,11 @@ fn an_option_install_does_not_apply_is_refused_with_what_to_do() {
         "{}",
         stderr(&out)
     );
-    for (option, extra) in [("--force", None), ("--hook", Some("x.json")), ("--json", None)] {
+    for (option, extra) in [
+        ("--force", None),
+        ("--hook", Some("x.json")),
+        ("--json", None),
+    ] {
         let mut args = vec!["install", "--agent", "claude", option];
         args.extend(extra);
         let out = rig.run(&args);
@@ -283,7 +303,10 @@ fn untrust_removes_a_projects_trust_and_the_entries_of_files_that_are_gone() {
         r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}"#,
     );
     assert!(rig.run(&["trust"]).status.success());
-    assert_eq!(untrusted(&json_run(&rig, &["list", "--json"])), Vec::<String>::new());
+    assert_eq!(
+        untrusted(&json_run(&rig, &["list", "--json"])),
+        Vec::<String>::new()
+    );
     // A file that is gone leaves a stale entry: --gone clears it, and only it.
     std::fs::remove_file(&stale).unwrap();
     let out = rig.run(&["untrust", "--gone"]);
@@ -295,19 +318,34 @@ fn untrust_removes_a_projects_trust_and_the_entries_of_files_that_are_gone() {
     );
     let store_file = rig.home().join(".config/agent-hooks/trusted-hooks.json");
     let store = std::fs::read_to_string(&store_file).unwrap();
-    assert!(!store.contains("old.json") && store.contains("settings.json"), "{store}");
+    assert!(
+        !store.contains("old.json") && store.contains("settings.json"),
+        "{store}"
+    );
     // One file by its path, then the whole project.
     let out = rig.run(&["untrust", ".claude/settings.json"]);
-    assert!(stdout(&out).contains("Removed 1 trust entry"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("Removed 1 trust entry"),
+        "{}",
+        stdout(&out)
+    );
     let waiting = untrusted(&json_run(&rig, &["list", "--json"]));
     assert_eq!(waiting.len(), 1, "{waiting:?}");
     assert!(waiting[0].ends_with(".claude/settings.json"), "{waiting:?}");
     assert!(rig.run(&["trust"]).status.success());
     let out = rig.run(&["untrust"]);
-    assert!(stdout(&out).contains("Removed 1 trust entry"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("Removed 1 trust entry"),
+        "{}",
+        stdout(&out)
+    );
     assert_eq!(untrusted(&json_run(&rig, &["list", "--json"])).len(), 1);
     // Again: nothing to remove, and it says so.
     let out = rig.run(&["untrust"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).contains("nothing to remove"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("nothing to remove"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -506,7 +506,10 @@ mod tests {
     fn an_answer_is_found_in_a_hook_s_code_only_where_it_is_given() {
         let shows = |answer: Answer, text: &str| answer.in_text(text);
         assert!(shows(Answer::Continue, r#"echo '{"continue": false}'"#));
-        assert!(shows(Answer::Continue, r#"print(json.dumps({'continue': False}))"#));
+        assert!(shows(
+            Answer::Continue,
+            r#"print(json.dumps({'continue': False}))"#
+        ));
         assert!(shows(Answer::Continue, r#"echo "{\"continue\": false}""#));
         assert!(!shows(Answer::Continue, "for f in *; do continue; done"));
         assert!(shows(Answer::Deny, r#"{"decision": "deny"}"#));

@@ -107,7 +107,9 @@ impl Session {
         findings
             .untrusted
             .retain(|u| !wiring_only.contains(&u.entry.path));
-        findings.uncovered.retain(|u| !wiring_only.contains(&u.file));
+        findings
+            .uncovered
+            .retain(|u| !wiring_only.contains(&u.file));
         let mut runner = findings.take_runner(&cwd);
         tune(&mut runner);
         let recorder = Recorder::new(ui).answering(host_script);

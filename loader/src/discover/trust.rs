@@ -238,7 +238,10 @@ impl TrustStore {
 
     /// Changes the store with `edit` and saves it: under the lock, the store is read again,
     /// edited, and the result renamed into place.
-    fn change(&mut self, edit: impl FnOnce(&mut BTreeMap<String, String>)) -> Result<(), TrustError> {
+    fn change(
+        &mut self,
+        edit: impl FnOnce(&mut BTreeMap<String, String>),
+    ) -> Result<(), TrustError> {
         let folder = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
         let io = |action: &'static str, path: &Path| {
             let path = path.to_path_buf();

@@ -781,12 +781,8 @@ fn take_over_file(
     }
     write(&taken.copy, &taken.copy_text)?;
     // The project's hooks move, and the user's trust of them moves with them.
-    let trusted = project_level
-        && carry_trust(
-            common,
-            (path, before),
-            (&taken.copy, &taken.copy_text),
-        );
+    let trusted =
+        project_level && carry_trust(common, (path, before), (&taken.copy, &taken.copy_text));
     let file = records_file(common)?;
     let mut records = load_records(&file);
     records.retain(|r| r.path != path);
@@ -819,9 +815,13 @@ fn take_over_file(
     );
     if project_level && moved > 0 {
         if trusted {
-            outln!("They are the project's hooks, which you trusted as they were: they stay trusted.");
+            outln!(
+                "They are the project's hooks, which you trusted as they were: they stay trusted."
+            );
         } else {
-            outln!("They are the project's hooks: they run once you trust them (agent-hooks trust).");
+            outln!(
+                "They are the project's hooks: they run once you trust them (agent-hooks trust)."
+            );
         }
     }
     outln!(
@@ -1000,7 +1000,13 @@ pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
         // Read before the undo removes it: the copy as it is, to carry its trust back.
         let copy_now = read(&taken.copy)?;
         let restored = undo_take_over(&path, &text, taken, args.force)?;
-        trust_back(common, &path, (&text, &restored), taken, copy_now.as_deref());
+        trust_back(
+            common,
+            &path,
+            (&text, &restored),
+            taken,
+            copy_now.as_deref(),
+        );
         restore_mode(&path, record.mode)?;
         save_records(&file, &records)?;
         outln!(

@@ -881,9 +881,10 @@ fn replay_shows_a_tool_call_s_outcome_with_the_fields_emit_shows() {
 #[test]
 fn doctor_notes_where_agent_hooks_is_deliberately_stricter_than_a_hook_s_own_agent() {
     // docs/real-agents.md: Codex runs a tool whose PreToolUse hook exits 2 with nothing on
-    // stderr; agent-hooks blocks it. One note per file and event, not per hook.
+    // stderr; agent-hooks blocks it. One note per file and event, not per hook, and only for
+    // a hook that may give such an answer (here `exit 2`).
     let project = Project::new("p");
-    let hook = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}, {"type": "command", "command": "false"}]}], "Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#;
+    let hook = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "exit 2"}, {"type": "command", "command": "grep -q rm && exit 2; exit 0"}]}], "Stop": [{"hooks": [{"type": "command", "command": "exit 2"}]}]}}"#;
     project.write(".codex/hooks.json", hook);
     project.write(
         ".gemini/settings.json",

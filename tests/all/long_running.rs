@@ -241,7 +241,7 @@ async fn garbage_is_reported_never_trusted_and_the_hook_restarted() {
     );
     assert!(
         errors[0].1.contains(
-            "wrote a line that is not a protocol message (expected ident at line 1 column 2): \"not json {\\\"decision\\\":\\\"block\\\"}\"; it was stopped, not trusted while handling PreToolUse"
+            "wrote a line that is not a protocol message (expected ident at line 1 column 2): \"not json {\\\"decision\\\":\\\"block\\\"}\"; a protocol error, so it was stopped: everything a long-running hook prints on stdout must be a protocol message (one JSON object per line); print debugging output on stderr instead while handling PreToolUse"
         ),
         "{}",
         errors[0].1
@@ -269,7 +269,7 @@ async fn an_answer_for_another_id_is_reported_and_the_hook_restarted() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].1.contains(
-            "answered call 1001, which no call was waiting for; it was stopped, not trusted"
+            "answered call 1001, which no call was waiting for; a protocol error, so it was stopped (what it sends next could not be matched to calls)"
         ),
         "{}",
         errors[0].1
@@ -401,7 +401,7 @@ async fn a_line_past_the_limit_is_refused_before_it_is_kept() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].1.contains(&format!(
-            "sent a message the agent cannot read (a line longer than the limit of {} bytes); it was stopped, not trusted while handling PreToolUse",
+            "sent a message the agent cannot read (a line longer than the limit of {} bytes); a protocol error, so it was stopped (what it sends next could not be matched to calls) while handling PreToolUse",
             agent_hooks::isolation::lines::MAX_LINE
         )),
         "{}",

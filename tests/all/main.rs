@@ -27,6 +27,7 @@ mod docs;
 mod factory_context;
 mod fail_closed;
 mod file_checks;
+mod first_hour;
 mod home;
 mod host_calls;
 mod host_observers;

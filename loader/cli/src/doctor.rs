@@ -234,25 +234,105 @@ fn load_advice(path: &str, error: &LoadError) -> String {
 }
 
 /// A note for a hook that may rely on its own agent failing open where agent-hooks,
-/// deliberately, does not (docs/real-agents.md, measured with the real agents).
-fn deliberate_note(hook: &CommandHook) -> Option<String> {
-    let agent_runs_it = match (hook.dialect, hook.event) {
-        (Dialect::ClaudeCode, CommandEvent::PreToolUse) => {
-            "Claude Code runs the tool when this hook answers `continue: false` or `decision: deny`"
-        }
-        (Dialect::Codex, CommandEvent::PreToolUse) => {
-            "Codex runs the tool when this hook exits 2 with nothing on stderr, denies without a reason, asks, or answers `continue: false` or `decision: deny`"
-        }
-        (Dialect::Gemini, CommandEvent::PreToolUse) => {
-            "Gemini CLI runs the tool when this hook exits 2 with nothing on stderr or answers `permissionDecision: deny` or `ask`"
-        }
+/// deliberately, does not (docs/real-agents.md, measured with the real agents): only for a
+/// hook that may give one of the answers the note is about ([`may_answer`]).
+fn deliberate_note(hook: &CommandHook, cwd: &Path) -> Option<String> {
+    use Answer::{Ask, Continue, Deny, Exit2};
+    let (agent_runs_it, answers): (&str, &[Answer]) = match (hook.dialect, hook.event) {
+        (Dialect::ClaudeCode, CommandEvent::PreToolUse) => (
+            "Claude Code runs the tool when this hook answers `continue: false` or `decision: deny`",
+            &[Continue, Deny],
+        ),
+        (Dialect::Codex, CommandEvent::PreToolUse) => (
+            "Codex runs the tool when this hook exits 2 with nothing on stderr, denies without a reason, asks, or answers `continue: false` or `decision: deny`",
+            &[Exit2, Deny, Ask, Continue],
+        ),
+        (Dialect::Gemini, CommandEvent::PreToolUse) => (
+            "Gemini CLI runs the tool when this hook exits 2 with nothing on stderr or answers `permissionDecision: deny` or `ask`",
+            &[Exit2, Deny, Ask],
+        ),
         _ => return None,
     };
+    if !may_answer(hook, cwd, answers) {
+        return None;
+    }
     Some(format!(
         "{} ({}): {agent_runs_it}; agent-hooks does not run it (see docs/real-agents.md)",
         hook.source.display(),
         hook.event_name
     ))
+}
+
+/// An answer a note of [`deliberate_note`] is about, as it shows in a hook's code.
+#[derive(Clone, Copy)]
+enum Answer {
+    /// `"continue": false`: the word `continue` in quotes.
+    Continue,
+    /// `deny` as a word.
+    Deny,
+    /// `"ask"`: the word `ask` in quotes.
+    Ask,
+    /// Exit code 2: `exit 2`, `exit(2)`, `sys.exit(2)`, `process.exit(2)`.
+    Exit2,
+}
+
+impl Answer {
+    /// Whether `text` holds this answer.
+    fn in_text(self, text: &str) -> bool {
+        let bytes = text.as_bytes();
+        let word = |word: &str, quoted: bool| {
+            text.match_indices(word).any(|(at, _)| {
+                let before = bytes[..at].last().copied();
+                let after = text[at + word.len()..].trim_start_matches('\\');
+                let after = after.bytes().next();
+                if quoted {
+                    matches!(before, Some(b'"' | b'\'')) && matches!(after, Some(b'"' | b'\''))
+                } else {
+                    !before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+                        && !after.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+                }
+            })
+        };
+        match self {
+            Answer::Continue => word("continue", true),
+            Answer::Deny => word("deny", false),
+            Answer::Ask => word("ask", true),
+            Answer::Exit2 => text.match_indices("exit").any(|(at, _)| {
+                let rest = text[at + 4..].trim_start_matches([' ', '\t', '(']);
+                rest.starts_with('2') && !rest[1..].starts_with(|c: char| c.is_ascii_digit())
+            }),
+        }
+    }
+}
+
+/// Whether `hook` may give one of `answers`, judged from its command and the scripts it
+/// names (`./guard.sh`, `python3 scripts/guard.py`): yes when one of them shows the answer,
+/// or when a script it names cannot be read, or for a hook whose code cannot be seen (an
+/// HTTP hook, a hook the agent answers). A program found on the PATH is not read.
+fn may_answer(hook: &CommandHook, cwd: &Path, answers: &[Answer]) -> bool {
+    /// The most of a script read to look for an answer.
+    const SCRIPT_LIMIT: u64 = 1 << 20;
+    if hook.http.is_some() || hook.host_call.is_some() {
+        return true;
+    }
+    let shows = |text: &str| answers.iter().any(|a| a.in_text(text));
+    if shows(&hook.command) {
+        return true;
+    }
+    agent_hooks::discover::hook_scripts(hook, cwd)
+        .iter()
+        .any(|script| {
+            use std::io::Read;
+            let mut bytes = Vec::new();
+            match std::fs::File::open(&script.path)
+                .and_then(|f| f.take(SCRIPT_LIMIT).read_to_end(&mut bytes))
+            {
+                Ok(_) => shows(&String::from_utf8_lossy(&bytes)),
+                // A missing script is a problem of its own (see `script_advice`).
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+                Err(_) => true,
+            }
+        })
 }
 
 /// `agent-hooks doctor`.
@@ -354,7 +434,11 @@ pub fn run(common: &Common, tools: &[String]) -> Outcome {
                 call.kind().method()
             ))
         }))
-        .chain(commands.hooks().filter_map(deliberate_note))
+        .chain(
+            commands
+                .hooks()
+                .filter_map(|hook| deliberate_note(hook, &session.cwd)),
+        )
         .collect();
     notes.dedup();
     let (keeper_line, keeper_json, keeper_problem) = keeper();
@@ -416,5 +500,27 @@ mod tests {
         assert_eq!(closest("TodoWrite", &tools).as_deref(), Some("todo_write"));
         assert_eq!(closest("exce", &tools).as_deref(), Some("exec"));
         assert_eq!(closest("Frobnicate", &tools), None);
+    }
+
+    #[test]
+    fn an_answer_is_found_in_a_hook_s_code_only_where_it_is_given() {
+        let shows = |answer: Answer, text: &str| answer.in_text(text);
+        assert!(shows(Answer::Continue, r#"echo '{"continue": false}'"#));
+        assert!(shows(
+            Answer::Continue,
+            r#"print(json.dumps({'continue': False}))"#
+        ));
+        assert!(shows(Answer::Continue, r#"echo "{\"continue\": false}""#));
+        assert!(!shows(Answer::Continue, "for f in *; do continue; done"));
+        assert!(shows(Answer::Deny, r#"{"decision": "deny"}"#));
+        assert!(!shows(Answer::Deny, "echo denylist"));
+        assert!(shows(Answer::Ask, r#"{"permissionDecision": "ask"}"#));
+        assert!(!shows(Answer::Ask, "echo task >> log"));
+        for exit in ["exit 2", "sys.exit(2)", "process.exit( 2 )", "exit 2; fi"] {
+            assert!(shows(Answer::Exit2, exit), "{exit}");
+        }
+        for other in ["exit 0", "exit 20", "exit", "echo pre >> /tmp/log"] {
+            assert!(!shows(Answer::Exit2, other), "{other}");
+        }
     }
 }

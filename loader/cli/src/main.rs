@@ -106,6 +106,9 @@ enum Command {
     Demo,
     /// Trust the current project's hooks (lists what it trusts first).
     Trust,
+    /// Remove trust entries: the project's (the default), those of the files or folders
+    /// given, or, with --gone, those of files that no longer exist.
+    Untrust(trust::UntrustArgs),
     /// The table of events x agents (each agent's names, payload fields, answers and
     /// defaults), in Markdown, generated from the code: the page docs/events-by-agent.md.
     Events,
@@ -159,6 +162,7 @@ fn main() -> ExitCode {
         Command::Run { words } => command::run(&cli.common, &words),
         Command::Demo => demo::run(&cli.common),
         Command::Trust => trust::run(&cli.common),
+        Command::Untrust(args) => trust::untrust(&cli.common, &args),
         Command::Events => {
             outln!("{}", agent_hooks::command_hook::events_table().trim_end());
             Ok(ExitCode::SUCCESS)

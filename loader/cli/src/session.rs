@@ -55,10 +55,12 @@ impl Session {
         adjust: impl FnOnce(&mut DiscoveryOptions),
         tune: impl FnOnce(&mut HookRunner),
     ) -> Result<Self, Box<dyn std::error::Error>> {
-        Self::build_keeping(common, adjust, |_| true, tune)
+        Self::build_keeping(common, adjust, |hook| !crate::hook::is_wiring(hook), tune)
     }
 
-    /// [`build`](Self::build), keeping only the command hooks `keep` accepts.
+    /// [`build`](Self::build), keeping only the command hooks `keep` accepts. A project file
+    /// whose hooks are all agent-hooks' own wiring entries ([`crate::hook::is_wiring`]) is
+    /// not listed as awaiting trust: nothing in it would run.
     pub fn build_keeping(
         common: &Common,
         adjust: impl FnOnce(&mut DiscoveryOptions),
@@ -96,6 +98,18 @@ impl Session {
         adjust(&mut options);
         let mut findings = discover_and_load_hooks_with(&common.hooks, options);
         findings.commands.retain(keep);
+        let wiring_only: Vec<PathBuf> = findings
+            .untrusted
+            .iter()
+            .filter(|u| holds_only_wiring(&u.entry))
+            .map(|u| u.entry.path.clone())
+            .collect();
+        findings
+            .untrusted
+            .retain(|u| !wiring_only.contains(&u.entry.path));
+        findings
+            .uncovered
+            .retain(|u| !wiring_only.contains(&u.file));
         let mut runner = findings.take_runner(&cwd);
         tune(&mut runner);
         let recorder = Recorder::new(ui).answering(host_script);
@@ -211,6 +225,27 @@ impl Session {
             .collect()
     }
 }
+
+/// Whether `entry` is a hooks or settings file whose every hook is one of agent-hooks' own
+/// wiring entries (a file `install` wrote into, or that holds nothing else).
+fn holds_only_wiring(entry: &agent_hooks::discover::HookEntry) -> bool {
+    use std::io::Read;
+    if entry.kind != agent_hooks::discover::EntryKind::HooksFile {
+        return false;
+    }
+    // Discovery read it already, within the bound of a hooks file.
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(&entry.path)
+        .and_then(|file| file.take(HOOKS_FILE_LIMIT).read_to_end(&mut bytes));
+    if read.is_err() {
+        return false;
+    }
+    let (hooks, _) = agent_hooks::command_hook::parse_hooks_bytes(&bytes, &entry.path);
+    !hooks.is_empty() && hooks.iter().all(crate::hook::is_wiring)
+}
+
+/// The largest hooks or settings file read (as discovery bounds them).
+const HOOKS_FILE_LIMIT: u64 = 4 << 20;
 
 /// The exit code when `--strict` is given and a hook failed to load.
 pub fn strict_code(common: &crate::options::Common, failures: &[Value]) -> std::process::ExitCode {

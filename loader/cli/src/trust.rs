@@ -96,3 +96,87 @@ fn reads(hook: &UntrustedHook) -> impl Iterator<Item = &std::path::Path> + '_ {
         .filter(move |(_, hash)| plugin && hash != ABSENT)
         .map(|(config, _)| config.as_path())
 }
+
+/// `agent-hooks untrust`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct UntrustArgs {
+    /// Files or folders whose trust entries to remove (a folder: every entry under it).
+    /// Without any, the project's (--cwd): its files, and the copies of its hooks that
+    /// `install --take-over` made.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<std::path::PathBuf>,
+    /// Remove the entries of files that no longer exist, wherever they were.
+    #[arg(long, conflicts_with = "paths")]
+    pub gone: bool,
+}
+
+/// `agent-hooks untrust`: removes trust entries, so that those files wait for `agent-hooks
+/// trust` again, and stale entries (of files that are gone) are cleared.
+pub fn untrust(common: &Common, args: &UntrustArgs) -> Outcome {
+    let cwd = match &common.cwd {
+        Some(dir) => std::path::absolute(dir)?,
+        None => std::env::current_dir()?,
+    };
+    let config_dir = DiscoveryOptions::new(&cwd).config_dir();
+    let mut store = TrustStore::open(&config_dir)?;
+    // The places whose entries go: an entry that is one of them or lies under one.
+    let places: Vec<std::path::PathBuf> = if args.paths.is_empty() {
+        let mut places = vec![TrustStore::key_of(&cwd)];
+        places.extend(crate::hook::AgentName::ALL.iter().map(|agent| {
+            TrustStore::key_of(&crate::taken_over::scope(
+                &config_dir,
+                agent.name(),
+                Some(&cwd),
+            ))
+        }));
+        places
+    } else {
+        args.paths
+            .iter()
+            .map(|p| std::path::absolute(cwd.join(p)).map(|p| TrustStore::key_of(&p)))
+            .collect::<Result<_, _>>()?
+    };
+    let removed = store.untrust(|entry, _| {
+        if args.gone {
+            !entry.exists()
+        } else {
+            places.iter().any(|place| entry.starts_with(place))
+        }
+    })?;
+    if common.json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "untrusted": removed }))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if removed.is_empty() {
+        outln!(
+            "No trust entry {}: nothing to remove ({}).",
+            if args.gone {
+                "of a file that is gone".to_owned()
+            } else {
+                format!(
+                    "for {}",
+                    places
+                        .first()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default()
+                )
+            },
+            store.path().display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!(
+        "Removed {} trust entr{} from {}:",
+        removed.len(),
+        if removed.len() == 1 { "y" } else { "ies" },
+        store.path().display()
+    );
+    for path in &removed {
+        outln!("  {}", short_path(path, &cwd));
+    }
+    outln!("Those that are still there wait for `agent-hooks trust` again.");
+    Ok(ExitCode::SUCCESS)
+}

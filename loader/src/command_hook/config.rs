@@ -301,10 +301,16 @@ impl Reader<'_> {
             Ok(matcher) => matcher,
             Err(e) => {
                 let pattern = matcher_text.as_deref().unwrap_or_default();
+                // A glob habit (`*exec`, `Bash*(`): say what `*` means here.
+                let star = if pattern.contains('*') {
+                    "; `*` alone matches every tool, and in a regular expression `.*` is any text"
+                } else {
+                    ""
+                };
                 self.issue(
                     Some(format!("{at}.matcher")),
                     format!(
-                        "invalid matcher `{pattern}` (a regular expression, not a glob: write `.*`, not `*`): {}; its hooks are skipped",
+                        "invalid matcher `{pattern}`: it is not a valid regular expression ({}){star}; its hooks are skipped",
                         e.to_string().lines().last().unwrap_or_default().trim()
                     ),
                     Severity::Error,

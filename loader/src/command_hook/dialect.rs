@@ -35,10 +35,11 @@ pub enum Dialect {
 /// How a matcher is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatcherRule {
-    /// An unanchored regex; `""` or none matches all (this project's hooks files, Devin).
+    /// An unanchored regex; `""` or none matches all (Devin's files).
     Regex,
-    /// As [`Regex`](Self::Regex), and `*` also matches all (what Codex's docs describe; the
-    /// real Codex reads matchers as Claude Code does, so no dialect uses it now).
+    /// As [`Regex`](Self::Regex), and `*` also matches all (this project's hooks files: `*`
+    /// is "every tool" in Claude Code, Qwen Code and Factory Droid, and alone it is no
+    /// valid regex, so reading it so changes no other matcher).
     RegexOrStar,
     /// Claude Code's rule: `*`, `""` or none match all; letters, digits, `_` and `|` only
     /// is an exact name or a `|` list of names; anything else an unanchored regex.
@@ -156,7 +157,8 @@ impl Dialect {
     pub fn matcher_rule(self, settings_form: bool) -> MatcherRule {
         match self {
             Dialect::Agent if settings_form => MatcherRule::Claude,
-            Dialect::Agent | Dialect::Devin => MatcherRule::Regex,
+            Dialect::Agent => MatcherRule::RegexOrStar,
+            Dialect::Devin => MatcherRule::Regex,
             // Their own readers compile their matchers (`super::copilot`, `super::cursor`).
             Dialect::Copilot | Dialect::Cursor => MatcherRule::Regex,
             // Codex reads a plain name as exact, as Claude Code does (measured with the real

@@ -178,7 +178,7 @@ mod tests {
     fn each_problem_is_reported_with_its_place_and_the_rest_loads() {
         let text = r#"{
           "PreToolUse": [
-            {"matcher": "*", "hooks": [{"type": "command", "command": "bad-matcher"}]},
+            {"matcher": "*exec", "hooks": [{"type": "command", "command": "bad-matcher"}]},
             {"matcher": "exec", "hooks": [
               {"type": "prompt"},
               {"type": "command"},
@@ -197,7 +197,7 @@ mod tests {
         assert_eq!(
             issues,
             [
-                "hooks.json (PreToolUse[0].matcher): invalid matcher `*` (a regular expression, not a glob: write `.*`, not `*`): error: repetition operator missing expression; its hooks are skipped",
+                "hooks.json (PreToolUse[0].matcher): invalid matcher `*exec`: it is not a valid regular expression (error: repetition operator missing expression); `*` alone matches every tool, and in a regular expression `.*` is any text; its hooks are skipped",
                 "hooks.json (PreToolUse[1].hooks[0].prompt): a `prompt` hook needs `prompt` (what to ask the model; `$ARGUMENTS` stands for the event's JSON); skipped",
                 "hooks.json (PreToolUse[1].hooks[1]): missing `command`; skipped",
                 "hooks.json (PreToolUse[1].hooks[2].timeout): timeout 5000 is in seconds (83 minutes), more than the 3600 allowed; milliseconds are not accepted; the default of 60 s is used",

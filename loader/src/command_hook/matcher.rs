@@ -93,6 +93,22 @@ mod tests {
     }
 
     #[test]
+    fn this_projects_hooks_files_read_a_lone_star_as_every_tool() {
+        use MatcherRule::RegexOrStar as A;
+        assert!(matches("*", A, "exec") && matches("*", A, "mcp__github__x"));
+        assert!(matches("^exec$", A, "exec") && !matches("^exec$", A, "execs"));
+        assert!(
+            Matcher::compile(Some("*exec"), A, true).is_err(),
+            "a star elsewhere is still no regex"
+        );
+        assert_eq!(
+            crate::command_hook::Dialect::Agent.matcher_rule(false),
+            A,
+            "agent-hooks' own hooks files"
+        );
+    }
+
+    #[test]
     fn settings_files_use_exact_names_for_plain_matchers() {
         use MatcherRule::Claude as S;
         assert!(matches("*", S, "exec"));

@@ -183,6 +183,65 @@ impl TrustStore {
         &mut self,
         hooks: impl IntoIterator<Item = (&'a Path, &'a str)>,
     ) -> Result<(), TrustError> {
+        self.change(|trusted| {
+            for (path, hash) in hooks {
+                trusted.insert(key(path), hash.to_owned());
+            }
+        })
+    }
+
+    /// Removes the entries `remove` picks (it gets each entry's path and hash) and saves the
+    /// store, as [`trust`](Self::trust) does; gives the paths of the entries removed. Nothing
+    /// is written when none is picked.
+    pub fn untrust(
+        &mut self,
+        mut remove: impl FnMut(&Path, &str) -> bool,
+    ) -> Result<Vec<PathBuf>, TrustError> {
+        let picked = |trusted: &BTreeMap<String, String>,
+                      remove: &mut dyn FnMut(&Path, &str) -> bool| {
+            trusted
+                .iter()
+                .filter(|(path, hash)| remove(Path::new(path.as_str()), hash))
+                .map(|(path, _)| path.clone())
+                .collect::<Vec<String>>()
+        };
+        if picked(&self.trusted, &mut remove).is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut removed = Vec::new();
+        self.change(|trusted| {
+            for path in picked(trusted, &mut remove) {
+                trusted.remove(&path);
+                removed.push(PathBuf::from(path));
+            }
+        })?;
+        Ok(removed)
+    }
+
+    /// The trusted files with the hash of what was trusted, by path.
+    pub fn entries(&self) -> impl Iterator<Item = (&Path, &str)> {
+        self.trusted
+            .iter()
+            .map(|(path, hash)| (Path::new(path.as_str()), hash.as_str()))
+    }
+
+    /// The hash trust records for a file whose content is `bytes`.
+    pub fn hash_of(bytes: &[u8]) -> String {
+        crate::file::hex_sha256(bytes)
+    }
+
+    /// The key a file is recorded under: its canonical path (that of its folder, for a file
+    /// that does not exist).
+    pub fn key_of(path: &Path) -> PathBuf {
+        PathBuf::from(key(path))
+    }
+
+    /// Changes the store with `edit` and saves it: under the lock, the store is read again,
+    /// edited, and the result renamed into place.
+    fn change(
+        &mut self,
+        edit: impl FnOnce(&mut BTreeMap<String, String>),
+    ) -> Result<(), TrustError> {
         let folder = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
         let io = |action: &'static str, path: &Path| {
             let path = path.to_path_buf();
@@ -222,9 +281,7 @@ impl TrustStore {
             }
         }
         let mut trusted = read_store(&self.file)?;
-        for (path, hash) in hooks {
-            trusted.insert(key(path), hash.to_owned());
-        }
+        edit(&mut trusted);
         let text = serde_json::to_string_pretty(&trusted).unwrap_or_default() + "\n";
         let mut temporary = tempfile::Builder::new()
             .prefix(&format!(".{TRUST_STORE_FILE}."))
@@ -274,7 +331,13 @@ fn read_store(file: &Path) -> Result<BTreeMap<String, String>, TrustError> {
 
 fn key(path: &Path) -> String {
     std::fs::canonicalize(path)
-        .unwrap_or_else(|_| path.to_path_buf())
+        .ok()
+        .or_else(|| {
+            // A file that is gone: its folder's canonical path, and its name.
+            let folder = std::fs::canonicalize(path.parent()?).ok()?;
+            Some(folder.join(path.file_name()?))
+        })
+        .unwrap_or_else(|| path.to_path_buf())
         .to_string_lossy()
         .into_owned()
 }

@@ -175,7 +175,7 @@ impl Connection {
         let sent = queue.send(line);
         if sent == Err(Refused::Full) {
             self.kill(&format!(
-                "stopped reading what the agent sends ({OUT_QUEUE} messages waited for it); it was stopped, not trusted"
+                "stopped reading what the agent sends ({OUT_QUEUE} messages waited for it); {STOPPED}"
             ));
         }
         sent
@@ -436,6 +436,14 @@ pub(super) fn death_termination(connection: &Connection) -> Termination {
         .unwrap_or(Termination::Signal(9))
 }
 
+/// What the agent did about a process that broke the protocol: what it sends next cannot
+/// be matched to the calls it answers, so it is ended (and started again for the next call).
+const STOPPED: &str =
+    "a protocol error, so it was stopped (what it sends next could not be matched to calls)";
+
+/// [`STOPPED`] for a line that is no protocol message, with what to do about it.
+const NOT_PROTOCOL: &str = "a protocol error, so it was stopped: everything a long-running hook prints on stdout must be a protocol message (one JSON object per line); print debugging output on stderr instead";
+
 /// Reads the plugin process's messages until it closes the connection, then reaps it and
 /// tells everyone waiting how it ended. A message the agent cannot read, or an answer for no
 /// call, ends the process: what it says next could not be trusted.
@@ -461,13 +469,18 @@ fn read_messages(
             let fault = match messages {
                 Ok(Ok(messages)) => messages
                     .into_iter()
-                    .find_map(|message| handle(&connection, &api, outside, message).err()),
-                Ok(Err(fault)) => Some(fault),
+                    .find_map(|message| handle(&connection, &api, outside, message).err())
+                    .map(|fault| format!("{fault}; {STOPPED}")),
+                // A long-running hook's stdout is the protocol: a line of anything else (a
+                // debugging print) is the usual way to get here.
+                Ok(Err(fault)) => Some(format!("{fault}; {NOT_PROTOCOL}")),
                 Err(FrameError::Closed) => break 'reading,
-                Err(error) => Some(format!("sent a message the agent cannot read ({error})")),
+                Err(error) => Some(format!(
+                    "sent a message the agent cannot read ({error}); {STOPPED}"
+                )),
             };
             if let Some(fault) = fault {
-                connection.kill(&format!("{fault}; it was stopped, not trusted"));
+                connection.kill(&fault);
                 break 'reading;
             }
             if input.buffered().is_empty() {

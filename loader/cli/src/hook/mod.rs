@@ -242,14 +242,7 @@ pub fn open_for(
             providers.append(&mut options.extra_providers);
             options.extra_providers = providers;
         },
-        |hook: &CommandHook| {
-            !is_agent_hooks_entry(&hook.command)
-                && !hook.http.as_ref().is_some_and(|h| {
-                    h.headers
-                        .iter()
-                        .any(|(name, _)| name.eq_ignore_ascii_case(AGENT_HOOKS_SECRET_HEADER))
-                })
-        },
+        |hook: &CommandHook| !is_wiring(hook),
         |_| {},
     )
 }
@@ -257,6 +250,19 @@ pub fn open_for(
 /// The header of agent-hooks' own HTTP entries (`install --http`): a hook that carries it
 /// posts to the resident process, and is never run from another agent's file.
 pub const AGENT_HOOKS_SECRET_HEADER: &str = "x-agent-hooks-secret";
+
+/// Whether a hook is one of agent-hooks' own wiring entries, which `install` writes into an
+/// agent's file: a command that runs `agent-hooks hook` (or the relay `agent-hooks-hook`),
+/// or an HTTP hook that carries [`AGENT_HOOKS_SECRET_HEADER`]. Such an entry hands the event
+/// to agent-hooks itself, so it is never run by agent-hooks, listed as a hook, or trusted.
+pub fn is_wiring(hook: &CommandHook) -> bool {
+    is_agent_hooks_entry(&hook.command)
+        || hook.http.as_ref().is_some_and(|h| {
+            h.headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case(AGENT_HOOKS_SECRET_HEADER))
+        })
+}
 
 /// Whether a command hook's command is an `agent-hooks hook` entry.
 pub fn is_agent_hooks_entry(command: &str) -> bool {

@@ -15,7 +15,7 @@ use std::{
     process::ExitCode,
 };
 
-use agent_hooks::{command_hook::shell_quote, DiscoveryOptions};
+use agent_hooks::{command_hook::shell_quote, discover::TrustStore, DiscoveryOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -88,9 +88,31 @@ pub enum InstallError {
     /// `--http` with `--project`.
     #[error("--http writes your secret into the entry, so it goes into your own settings only: install with --http --user")]
     HttpInProject,
-    /// `--take-over` where the plain entry is installed already.
-    #[error("{0} runs agent-hooks already, without --take-over; run `agent-hooks uninstall` first, then install again with --take-over")]
+    /// `--take-over` where an entry agent-hooks has no record of is in the file already.
+    #[error("{0} runs agent-hooks already, from an entry agent-hooks has no record of (written by hand, or by an install with another configuration folder), so its hooks cannot be taken over: remove the hooks that run `agent-hooks-hook --agent` or `agent-hooks hook --agent` from it, then install again with --take-over")]
     InstalledWithout(PathBuf),
+    /// Installed already, with other options than this install's.
+    #[error("{path} runs agent-hooks already, installed with other options: {differs}. Nothing was changed. To install with these options, run `agent-hooks uninstall` first (`{undo}`), then `{redo}`")]
+    OtherOptions {
+        /// The agent's file.
+        path: PathBuf,
+        /// What differs, for people.
+        differs: String,
+        /// The uninstall to run.
+        undo: String,
+        /// The install asked for.
+        redo: String,
+    },
+    /// An option `install` or `uninstall` does not apply.
+    #[error("{command} does not apply {option}: {why}")]
+    NotApplied {
+        /// `install` or `uninstall`.
+        command: &'static str,
+        /// The option as given.
+        option: &'static str,
+        /// Why, and what to do instead.
+        why: &'static str,
+    },
     /// The `hooks` that `install --take-over` wrote were changed since.
     #[error("the hooks in {path} were changed since `install --take-over` wrote them, so the hooks that were there before are not put back over your changes. Move what you added into {copy} (which agent-hooks runs) or take it out, then run uninstall again; or run `uninstall --force` to put the old hooks back (what it replaces is kept beside the copy)")]
     TakenOverChanged {
@@ -161,6 +183,9 @@ struct Record {
     /// Copilot CLI's hooks files that `--take-over` moved.
     #[serde(default)]
     moved: Vec<MovedFile>,
+    /// The entry's command as written (`None` in a record of an earlier version).
+    #[serde(default)]
+    command: Option<String>,
 }
 
 fn home() -> Result<PathBuf, InstallError> {
@@ -421,10 +446,31 @@ fn save_records(file: &Path, records: &[Record]) -> Result<(), InstallError> {
 
 /// `agent-hooks install`.
 pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
+    refuse_unapplied(common, "install")?;
+    if args.force {
+        return Err(InstallError::NotApplied {
+            command: "install",
+            option: "--force",
+            why: "it is an option of uninstall; run install without it",
+        }
+        .into());
+    }
     let agent = args.agent;
     let path = config_file(agent, !args.project, &project(common)?)?;
     let command = command(agent, args);
     let before = read(&path)?;
+    if let Some(record) = load_records(&records_file(common)?)
+        .into_iter()
+        .find(|r| r.path == path)
+    {
+        let holds = match &record.owned {
+            Some(owned) => before.as_ref() == Some(owned),
+            None => before.as_deref().is_some_and(|t| has_entry(t, agent)),
+        };
+        if holds {
+            return installed_already(&record, args, &command, &path);
+        }
+    }
     let http = if args.http {
         if agent != AgentName::Claude {
             return Err(InstallError::NoHttp(agent.title()).into());
@@ -488,6 +534,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             taken_over: None,
             mode: None,
             moved,
+            command: Some(command.clone()),
         };
         if !record.moved.is_empty() {
             // The copies first, then the record, then the agent's folder, so that a crash
@@ -528,7 +575,16 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         }
         _ => None,
     } {
-        take_over_file(common, agent, &path, &after, taken, args.project, old_mode)?;
+        let before = before.as_deref().unwrap_or_default();
+        take_over_file(
+            common,
+            (agent, &command),
+            &path,
+            (before, &after),
+            taken,
+            args.project,
+            old_mode,
+        )?;
         return Ok(ExitCode::SUCCESS);
     } else {
         let created = before.is_none();
@@ -566,6 +622,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             taken_over: None,
             mode: old_mode,
             moved: Vec::new(),
+            command: Some(command.clone()),
         }
     };
     let file = records_file(common)?;
@@ -588,6 +645,94 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         if args.project { " --project" } else { "" }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The options of the commands that run hooks, which `install` and `uninstall` do not
+/// apply: refused, with what to do, rather than ignored.
+fn refuse_unapplied(common: &Common, command: &'static str) -> Result<(), InstallError> {
+    const RUNS_HOOKS: &str = "it is an option of the commands that run or list hooks (list, doctor, emit, replay, command, hook); run it without this option";
+    let given: [(bool, &'static str, &'static str); 9] = [
+        (
+            !common.required.is_empty(),
+            "--require",
+            "the entry it writes does not carry it; to make a hook required, write `\"required\": true` in its hooks file (docs/discovery-and-trust.md#required-hooks), or give --require to the commands that run hooks",
+        ),
+        (!common.hooks.is_empty(), "--hook", "the entry runs the hooks discovery finds; put the hook in ~/.config/agent-hooks/hooks/ or the project's .agent-hooks/hooks/ instead"),
+        (common.no_discover, "--no-discover", RUNS_HOOKS),
+        (common.trust_project, "--trust-project", "trust is recorded with `agent-hooks trust` in the project"),
+        (common.strict, "--strict", RUNS_HOOKS),
+        (common.in_process, "--in-process", RUNS_HOOKS),
+        (common.ui != "no", "--ui", RUNS_HOOKS),
+        (common.host_script.is_some(), "--host-script", RUNS_HOOKS),
+        (common.json, "--json", "it says what it did in text only"),
+    ];
+    match given.into_iter().find(|(given, _, _)| *given) {
+        Some((_, option, why)) => Err(InstallError::NotApplied {
+            command,
+            option,
+            why,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// `install` where `record` says agent-hooks is installed in `path` already: nothing to do
+/// when it was installed with the same options, else what differs and what to run.
+fn installed_already(record: &Record, args: &InstallArgs, command: &str, path: &Path) -> Outcome {
+    let agent = args.agent;
+    let with_or_without = |with: bool| if with { "with" } else { "without" };
+    let mut differs = Vec::new();
+    let took_over = record.taken_over.is_some() || !record.moved.is_empty();
+    if took_over != args.take_over {
+        differs.push(format!(
+            "it was installed {} --take-over, and this install is {} it",
+            with_or_without(took_over),
+            with_or_without(args.take_over)
+        ));
+    }
+    let http = record.mode.is_some();
+    if http != args.http {
+        differs.push(format!(
+            "it was installed {} --http, and this install is {} it",
+            with_or_without(http),
+            with_or_without(args.http)
+        ));
+    }
+    if let Some(written) = record.command.as_deref().filter(|w| *w != command) {
+        differs.push(format!(
+            "its entry runs `{written}`, and this install would write `{command}` (--with, --program, or the program's place)"
+        ));
+    }
+    if differs.is_empty() {
+        outln!(
+            "{} already runs agent-hooks, installed with these options: {}. Nothing to do.",
+            agent.title(),
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let level = if args.project { " --project" } else { "" };
+    let mut redo = format!("agent-hooks install --agent {}{level}", agent.name());
+    if args.take_over {
+        redo.push_str(" --take-over");
+    }
+    if args.http {
+        redo.push_str(" --http");
+    }
+    if !args.with.is_empty() {
+        let with: Vec<&str> = args.with.iter().map(|a| a.name()).collect();
+        redo.push_str(&format!(" --with {}", with.join(",")));
+    }
+    if let Some(program) = &args.program {
+        redo.push_str(&format!(" --program {}", shell_quote(program)));
+    }
+    Err(InstallError::OtherOptions {
+        path: path.to_path_buf(),
+        differs: differs.join("; "),
+        undo: format!("agent-hooks uninstall --agent {}{level}", agent.name()),
+        redo,
+    }
+    .into())
 }
 
 /// Puts back the mode the file had before `--http`.
@@ -616,9 +761,9 @@ fn owner_only(path: &Path) -> Result<(), InstallError> {
 /// crash between two of them leaves what `uninstall` (with `--force` at worst) undoes.
 fn take_over_file(
     common: &Common,
-    agent: AgentName,
+    (agent, command): (AgentName, &str),
     path: &Path,
-    after: &str,
+    (before, after): (&str, &str),
     taken: TakeOver,
     project_level: bool,
     mode: Option<u32>,
@@ -635,6 +780,9 @@ fn take_over_file(
         .into());
     }
     write(&taken.copy, &taken.copy_text)?;
+    // The project's hooks move, and the user's trust of them moves with them.
+    let trusted =
+        project_level && carry_trust(common, (path, before), (&taken.copy, &taken.copy_text));
     let file = records_file(common)?;
     let mut records = load_records(&file);
     records.retain(|r| r.path != path);
@@ -648,6 +796,7 @@ fn take_over_file(
         taken_over: Some(taken),
         mode,
         moved: Vec::new(),
+        command: Some(command.to_owned()),
     });
     save_records(&file, &records)?;
     write(path, after)?;
@@ -665,7 +814,15 @@ fn take_over_file(
         copy.display()
     );
     if project_level && moved > 0 {
-        outln!("They are the project's hooks: they run once you trust them (agent-hooks trust).");
+        if trusted {
+            outln!(
+                "They are the project's hooks, which you trusted as they were: they stay trusted."
+            );
+        } else {
+            outln!(
+                "They are the project's hooks: they run once you trust them (agent-hooks trust)."
+            );
+        }
     }
     outln!(
         "Undo with: agent-hooks uninstall --agent {}{} (puts them back)",
@@ -675,6 +832,52 @@ fn take_over_file(
     Ok(())
 }
 
+/// Records `to` (with its content) as trusted when `from` is trusted with its content: the
+/// same hooks in another file. Whether it did; a trust store that cannot be read or written
+/// carries nothing (the hooks then wait for `agent-hooks trust`, as any project hook).
+fn carry_trust(common: &Common, from: (&Path, &str), to: (&Path, &str)) -> bool {
+    let Ok(project) = project(common) else {
+        return false;
+    };
+    let config = DiscoveryOptions::new(project).config_dir();
+    let Ok(mut store) = TrustStore::open(&config) else {
+        return false;
+    };
+    let trusted = store
+        .check(from.0, &TrustStore::hash_of(from.1.as_bytes()))
+        .is_ok();
+    trusted
+        && store
+            .trust([(to.0, TrustStore::hash_of(to.1.as_bytes()).as_str())])
+            .is_ok()
+}
+
+/// After the undo of a take-over: the trust of the copy goes back to the agent's file (as
+/// `restored`) when the copy was trusted as written and is unchanged (`copy_now`); the
+/// copy's entry goes (it no longer runs), and so does an entry for the agent's file as it
+/// was while it held agent-hooks' entries (`wired`), which no longer describes it.
+fn trust_back(
+    common: &Common,
+    path: &Path,
+    (wired, restored): (&str, &str),
+    taken: &TakeOver,
+    copy_now: Option<&str>,
+) {
+    if copy_now == Some(taken.copy_text.as_str()) {
+        carry_trust(common, (&taken.copy, &taken.copy_text), (path, restored));
+    }
+    let Ok(project) = project(common) else {
+        return;
+    };
+    let Ok(mut store) = TrustStore::open(&DiscoveryOptions::new(project).config_dir()) else {
+        return;
+    };
+    let (copy, file) = (TrustStore::key_of(&taken.copy), TrustStore::key_of(path));
+    let wired = TrustStore::hash_of(wired.as_bytes());
+    // What is left is an entry that cannot let anything run: nothing to report.
+    let _ = store.untrust(|entry, hash| entry == copy || (entry == file && hash == wired));
+}
+
 /// Uninstalls a take-over: the `hooks` as they were put back, the copy removed (kept aside
 /// when it was edited). Refused, nothing changed, when they were changed since (unless `force`).
 fn undo_take_over(
@@ -682,7 +885,7 @@ fn undo_take_over(
     text: &str,
     taken: &TakeOver,
     force: bool,
-) -> Result<(), InstallError> {
+) -> Result<String, InstallError> {
     let restored = match take_over::undo(path, text, taken)? {
         Ok(restored) => restored,
         Err(current) if force => {
@@ -724,7 +927,7 @@ fn undo_take_over(
         }
         None => {}
     }
-    Ok(())
+    Ok(restored)
 }
 
 /// Uninstalls a take-over of Copilot CLI's hooks files: agent-hooks' own file removed (when
@@ -765,6 +968,7 @@ fn undo_copilot_take_over(record: &Record, force: bool) -> Result<(), InstallErr
 
 /// `agent-hooks uninstall`.
 pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
+    refuse_unapplied(common, "uninstall")?;
     let agent = args.agent;
     let path = config_file(agent, !args.project, &project(common)?)?;
     let file = records_file(common)?;
@@ -793,7 +997,16 @@ pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
         return Ok(ExitCode::SUCCESS);
     };
     if let Some(taken) = &record.taken_over {
-        undo_take_over(&path, &text, taken, args.force)?;
+        // Read before the undo removes it: the copy as it is, to carry its trust back.
+        let copy_now = read(&taken.copy)?;
+        let restored = undo_take_over(&path, &text, taken, args.force)?;
+        trust_back(
+            common,
+            &path,
+            (&text, &restored),
+            taken,
+            copy_now.as_deref(),
+        );
         restore_mode(&path, record.mode)?;
         save_records(&file, &records)?;
         outln!(

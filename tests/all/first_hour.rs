@@ -1,0 +1,351 @@
+//! What a Claude Code user does in a first hour with agent-hooks, through the real program
+//! with a private home and project: take over a project's hooks, look at them with `list`
+//! and `doctor`, install again, add a long-running guard, uninstall, and clear trust.
+
+use std::path::Path;
+
+use agent_hooks_tests::{
+    cli::{stderr, stdout},
+    rig::{AgentHook, Rig},
+};
+use serde_json::json;
+
+/// A PreToolUse payload as Claude Code writes it for its Bash tool.
+fn claude_pre(project: &Path, command: &str) -> String {
+    json!({
+        "session_id": "first-hour-1",
+        "cwd": project,
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_01",
+    })
+    .to_string()
+}
+
+#[test]
+fn a_lone_star_matcher_in_an_agent_hooks_file_matches_every_tool() {
+    let rig = Rig::new();
+    // Written as in Claude Code's settings: `*` for every tool.
+    std::fs::write(
+        rig.user_hooks().join("guard.json"),
+        r#"{"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command",
+            "command": "grep -q 'rm -rf' && { echo 'no rm -rf here' >&2; exit 2; }; exit 0"}]}],
+           "PostToolUse": [{"matcher": "*exec", "hooks": [{"type": "command", "command": "true"}]}]}"#,
+    )
+    .unwrap();
+    let out = rig.hook("claude", &[], &claude_pre(&rig.project(), "rm -rf ~"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no rm -rf here"), "{}", stderr(&out));
+    // Another invalid regex is still refused, saying why and what `*` means.
+    let out = rig.run(&["list"]);
+    let said = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("invalid matcher `*exec`: it is not a valid regular expression")
+            && said.contains("`*` alone matches every tool, and in a regular expression `.*` is any text; its hooks are skipped"),
+        "{said}"
+    );
+    assert!(
+        said.contains("PreToolUse: grep -q"),
+        "the `*` hook is listed, with no matcher (every tool): {said}"
+    );
+}
+
+#[test]
+fn a_long_running_guard_that_prints_a_debugging_line_is_told_it_broke_the_protocol() {
+    let rig = Rig::new();
+    let guard = rig.write(
+        "home/guard.sh",
+        "#!/bin/sh\n\
+         echo '{\"type\":\"hello\",\"protocol\":1,\"name\":\"guard\"}'\n\
+         while read -r line; do\n\
+           case \"$line\" in *'\"type\":\"event\"'*) echo \"debug: got an event\" ;; esac\n\
+         done\n",
+    );
+    std::fs::write(
+        rig.user_hooks().join("guard.json"),
+        json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+            "command": format!("sh {}", guard.display()), "persistent": true, "timeout": 5}]}]})
+        .to_string(),
+    )
+    .unwrap();
+    let out = rig.hook("claude", &["--no-serve"], &claude_pre(&rig.project(), "ls"));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        said.contains("wrote a line that is not a protocol message")
+            && said.contains("debug: got an event")
+            && said.contains("a protocol error, so it was stopped: everything a long-running hook prints on stdout must be a protocol message (one JSON object per line); print debugging output on stderr instead"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("not trusted"),
+        "not a matter of trust: {said}"
+    );
+}
+
+/// A project's Claude Code settings with two hooks of its own: loggers, which answer nothing.
+const LOGGERS: &str = r#"{
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo pre >> calls.log"}]}],
+    "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "echo post >> calls.log"}]}]
+  }
+}
+"#;
+
+/// The commands of the hooks a `list --json` report lists.
+fn listed_commands(report: &serde_json::Value) -> Vec<String> {
+    report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["command"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// The paths a `list --json` report lists as awaiting trust.
+fn untrusted(report: &serde_json::Value) -> Vec<String> {
+    report["untrusted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn json_run(rig: &Rig, args: &[&str]) -> serde_json::Value {
+    let out = rig.run(args);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}{}", stdout(&out), stderr(&out)))
+}
+
+#[test]
+fn list_and_doctor_show_no_wiring_entry_and_trust_follows_the_hooks_taken_over_and_back() {
+    let rig = Rig::new();
+    let settings = rig.write("project/.claude/settings.json", LOGGERS);
+    let out = rig.run(&["install", "--agent", "claude", "--project", "--take-over"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The 28 entries install wrote are agent-hooks itself: not hooks, nothing to trust.
+    let list = json_run(&rig, &["list", "--json"]);
+    let settings_path = settings.display().to_string();
+    assert_eq!(listed_commands(&list), Vec::<String>::new(), "{list}");
+    let waiting = untrusted(&list);
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert!(
+        waiting[0].contains("taken-over/claude/project-"),
+        "only the hooks taken over wait for trust: {waiting:?}"
+    );
+    let said = stdout(&rig.run(&["list"]));
+    assert!(!said.contains("--agent claude"), "{said}");
+    assert!(
+        said.contains("Claude Code: runs agent-hooks"),
+        "the wiring is shown as such: {said}"
+    );
+    let out = rig.run(&["trust"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !stdout(&out).contains("  .claude/settings.json"),
+        "{}",
+        stdout(&out)
+    );
+    // doctor: the two loggers, no wiring entry, and no note about answers they never give.
+    let out = rig.run(&["doctor", "--json"]);
+    let doctor: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        listed_commands(&doctor),
+        ["echo pre >> calls.log", "echo post >> calls.log"],
+        "{doctor}"
+    );
+    assert_eq!(doctor["notes"], json!([]), "{doctor}");
+    assert_eq!(out.status.code(), Some(0), "{doctor}");
+    // Uninstall: the file is Claude Code's again, with the hooks the user trusted.
+    let out = rig.run(&["uninstall", "--agent", "claude", "--project"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), LOGGERS);
+    let list = json_run(&rig, &["list", "--json"]);
+    assert_eq!(untrusted(&list), Vec::<String>::new(), "{list}");
+    assert!(
+        list["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["path"] == settings_path.as_str()),
+        "{list}"
+    );
+    let said = stdout(&rig.run(&["doctor"]));
+    assert!(!said.contains("agent-hooks trust"), "{said}");
+    assert!(said.contains("No problems found."), "{said}");
+    // The copy's trust entry went with the copy.
+    let store =
+        std::fs::read_to_string(rig.home().join(".config/agent-hooks/trusted-hooks.json")).unwrap();
+    assert!(!store.contains("taken-over"), "{store}");
+}
+
+#[test]
+fn hooks_never_trusted_stay_untrusted_after_a_take_over_and_back() {
+    let rig = Rig::new();
+    rig.write("project/.claude/settings.json", LOGGERS);
+    let before = untrusted(&json_run(&rig, &["list", "--json"]));
+    for args in [
+        &["install", "--agent", "claude", "--project", "--take-over"][..],
+        &["uninstall", "--agent", "claude", "--project"],
+    ] {
+        let out = rig.run(args);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let after = untrusted(&json_run(&rig, &["list", "--json"]));
+    assert_eq!(
+        after, before,
+        "as before the install: still the user's to trust"
+    );
+}
+
+#[test]
+fn installing_again_with_the_same_options_is_a_no_op_and_other_options_say_what_to_run() {
+    let rig = Rig::new();
+    let settings = rig.write("project/.claude/settings.json", LOGGERS);
+    let take_over = ["install", "--agent", "claude", "--project", "--take-over"];
+    let out = rig.run(&take_over);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let installed = std::fs::read_to_string(&settings).unwrap();
+    // The same command again: nothing to do, and it says so.
+    let out = rig.run(&take_over);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("already runs agent-hooks, installed with these options")
+            && stdout(&out).contains("Nothing to do."),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        !stderr(&out).contains("without --take-over"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), installed);
+    // Other options: what differs, and what to run; nothing changed.
+    let out = rig.run(&[
+        "install",
+        "--agent",
+        "claude",
+        "--project",
+        "--take-over",
+        "--with",
+        "codex",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("installed with other options")
+            && err.contains("--with codex`")
+            && err.contains("Nothing was changed")
+            && err.contains("`agent-hooks uninstall --agent claude --project`")
+            && err.contains(
+                "then `agent-hooks install --agent claude --project --take-over --with codex`"
+            ),
+        "{err}"
+    );
+    let out = rig.run(&["install", "--agent", "claude", "--project"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("it was installed with --take-over, and this install is without it"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), installed);
+    // Uninstall still puts the user's hooks back.
+    let out = rig.run(&["uninstall", "--agent", "claude", "--project"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), LOGGERS);
+}
+
+#[test]
+fn an_option_install_does_not_apply_is_refused_with_what_to_do() {
+    let rig = Rig::new();
+    let settings = rig.write("home/.claude/settings.json", LOGGERS);
+    let out = rig.run(&["install", "--agent", "claude", "--require", "guard.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("install does not apply --require")
+            && stderr(&out).contains("\"required\": true"),
+        "{}",
+        stderr(&out)
+    );
+    for (option, extra) in [
+        ("--force", None),
+        ("--hook", Some("x.json")),
+        ("--json", None),
+    ] {
+        let mut args = vec!["install", "--agent", "claude", option];
+        args.extend(extra);
+        let out = rig.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{option}");
+        assert!(
+            stderr(&out).contains(&format!("install does not apply {option}")),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        LOGGERS,
+        "nothing was installed"
+    );
+}
+
+#[test]
+fn untrust_removes_a_projects_trust_and_the_entries_of_files_that_are_gone() {
+    let rig = Rig::new();
+    rig.write("project/.claude/settings.json", LOGGERS);
+    let stale = rig.write(
+        "project/.agent-hooks/hooks/old.json",
+        r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}"#,
+    );
+    assert!(rig.run(&["trust"]).status.success());
+    assert_eq!(
+        untrusted(&json_run(&rig, &["list", "--json"])),
+        Vec::<String>::new()
+    );
+    // A file that is gone leaves a stale entry: --gone clears it, and only it.
+    std::fs::remove_file(&stale).unwrap();
+    let out = rig.run(&["untrust", "--gone"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Removed 1 trust entry") && stdout(&out).contains("old.json"),
+        "{}",
+        stdout(&out)
+    );
+    let store_file = rig.home().join(".config/agent-hooks/trusted-hooks.json");
+    let store = std::fs::read_to_string(&store_file).unwrap();
+    assert!(
+        !store.contains("old.json") && store.contains("settings.json"),
+        "{store}"
+    );
+    // One file by its path, then the whole project.
+    let out = rig.run(&["untrust", ".claude/settings.json"]);
+    assert!(
+        stdout(&out).contains("Removed 1 trust entry"),
+        "{}",
+        stdout(&out)
+    );
+    let waiting = untrusted(&json_run(&rig, &["list", "--json"]));
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert!(waiting[0].ends_with(".claude/settings.json"), "{waiting:?}");
+    assert!(rig.run(&["trust"]).status.success());
+    let out = rig.run(&["untrust"]);
+    assert!(
+        stdout(&out).contains("Removed 1 trust entry"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(untrusted(&json_run(&rig, &["list", "--json"])).len(), 1);
+    // Again: nothing to remove, and it says so.
+    let out = rig.run(&["untrust"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out).contains("nothing to remove"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -36,8 +36,19 @@ fn a_lone_star_matcher_in_an_agent_hooks_file_matches_every_tool() {
     )
     .unwrap();
     let out = rig.hook("claude", &[], &claude_pre(&rig.project(), "rm -rf ~"));
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("no rm -rf here"), "{}", stderr(&out));
+    // Blocked, the reason for the model; the file's other hook, refused, is the user's to
+    // know (`systemMessage`), not the model's.
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert_eq!(answer["reason"], "no rm -rf here", "{answer}");
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("invalid matcher `*exec`"),
+        "{answer}"
+    );
     // Another invalid regex is still refused, saying why and what `*` means.
     let out = rig.run(&["list"]);
     let said = stdout(&out);
@@ -348,4 +359,51 @@ fn untrust_removes_a_projects_trust_and_the_entries_of_files_that_are_gone() {
         "{}",
         stdout(&out)
     );
+}
+
+/// A hooks file that does not parse and project hooks awaiting trust are told the user
+/// (Claude Code's `systemMessage`), once per session, and never the model: a guard's block
+/// on a later event is its reason alone.
+#[test]
+fn failures_are_told_the_user_once_per_session_and_never_the_model() {
+    use agent_hooks_tests::rig::Resident;
+    let rig = Rig::new();
+    std::fs::write(rig.user_hooks().join("broken.json"), "{\"PreToolUse\": [").unwrap();
+    std::fs::write(
+        rig.user_hooks().join("guard.json"),
+        r#"{"PreToolUse": [{"hooks": [{"type": "command",
+            "command": "grep -q 'rm -rf' && { echo 'no rm -rf here' >&2; exit 2; }; exit 0"}]}]}"#,
+    )
+    .unwrap();
+    let project_hooks = rig.project().join(".agent-hooks/hooks");
+    std::fs::create_dir_all(&project_hooks).unwrap();
+    std::fs::write(
+        project_hooks.join("project.json"),
+        r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}"#,
+    )
+    .unwrap();
+    let first = Resident::hook(&rig, &claude_pre(&rig.project(), "ls"));
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&first)).unwrap();
+    let told = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(told.contains("broken.json"), "{answer}");
+    assert!(
+        told.contains("project.json: not trusted yet, so it does not run: run `agent-hooks trust`"),
+        "{answer}"
+    );
+    assert!(
+        answer.get("hookSpecificOutput").is_none(),
+        "no decision: {answer}"
+    );
+    // The same session's next events: told already.
+    let second = Resident::hook(&rig, &claude_pre(&rig.project(), "ls"));
+    assert_eq!(
+        (second.status.code(), stdout(&second)),
+        (Some(0), String::new()),
+        "{}",
+        stderr(&second)
+    );
+    let blocked = Resident::hook(&rig, &claude_pre(&rig.project(), "rm -rf ~"));
+    assert_eq!(blocked.status.code(), Some(2));
+    assert_eq!(stderr(&blocked), "no rm -rf here\n");
 }

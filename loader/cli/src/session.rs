@@ -33,6 +33,8 @@ pub struct Session {
     pub reports: Arc<Mutex<Vec<CommandHookReport>>>,
     /// The agent hooks talk to: what they did to it, as it happens.
     pub recorder: Arc<Recorder>,
+    /// The problems already told the user in this session (under an agent, each once).
+    pub told: Arc<Mutex<std::collections::HashSet<String>>>,
 }
 
 impl Session {
@@ -138,7 +140,17 @@ impl Session {
             timings,
             reports,
             recorder,
+            told: Arc::default(),
         }
+    }
+
+    /// Of `problems`, those not yet told the user in this session, now marked told.
+    pub fn not_yet_told(&self, problems: Vec<String>) -> Vec<String> {
+        let mut told = lock(&self.told);
+        problems
+            .into_iter()
+            .filter(|p| told.insert(p.clone()))
+            .collect()
     }
 
     /// Takes what was recorded since the last call: errors, time per hook in order (native

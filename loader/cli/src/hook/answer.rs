@@ -153,6 +153,12 @@ pub fn render(
     };
     let decision = Decision::of(emitted, &outcome, records.commands.as_ref());
     let mut reply = Reply::default();
+    // Problems are the user's: in an agent's channel for the user (`systemMessage`, Copilot
+    // CLI's progress lines), never in what its model reads (a block's stderr).
+    let problem_lines: Vec<String> = problems
+        .iter()
+        .map(|p| format!("agent-hooks: {p}"))
+        .collect();
     // Copilot CLI's own form: a deny, or a stop that keeps the agent going, is JSON.
     let copilot_block = match request.event.as_str() {
         "PreToolUse" | "PermissionRequest" => Some("permissionDecision"),
@@ -167,7 +173,9 @@ pub fn render(
         } else {
             json!({"permissionDecision": "deny", "permissionDecisionReason": reason})
         };
-        reply.stdout = format!("{}{answer}\n", progress_lines(&decision.messages));
+        let mut shown = decision.messages.clone();
+        shown.extend(problem_lines.iter().cloned());
+        reply.stdout = format!("{}{answer}\n", progress_lines(&shown));
         reply.note(reason);
         return reply;
     }
@@ -187,10 +195,34 @@ pub fn render(
         return reply;
     }
     if let Some(reason) = &decision.block {
+        // Where the agent gives a block's stderr to its model, a block with problems to tell
+        // is the agent's `decision: "block"` with the problems in `systemMessage`.
+        let stderr_to_the_model = matches!(
+            request.event.as_str(),
+            "PreToolUse"
+                | "BeforeTool"
+                | "UserPromptSubmit"
+                | "BeforeAgent"
+                | "Stop"
+                | "AfterAgent"
+                | "SubagentStop"
+        );
+        if !problem_lines.is_empty() && stderr_to_the_model && !request.copilot_form {
+            let answer = json!({
+                "decision": "block",
+                "reason": reason,
+                "systemMessage": problem_lines.join("\n"),
+            });
+            reply.stdout = format!("{answer}\n");
+            for line in &problem_lines {
+                reply.note(line);
+            }
+            return reply;
+        }
         reply.code = 2;
         reply.note(reason);
-        for problem in &problems {
-            reply.note(&format!("agent-hooks: {problem}"));
+        for line in &problem_lines {
+            reply.note(line);
         }
         return reply;
     }
@@ -204,23 +236,21 @@ pub fn render(
         reply.stdout.push('\n');
     }
     if request.copilot_form {
-        // Copilot CLI shows a hook's progress lines to the user: its `systemMessage`.
-        reply
-            .stdout
-            .insert_str(0, &progress_lines(&decision.messages));
+        // Copilot CLI shows a hook's progress lines to the user: its `systemMessage`, and the
+        // problems. Any exit but 0 of a preToolUse hook denies the tool there ("hook
+        // errored"), while its own hook that times out lets the tool run (Copilot CLI
+        // 1.0.102, measured in tests/real-agents): problems never change the exit code.
+        let mut shown = decision.messages.clone();
+        shown.extend(problem_lines.iter().cloned());
+        reply.stdout.insert_str(0, &progress_lines(&shown));
+    } else if reply.stdout.is_empty() && !problem_lines.is_empty() {
+        // Problems alone: shown to the user (`systemMessage`), with no decision in the answer,
+        // so that the agent does as it would without agent-hooks' hooks.
+        let answer = json!({"systemMessage": problem_lines.join("\n")});
+        reply.stdout = format!("{answer}\n");
     }
-    if !problems.is_empty() {
-        for problem in &problems {
-            reply.note(&format!("agent-hooks: {problem}"));
-        }
-        // With an answer on stdout the problems are in its systemMessage; without one, a
-        // non-blocking error shows them. Not under Copilot CLI: it denies the tool for any
-        // exit but 0 of a preToolUse hook ("hook errored"), while its own hook that times
-        // out lets the tool run (Copilot CLI 1.0.102, measured in tests/real-agents); there
-        // the problems go to stderr with exit 0.
-        if reply.stdout.is_empty() && !request.copilot_form {
-            reply.code = 1;
-        }
+    for line in &problem_lines {
+        reply.note(line);
     }
     reply
 }

@@ -297,9 +297,39 @@ pub fn answer_with(
         Some(env) => runtime.block_on(HookRunner::with_agent_environment(env.to_vec(), emit)),
         None => runtime.block_on(emit),
     };
-    let records = session.take_records();
-    let load_failures = session.load_failures();
+    let mut records = session.take_records();
+    let mut load_failures = session.load_failures();
+    load_failures.extend(awaiting_trust(session));
+    // What stands (a file that does not load, hooks awaiting trust, a hook that fails the
+    // same way each time) is told the user once per session, not on every event.
+    let told = session.not_yet_told(
+        load_failures
+            .iter()
+            .map(|(path, error)| format!("{path}\n{error}"))
+            .chain(records.errors.iter().map(|e| e.to_string()))
+            .collect(),
+    );
+    load_failures.retain(|(path, error)| told.contains(&format!("{path}\n{error}")));
+    records.errors.retain(|e| told.contains(&e.to_string()));
     answer::render(agent, request, emitted, result, &records, &load_failures)
+}
+
+/// The project's hooks that do not run until the user trusts them, as problems to tell.
+fn awaiting_trust(session: &Session) -> Vec<(String, String)> {
+    session
+        .findings
+        .untrusted
+        .iter()
+        .map(|u| {
+            (
+                u.entry.path.display().to_string(),
+                format!(
+                    "not trusted yet, so it does not run: run `agent-hooks trust` in {} to allow it",
+                    session.cwd.display()
+                ),
+            )
+        })
+        .collect()
 }
 
 /// The answer when the agent's payload could not be read: the way the agent's own hooks

@@ -173,10 +173,13 @@ pub fn render(
         } else {
             json!({"permissionDecision": "deny", "permissionDecisionReason": reason})
         };
-        let mut shown = decision.messages.clone();
-        shown.extend(problem_lines.iter().cloned());
-        reply.stdout = format!("{}{answer}\n", progress_lines(&shown));
+        // The deny is what the user sees, as with Copilot CLI's own hook that fails ("hook
+        // errored"): the problems behind it go to stderr, not into its progress.
+        reply.stdout = format!("{}{answer}\n", progress_lines(&decision.messages));
         reply.note(reason);
+        for line in &problem_lines {
+            reply.note(line);
+        }
         return reply;
     }
     // Codex CLI 0.171 reads no `continue` before a tool, and runs the tool when the answer

@@ -628,15 +628,13 @@ fn the_agents_environment_of_each_event_reaches_its_hooks() {
     let log = environment_recorder(&rig);
     let start = json!({"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"});
     let out = agent_hooks_tests::cli::output_with(
-        &mut rig
-            .command(&["hook", "--agent", "claude"])
+        rig.command(&["hook", "--agent", "claude"])
             .env("CLAUDE_ENV_FILE", "/given/at/start"),
         &start.to_string(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", err(&out));
     let out = agent_hooks_tests::cli::output_with(
-        &mut rig
-            .command(&["hook", "--agent", "claude"])
+        rig.command(&["hook", "--agent", "claude"])
             .env("CLAUDE_CODE_NOT_YET_INVENTED", "42")
             .env("AGENT_HOOKS_PROJECT_DIR", "/not/the/agents/to/give"),
         &pre("s", "ls"),

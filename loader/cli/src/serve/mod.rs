@@ -199,7 +199,7 @@ pub fn run(args: &ServeArgs) -> Outcome {
         }
     };
     // Its pid, for `serve --stop`: whoever holds the lock wrote it.
-    (&*held).set_len(0)?;
+    held.set_len(0)?;
     (&*held).write_all(std::process::id().to_string().as_bytes())?;
     let socket = folder.join(wire::SOCKET);
     let _ = std::fs::remove_file(&socket);

@@ -703,8 +703,9 @@ fn within(seconds: u64, done: impl Fn() -> bool) -> bool {
     done()
 }
 
-/// An "agent": a shell script that runs the relay for one event of `session`, as an agent
-/// runs its hook, then stays (as `sleep`, the same process) until it is killed. Returns it
+/// An "agent": a shell script that runs the relay for one event of `session` through `sh
+/// -c`, as an agent runs its hook, then stays (as `sleep`, the same process) until it is
+/// killed. Returns it
 /// once the event was answered, with the answer's exit code.
 fn agent_process(rig: &Rig, relay: &std::path::Path, session: &str) -> (std::process::Child, i32) {
     let payload = rig.root().join(format!("{session}.json"));
@@ -713,7 +714,9 @@ fn agent_process(rig: &Rig, relay: &std::path::Path, session: &str) -> (std::pro
     let script = rig.root().join("agent.sh");
     std::fs::write(
         &script,
-        "\"$1\" --agent claude < \"$2\" > /dev/null 2>&1\necho $? > \"$3\"\nexec sleep 600\n",
+        // Through `sh -c`, as agents run a hook's command line: that shell ends with the
+        // event, and the session must not end with it.
+        "sh -c '\"$0\" --agent claude < \"$1\" > /dev/null 2>&1; exit $?' \"$1\" \"$2\"\necho $? > \"$3\"\nexec sleep 600\n",
     )
     .unwrap();
     let child = Command::new("sh")
@@ -762,7 +765,12 @@ fn a_sessions_hooks_end_with_the_agent_that_opened_it_and_others_go_on() {
     assert_eq!(seen.len(), 2, "{seen:?}");
     let (guard_1, guard_2) = (seen[0].clone(), seen[1].clone());
     assert_ne!(guard_1, guard_2, "one guard per session");
-    assert!(runs(&guard_1) && runs(&guard_2));
+    // Past the watchdog's look at the ended `sh -c` shells: the sessions live on.
+    std::thread::sleep(Duration::from_millis(1200));
+    assert!(
+        runs(&guard_1) && runs(&guard_2),
+        "a session ended with its hook's shell"
+    );
     // The first agent is killed outright: its session's guard ends with it.
     first.kill().unwrap();
     first.wait().unwrap();

@@ -377,6 +377,20 @@ mod tests {
     }
 
     #[test]
+    fn a_header_without_the_agents_pid_is_read_as_before() {
+        let older = r#"{"v":1,"agent":"claude","event":null,"with":[],"home":"/h",
+            "xdg_config_home":null,"cwd":"/p","hooks":[],"no_discover":false,
+            "trust_project":false,"required":[],"in_process":false}"#;
+        let header: Header = serde_json::from_str(older).unwrap();
+        assert_eq!(header.agent_pid, None);
+        let mut newer = serde_json::to_value(&header).unwrap();
+        assert!(newer.get("agent_pid").is_none(), "not written when unknown");
+        newer["agent_pid"] = serde_json::json!(42);
+        let header: Header = serde_json::from_value(newer).unwrap();
+        assert_eq!(header.agent_pid, Some(42));
+    }
+
+    #[test]
     fn this_process_has_a_start_and_its_agent_is_found() {
         assert!(process_start(std::process::id()).is_some());
         assert!(agent_pid().is_some());

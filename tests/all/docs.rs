@@ -255,6 +255,39 @@ fn every_console_example_of_the_readme_and_the_book_prints_what_it_shows() {
     assert!(differences.is_empty(), "{}", differences.join("\n\n"));
 }
 
+/// The five-minute page does what a newcomer under Claude Code does, each step run with
+/// the real program: wire with a take-over, trust, add a guard and a plugin, look, uninstall.
+#[test]
+fn the_claude_code_five_minute_page_runs_each_step_of_a_first_session() {
+    let page = workspace_root().join("docs/claude-code-in-five-minutes.md");
+    let text = std::fs::read_to_string(&page).unwrap();
+    let commands: Vec<String> = steps(&text)
+        .into_iter()
+        .filter_map(|step| match step {
+            Step::Run { command, .. } => Some(command),
+            Step::File { .. } => None,
+        })
+        .collect();
+    let order = [
+        "agent-hooks install --agent claude --project --take-over",
+        "agent-hooks trust",
+        "cp target/debug/libblock_dangerous.so .agent-hooks/hooks/",
+        "agent-hooks list",
+        "agent-hooks doctor",
+        "agent-hooks hook --agent claude",
+        "agent-hooks uninstall --agent claude --project",
+    ];
+    let mut rest = commands.iter();
+    for wanted in order {
+        assert!(
+            rest.any(|command| command.contains(wanted)),
+            "the page runs `{wanted}` in its order: {commands:?}"
+        );
+    }
+    let differences = check(&page);
+    assert!(differences.is_empty(), "{}", differences.join("\n\n"));
+}
+
 #[test]
 fn every_page_of_the_book_is_a_doc_test() {
     let support = std::fs::read_to_string(workspace_root().join("tests/support/lib.rs")).unwrap();

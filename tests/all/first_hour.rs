@@ -407,3 +407,159 @@ fn failures_are_told_the_user_once_per_session_and_never_the_model() {
     assert_eq!(blocked.status.code(), Some(2));
     assert_eq!(stderr(&blocked), "no rm -rf here\n");
 }
+
+/// A guard in agent-hooks' own hooks folder that blocks `rm -rf ~` and force pushes, for
+/// agent-hooks' name of the shell tool (`exec`).
+fn exec_guard(rig: &Rig) {
+    std::fs::write(
+        rig.user_hooks().join("guard.json"),
+        json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+            "command": "grep -Eq 'rm -rf ~|push --force' && { echo 'the guard refuses it' >&2; exit 2; }; exit 0"}]}]})
+        .to_string(),
+    )
+    .unwrap();
+}
+
+/// Claude Code's own PreToolUse hook in the user's settings: it leaves a mark when run.
+fn claude_settings_hook(rig: &Rig) -> std::path::PathBuf {
+    let mark = rig.root().join("claude-hook-ran");
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+        "command": format!("touch {}", mark.display())}]}]}});
+    std::fs::create_dir_all(rig.home().join(".claude")).unwrap();
+    std::fs::write(
+        rig.home().join(".claude/settings.json"),
+        settings.to_string(),
+    )
+    .unwrap();
+    mark
+}
+
+#[test]
+fn replay_of_claude_code_payloads_blocks_with_agent_claude_and_warns_without() {
+    let rig = Rig::new();
+    exec_guard(&rig);
+    let mark = claude_settings_hook(&rig);
+    let project = rig.project();
+    // As the newcomer recorded them: Claude Code's payloads, each with its `event`; the
+    // last one as Claude Code sends it, named by `hook_event_name` alone.
+    let mut lines: Vec<String> = ["rm -rf ~", "git push --force origin main", "ls"]
+        .iter()
+        .map(|command| {
+            let mut line: serde_json::Value =
+                serde_json::from_str(&claude_pre(&project, command)).unwrap();
+            line["event"] = json!("PreToolUse");
+            line.to_string()
+        })
+        .collect();
+    let session = rig.write("session.jsonl", &lines.join("\n"));
+    let session = session.to_str().unwrap();
+    let without = rig.run(&["replay", session]);
+    assert_eq!(without.status.code(), Some(0), "{}", stderr(&without));
+    assert!(
+        stdout(&without).contains("3 events, 0 blocked"),
+        "{}",
+        stdout(&without)
+    );
+    let said = stderr(&without);
+    let warnings: Vec<&str> = said
+        .lines()
+        .filter(|l| l.contains("--agent claude"))
+        .map(|l| l.trim())
+        .collect::<Vec<_>>();
+    assert_eq!(
+        warnings.len(),
+        1,
+        "one warning per tool name: {}",
+        stderr(&without)
+    );
+    assert!(warnings[0].contains("`Bash`"), "{}", warnings[0]);
+    // Without --agent, Claude Code's own settings are hooks like any other.
+    assert!(mark.exists());
+    std::fs::remove_file(&mark).unwrap();
+
+    lines.push(claude_pre(&project, "rm -rf ~"));
+    let session = rig.write("session.jsonl", &lines.join("\n"));
+    let session = session.to_str().unwrap();
+    let with = rig.run(&["replay", "--agent", "claude", session]);
+    assert_eq!(with.status.code(), Some(0), "{}", stderr(&with));
+    assert!(
+        stdout(&with).contains("4 events, 3 blocked"),
+        "{}",
+        stdout(&with)
+    );
+    assert!(
+        stdout(&with).contains("the guard refuses it"),
+        "{}",
+        stdout(&with)
+    );
+    assert!(!stderr(&with).contains("warning"), "{}", stderr(&with));
+    // Under --agent claude, Claude Code's own hooks are Claude Code's to run, as under
+    // `hook --agent claude`.
+    assert!(
+        !mark.exists(),
+        "Claude Code's own hook ran under --agent claude"
+    );
+}
+
+#[test]
+fn emit_of_a_claude_code_payload_blocks_with_agent_claude_and_warns_without() {
+    let rig = Rig::new();
+    exec_guard(&rig);
+    let payload = claude_pre(&rig.project(), "rm -rf ~");
+    let without = rig.run(&["emit", "PreToolUse", "--input", &payload]);
+    assert_eq!(without.status.code(), Some(0), "{}", stderr(&without));
+    assert!(
+        stdout(&without).contains("tool_call allowed"),
+        "{}",
+        stdout(&without)
+    );
+    assert!(
+        stderr(&without).contains("warning") && stderr(&without).contains("--agent claude"),
+        "{}",
+        stderr(&without)
+    );
+    let with = rig.run(&[
+        "emit",
+        "PreToolUse",
+        "--agent",
+        "claude",
+        "--input",
+        &payload,
+    ]);
+    assert_eq!(with.status.code(), Some(0), "{}", stderr(&with));
+    assert!(
+        stdout(&with).contains("tool_call BLOCKED"),
+        "{}",
+        stdout(&with)
+    );
+    assert!(
+        stdout(&with).contains("the guard refuses it"),
+        "{}",
+        stdout(&with)
+    );
+    assert!(!stderr(&with).contains("warning"), "{}", stderr(&with));
+}
+
+#[test]
+fn doctor_with_agent_claude_leaves_claude_codes_own_hooks_to_it() {
+    let rig = Rig::new();
+    exec_guard(&rig);
+    claude_settings_hook(&rig);
+    let all = json_run(&rig, &["doctor", "--json"]);
+    assert!(
+        listed_commands(&all)
+            .iter()
+            .any(|c| c.starts_with("touch ")),
+        "{all}"
+    );
+    let claude = json_run(&rig, &["doctor", "--json", "--agent", "claude"]);
+    let commands = listed_commands(&claude);
+    assert!(
+        !commands.iter().any(|c| c.starts_with("touch ")),
+        "{claude}"
+    );
+    assert!(
+        commands.iter().any(|c| c.contains("the guard refuses it")),
+        "{claude}"
+    );
+}

@@ -679,3 +679,185 @@ fn an_environment_past_the_limit_is_answered_by_the_hook_process_itself() {
         format!("7 unset {project}\n")
     );
 }
+
+/// Whether process `pid` still runs (a zombie has ended).
+fn runs(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().to_owned())
+        })
+        .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'))
+}
+
+/// Waits up to `seconds` for `done`.
+fn within(seconds: u64, done: impl Fn() -> bool) -> bool {
+    let until = Instant::now() + Duration::from_secs(seconds);
+    while Instant::now() < until {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    done()
+}
+
+/// An "agent": a shell script that runs the relay for one event of `session` through `sh
+/// -c`, as an agent runs its hook, then stays (as `sleep`, the same process) until it is
+/// killed. Returns it
+/// once the event was answered, with the answer's exit code.
+fn agent_process(rig: &Rig, relay: &std::path::Path, session: &str) -> (std::process::Child, i32) {
+    let payload = rig.root().join(format!("{session}.json"));
+    std::fs::write(&payload, pre(session, "ls")).unwrap();
+    let done = rig.root().join(format!("{session}.done"));
+    let script = rig.root().join("agent.sh");
+    std::fs::write(
+        &script,
+        // Through `sh -c`, as agents run a hook's command line: that shell ends with the
+        // event, and the session must not end with it.
+        "sh -c '\"$0\" --agent claude < \"$1\" > /dev/null 2>&1; exit $?' \"$1\" \"$2\"\necho $? > \"$3\"\nexec sleep 600\n",
+    )
+    .unwrap();
+    let child = Command::new("sh")
+        .arg(&script)
+        .arg(relay)
+        .arg(&payload)
+        .arg(&done)
+        .current_dir(rig.project())
+        .env("HOME", rig.home())
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("AGENT_HOOKS_NO_SERVE")
+        .env("AGENT_HOOKS_SERVE_IDLE", "60")
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(
+        within(20, || done.is_file()),
+        "the agent's event was answered"
+    );
+    let code = std::fs::read_to_string(&done)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    (child, code)
+}
+
+#[test]
+fn a_sessions_hooks_end_with_the_agent_that_opened_it_and_others_go_on() {
+    let rig = Rig::new();
+    let relay = relay_bin();
+    let pids = long_running_guard(&rig);
+    let guards = || -> Vec<String> {
+        std::fs::read_to_string(&pids)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    let (mut first, code) = agent_process(&rig, &relay, "s1");
+    assert_eq!(code, 0);
+    let (mut second, code) = agent_process(&rig, &relay, "s2");
+    assert_eq!(code, 0);
+    let seen = guards();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    let (guard_1, guard_2) = (seen[0].clone(), seen[1].clone());
+    assert_ne!(guard_1, guard_2, "one guard per session");
+    // Past the watchdog's look at the ended `sh -c` shells: the sessions live on.
+    std::thread::sleep(Duration::from_millis(1200));
+    assert!(
+        runs(&guard_1) && runs(&guard_2),
+        "a session ended with its hook's shell"
+    );
+    // The first agent is killed outright: its session's guard ends with it.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(
+        within(5, || !runs(&guard_1)),
+        "the guard of the killed agent's session still runs"
+    );
+    // The other session is served on, by its warm guard.
+    assert!(runs(&guard_2), "the other session's guard was ended too");
+    let out = rig.hook(&pre("s2", "rm -rf /"));
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    assert_eq!(guards().last(), Some(&guard_2));
+    assert_eq!(
+        rig.serve_pids().len(),
+        1,
+        "the resident process kept serving"
+    );
+    second.kill().unwrap();
+    second.wait().unwrap();
+}
+
+#[test]
+fn serve_stop_stops_it_removes_its_socket_and_says_so() {
+    let rig = Rig::new();
+    let pids = long_running_guard(&rig);
+    assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
+    let serve = rig.serve_pids()[0].clone();
+    let guard = std::fs::read_to_string(&pids).unwrap().trim().to_owned();
+    let socket = rig.resident_folder().join("serve.sock");
+    assert!(socket.exists());
+    let out = rig.command(&["serve", "--stop"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        said.contains(&format!("stopped the resident process (pid {serve})")),
+        "{said}"
+    );
+    assert!(!socket.exists(), "its socket is gone");
+    assert!(within(5, || !runs(&serve)), "it ended");
+    assert!(within(5, || !runs(&guard)), "its session's guard ended");
+    // Nothing to stop: said, and not an error.
+    let out = rig.command(&["serve", "--stop"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("no resident process runs"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn a_sigterm_ends_it_with_its_sessions_hooks_and_leaves_no_socket() {
+    let rig = Rig::new();
+    let pids = long_running_guard(&rig);
+    assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
+    let serve = rig.serve_pids()[0].clone();
+    let guard = std::fs::read_to_string(&pids).unwrap().trim().to_owned();
+    let socket = rig.resident_folder().join("serve.sock");
+    assert!(socket.exists());
+    let _ = Command::new("kill").args(["-TERM", &serve]).status();
+    assert!(within(5, || !runs(&serve)), "it ended");
+    assert!(!socket.exists(), "a SIGTERM left its socket behind");
+    assert!(within(5, || !runs(&guard)), "its session's guard ended");
+}
+
+#[test]
+fn uninstalling_the_last_wired_agent_stops_it() {
+    let rig = Rig::new();
+    let out = rig
+        .command(&["install", "--agent", "claude"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", err(&out));
+    assert_eq!(rig.hook(&pre("s", "ls")).status.code(), Some(0));
+    let serve = rig.serve_pids()[0].clone();
+    let socket = rig.resident_folder().join("serve.sock");
+    assert!(socket.exists());
+    let out = rig
+        .command(&["uninstall", "--agent", "claude"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", err(&out));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        said.contains(&format!("stopped its resident process (pid {serve})")),
+        "{said}"
+    );
+    assert!(!socket.exists());
+    assert!(within(5, || !runs(&serve)), "it ended");
+}

@@ -373,6 +373,8 @@ pub mod book {
     pub struct Agents;
     #[doc = include_str!("../../docs/under-claude-code.md")]
     pub struct UnderClaudeCode;
+    #[doc = include_str!("../../docs/claude-code-in-five-minutes.md")]
+    pub struct ClaudeCodeInFiveMinutes;
     #[doc = include_str!("../../docs/under-codex-cli.md")]
     pub struct UnderCodexCli;
     #[doc = include_str!("../../docs/under-gemini-cli.md")]

@@ -296,7 +296,8 @@ pub fn run(common: &Common) -> Outcome {
         .into_iter()
         .filter(|(note, _)| native || !NATIVE_ONLY.iter().any(|n| note.contains(n)));
     for (note, step) in steps {
-        let (replayed, record) = replay_line(&session, &runtime, &step.to_string(), &mut summary)?;
+        let (replayed, record) =
+            replay_line(&session, &runtime, &step.to_string(), None, &mut summary)?;
         if common.json {
             let mut record = record;
             record["note"] = json!(note);

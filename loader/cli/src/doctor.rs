@@ -13,7 +13,6 @@ use crate::{
     list,
     options::{Common, Outcome},
     output::{indent_continuation, relative_text, Style},
-    session::Session,
 };
 
 /// agent-hooks' own tool names (docs/command-hooks.md), the default set matchers are checked
@@ -368,8 +367,9 @@ fn keeper() -> (String, serde_json::Value, Option<String>) {
     }
 }
 
-pub fn run(common: &Common, tools: &[String]) -> Outcome {
-    let session = Session::open(common)?;
+/// `agent`: check the hooks as `hook --agent NAME` runs them for that agent.
+pub fn run(common: &Common, tools: &[String], agent: Option<crate::hook::AgentName>) -> Outcome {
+    let session = crate::agent_payload::open(common, agent)?;
     let tools: Vec<String> = if tools.is_empty() {
         TOOLS.iter().map(|t| (*t).to_owned()).collect()
     } else {

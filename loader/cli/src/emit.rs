@@ -6,11 +6,12 @@ use agent_hooks::command_hook::CommandOutcome;
 use serde_json::{json, Value};
 
 use crate::{
-    events,
+    agent_payload, events,
+    hook::AgentName,
     options::{Common, Outcome},
     output::{relative_text, table, Style},
     recorder::activity_lines,
-    session::{strict_code, Session},
+    session::strict_code,
 };
 
 /// Reads `--input`: JSON, `@file`, or `-` for stdin.
@@ -40,14 +41,25 @@ pub fn millis(duration: Duration) -> f64 {
 }
 
 /// `agent-hooks emit`.
-pub fn run(common: &Common, event: &str, input: &str) -> Outcome {
-    let emitted = events::parse_event(event)?;
+pub fn run(common: &Common, event: &str, input: &str, agent: Option<AgentName>) -> Outcome {
     let payload = read_input(input)?;
+    let (emitted, payload) = match agent {
+        Some(agent) => {
+            let (event, payload) = agent_payload::read(agent, event, payload)?;
+            (events::parse_event(&event)?, payload)
+        }
+        None => (events::parse_event(event)?, payload),
+    };
     let input_warnings = crate::input_fields::unknown_fields(emitted, &payload);
     for warning in &input_warnings {
         eprintln!("agent-hooks: warning: {warning}");
     }
-    let session = Session::open(common)?;
+    let session = agent_payload::open(common, agent)?;
+    if agent.is_none() {
+        if let Some(warning) = agent_payload::DialectWarnings::default().check(&session, &payload) {
+            eprintln!("agent-hooks: warning: {warning}");
+        }
+    }
     let load_failures = session.report_load_failures(common.json);
     // With nothing to run, the event needs no worker threads (two thread starts saved), and
     // no IO or signal driver: only hooks start processes or open sockets (their set-up was

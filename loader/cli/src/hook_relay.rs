@@ -114,6 +114,7 @@ fn main() -> ExitCode {
             required: Vec::new(),
             in_process: false,
             env: Some(relay::environment()),
+            agent_pid: relay::agent_pid(),
         })
     });
     match header.and_then(|h| relay::ask(&h, &payload, &program())) {

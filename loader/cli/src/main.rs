@@ -12,6 +12,7 @@ macro_rules! outln {
     };
 }
 
+mod agent_payload;
 mod bounded;
 mod capped_log;
 mod command;
@@ -67,6 +68,10 @@ enum Command {
         /// names, as docs/command-hooks.md lists them).
         #[arg(long, value_delimiter = ',', value_name = "NAMES")]
         tools: Vec<String>,
+        /// Check the hooks as `hook --agent NAME` runs them for that agent (its own hooks
+        /// files left to it, the hooks `install --take-over` moved included).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<hook::AgentName>,
     },
     /// Fire one event through the loaded hooks and print the combined outcome.
     Emit {
@@ -75,12 +80,21 @@ enum Command {
         /// The event's payload: JSON, `@file`, or `-` for stdin.
         #[arg(long, default_value = "{}")]
         input: String,
+        /// Read the payload as this agent sends it, as `hook --agent NAME` does (its field
+        /// and tool names, `Bash` being `exec`; its own hooks files left to it).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<hook::AgentName>,
     },
     /// Drive a recorded session (one `{"event": NAME, ...payload}` per line) through the
     /// hooks, as an agent would.
     Replay {
         /// The session file, or `-` for stdin.
         file: String,
+        /// Read each line as this agent's payload, as `hook --agent NAME` does (its field
+        /// and tool names, `Bash` being `exec`, `hook_event_name` naming the event when there
+        /// is no `event`; its own hooks files left to it).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<hook::AgentName>,
     },
     /// Run a plugin's slash command (one a plugin registered with `register_command`) and
     /// print what it did. Exit code 1 when the command fails.
@@ -144,7 +158,7 @@ fn main() -> ExitCode {
                 input,
             } => {
                 log::init(common.verbose);
-                emit::run(&common, &event, &input)
+                emit::run(&common, &event, &input, None)
             }
             quick_args::Quick::Hook { common, args } => {
                 log::init(common.verbose);
@@ -156,9 +170,13 @@ fn main() -> ExitCode {
     log::init(cli.common.verbose);
     let outcome = match cli.command.unwrap_or(Command::Demo) {
         Command::List => list::run(&cli.common),
-        Command::Doctor { tools } => doctor::run(&cli.common, &tools),
-        Command::Emit { event, input } => emit::run(&cli.common, &event, &input),
-        Command::Replay { file } => replay::run(&cli.common, &file),
+        Command::Doctor { tools, agent } => doctor::run(&cli.common, &tools, agent),
+        Command::Emit {
+            event,
+            input,
+            agent,
+        } => emit::run(&cli.common, &event, &input, agent),
+        Command::Replay { file, agent } => replay::run(&cli.common, &file, agent),
         Command::Run { words } => command::run(&cli.common, &words),
         Command::Demo => demo::run(&cli.common),
         Command::Trust => trust::run(&cli.common),
@@ -202,7 +220,11 @@ mod tests {
         let argv = std::iter::once("agent-hooks".to_owned()).chain(words(line));
         let cli = Cli::try_parse_from(argv).ok()?;
         Some(match cli.command? {
-            Command::Emit { event, input } => {
+            Command::Emit {
+                event,
+                input,
+                agent: None,
+            } => {
                 format!(
                     "{:?}",
                     quick_args::Quick::Emit {

@@ -116,6 +116,70 @@ pub struct Header {
     /// client that does not send it (an HTTP hook): the hooks get the resident process's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<Vec<(String, String)>>,
+    /// The agent process that runs the client ([`agent_pid`]): the resident process ends
+    /// the session's hooks when it ends. `None` from a client that does not send it (an
+    /// older client, an HTTP hook): the session ends at its `SessionEnd` or when idle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_pid: Option<u32>,
+}
+
+/// The agent that runs this process: its parent, or, when the parent is a shell running a
+/// command line (`sh -c ...`, as agents run a hook's command), that shell's parent, up the
+/// chain. `None` where `/proc` does not tell, or the chain reaches the first process.
+pub fn agent_pid() -> Option<u32> {
+    let mut pid = std::os::unix::process::parent_id();
+    // A few levels: an agent's own wrapper shells, never an unbounded walk.
+    for _ in 0..8 {
+        if pid <= 1 {
+            return None;
+        }
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        if !runs_a_command_line(&cmdline) {
+            return Some(pid);
+        }
+        pid = stat_fields(pid)?.get(1)?.parse().ok()?;
+    }
+    None
+}
+
+/// Whether a process's `/proc/PID/cmdline` is that of a shell given a command line with
+/// `-c` (such a shell ends with the command, it is not the agent).
+fn runs_a_command_line(cmdline: &[u8]) -> bool {
+    let mut args = cmdline
+        .split(|b| *b == 0)
+        .map(|a| String::from_utf8_lossy(a).into_owned());
+    let Some(program) = args.next() else {
+        return false;
+    };
+    let name = program.rsplit('/').next().unwrap_or_default();
+    let name = name.trim_start_matches('-');
+    if !matches!(
+        name,
+        "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash" | "fish"
+    ) {
+        return false;
+    }
+    args.take_while(|a| a.starts_with('-'))
+        .any(|a| !a.starts_with("--") && a.contains('c'))
+}
+
+/// The fields of `/proc/PID/stat` after the program's name: the state first, then the
+/// parent's pid, and so on (`proc(5)`).
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    Some(rest.split_whitespace().map(str::to_owned).collect())
+}
+
+/// When process `pid` started (in clock ticks after boot), which tells it apart from a later
+/// process given the same pid; `None` when it is gone or has ended (a zombie).
+pub fn process_start(pid: u32) -> Option<u64> {
+    let fields = stat_fields(pid)?;
+    if matches!(fields.first().map(String::as_str), Some("Z" | "X" | "x")) {
+        return None;
+    }
+    // `starttime` is field 22 of the whole line, the 20th after the name.
+    fields.get(19)?.parse().ok()
 }
 
 /// This process's environment, as a [`Header`] carries it: the variables whose name and
@@ -284,5 +348,51 @@ fn wait_for(socket: &Path) -> Result<UnixStream, String> {
             }
             Err(_) => std::thread::sleep(Duration::from_millis(5)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmdline(args: &[&str]) -> Vec<u8> {
+        args.iter().flat_map(|a| a.bytes().chain([0])).collect()
+    }
+
+    #[test]
+    fn a_shell_given_a_command_line_is_not_the_agent() {
+        assert!(runs_a_command_line(&cmdline(&[
+            "/bin/sh",
+            "-c",
+            "agent-hooks-hook"
+        ])));
+        assert!(runs_a_command_line(&cmdline(&["bash", "-lc", "x"])));
+        assert!(runs_a_command_line(&cmdline(&[
+            "-zsh", "--login", "-c", "x"
+        ])));
+        assert!(!runs_a_command_line(&cmdline(&["sh", "agent.sh", "-c"])));
+        assert!(!runs_a_command_line(&cmdline(&["bash"])));
+        assert!(!runs_a_command_line(&cmdline(&["node", "-c", "x"])));
+        assert!(!runs_a_command_line(&[]));
+    }
+
+    #[test]
+    fn a_header_without_the_agents_pid_is_read_as_before() {
+        let older = r#"{"v":1,"agent":"claude","event":null,"with":[],"home":"/h",
+            "xdg_config_home":null,"cwd":"/p","hooks":[],"no_discover":false,
+            "trust_project":false,"required":[],"in_process":false}"#;
+        let header: Header = serde_json::from_str(older).unwrap();
+        assert_eq!(header.agent_pid, None);
+        let mut newer = serde_json::to_value(&header).unwrap();
+        assert!(newer.get("agent_pid").is_none(), "not written when unknown");
+        newer["agent_pid"] = serde_json::json!(42);
+        let header: Header = serde_json::from_value(newer).unwrap();
+        assert_eq!(header.agent_pid, Some(42));
+    }
+
+    #[test]
+    fn this_process_has_a_start_and_its_agent_is_found() {
+        assert!(process_start(std::process::id()).is_some());
+        assert!(agent_pid().is_some());
     }
 }

@@ -16,8 +16,10 @@ use agent_hooks::{
 use serde_json::{json, Map, Value};
 
 use crate::{
+    agent_payload,
     emit::{millis, runtime},
     events,
+    hook::AgentName,
     options::{Common, Outcome},
     output::{relative_text, Style},
     recorder::activity_lines,
@@ -67,6 +69,8 @@ pub struct Summary {
     /// The session's fields (`session_id`, `transcript_path`) of the last line that gave
     /// them: a line without them gets these, as an agent gives every hook of a session one id.
     pub session_fields: Map<String, Value>,
+    /// The tool names already warned about (an agent's, read without `--agent`).
+    pub dialect: agent_payload::DialectWarnings,
 }
 
 /// The payload fields one session's hooks all share.
@@ -102,10 +106,12 @@ pub struct Replayed {
 }
 
 /// Drives one line through the hooks. `Err` when the line cannot be read.
+/// `agent`: the line is that agent's payload (`--agent`), read as `hook --agent` reads it.
 pub fn replay_line(
     session: &Session,
     runtime: &tokio::runtime::Runtime,
     line: &str,
+    agent: Option<AgentName>,
     summary: &mut Summary,
 ) -> Result<(Replayed, Value), String> {
     let mut payload: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
@@ -120,8 +126,24 @@ pub fn replay_line(
     let name = payload
         .as_object_mut()
         .and_then(|o| o.remove("event"))
-        .and_then(|e| e.as_str().map(str::to_owned))
-        .ok_or("no \"event\" field")?;
+        .and_then(|e| e.as_str().map(str::to_owned));
+    let (name, mut payload) = match agent {
+        Some(agent) => {
+            let named = name.is_some() || payload.get("hook_event_name").is_some();
+            if !named {
+                return Err("no \"event\" nor \"hook_event_name\" field".into());
+            }
+            agent_payload::read(agent, name.as_deref().unwrap_or_default(), payload)
+                .map_err(|e| e.to_string())?
+        }
+        None => {
+            let name = name.ok_or("no \"event\" field")?;
+            if let Some(warning) = summary.dialect.check(session, &payload) {
+                eprintln!("agent-hooks: warning: {warning}");
+            }
+            (name, payload)
+        }
+    };
     let emitted = events::parse_event(&name)?;
     carry_session_fields(&mut payload, &mut summary.session_fields);
     let input_warnings = crate::input_fields::unknown_fields(emitted, &payload);
@@ -270,7 +292,7 @@ async fn tool_call(session: &Session, payload: Value) -> Value {
 }
 
 /// `agent-hooks replay`.
-pub fn run(common: &Common, file: &str) -> Outcome {
+pub fn run(common: &Common, file: &str, agent: Option<AgentName>) -> Outcome {
     let max = crate::bounded::MAX_REPLAY_LINE;
     let lines: Vec<crate::bounded::Line> = if file == "-" {
         crate::bounded::lines(std::io::stdin().lock(), max)?
@@ -279,7 +301,7 @@ pub fn run(common: &Common, file: &str) -> Outcome {
         crate::bounded::lines(std::io::BufReader::new(opened), max)
             .map_err(|e| format!("cannot read {file}: {e}"))?
     };
-    let session = Session::open(common)?;
+    let session = agent_payload::open(common, agent)?;
     let load_failures = session.report_load_failures(common.json);
     let runtime = runtime()?;
     let style = Style::for_stdout();
@@ -292,7 +314,7 @@ pub fn run(common: &Common, file: &str) -> Outcome {
         }
         let number = number + 1;
         let replayed = match line {
-            Ok(line) => replay_line(&session, &runtime, line, &mut summary),
+            Ok(line) => replay_line(&session, &runtime, line, agent, &mut summary),
             Err(skipped) => Err(skipped.clone()),
         };
         match replayed {

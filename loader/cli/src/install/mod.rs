@@ -966,8 +966,27 @@ fn undo_copilot_take_over(record: &Record, force: bool) -> Result<(), InstallErr
     copilot_take_over::put_back(&record.moved)
 }
 
-/// `agent-hooks uninstall`.
+/// `agent-hooks uninstall`: once no agent is wired any more, the resident process is
+/// stopped too (nothing runs for agent-hooks once nothing calls it).
 pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
+    let done = uninstall_agent(common, args)?;
+    let file = records_file(common)?;
+    if done == ExitCode::SUCCESS && load_records(&file).is_empty() && wired(common).is_empty() {
+        match crate::serve::stop() {
+            Ok(crate::serve::Stopped::Stopped { pid, .. }) => outln!(
+                "No agent is wired to agent-hooks any more: stopped its resident process (pid {pid})"
+            ),
+            Ok(crate::serve::Stopped::NoneRunning { .. }) => {}
+            Err(error) => eprintln!(
+                "agent-hooks: no agent is wired any more, but its resident process could not be stopped: {error} (agent-hooks serve --stop)"
+            ),
+        }
+    }
+    Ok(done)
+}
+
+/// Removes agent-hooks from the agent's file of `args`.
+fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
     refuse_unapplied(common, "uninstall")?;
     let agent = args.agent;
     let path = config_file(agent, !args.project, &project(common)?)?;

@@ -346,6 +346,8 @@ fn connection(
             in_process: false,
             // An HTTP hook carries no environment: its hooks get the resident process's.
             env: None,
+            // Nor its agent's process: the session ends at its end or when idle.
+            agent_pid: None,
         };
         super::touch(state);
         let event = parsed

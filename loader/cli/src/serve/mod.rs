@@ -15,8 +15,14 @@
 //!   checked per request instead.
 //! - Connections are served on threads kept between them (`Workers`), one per connection
 //!   served at once.
-//! - It ends after `--idle` seconds without a request, and when its socket is removed; a
-//!   session is dropped at its `SessionEnd` and after the idle time.
+//! - It ends after `--idle` seconds without a request, when its socket is removed, and at
+//!   SIGTERM, SIGINT or SIGHUP (ending every session's hooks and removing its socket);
+//!   `serve --stop` sends it SIGTERM (its pid is in `serve.lock`).
+//! - A session is dropped (its runner ends its long-running hooks, its plugin processes
+//!   and what they started) at its `SessionEnd`, after the idle time, and when the agent
+//!   process that sent its events ends, however it ends: the client sends that process's
+//!   pid ([`Header::agent_pid`]) and the watchdog looks at it in `/proc` (its start time
+//!   tells it apart from a later process given the same pid).
 //! - Requests are bounded (a header of 1 MiB, the agent's environment in it, a payload of
 //!   16 MiB); a malformed one gets an error answer, never a crash.
 
@@ -62,6 +68,10 @@ pub struct ServeArgs {
     /// `AGENT_HOOKS_SERVE_MAX_CONNECTIONS`); a client past it runs its hooks itself.
     #[arg(long, value_name = "N")]
     pub max_connections: Option<usize>,
+    /// Stop this user's resident process (its sessions' hooks end with it) and remove its
+    /// socket, instead of serving; nothing to stop is not an error.
+    #[arg(long, conflicts_with_all = ["idle", "max_connections"])]
+    pub stop: bool,
 }
 
 /// The default of `--max-connections`.
@@ -78,6 +88,27 @@ struct Warm {
     /// fingerprint is compared on each event instead.
     stale: Option<Arc<AtomicBool>>,
     used: Instant,
+    /// The agent process whose events the session serves, when the client said.
+    agent: Option<Agent>,
+}
+
+/// An agent process, told apart from a later process given its pid by its start time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Agent {
+    pid: u32,
+    start: u64,
+}
+
+impl Agent {
+    /// The process `pid` as it is now; `None` when it is gone already.
+    fn of(pid: u32) -> Option<Agent> {
+        crate::relay::process_start(pid).map(|start| Agent { pid, start })
+    }
+
+    /// Whether it still runs.
+    fn alive(&self) -> bool {
+        crate::relay::process_start(self.pid) == Some(self.start)
+    }
 }
 
 type Key = String;
@@ -126,6 +157,16 @@ pub fn touch(state: &State) {
 
 /// `agent-hooks serve`.
 pub fn run(args: &ServeArgs) -> Outcome {
+    if args.stop {
+        let said = stop()?;
+        outln!("{said}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Blocked here, before any thread starts, so that every thread of the process blocks
+    // them and the thread of `on_signals` alone takes them (the processes it starts get
+    // no blocked signal: each way of starting one clears the mask).
+    let signals = ending_signals();
+    signals.thread_block()?;
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .filter(|h| h.is_absolute())
@@ -146,17 +187,20 @@ pub fn run(args: &ServeArgs) -> Outcome {
         .truncate(false)
         .write(true)
         .open(folder.join(wire::LOCK))?;
-    let _held =
-        match nix::fcntl::Flock::lock(lock_file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
-            Ok(held) => held,
-            Err(_) => {
-                eprintln!(
-                    "agent-hooks serve: already running for {}",
-                    folder.display()
-                );
-                return Ok(ExitCode::SUCCESS);
-            }
-        };
+    let held = match nix::fcntl::Flock::lock(lock_file, nix::fcntl::FlockArg::LockExclusiveNonblock)
+    {
+        Ok(held) => held,
+        Err(_) => {
+            eprintln!(
+                "agent-hooks serve: already running for {}",
+                folder.display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    // Its pid, for `serve --stop`: whoever holds the lock wrote it.
+    held.set_len(0)?;
+    (&*held).write_all(std::process::id().to_string().as_bytes())?;
     let socket = folder.join(wire::SOCKET);
     let _ = std::fs::remove_file(&socket);
     let listener = UnixListener::bind(&socket)?;
@@ -188,6 +232,7 @@ pub fn run(args: &ServeArgs) -> Outcome {
         },
     });
     watchdog(state.clone(), socket.clone(), inode);
+    on_signals(signals, state.clone(), socket.clone(), inode);
     let config_dir = match &xdg {
         Some(xdg) => xdg.join("agent-hooks"),
         None => home.join(".config/agent-hooks"),
@@ -197,6 +242,7 @@ pub fn run(args: &ServeArgs) -> Outcome {
     }
     let me = nix::unistd::geteuid().as_raw();
     let workers = Workers::new();
+    let _held = held;
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
         match nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials) {
@@ -290,16 +336,70 @@ fn watchdog(state: Arc<State>, socket: PathBuf, inode: u64) {
         let idle = lock(&state.last_request).elapsed() > state.idle;
         if gone || idle {
             if !gone {
-                let _ = std::fs::remove_file(&socket);
+                remove_socket(&socket, inode);
             }
             std::process::exit(0);
         }
-        let mut sessions = lock(&state.sessions);
-        sessions.retain(|_, warm| match warm.try_lock() {
-            Ok(warm) => warm.as_ref().is_none_or(|w| w.used.elapsed() < state.idle),
+        // Dropped once the map is free again: ending a runner's processes takes a while.
+        let mut ended = Vec::new();
+        lock(&state.sessions).retain(|_, slot| match slot.try_lock() {
+            Ok(mut warm) => {
+                let keep = warm.as_ref().is_none_or(|w| {
+                    w.used.elapsed() < state.idle && w.agent.as_ref().is_none_or(Agent::alive)
+                });
+                if !keep {
+                    ended.extend(warm.take());
+                }
+                keep
+            }
+            // In use: an event is being answered, the session is not over.
             Err(_) => true,
         });
+        drop(ended);
     });
+}
+
+/// The signals that end the resident process as its end of idle time does.
+fn ending_signals() -> nix::sys::signal::SigSet {
+    use nix::sys::signal::{SigSet, Signal};
+    let mut set = SigSet::empty();
+    for signal in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+        set.add(signal);
+    }
+    set
+}
+
+/// Waits for one of `signals` (blocked in every thread), then ends every session's hooks,
+/// removes the socket and ends the process.
+fn on_signals(signals: nix::sys::signal::SigSet, state: Arc<State>, socket: PathBuf, inode: u64) {
+    std::thread::spawn(move || {
+        let signal = signals.wait();
+        // No new client connects from now on.
+        remove_socket(&socket, inode);
+        let slots: Vec<_> = lock(&state.sessions)
+            .drain()
+            .map(|(_, slot)| slot)
+            .collect();
+        for slot in slots {
+            // A session answering an event right now keeps its lock: its processes end
+            // with this process (each is started to die with it).
+            if let Ok(mut warm) = slot.try_lock() {
+                drop(warm.take());
+            }
+        }
+        if let Ok(signal) = signal {
+            eprintln!("agent-hooks serve: {signal} received, ended");
+        }
+        std::process::exit(0);
+    });
+}
+
+/// Removes the socket if it is still the one this process bound (a later resident
+/// process's socket stays).
+fn remove_socket(socket: &std::path::Path, inode: u64) {
+    if std::fs::metadata(socket).ok().map(|m| m.ino()) == Some(inode) {
+        let _ = std::fs::remove_file(socket);
+    }
 }
 
 fn error_reply(text: &str) -> Reply {
@@ -514,12 +614,22 @@ fn handle(
             fingerprint: fingerprint(&places),
             stale,
             used: Instant::now(),
+            agent: None,
         });
+        // Dropped meanwhile by the watchdog (its agent had ended, or it was idle): it is
+        // watched again.
+        lock(&state.sessions)
+            .entry(key.clone())
+            .or_insert_with(|| slot.clone());
     }
     let Some(w) = warm.as_mut() else {
         return error_reply("no session");
     };
     w.used = Instant::now();
+    // The agent that sent this event: the session ends with it.
+    if header.agent_pid != w.agent.map(|a| a.pid) {
+        w.agent = header.agent_pid.and_then(Agent::of);
+    }
     let reply = match &request {
         Ok(request) => hook::answer_with(
             &w.session,
@@ -578,4 +688,136 @@ pub fn status_line() -> String {
         });
     }
     line
+}
+
+/// Why `serve --stop` could not stop the resident process.
+#[derive(Debug, thiserror::Error)]
+pub enum StopError {
+    /// No home folder: the user's resident process cannot be found.
+    #[error("HOME is not set")]
+    NoHome,
+    /// A file of its folder could not be read or removed.
+    #[error("{path}: {error}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        error: std::io::Error,
+    },
+    /// It holds its lock, but its pid could not be found.
+    #[error("a resident process holds {0} but its pid is not in it")]
+    NoPid(PathBuf),
+    /// It did not end, even killed.
+    #[error("the resident process (pid {0}) did not end")]
+    StillRunning(i32),
+}
+
+/// What `serve --stop` did, as it says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stopped {
+    /// Nothing ran; a socket left behind (by a process killed at once) was removed.
+    NoneRunning {
+        /// The socket removed, if there was one.
+        removed: Option<PathBuf>,
+    },
+    /// The resident process `pid` was stopped and its socket removed.
+    Stopped {
+        /// Its pid.
+        pid: i32,
+        /// Its socket.
+        socket: PathBuf,
+    },
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stopped::NoneRunning { removed: None } => {
+                write!(f, "agent-hooks serve: no resident process runs")
+            }
+            Stopped::NoneRunning {
+                removed: Some(socket),
+            } => write!(
+                f,
+                "agent-hooks serve: no resident process runs; removed the socket it left: {}",
+                socket.display()
+            ),
+            Stopped::Stopped { pid, socket } => write!(
+                f,
+                "agent-hooks serve: stopped the resident process (pid {pid}) and its sessions' hooks; removed {}",
+                socket.display()
+            ),
+        }
+    }
+}
+
+/// Stops this user's resident process (SIGTERM, then SIGKILL if it does not end) and
+/// removes its socket.
+pub fn stop() -> Result<Stopped, StopError> {
+    let (home, xdg) = crate::relay::user().map_err(|_| StopError::NoHome)?;
+    let folder = wire::folder(&home, xdg.as_deref());
+    let socket = folder.join(wire::SOCKET);
+    let lock_path = folder.join(wire::LOCK);
+    let io = |path: &PathBuf| {
+        let path = path.clone();
+        move |error| StopError::Io { path, error }
+    };
+    let remove = |socket: &PathBuf| -> Result<bool, StopError> {
+        match std::fs::remove_file(socket) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(io(socket)(e)),
+        }
+    };
+    let lock_file = match std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&lock_path)
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let removed = remove(&socket)?.then(|| socket.clone());
+            return Ok(Stopped::NoneRunning { removed });
+        }
+        Err(e) => return Err(io(&lock_path)(e)),
+    };
+    let pid = std::fs::read_to_string(&lock_path)
+        .ok()
+        .and_then(|text| text.trim().parse::<i32>().ok())
+        .filter(|pid| *pid > 1);
+    let free = |file: std::fs::File| {
+        nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock)
+            .map_err(|(file, _)| file)
+    };
+    let mut file = match free(lock_file) {
+        // Nobody holds the lock: nothing runs.
+        Ok(_released) => {
+            let removed = remove(&socket)?.then(|| socket.clone());
+            return Ok(Stopped::NoneRunning { removed });
+        }
+        Err(file) => file,
+    };
+    let pid = pid.ok_or_else(|| StopError::NoPid(lock_path.clone()))?;
+    let target = nix::unistd::Pid::from_raw(pid);
+    for (signal, wait) in [
+        (nix::sys::signal::Signal::SIGTERM, Duration::from_secs(5)),
+        (nix::sys::signal::Signal::SIGKILL, Duration::from_secs(2)),
+    ] {
+        let _ = nix::sys::signal::kill(target, signal);
+        let until = Instant::now() + wait;
+        loop {
+            match free(file) {
+                Ok(_released) => {
+                    remove(&socket)?;
+                    return Ok(Stopped::Stopped { pid, socket });
+                }
+                Err(again) => file = again,
+            }
+            if Instant::now() > until {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    Err(StopError::StillRunning(pid))
 }

@@ -563,3 +563,38 @@ fn doctor_with_agent_claude_leaves_claude_codes_own_hooks_to_it() {
         "{claude}"
     );
 }
+
+/// `doctor` starts each long-running hook once: one that crashes on start (a missing
+/// import) is a problem, with its traceback; one that says hello is not.
+#[test]
+fn doctor_reports_a_long_running_guard_that_does_not_start() {
+    let rig = Rig::new();
+    let hooks = rig.user_hooks();
+    let broken = hooks.join("broken-guard.py");
+    std::fs::write(&broken, "import no_such_module_here\n").unwrap();
+    let good = hooks.join("good-guard.py");
+    std::fs::write(
+        &good,
+        "import json, sys\nsys.stdout.write(json.dumps({\"type\": \"hello\", \"protocol\": 1, \"name\": \"good\"}) + \"\\n\"); sys.stdout.flush()\nfor line in sys.stdin:\n    pass\n",
+    )
+    .unwrap();
+    let entry = |script: &std::path::Path| {
+        json!({"type": "command", "command": format!("python3 '{}'", script.display()),
+               "persistent": true, "timeout": 5})
+    };
+    std::fs::write(
+        hooks.join("guards.json"),
+        json!({"PreToolUse": [{"hooks": [entry(&broken), entry(&good)]}]}).to_string(),
+    )
+    .unwrap();
+    let out = rig.run(&["doctor"]);
+    let said = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("broken-guard.py'` did not start")
+            && said.contains("ModuleNotFoundError: No module named 'no_such_module_here'")
+            && said.contains("(doctor started it to check)"),
+        "{said}"
+    );
+    assert!(!said.contains("good-guard.py'` did not start"), "{said}");
+}

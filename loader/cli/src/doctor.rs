@@ -3,9 +3,12 @@
 use std::{os::unix::fs::PermissionsExt, path::Path, process::ExitCode};
 
 use agent_hooks::{
-    command_hook::{CommandEvent, CommandHook, Dialect, Exit2, Matcher, Severity, ToolNames},
+    command_hook::{
+        CommandEvent, CommandHook, CommandHooks, Dialect, Exit2, Matcher, Persistence, Severity,
+        ToolNames,
+    },
     isolation::{keeper_in_force, KeeperInForce},
-    LoadError,
+    HookRunner, LoadError,
 };
 use serde_json::json;
 
@@ -14,6 +17,32 @@ use crate::{
     options::{Common, Outcome},
     output::{indent_continuation, relative_text, Style},
 };
+
+/// Starts each long-running hook that would start on its first event (`"persistent":
+/// true`) once, on its own, and says which did not say hello (a missing import, a crash on
+/// start, a debugging print before its hello): under an agent, such a guard would be off
+/// until its first event found it out. Each is ended again at once.
+fn long_running_starts(commands: &CommandHooks, cwd: &Path) -> Vec<String> {
+    let mut probe = commands.clone();
+    probe.retain(|h| h.persistent == Persistence::Session);
+    if probe.hooks().next().is_none() {
+        return Vec::new();
+    }
+    let before = probe.issues().len();
+    probe.start_long_running_at_once();
+    let Ok(runtime) = crate::emit::runtime() else {
+        return vec![
+            "the long-running hooks could not be started to check them (no runtime)".into(),
+        ];
+    };
+    let _entered = runtime.enter();
+    let mut runner = HookRunner::new(Vec::new(), cwd);
+    runner.add_command_hooks(probe);
+    runner.command_hooks().issues()[before..]
+        .iter()
+        .map(|issue| format!("{issue} (doctor started it to check)"))
+        .collect()
+}
 
 /// agent-hooks' own tool names (docs/command-hooks.md), the default set matchers are checked
 /// against.
@@ -395,6 +424,7 @@ pub fn run(common: &Common, tools: &[String], agent: Option<crate::hook::AgentNa
         problems.extend(matcher_advice(hook, &tools));
         problems.extend(script_advice(hook, &session.cwd));
     }
+    problems.extend(long_running_starts(commands, &session.cwd));
     problems.extend(session.findings.warnings.iter().cloned());
     for hook in session.runner.hooks() {
         problems.extend(

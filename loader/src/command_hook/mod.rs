@@ -195,6 +195,19 @@ impl CommandHooks {
         self
     }
 
+    /// Makes every long-running hook that starts on its first event (`"persistent": true`)
+    /// start when a runner gets the hooks instead (as `"persistent": "startup"`), so that one
+    /// that does not start is an issue of the runner's hooks at once: for a check such as
+    /// `agent-hooks doctor`, which runs no event.
+    pub fn start_long_running_at_once(&mut self) -> &mut Self {
+        for hook in &mut self.hooks {
+            if hook.persistent == Persistence::Session {
+                Arc::make_mut(hook).persistent = Persistence::Startup;
+            }
+        }
+        self
+    }
+
     /// Keeps only the hooks for which `keep` says true (the issues stay).
     pub fn retain(&mut self, mut keep: impl FnMut(&CommandHook) -> bool) -> &mut Self {
         self.hooks.retain(|hook| keep(hook));

@@ -114,6 +114,7 @@ fn main() -> ExitCode {
             required: Vec::new(),
             in_process: false,
             env: Some(relay::environment()),
+            program: Some(relay::program_version()),
         })
     });
     match header.and_then(|h| relay::ask(&h, &payload, &program())) {

@@ -346,6 +346,8 @@ fn connection(
             in_process: false,
             // An HTTP hook carries no environment: its hooks get the resident process's.
             env: None,
+            // Served by the resident process itself: no client of another version.
+            program: None,
         };
         super::touch(state);
         let event = parsed

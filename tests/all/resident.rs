@@ -628,15 +628,13 @@ fn the_agents_environment_of_each_event_reaches_its_hooks() {
     let log = environment_recorder(&rig);
     let start = json!({"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"});
     let out = agent_hooks_tests::cli::output_with(
-        &mut rig
-            .command(&["hook", "--agent", "claude"])
+        rig.command(&["hook", "--agent", "claude"])
             .env("CLAUDE_ENV_FILE", "/given/at/start"),
         &start.to_string(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", err(&out));
     let out = agent_hooks_tests::cli::output_with(
-        &mut rig
-            .command(&["hook", "--agent", "claude"])
+        rig.command(&["hook", "--agent", "claude"])
             .env("CLAUDE_CODE_NOT_YET_INVENTED", "42")
             .env("AGENT_HOOKS_PROJECT_DIR", "/not/the/agents/to/give"),
         &pre("s", "ls"),
@@ -732,17 +730,28 @@ fn an_event_from_an_upgraded_program_is_answered_by_a_resident_process_of_its_ve
     assert_eq!(both.len(), 2, "{both:?}");
     assert_ne!(both[0], both[1]);
     let log = std::fs::read_to_string(rig.resident_folder().join("serve.log")).unwrap();
-    assert!(log.contains("agent-hooks serve: agent-hooks 1.0.0-a"), "{log}");
     assert!(
-        log.contains("a client of agent-hooks 1.0.0-b asked, this is agent-hooks 1.0.0-a: giving way to it"),
+        log.contains("agent-hooks serve: agent-hooks 1.0.0-a"),
         "{log}"
     );
-    assert!(log.contains("agent-hooks serve: agent-hooks 1.0.0-b"), "{log}");
+    assert!(
+        log.contains(
+            "a client of agent-hooks 1.0.0-b asked, this is agent-hooks 1.0.0-a: giving way to it"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains("agent-hooks serve: agent-hooks 1.0.0-b"),
+        "{log}"
+    );
     // The event's hooks ran once, in B's resident process (a guard of its own).
     let seen = std::fs::read_to_string(&pids).unwrap();
     let seen: Vec<&str> = seen.lines().collect();
     assert_eq!(seen.len(), 2, "{seen:?}");
-    assert_ne!(seen[0], seen[1], "B's resident process runs a guard of its own");
+    assert_ne!(
+        seen[0], seen[1],
+        "B's resident process runs a guard of its own"
+    );
     // A ends once it has given way.
     let a = format!("/proc/{}", both[0]);
     let started = Instant::now();
@@ -764,7 +773,9 @@ fn an_event_from_an_upgraded_program_is_answered_by_a_resident_process_of_its_ve
 fn from_an_npm_package_install_wires_a_link_that_doctor_finds_gone_after_an_uninstall() {
     let rig = Rig::new();
     // The binaries as an npm platform package holds them.
-    let package = rig.root().join("prefix/lib/node_modules/agent-hooks-linux-x64/bin");
+    let package = rig
+        .root()
+        .join("prefix/lib/node_modules/agent-hooks-linux-x64/bin");
     std::fs::create_dir_all(&package).unwrap();
     let program = agent_hooks_tests::copy_to(&agent_hooks_bin(), &package, "agent-hooks");
     agent_hooks_tests::copy_to(&relay_bin(), &package, "agent-hooks-hook");
@@ -778,7 +789,9 @@ fn from_an_npm_package_install_wires_a_link_that_doctor_finds_gone_after_an_unin
         .unwrap();
     assert!(out.status.success(), "{}", err(&out));
     let settings = std::fs::read_to_string(rig.home().join(".claude/settings.json")).unwrap();
-    let link = rig.home().join(".local/share/agent-hooks/bin/agent-hooks-hook");
+    let link = rig
+        .home()
+        .join(".local/share/agent-hooks/bin/agent-hooks-hook");
     assert!(
         settings.contains(&format!("{}' --agent claude", link.display())),
         "{settings}"

@@ -205,7 +205,9 @@ pub fn render(
     }
     if request.copilot_form {
         // Copilot CLI shows a hook's progress lines to the user: its `systemMessage`.
-        reply.stdout.insert_str(0, &progress_lines(&decision.messages));
+        reply
+            .stdout
+            .insert_str(0, &progress_lines(&decision.messages));
     }
     if !problems.is_empty() {
         for problem in &problems {

@@ -158,17 +158,17 @@ pub fn run(args: &ServeArgs) -> Outcome {
         .truncate(false)
         .write(true)
         .open(folder.join(wire::LOCK))?;
-    let held =
-        match nix::fcntl::Flock::lock(lock_file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
-            Ok(held) => held,
-            Err(_) => {
-                eprintln!(
-                    "agent-hooks serve: already running for {}",
-                    folder.display()
-                );
-                return Ok(ExitCode::SUCCESS);
-            }
-        };
+    let held = match nix::fcntl::Flock::lock(lock_file, nix::fcntl::FlockArg::LockExclusiveNonblock)
+    {
+        Ok(held) => held,
+        Err(_) => {
+            eprintln!(
+                "agent-hooks serve: already running for {}",
+                folder.display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
     let socket = folder.join(wire::SOCKET);
     let _ = std::fs::remove_file(&socket);
     let listener = UnixListener::bind(&socket)?;
@@ -318,8 +318,7 @@ fn watchdog(state: Arc<State>) {
         if gone {
             // No new client reaches it; those it serves get their answers.
             let since = Instant::now();
-            while state.connections.load(Ordering::Acquire) > 0 && since.elapsed() < DRAIN_LIMIT
-            {
+            while state.connections.load(Ordering::Acquire) > 0 && since.elapsed() < DRAIN_LIMIT {
                 std::thread::sleep(Duration::from_millis(20));
             }
             std::process::exit(0);

@@ -768,7 +768,7 @@ fn static_true(dir: &Path) -> Option<PathBuf> {
 fn cli(dir: &Path, rounds: usize) {
     // As installed (`cargo install` copies them): a program fresh from the linker sits in
     // the page cache as the linker wrote it, in small pieces, and its start takes about 30
-    // page faults more (docs/performance.md, section 25).
+    // page faults more (docs/performance.md, "How to read a ratio").
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).expect("a folder for the programs");
     let install = |program: &Path| {

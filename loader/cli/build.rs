@@ -1,6 +1,6 @@
 //! How the two programs (`agent-hooks` and the `agent-hooks-hook` relay) are linked on Linux.
 //! An agent starts one of them for every event, so what their start costs is paid per event
-//! (docs/performance.md, sections 19 and 25):
+//! (docs/performance.md, "What bounds each path"):
 //!
 //! - **Position-dependent**: a position-independent program spends most of its start
 //!   applying its relocations (about 21,000 for `agent-hooks`, each page of pointers written,

@@ -1,4 +1,4 @@
-//! What the user hands the program is read within bounds (issue 24, point 6): a 2 GB
+//! What the user hands the program is read within bounds: a 2 GB
 //! `--input @file`, a 1 GB `--ui` file (both sparse files: refused from their size, none of
 //! it read), `--input -` past its bound on stdin, and a replayed line of 100 MiB between two
 //! good lines: each refused with a message that says what, the bound and what to do. The

@@ -1,4 +1,4 @@
-//! Claude Code's own meaning (issue 23), checked against Claude Code 2.1.332 where the
+//! Claude Code's own meaning, checked against Claude Code 2.1.332 where the
 //! real-agents suite can run it: the events `UserPromptExpansion`, `PostToolBatch`,
 //! `DirectoryAdded` and `MessageDisplay`; the handler fields `args`, `shell`, `async`,
 //! `asyncRewake`, `once`, `onFailure` and `continueOnBlock`; and `replay` giving every hook

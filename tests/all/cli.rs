@@ -147,7 +147,7 @@ fn emit_pre_tool_use_blocked_by_an_exit_2_script() {
     assert_eq!(outcome["block"], true);
     assert_eq!(outcome["reason"], "rm -rf is not allowed here");
     assert_eq!(outcome["input"], json!({"command": "rm -rf /"}));
-    // The project's broken plugin is reported with the outcome (issue 11: no silent guard).
+    // The project's broken plugin is reported with the outcome: a guard that fails to load is never silent.
     assert_eq!(
         outcome["errors"],
         json!([{

@@ -641,3 +641,48 @@ fn emit_blocking_waits_on_the_calling_thread_and_reaps_a_hook_cut_at_its_timeout
         ]
     );
 }
+
+/// An agent runs every matching hook of an event, whatever another decided: after a native
+/// block, the hooks of a file in an agent's dialect (a taken-over `.claude/settings.json`)
+/// still run (an audit logger sees the call), and of their answers only what adds to the
+/// block counts (their reason), never an approval or a rewrite; agent-hooks' own hooks do
+/// not run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_native_block_an_agents_files_hooks_still_run_and_cannot_undo_it() {
+    let project = Project::new("p");
+    let claude = json!({"hooks": {"PreToolUse": [{"matcher": "", "hooks": [
+        {"type": "command", "command": "cat >> audit.log; echo >> audit.log"},
+        {"type": "command", "command": r#"printf '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "echo rewritten"}}}'"#},
+        {"type": "command", "command": "echo 'the second guard says no too' >&2; exit 2"},
+    ]}]}});
+    let settings = project.write(".claude/settings.json", &claude.to_string());
+    let own = hooks_file(
+        &project,
+        "hooks.json",
+        "PreToolUse",
+        "",
+        &["cat > own.json"],
+    );
+    let loaded = load_hooks_in_process([s(&plugin("block-dangerous"))], &project.root);
+    let runner = HookRunner::new(loaded.hooks, &project.root);
+    let mut hooks = CommandHooks::new();
+    hooks.load_file(&settings).load_file(&own);
+    assert!(hooks.issues().is_empty(), "{:?}", hooks.issues());
+    let rig = CommandRig::with_hooks(&project.root, hooks, runner);
+
+    let outcome = rig.runner.emit(&exec("rm -rf /")).await.unwrap();
+    assert!(outcome.block);
+    assert_eq!(outcome.input, None, "no rewrite after a block");
+    assert!(!outcome.approved, "no approval after a block");
+    let reason = outcome.reason.clone().unwrap_or_default();
+    assert!(reason.contains("Dangerous command blocked"), "{reason}");
+    assert!(reason.contains("the second guard says no too"), "{reason}");
+    assert!(
+        project.read("audit.log").contains("rm -rf /"),
+        "the taken-over logger saw the call"
+    );
+    assert!(
+        project.read("own.json").is_empty(),
+        "agent-hooks' own hook did not run"
+    );
+}

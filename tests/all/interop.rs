@@ -1,4 +1,4 @@
-//! Hooks written for Claude Code, Codex, Gemini CLI and Devin, run unchanged (issue 12):
+//! Hooks written for Claude Code, Codex, Gemini CLI and Devin, run unchanged:
 //! a conformance test per event of the registry (payload fields, matcher subject, blocking,
 //! answers) with real python3 and sh scripts that read stdin as real hooks do, each answer
 //! field and combination rule, the hook fields `if`/`async`/`once`/`statusMessage`, the

@@ -1,4 +1,4 @@
-//! Nothing started on a hook's behalf outlives the agent (issue 24, points 1 and 2): the
+//! Nothing started on a hook's behalf outlives the agent: the
 //! real program, real plugins, real processes, looked for in `/proc` after the program ended.
 
 use std::{

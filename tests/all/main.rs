@@ -31,6 +31,7 @@ mod first_hour;
 mod home;
 mod host_calls;
 mod host_observers;
+mod host_payloads;
 mod http_hooks;
 mod interop;
 mod isolation;

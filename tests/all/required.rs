@@ -1,4 +1,4 @@
-//! Required means required, whatever kind of hook (issue 24, point 3): a hook named by
+//! Required means required, whatever kind of hook: a hook named by
 //! `--require` or marked `"required": true` blocks every tool call it cannot answer, on
 //! every call of a session, with a reason that says what to do: a native plugin that
 //! crashes, and then is disabled; a long-running hook that crashes, and then is disabled;

@@ -1,4 +1,4 @@
-//! The soak (issue 24 point 8): a host with 10 plugins (each in its process) and 10 command
+//! The soak: a host with 10 plugins (each in its process) and 10 command
 //! hooks, some of which crash, hang or flood, through many mixed events: the host's memory
 //! and open files stay flat, no zombie is left and no process outlives the runner; the
 //! emits' p50 and p99 are printed (and written to `target/soak.txt`; each tenth of the way,

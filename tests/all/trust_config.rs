@@ -1,4 +1,4 @@
-//! Trust covers what a trusted plugin reads from the project (issue 24, point 4): its
+//! Trust covers what a trusted plugin reads from the project: its
 //! configuration file (`lib<name>.toml` or `.json` beside it). Changing it, removing it or
 //! adding one makes the plugin untrusted until `trust` again, and a required plugin that is
 //! untrusted blocks. The real program, a real plugin that reads its configuration.

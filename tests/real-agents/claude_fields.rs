@@ -1,4 +1,4 @@
-//! Claude Code's handler fields (issue 23) in the real agent and in agent-hooks: the same
+//! Claude Code's handler fields in the real agent and in agent-hooks: the same
 //! `.claude/settings.json` with `args`, `shell`, `async`, `asyncRewake`, `once`,
 //! `onFailure` and `continueOnBlock`, one session of Claude Code 2.1.332 and the same
 //! session through agent-hooks, compared on what the tool did, which hooks ran how often,

@@ -1,4 +1,4 @@
-//! The real agents as the reference (issue 21): Claude Code, Codex CLI, Gemini CLI and
+//! The real agents as the reference: Claude Code, Codex CLI, Gemini CLI and
 //! Copilot CLI, at pinned versions, run headless against a scripted model on 127.0.0.1
 //! with their own hooks file and a probe hook on each event; then the same hooks file and
 //! the session the agent's payloads show run through agent-hooks, and the two are

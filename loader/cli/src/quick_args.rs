@@ -1,6 +1,6 @@
 //! The arguments of the two subcommands an agent runs per event, `emit` and `hook`, read
 //! without clap: building clap's tree of every subcommand, option and help text costs a
-//! start-up measurable beside a bare spawn (docs/performance.md, section 19). Only the plain
+//! start-up measurable beside a bare spawn (docs/performance.md). Only the plain
 //! forms are read here (`--name VALUE`, each once, the flags, `-v`); for anything else (help,
 //! `--version`, `--name=VALUE`, `--`, a repeated option, a value that does not parse, an
 //! unknown word) this gives `None` and clap reads the arguments, with its own errors. A test

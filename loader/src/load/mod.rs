@@ -87,9 +87,9 @@ where
 }
 
 /// [`load_hooks`], but into the agent's own process: the explicit choice for plugins the user
-/// trusts, about 6x faster to start and 3x faster per call (BENCHMARKS.md, row 7), where a
-/// panic is caught inside the plugin and a handler past its deadline is abandoned, but a
-/// segfault, an abort or a leak is the agent's.
+/// trusts, about 6x faster to start and 3x faster per call (BENCHMARKS.md, the `isolation`
+/// rows), where a panic is caught inside the plugin and a handler past its deadline is
+/// abandoned, but a segfault, an abort or a leak is the agent's.
 ///
 /// Libraries are never unloaded. Loading one library twice in a process (through two calls)
 /// runs its factory again over the same statics.

@@ -40,11 +40,18 @@ pub(crate) fn fresh_id(kind: &str) -> String {
 }
 
 impl HookRunner {
+    /// The command hooks of the event. `stopped`: a native handler blocked (or cancelled)
+    /// the event: agent-hooks' own hooks do not run then, but the hooks of an agent's files
+    /// do, as that agent runs every matching hook of an event whatever another decided (a
+    /// taken-over audit logger sees every call); of their answers only what adds to the
+    /// block is kept (their reasons, a stop, context, messages), never an approval or a
+    /// rewrite.
     pub(super) async fn command_phase<E: Combine>(
         &self,
         event: &mut Cow<'_, E>,
         outcome: &mut E::Outcome,
         given: &Map<String, Value>,
+        stopped: bool,
     ) {
         if self.command[E::KIND.index()] == 0 {
             return;
@@ -56,8 +63,24 @@ impl HookRunner {
         for (key, value) in given {
             input.fields.insert(key.clone(), value.clone());
         }
-        if let Some(combined) = self.run_command_hooks(input.event, input.fields).await {
-            E::fold_command(event, outcome, &combined);
+        let ran = self
+            .run_command_hooks_of(input.event, input.fields, stopped)
+            .await;
+        if let Some(combined) = ran {
+            if stopped {
+                let kept = CommandOutcome {
+                    ran: combined.ran,
+                    stop: combined.stop,
+                    block: combined.block,
+                    reasons: combined.reasons,
+                    context: combined.context,
+                    system_messages: combined.system_messages,
+                    ..CommandOutcome::default()
+                };
+                E::fold_command(event, outcome, &kept);
+            } else {
+                E::fold_command(event, outcome, &combined);
+            }
         }
     }
 
@@ -81,9 +104,21 @@ impl HookRunner {
         event: CommandEvent,
         fields: Map<String, Value>,
     ) -> Option<CommandOutcome> {
+        self.run_command_hooks_of(event, fields, false).await
+    }
+
+    /// [`run_command_hooks`](Self::run_command_hooks); `agents_files_only`: only the hooks of
+    /// files in an agent's dialect (a native handler stopped the event).
+    async fn run_command_hooks_of(
+        &self,
+        event: CommandEvent,
+        fields: Map<String, Value>,
+        agents_files_only: bool,
+    ) -> Option<CommandOutcome> {
         let agent = self.agent();
         let tools = self.tool_names.read_unpoisoned().clone();
         let mut hooks = self.commands.matching(event, &fields, &tools, &self.cwd);
+        hooks.retain(|hook| !agents_files_only || hook.dialect != Dialect::Agent);
         hooks.retain(|hook| !hook.once || self.first_run(hook));
         if hooks.is_empty() {
             return None;

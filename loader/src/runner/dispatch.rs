@@ -19,7 +19,8 @@ impl HookRunner {
     ///
     /// A handler's error or panic is reported to the error listeners and the next handler
     /// runs; for a strict event (`tool_call`) it also stops the emit and is returned. A
-    /// native block (or cancel) short-circuits: command hooks do not run.
+    /// native block (or cancel) short-circuits agent-hooks' own command hooks; those of an
+    /// agent's files still run, as the agent runs them, and can only add to the block.
     /// See [the type's docs](HookRunner#native-handlers-on-tokio) for how native handlers
     /// run on tokio.
     pub async fn emit<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
@@ -36,11 +37,11 @@ impl HookRunner {
     ) -> Result<E::Outcome, HookError> {
         let event = self.prepare(event);
         let (mut outcome, mut current, stopped) = self.native_phase(event)?;
-        if !stopped && self.command[E::KIND.index()] > 0 {
+        if self.command[E::KIND.index()] > 0 {
             // Boxed: the command hooks' future is most of the emit's size (1.4 of 1.8 KB),
             // which an emit with no command hook would otherwise carry, and copy each time
             // the future moves (into the runtime's `block_on`, into a task).
-            Box::pin(self.command_phase(&mut current, &mut outcome, given)).await;
+            Box::pin(self.command_phase(&mut current, &mut outcome, given, stopped)).await;
         }
         Ok(self.finish::<E>(outcome))
     }
@@ -54,9 +55,9 @@ impl HookRunner {
     pub fn emit_blocking<E: Combine>(&self, event: &E) -> Result<E::Outcome, HookError> {
         let event = self.prepare(event);
         let (mut outcome, mut current, stopped) = self.native_phase(event)?;
-        if !stopped && self.command[E::KIND.index()] > 0 {
+        if self.command[E::KIND.index()] > 0 {
             let given = serde_json::Map::new();
-            let commands = self.command_phase(&mut current, &mut outcome, &given);
+            let commands = self.command_phase(&mut current, &mut outcome, &given, stopped);
             if crate::supervisor::in_current_thread_runtime() {
                 self.runner_error(
                     E::KIND.name(),

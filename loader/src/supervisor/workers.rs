@@ -16,9 +16,9 @@ type Job = Box<dyn FnOnce() + Send>;
 
 /// How long a thread keeps looking for what it waits for before it sleeps. Waking a thread
 /// that sleeps on another CPU costs its waker and itself tens of microseconds on a virtual
-/// machine whose idle CPUs halt (docs/performance.md, section 24); a quick handler's answer,
-/// or the next handler's call, usually comes sooner. Bounded, and the CPU is yielded between
-/// looks, so a thread on the same CPU runs meanwhile.
+/// machine whose idle CPUs halt (docs/performance.md, "How to read a ratio"); a quick
+/// handler's answer, or the next handler's call, usually comes sooner. Bounded, and the CPU
+/// is yielded between looks, so a thread on the same CPU runs meanwhile.
 pub(crate) const SPIN: Duration = Duration::from_micros(30);
 
 /// Tries `attempt` until it gives a value or `limit` has passed, yielding between tries.

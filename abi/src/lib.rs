@@ -180,7 +180,7 @@
 //!
 //! This works in a plugin process and in process alike: a plugin library has its own copy
 //! of tokio, so its `block_on` does not meet the host's runtime (the test suite's
-//! `async-handler` fixture checks both). What it costs (`cargo bench -p agent-hooks --bench
+//! `async-handler` fixture checks both). What it costs (`cargo bench -p agent-hooks-host --bench
 //! async_handler`, medians on a shared 2-core machine, see BENCHMARKS.md): `block_on` of a
 //! ready future adds 0.11 µs to a call and a future that yields once 0.54 µs, against about
 //! 1 µs for the host to call a native handler at all, and nothing next to the I/O worth

@@ -1,4 +1,4 @@
-//! Each warm path beside its floor, interleaved: `cargo bench -p agent-hooks --bench floors`.
+//! Each warm path beside its floor, interleaved: `cargo bench -p agent-hooks-host --bench floors`.
 //!
 //! Every measure is a path of agent-hooks and the least the machine needs to do the same
 //! thing without it, run in turns within one round (a batch of each, the order rotating from
@@ -25,7 +25,7 @@
 //!   (built with `cc -static` when a C compiler is there); each program copied into the
 //!   bench's folder first, as installed.
 //!
-//! `cargo bench -p agent-hooks --bench floors -- GROUP...` runs only those groups;
+//! `cargo bench -p agent-hooks-host --bench floors -- GROUP...` runs only those groups;
 //! `FLOORS_ROUNDS` sets the number of rounds (default 11). Timings are printed, never
 //! asserted.
 

@@ -22,7 +22,12 @@ fn main() {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
     if linux && std::env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu") {
-        let exports = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("exports.map");
+        // The package's folder as cargo gives it to this run, not as it was when this
+        // script was compiled: a build folder reused for the package unpacked elsewhere
+        // (`cargo install` from a `.crate`) keeps the compiled script.
+        let dir = std::env::var_os("CARGO_MANIFEST_DIR")
+            .unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into());
+        let exports = std::path::Path::new(&dir).join("exports.map");
         println!("cargo:rerun-if-changed={}", exports.display());
         println!(
             "cargo:rustc-link-arg-bin=agent-hooks=-Wl,--version-script={}",

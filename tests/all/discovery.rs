@@ -361,7 +361,7 @@ fn files_other_users_can_write_are_refused() {
 }
 
 /// 20,000 hooks files in one folder: every one is found, checked and loaded, in name order.
-/// (How long it takes is measured by `cargo bench -p agent-hooks --bench discovery`.)
+/// (How long it takes is measured by `cargo bench -p agent-hooks-host --bench discovery`.)
 #[test]
 fn twenty_thousand_hooks_files_are_all_loaded_in_order() {
     let home = temp_dir();

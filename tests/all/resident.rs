@@ -861,3 +861,155 @@ fn uninstalling_the_last_wired_agent_stops_it() {
     assert!(!socket.exists());
     assert!(within(5, || !runs(&serve)), "it ended");
 }
+
+/// The relay program run as an agent runs it for `rig`, as version `version` of the
+/// program (the tests' stand-in for two installed versions of one build: the variable the
+/// program reads in place of its version, passed on to the resident process it starts).
+fn relay_as(rig: &Rig, version: &str, payload: &str) -> Output {
+    let mut child = Command::new(relay_bin())
+        .args(["--agent", "claude"])
+        .current_dir(rig.project())
+        .env("HOME", rig.home())
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("AGENT_HOOKS_NO_SERVE")
+        .env("AGENT_HOOKS_SERVE_IDLE", "60")
+        .env("AGENT_HOOKS_TEST_PROGRAM_VERSION", version)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn an_event_from_an_upgraded_program_is_answered_by_a_resident_process_of_its_version() {
+    let rig = Rig::new();
+    let pids = long_running_guard(&rig);
+    // Version A's session: its resident process starts and answers.
+    let out = relay_as(&rig, "1.0.0-a", &pre("s1", "ls"));
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    let old = rig.serve_pids();
+    assert_eq!(old.len(), 1, "{old:?}");
+    // Version B installed over it: its first event makes A give way, and B's own resident
+    // process answers it (no fallback to answering in the relay's process).
+    let out = relay_as(&rig, "1.0.0-b", &pre("s1", "rm -rf /"));
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    assert!(
+        err(&out).contains("the guard refuses rm -rf"),
+        "{}",
+        err(&out)
+    );
+    assert!(!err(&out).contains("could not answer"), "{}", err(&out));
+    let both = rig.serve_pids();
+    assert_eq!(both.len(), 2, "{both:?}");
+    assert_ne!(both[0], both[1]);
+    let log = std::fs::read_to_string(rig.resident_folder().join("serve.log")).unwrap();
+    assert!(
+        log.contains("agent-hooks serve: agent-hooks 1.0.0-a"),
+        "{log}"
+    );
+    assert!(
+        log.contains(
+            "a client of agent-hooks 1.0.0-b asked, this is agent-hooks 1.0.0-a: giving way to it"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains("agent-hooks serve: agent-hooks 1.0.0-b"),
+        "{log}"
+    );
+    // The event's hooks ran once, in B's resident process (a guard of its own).
+    let seen = std::fs::read_to_string(&pids).unwrap();
+    let seen: Vec<&str> = seen.lines().collect();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_ne!(
+        seen[0], seen[1],
+        "B's resident process runs a guard of its own"
+    );
+    // A ends once it has given way.
+    let a = format!("/proc/{}", both[0]);
+    let started = Instant::now();
+    while std::path::Path::new(&a).exists() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!std::path::Path::new(&a).exists(), "A still runs");
+    // B's next event is B's resident process's, warm.
+    let out = relay_as(&rig, "1.0.0-b", &pre("s1", "ls"));
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    assert_eq!(rig.serve_pids().len(), 2);
+    let seen = std::fs::read_to_string(&pids).unwrap();
+    let seen: Vec<&str> = seen.lines().collect();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(seen[1], seen[2]);
+}
+
+#[test]
+fn from_an_npm_package_install_wires_a_link_that_doctor_finds_gone_after_an_uninstall() {
+    let rig = Rig::new();
+    // The binaries as an npm platform package holds them.
+    let package = rig
+        .root()
+        .join("prefix/lib/node_modules/agent-hooks-linux-x64/bin");
+    std::fs::create_dir_all(&package).unwrap();
+    let program = agent_hooks_tests::copy_to(&agent_hooks_bin(), &package, "agent-hooks");
+    agent_hooks_tests::copy_to(&relay_bin(), &package, "agent-hooks-hook");
+    let out = Command::new(&program)
+        .args(["install", "--agent", "claude"])
+        .current_dir(rig.project())
+        .env("HOME", rig.home())
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_DATA_HOME")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", err(&out));
+    let settings = std::fs::read_to_string(rig.home().join(".claude/settings.json")).unwrap();
+    let link = rig
+        .home()
+        .join(".local/share/agent-hooks/bin/agent-hooks-hook");
+    assert!(
+        settings.contains(&format!("{}' --agent claude", link.display())),
+        "{settings}"
+    );
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        package.join("agent-hooks-hook")
+    );
+    // An event through the entry's link is answered.
+    let out = agent_hooks_tests::cli::output_with(
+        Command::new(&link)
+            .args(["--agent", "claude"])
+            .current_dir(rig.project())
+            .env("HOME", rig.home())
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env("AGENT_HOOKS_SERVE_IDLE", "60"),
+        &pre("s1", "ls"),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    let doctor = rig.command(&["doctor"]).output().unwrap();
+    let text = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    assert!(!text.contains("which is gone"), "{text}");
+    // The package uninstalled: the link leads nowhere, and doctor says so and what to do.
+    std::fs::remove_dir_all(rig.root().join("prefix")).unwrap();
+    let doctor = rig.command(&["doctor"]).output().unwrap();
+    let text = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    assert!(
+        text.contains(&format!(
+            "Claude Code's entry runs {}, which is gone (uninstalled or moved)",
+            link.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("agent-hooks uninstall --agent claude"),
+        "{text}"
+    );
+}

@@ -473,6 +473,7 @@ pub fn run(common: &Common, tools: &[String], agent: Option<crate::hook::AgentNa
     notes.dedup();
     let (keeper_line, keeper_json, keeper_problem) = keeper();
     problems.extend(keeper_problem);
+    problems.extend(crate::install::entry_problems(common));
 
     let mut report = list::report(&session);
     if common.json {

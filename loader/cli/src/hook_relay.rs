@@ -115,6 +115,7 @@ fn main() -> ExitCode {
             in_process: false,
             env: Some(relay::environment()),
             agent_pid: relay::agent_pid(),
+            program: Some(relay::program_version()),
         })
     });
     match header.and_then(|h| relay::ask(&h, &payload, &program())) {

@@ -24,6 +24,19 @@ use serde::{Deserialize, Serialize};
 /// The version of this exchange.
 pub const VERSION: u32 = 1;
 
+/// Stands in for the program's version ([`program_version`]) when set: the tests of an
+/// upgrade run an "old" and a "new" version of one build with it.
+pub const VERSION_OVERRIDE: &str = "AGENT_HOOKS_TEST_PROGRAM_VERSION";
+
+/// The version of this program (`agent-hooks` and its relay are built together, so they
+/// share it): a resident process of another version gives way to a client of this one.
+pub fn program_version() -> String {
+    std::env::var(VERSION_OVERRIDE)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned())
+}
+
 /// The largest header (it carries the agent's environment, which the kernel bounds at a few
 /// MiB with the arguments; past this the client runs the hooks itself).
 pub const HEADER_LIMIT: usize = 1 << 20;
@@ -116,6 +129,11 @@ pub struct Header {
     /// client that does not send it (an HTTP hook): the hooks get the resident process's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<Vec<(String, String)>>,
+    /// The version of the client's program ([`program_version`]): a resident process of
+    /// another version gives way instead of answering. `None` from a client that does not
+    /// say (an HTTP hook): any resident process answers it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
     /// The agent process that runs the client ([`agent_pid`]): the resident process ends
     /// the session's hooks when it ends. `None` from a client that does not send it (an
     /// older client, an HTTP hook): the session ends at its `SessionEnd` or when idle.
@@ -256,22 +274,48 @@ pub fn read_bounded(input: &mut impl Read) -> std::io::Result<Result<Vec<u8>, Ve
     crate::bounded::read_at_most(input, PAYLOAD_LIMIT as u64)
 }
 
+/// How many times a client starts a resident process of its own version in place of one of
+/// another version that gave way (more than once only when clients of two versions run at
+/// once, each replacing the other's).
+const REPLACEMENTS: usize = 3;
+
 /// Sends one event to the resident process of `header`'s user, started with `program`
-/// (`agent-hooks`) when nobody listens, and gives its answer.
+/// (`agent-hooks`) when nobody listens, and gives its answer. A resident process of another
+/// version than `header.program` gives way without running the event's hooks (it removes
+/// its socket and lets go of its lock): the event is sent again to a resident process
+/// started with `program`, so that it is answered by this version, and answered once.
 pub fn ask(header: &Header, payload: &[u8], program: &Path) -> Result<Reply, String> {
     let folder = folder(&header.home, header.xdg_config_home.as_deref());
     let socket = folder.join(SOCKET);
-    let stream = match UnixStream::connect(&socket) {
-        Ok(stream) => stream,
-        Err(_) => {
-            start(&folder, program)?;
-            wait_for(&socket)?
+    let mut gave_way = Vec::new();
+    while gave_way.len() <= REPLACEMENTS {
+        let stream = match UnixStream::connect(&socket) {
+            Ok(stream) => stream,
+            Err(_) => {
+                start(&folder, program)?;
+                wait_for(&socket)?
+            }
+        };
+        match exchange(stream, header, payload)? {
+            Answer::Reply(reply) => return Ok(reply),
+            Answer::GaveWay(version) => gave_way.push(version),
         }
-    };
-    exchange(stream, header, payload)
+    }
+    Err(format!(
+        "resident processes of other versions ({}) kept taking its place",
+        gave_way.join(", ")
+    ))
 }
 
-fn exchange(mut stream: UnixStream, header: &Header, payload: &[u8]) -> Result<Reply, String> {
+/// What a resident process answered.
+enum Answer {
+    /// The event's answer.
+    Reply(Reply),
+    /// It is of this other version, and gave way without running the event's hooks.
+    GaveWay(String),
+}
+
+fn exchange(mut stream: UnixStream, header: &Header, payload: &[u8]) -> Result<Answer, String> {
     stream
         .set_read_timeout(Some(CALL_LIMIT))
         .and_then(|_| stream.set_write_timeout(Some(CALL_LIMIT)))
@@ -298,17 +342,28 @@ fn exchange(mut stream: UnixStream, header: &Header, payload: &[u8]) -> Result<R
     if answer.len() > REPLY_LIMIT {
         return Err(format!("its answer is larger than {REPLY_LIMIT} bytes"));
     }
-    // A resident process at its cap of connections refuses: the caller answers itself.
+    // A resident process at its cap of connections refuses: the caller answers itself. One
+    // of another version gives way: the caller starts its own.
     if let Ok(refusal) = serde_json::from_slice::<Refusal>(&answer) {
-        return Err(format!("it refused the event: {}", refusal.refused));
+        return match refusal.gave_way {
+            Some(version) => Ok(Answer::GaveWay(version)),
+            None => Err(format!("it refused the event: {}", refusal.refused)),
+        };
     }
-    serde_json::from_slice(&answer).map_err(|e| format!("its answer is not readable: {e}"))
+    serde_json::from_slice(&answer)
+        .map(Answer::Reply)
+        .map_err(|e| format!("its answer is not readable: {e}"))
 }
 
 /// What a resident process answers instead of a [`Reply`] when it does not serve the event.
-#[derive(Deserialize)]
-struct Refusal {
-    refused: String,
+#[derive(Serialize, Deserialize)]
+pub struct Refusal {
+    /// Why, for a person.
+    pub refused: String,
+    /// Its own version, when it refused because the client is of another one: it has
+    /// removed its socket and let go of its lock, for the client to start its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gave_way: Option<String>,
 }
 
 /// Starts `program serve` in a process group of its own (so that the agent ending the

@@ -7,6 +7,7 @@
 
 mod copilot_take_over;
 mod json_text;
+mod stable;
 mod take_over;
 
 use std::{
@@ -223,12 +224,14 @@ fn relative_file(agent: AgentName, user: bool) -> &'static str {
 
 /// The command of the entry.
 /// The entry runs the small relay program `agent-hooks-hook` when it is installed next to
-/// this program, else `agent-hooks hook`.
+/// this program (through a link that outlives an upgrade, for an npm package: see
+/// [`stable`]), else `agent-hooks hook`.
 fn command(agent: AgentName, args: &InstallArgs) -> String {
-    let relay = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.parent().map(|d| d.join("agent-hooks-hook")))
-        .filter(|p| p.is_file());
+    let relay = if args.program.is_some() {
+        None
+    } else {
+        stable::relay()
+    };
     let program = match (&args.program, relay) {
         (Some(program), _) => format!("{program} hook"),
         (None, Some(relay)) => shell_quote(&relay.to_string_lossy()),
@@ -1126,6 +1129,15 @@ pub fn wired(common: &Common) -> Vec<(AgentName, PathBuf)> {
         }
     }
     found
+}
+
+/// What is wrong with the programs the wired agents' entries run (gone, or of another
+/// version), for `doctor`.
+pub fn entry_problems(common: &Common) -> Vec<String> {
+    wired(common)
+        .iter()
+        .flat_map(|(agent, file)| stable::problems(*agent, file))
+        .collect()
 }
 
 /// The lines `list` and `doctor` print about wired agents.

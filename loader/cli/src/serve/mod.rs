@@ -23,6 +23,11 @@
 //!   process that sent its events ends, however it ends: the client sends that process's
 //!   pid ([`Header::agent_pid`]) and the watchdog looks at it in `/proc` (its start time
 //!   tells it apart from a later process given the same pid).
+//! - It is of one version ([`crate::relay::program_version`], logged at its start): a
+//!   request from a client of another version (an upgraded program) makes it give way
+//!   before any hook of the event runs. It removes its socket, lets go of its lock, answers
+//!   a refusal that says so (the client then starts its own and sends the event again),
+//!   finishes the requests it is serving and ends.
 //! - Requests are bounded (a header of 1 MiB, the agent's environment in it, a payload of
 //!   16 MiB); a malformed one gets an error answer, never a crash.
 
@@ -122,6 +127,13 @@ pub struct State {
     connections: AtomicUsize,
     max_connections: usize,
     watch: watch::Watch,
+    /// This program's version ([`crate::relay::program_version`]).
+    version: String,
+    /// Its socket, and the inode it had when bound (removed only while it is still that).
+    socket: PathBuf,
+    inode: u64,
+    /// The lock that makes it the folder's one resident process, let go when it gives way.
+    lock: Mutex<Option<nix::fcntl::Flock<std::fs::File>>>,
 }
 
 /// One connection counted against the cap, for as long as it lives.
@@ -210,6 +222,13 @@ pub fn run(args: &ServeArgs) -> Outcome {
         std::process::id(),
         socket.display()
     );
+    let version = crate::relay::program_version();
+    eprintln!(
+        "agent-hooks serve: agent-hooks {version} ({})",
+        std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    );
     let max_connections = args
         .max_connections
         .or_else(|| {
@@ -230,8 +249,12 @@ pub fn run(args: &ServeArgs) -> Outcome {
         } else {
             watch::Watch::new()
         },
+        version,
+        socket: socket.clone(),
+        inode,
+        lock: Mutex::new(Some(held)),
     });
-    watchdog(state.clone(), socket.clone(), inode);
+    watchdog(state.clone());
     on_signals(signals, state.clone(), socket.clone(), inode);
     let config_dir = match &xdg {
         Some(xdg) => xdg.join("agent-hooks"),
@@ -242,7 +265,6 @@ pub fn run(args: &ServeArgs) -> Outcome {
     }
     let me = nix::unistd::geteuid().as_raw();
     let workers = Workers::new();
-    let _held = held;
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
         match nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials) {
@@ -327,17 +349,27 @@ impl Workers {
     }
 }
 
-/// Ends the process after the idle time, or when its socket was removed or replaced;
-/// drops sessions idle for that long.
-fn watchdog(state: Arc<State>, socket: PathBuf, inode: u64) {
+/// The longest a resident process whose socket is gone waits for the requests it is
+/// serving (a hook's own timeout bounds each; this bounds a client that never sends).
+const DRAIN_LIMIT: Duration = Duration::from_secs(600);
+
+/// Ends the process after the idle time, or when its socket was removed or replaced (once
+/// the requests it is serving are answered); drops sessions idle for that long.
+fn watchdog(state: Arc<State>) {
     std::thread::spawn(move || loop {
         std::thread::sleep(Duration::from_millis(500));
-        let gone = std::fs::metadata(&socket).ok().map(|m| m.ino()) != Some(inode);
+        let gone = std::fs::metadata(&state.socket).ok().map(|m| m.ino()) != Some(state.inode);
         let idle = lock(&state.last_request).elapsed() > state.idle;
-        if gone || idle {
-            if !gone {
-                remove_socket(&socket, inode);
+        if gone {
+            // No new client reaches it; those it serves get their answers.
+            let since = Instant::now();
+            while state.connections.load(Ordering::Acquire) > 0 && since.elapsed() < DRAIN_LIMIT {
+                std::thread::sleep(Duration::from_millis(20));
             }
+            std::process::exit(0);
+        }
+        if idle {
+            remove_socket(&state.socket, state.inode);
             std::process::exit(0);
         }
         // Dropped once the map is free again: ending a runner's processes takes a while.
@@ -461,6 +493,18 @@ fn serve_one(state: &State, stream: UnixStream) {
     };
     let mut payload = Vec::new();
     let read = reader.read_to_end(&mut payload);
+    if let Some(theirs) = header.program.as_ref().filter(|v| **v != state.version) {
+        give_way(state, theirs);
+        let refusal = crate::relay::Refusal {
+            refused: format!(
+                "this resident process is agent-hooks {}, the client agent-hooks {theirs}: it gave way",
+                state.version
+            ),
+            gave_way: Some(state.version.clone()),
+        };
+        let _ = answer_line(stream, &refusal);
+        return;
+    }
     let request = match read {
         Err(e) => Err(RequestError::Read(e.to_string())),
         Ok(_) if payload.len() > PAYLOAD_LIMIT => Err(RequestError::TooLarge {
@@ -469,6 +513,25 @@ fn serve_one(state: &State, stream: UnixStream) {
         Ok(_) => Ok(payload),
     };
     let _ = answer(stream, &reply_for(state, &header, request));
+}
+
+/// Makes way for a resident process of the client's version `theirs`: the socket removed
+/// (while it is still this process's), so that no new client reaches this one, and the lock
+/// let go, so that the client's own can start at once. The watchdog ends this process once
+/// the requests it is serving are answered.
+fn give_way(state: &State, theirs: &str) {
+    let mut held = lock(&state.lock);
+    if held.is_none() {
+        return;
+    }
+    if std::fs::metadata(&state.socket).ok().map(|m| m.ino()) == Some(state.inode) {
+        let _ = std::fs::remove_file(&state.socket);
+    }
+    *held = None;
+    eprintln!(
+        "agent-hooks serve: a client of agent-hooks {theirs} asked, this is agent-hooks {}: giving way to it",
+        state.version
+    );
 }
 
 /// The reply to one request of `header` (read, version checked) with its payload.

@@ -598,3 +598,33 @@ fn doctor_reports_a_long_running_guard_that_does_not_start() {
     );
     assert!(!said.contains("good-guard.py'` did not start"), "{said}");
 }
+
+/// `status` says in one line what runs, what stands in its way, and what is wired.
+#[test]
+fn status_says_in_one_line_what_runs_and_what_is_wired() {
+    let rig = Rig::new();
+    let out = rig.run(&["status"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "agent-hooks: 0 hooks · resident not running · no agent wired\n"
+    );
+    exec_guard(&rig);
+    std::fs::write(rig.user_hooks().join("broken.json"), "{").unwrap();
+    assert_eq!(
+        rig.run(&["install", "--agent", "claude"]).status.code(),
+        Some(0)
+    );
+    let out = rig.run(&["status"]);
+    assert_eq!(
+        stdout(&out),
+        "agent-hooks: 1 hook · 1 problem (agent-hooks doctor) · resident not running · wired: Claude Code\n"
+    );
+    let out = rig.run(&["--json", "status"]);
+    let parts: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        parts,
+        json!({"hooks": 1, "problems": 1, "awaiting_trust": 0, "resident": false,
+               "wired": ["Claude Code"]})
+    );
+}

@@ -36,6 +36,7 @@ mod relay;
 mod replay;
 mod serve;
 mod session;
+mod status;
 mod sync;
 mod taken_over;
 mod trust;
@@ -62,6 +63,9 @@ enum Command {
     /// Every hook discovered and loaded, and everything shadowed, disabled, untrusted or
     /// failed, with its reason. Exit code 1 when a hook failed to load.
     List,
+    /// One short line: the hooks that run here, the problems in their way, whether the
+    /// resident process is up, which agents are wired (for a person, or a status line).
+    Status,
     /// What `list` shows, plus advice on every problem found. Exit code 1 on a problem.
     Doctor {
         /// The agent's tool names, to check matchers against (default: agent-hooks' own tool
@@ -170,6 +174,7 @@ fn main() -> ExitCode {
     log::init(cli.common.verbose);
     let outcome = match cli.command.unwrap_or(Command::Demo) {
         Command::List => list::run(&cli.common),
+        Command::Status => status::run(&cli.common),
         Command::Doctor { tools, agent } => doctor::run(&cli.common, &tools, agent),
         Command::Emit {
             event,

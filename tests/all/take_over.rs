@@ -182,30 +182,44 @@ fn uninstall_keeps_edits_elsewhere_and_refuses_to_overwrite_edited_hooks() {
     assert!(err.contains("uninstall --force"), "{err}");
     assert_eq!(read(&settings), edited);
     assert_eq!(rig.copies().len(), 1);
-    // An edit of the copy agent-hooks runs is kept aside, not lost.
+    // An edit of the copy agent-hooks runs is the user's version of those hooks.
     let copy = rig.copies()[0].clone();
     std::fs::write(&copy, read(&copy).replace("says no", "says NO")).unwrap();
-    // --force puts the old hooks back and keeps what they replace.
+    // --force puts the hooks back as the copy holds them, the rest of the file as it is,
+    // and keeps what they replace.
     let out = rig.run(&["uninstall", "--agent", "claude", "--force"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(read(&settings), CLAUDE);
-    let mut left: Vec<String> = rig
+    let restored = read(&settings);
+    assert!(
+        restored.starts_with("{\n    \"model\":   \"opus\",\n  \"hooks\": {")
+            && restored.ends_with("},\n  \"z\":1}"),
+        "{restored}"
+    );
+    let value: Value = serde_json::from_str(&restored).unwrap();
+    assert_eq!(
+        value["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "echo 'claude guard says NO' >&2; exit 2"
+    );
+    assert_eq!(
+        value["hooks"]["FutureEvent"][0]["hooks"][0]["command"],
+        "true"
+    );
+    assert!(
+        stdout(&out).contains("Your changes to the hooks agent-hooks ran for you are back in"),
+        "{}",
+        stdout(&out)
+    );
+    let left: Vec<String> = rig
         .copies()
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    left.sort();
-    assert_eq!(left, ["settings.json.kept", "settings.json.replaced"]);
+    assert_eq!(left, ["settings.json.replaced"]);
     let replaced = rig
         .copies()
         .into_iter()
         .find(|p| p.extension().unwrap() == "replaced");
     assert!(read(&replaced.unwrap()).contains("added-later"));
-    assert!(
-        stderr(&out).contains("your version is kept in"),
-        "{}",
-        stderr(&out)
-    );
     // The record is gone: uninstalling again says so.
     let said = rig.ok(&["uninstall", "--agent", "claude"]);
     assert!(said.contains("not installed"), "{said}");
@@ -464,4 +478,59 @@ fn a_take_over_after_a_plain_install_is_refused_with_what_to_do() {
         "{}",
         stderr(&out)
     );
+}
+
+/// What the newcomer did: `uninstall` refused (a hook was added where agent-hooks wrote its
+/// entries) and said to move it into the copy; moved there, the next `uninstall` gives it
+/// back with the others, in the agent's file, run by the agent again. Nothing set aside.
+#[test]
+fn a_hook_moved_into_the_copy_as_uninstall_advises_comes_back_with_the_others() {
+    let rig = Rig::new();
+    let settings = rig.write("home/.claude/settings.json", CLAUDE);
+    rig.ok(&[
+        "install",
+        "--agent",
+        "claude",
+        "--take-over",
+        "--program",
+        "agent-hooks",
+    ]);
+    let wired = read(&settings);
+    let added = "{\"hooks\":[{\"type\":\"command\",\"command\":\"added-later\"}]}";
+    let edited = wired.replacen(
+        "\"PreToolUse\": [",
+        &format!("\"PreToolUse\": [{added},"),
+        1,
+    );
+    std::fs::write(&settings, &edited).unwrap();
+    let out = rig.run(&["uninstall", "--agent", "claude"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Move what you added into"),
+        "{}",
+        stderr(&out)
+    );
+    // As advised: the added hook taken out of the agent's file, put into the copy.
+    std::fs::write(&settings, &wired).unwrap();
+    let copy = rig.copies()[0].clone();
+    let mut held: Value = serde_json::from_str(&read(&copy)).unwrap();
+    held["hooks"]["PreToolUse"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::from_str(added).unwrap());
+    std::fs::write(&copy, held.to_string()).unwrap();
+    let out = rig.run(&["uninstall", "--agent", "claude"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let value: Value = serde_json::from_str(&read(&settings)).unwrap();
+    let commands: Vec<&str> = value["hooks"]["PreToolUse"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["hooks"][0]["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        commands,
+        ["echo 'claude guard says no' >&2; exit 2", "added-later"]
+    );
+    assert_eq!(rig.copies(), Vec::<PathBuf>::new(), "nothing set aside");
 }

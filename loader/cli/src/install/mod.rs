@@ -908,6 +908,29 @@ fn undo_take_over(
             })
         }
     };
+    let edits = match read(&taken.copy)? {
+        Some(copy) if copy != taken.copy_text => {
+            take_over::with_copy_edits(path, &restored, taken, &copy)?
+        }
+        _ => None,
+    };
+    let restored = match edits {
+        // The hooks as the user left them in the copy (where `uninstall`'s advice sends an
+        // added hook) go back into the agent's file; nothing is set aside.
+        Some(with_edits) => {
+            write(path, &with_edits)?;
+            fs::remove_file(&taken.copy).map_err(|error| InstallError::Io {
+                path: taken.copy.clone(),
+                error,
+            })?;
+            outln!(
+                "Your changes to the hooks agent-hooks ran for you are back in {}, with them.",
+                path.display()
+            );
+            return Ok(with_edits);
+        }
+        None => restored,
+    };
     write(path, &restored)?;
     match read(&taken.copy)? {
         Some(copy) if copy == taken.copy_text => {
@@ -922,8 +945,8 @@ fn undo_take_over(
                 path: taken.copy.clone(),
                 error,
             })?;
-            eprintln!(
-                "agent-hooks: you changed the hooks agent-hooks ran for you since; your version is kept in {} (no longer run): copy what you want into {}",
+            outln!(
+                "You changed the hooks agent-hooks ran for you since, in a form it cannot put back: your version is kept in {} (no longer run): copy what you want into {}",
                 kept.display(),
                 path.display()
             );

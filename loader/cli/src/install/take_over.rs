@@ -182,3 +182,45 @@ pub fn undo_anyway(path: &Path, text: &str, record: &TakeOver) -> Result<String,
         }
     }
 }
+
+/// `restored` (the agent's file with its old `hooks` put back) with the events the copy
+/// holds as the user left them in `copy_now` (an edited copy): the events that moved are
+/// replaced by the copy's, the others stay. `None` when either cannot be read as JSON (the
+/// copy is then kept aside instead).
+pub fn with_copy_edits(
+    path: &Path,
+    restored: &str,
+    record: &TakeOver,
+    copy_now: &str,
+) -> Result<Option<String>, InstallError> {
+    let Ok(Value::Object(mut copy)) = serde_json::from_str::<Value>(copy_now) else {
+        return Ok(None);
+    };
+    let Some(Value::Object(edited)) = copy.remove("hooks") else {
+        return Ok(None);
+    };
+    let Ok(Value::Object(written)) = serde_json::from_str::<Value>(&record.copy_text) else {
+        return Ok(None);
+    };
+    let moved: Vec<String> = match written.get("hooks") {
+        Some(Value::Object(hooks)) => hooks.keys().cloned().collect(),
+        _ => return Ok(None),
+    };
+    let Some((start, end)) = hooks_value(path, restored)? else {
+        return Ok(None);
+    };
+    let Ok(old) = strict(restored.as_bytes(), start, end) else {
+        return Ok(None);
+    };
+    let Ok(Value::Object(mut hooks)) = serde_json::from_str::<Value>(&old) else {
+        return Ok(None);
+    };
+    hooks.retain(|event, _| !moved.contains(event));
+    hooks.extend(edited);
+    let Ok(text) = serde_json::to_string_pretty(&Value::Object(hooks)) else {
+        return Ok(None);
+    };
+    let mut after = restored.to_owned();
+    after.replace_range(start..end, &text);
+    Ok(Some(after))
+}

@@ -609,6 +609,7 @@ fn installed_entries(rig: &Rig, agent: &str) -> Vec<(String, String)> {
         "codex" => ".codex/hooks.json",
         "gemini" => ".gemini/settings.json",
         "copilot" => ".github/hooks/agent-hooks.json",
+        "devin" => ".devin/hooks.v1.json",
         other => panic!("no file for {other}"),
     };
     let out = rig.run(&["install", "--agent", agent, "--project"]);
@@ -657,7 +658,7 @@ fn any_payload(rig: &Rig, agent: &str, event: &str) -> String {
 #[test]
 fn when_no_hook_decides_the_agent_gets_nothing_to_act_on() {
     crate::resident::relay_bin();
-    for agent in ["claude", "codex", "gemini", "copilot"] {
+    for agent in ["claude", "codex", "gemini", "copilot", "devin"] {
         let rig = Rig::new();
         let ran = rig.root().join("ran.log");
         let record = format!("cat > /dev/null; echo ran >> '{}'", ran.display());

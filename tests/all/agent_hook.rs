@@ -657,37 +657,22 @@ fn any_payload(rig: &Rig, agent: &str, event: &str) -> String {
 /// no stdout, no stderr), so that the agent's own permission flow is untouched.
 #[test]
 fn when_no_hook_decides_the_agent_gets_nothing_to_act_on() {
-    crate::resident::relay_bin();
+    agent_hooks_tests::relay_bin();
+    // Every event Claude Code's entry is written for, in Claude Code's names, which
+    // agent-hooks' own hooks files read too.
+    let events: Vec<String> = installed_entries(&Rig::new(), "claude")
+        .into_iter()
+        .map(|(event, _)| event)
+        .collect();
     for agent in ["claude", "codex", "gemini", "copilot", "devin"] {
         let rig = Rig::new();
         let ran = rig.root().join("ran.log");
         let record = format!("cat > /dev/null; echo ran >> '{}'", ran.display());
-        let events = [
-            "SessionStart",
-            "Setup",
-            "InstructionsLoaded",
-            "UserPromptSubmit",
-            "UserPromptExpansion",
-            "PreToolUse",
-            "PermissionRequest",
-            "PermissionDenied",
-            "PostToolUse",
-            "PostToolUseFailure",
-            "PostToolBatch",
-            "Notification",
-            "SubagentStart",
-            "SubagentStop",
-            "Stop",
-            "StopFailure",
-            "PreCompact",
-            "PostCompact",
-            "SessionEnd",
-        ];
         let quiet: serde_json::Map<String, Value> = events
             .iter()
             .map(|e| {
                 let hooks = json!([{"hooks": [{"type": "command", "command": record}]}]);
-                ((*e).to_owned(), hooks)
+                (e.clone(), hooks)
             })
             .collect();
         std::fs::write(

@@ -15,7 +15,7 @@ use agent_hooks::{
     HookRunner,
 };
 use agent_hooks_tests::{
-    cli::{json_of, run, stdout},
+    cli::{run, stdout},
     commands::Project,
     temp_dir, RecordingAgent,
 };
@@ -118,25 +118,6 @@ fn replay_gives_a_tool_call_the_session_id_and_transcript_of_its_line() {
     );
 }
 
-/// `emit NAME --input PAYLOAD --json` in `project` (trusted).
-fn emit(project: &Project, event: &str, input: Value) -> Value {
-    let home = temp_dir();
-    let out = run(
-        &project.root,
-        home.path(),
-        &[
-            "emit",
-            event,
-            "--trust-project",
-            "--json",
-            "--input",
-            &input.to_string(),
-        ],
-        None,
-    );
-    json_of(&out)
-}
-
 #[test]
 fn the_new_claude_code_events_run_their_hooks_with_their_matchers_and_answers() {
     let project = Project::new("events");
@@ -154,7 +135,7 @@ fn the_new_claude_code_events_run_their_hooks_with_their_matchers_and_answers() 
         })),
     );
     let expansion = json!({"expansion_type": "slash_command", "command_name": "deploy", "command_args": "prod", "prompt": "/deploy prod"});
-    let outcome = emit(&project, "UserPromptExpansion", expansion.clone());
+    let outcome = project.emit("UserPromptExpansion", expansion.clone());
     assert_eq!(outcome["block"], true, "{outcome}");
     assert_eq!(
         outcome["reasons"],
@@ -166,7 +147,7 @@ fn the_new_claude_code_events_run_their_hooks_with_their_matchers_and_answers() 
     assert_eq!(got["command_name"], "deploy");
     assert_eq!(got["command_args"], "prod");
     let review = json!({"expansion_type": "slash_command", "command_name": "review", "command_args": "", "prompt": "/review"});
-    let outcome = emit(&project, "UserPromptExpansion", review);
+    let outcome = project.emit("UserPromptExpansion", review);
     assert_eq!(outcome["block"], false, "{outcome}");
     assert_eq!(outcome["context"], json!(["review the tests too"]));
 
@@ -174,27 +155,24 @@ fn the_new_claude_code_events_run_their_hooks_with_their_matchers_and_answers() 
         {"tool_name": "Bash", "tool_input": {"command": "cargo test"}, "tool_use_id": "t1", "tool_response": "2 failed"},
         {"tool_name": "Read", "tool_input": {"file_path": "a.rs"}, "tool_use_id": "t2", "tool_response": "fn a() {}"}
     ]});
-    let outcome = emit(&project, "PostToolBatch", batch.clone());
+    let outcome = project.emit("PostToolBatch", batch.clone());
     assert_eq!(outcome["block"], true, "{outcome}");
     let got: Value = serde_json::from_str(&project.read("batch.json")).unwrap();
     assert_eq!(got["tool_calls"], batch["tool_calls"]);
 
-    let outcome = emit(
-        &project,
+    let outcome = project.emit(
         "DirectoryAdded",
         json!({"directory": "/src/lib", "source": "register_repo_root"}),
     );
     assert_eq!(outcome["ran"], 0, "the matcher is on `source`: {outcome}");
-    emit(
-        &project,
+    project.emit(
         "DirectoryAdded",
         json!({"directory": "/src/lib", "source": "slash_command"}),
     );
     let got: Value = serde_json::from_str(&project.read("added.json")).unwrap();
     assert_eq!(got["directory"], "/src/lib");
 
-    let outcome = emit(
-        &project,
+    let outcome = project.emit(
         "MessageDisplay",
         json!({"turn_id": "t", "message_id": "m", "index": 0, "final": true, "delta": "the key is sk-123\n"}),
     );
@@ -286,7 +264,7 @@ fn the_model_switch_and_skill_shell_command_events_read_as_claude_code_reads_the
         json!({"from_model": "claude-sonnet-4-6", "to_model": to, "requested_model": "opus", "source": "command",
                "context_tokens": 1200, "prompt_cache_warm": true, "cache_ttl": "5m", "estimated_cache_write_usd": 0.02, "pricing": "catalog"})
     };
-    let outcome = emit(&project, "PreModelSwitch", switch("claude-opus-4-6"));
+    let outcome = project.emit("PreModelSwitch", switch("claude-opus-4-6"));
     assert_eq!(outcome["block"], true, "{outcome}");
     assert_eq!(
         outcome["reasons"],
@@ -297,10 +275,10 @@ fn the_model_switch_and_skill_shell_command_events_read_as_claude_code_reads_the
     assert_eq!(got["hook_event_name"], "PreModelSwitch");
     assert_eq!(got["to_model"], "claude-opus-4-6");
     assert_eq!(got["estimated_cache_write_usd"], 0.02);
-    let outcome = emit(&project, "PreModelSwitch", switch("claude-haiku-4-5"));
+    let outcome = project.emit("PreModelSwitch", switch("claude-haiku-4-5"));
     assert_eq!(outcome["ran"], 0, "the matcher is on `to_model`: {outcome}");
     assert_eq!(outcome["block"], false, "{outcome}");
-    let outcome = emit(&project, "PostModelSwitch", switch("claude-haiku-4-5"));
+    let outcome = project.emit("PostModelSwitch", switch("claude-haiku-4-5"));
     assert_eq!(outcome["block"], false, "{outcome}");
     assert_eq!(
         outcome["context"],
@@ -312,7 +290,7 @@ fn the_model_switch_and_skill_shell_command_events_read_as_claude_code_reads_the
         json!({"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "skill-1",
                "command_name": "cleanup", "command_source": "projectSettings", "invoked_by": "user"})
     };
-    let outcome = emit(&project, "PreSkillShellCommand", skill("rm -rf build"));
+    let outcome = project.emit("PreSkillShellCommand", skill("rm -rf build"));
     assert_eq!(outcome["block"], true, "{outcome}");
     assert_eq!(
         outcome["reasons"],
@@ -324,7 +302,7 @@ fn the_model_switch_and_skill_shell_command_events_read_as_claude_code_reads_the
     assert_eq!(got["command_name"], "cleanup");
     assert_eq!(got["invoked_by"], "user");
     assert_eq!(got["tool_input"], json!({"command": "rm -rf build"}));
-    let outcome = emit(&project, "PreSkillShellCommand", skill("curl example.org"));
+    let outcome = project.emit("PreSkillShellCommand", skill("curl example.org"));
     assert_eq!(outcome["block"], true, "{outcome}");
     assert_eq!(
         outcome["reasons"],
@@ -333,19 +311,19 @@ fn the_model_switch_and_skill_shell_command_events_read_as_claude_code_reads_the
         ]),
         "{outcome}"
     );
-    let outcome = emit(&project, "PreSkillShellCommand", skill("sed -i s/a/b/ x"));
+    let outcome = project.emit("PreSkillShellCommand", skill("sed -i s/a/b/ x"));
     assert_eq!(outcome["block"], true, "{outcome}");
     assert_eq!(
         outcome["reasons"],
         json!(["the hook changed the command, which is not applied to a skill's shell command"]),
         "{outcome}"
     );
-    let outcome = emit(&project, "PreSkillShellCommand", skill("ls"));
+    let outcome = project.emit("PreSkillShellCommand", skill("ls"));
     assert_eq!(outcome["block"], false, "{outcome}");
     assert_eq!(outcome["ran"], 1, "{outcome}");
     let mut powershell = skill("ls");
     powershell["tool_name"] = json!("PowerShell");
-    let outcome = emit(&project, "PreSkillShellCommand", powershell);
+    let outcome = project.emit("PreSkillShellCommand", powershell);
     assert_eq!(
         outcome["ran"], 0,
         "the matcher is on `tool_name`: {outcome}"

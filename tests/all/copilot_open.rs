@@ -11,7 +11,6 @@ use std::{
 };
 
 use agent_hooks_tests::{
-    agent_hooks_bin,
     cli::{run, stderr},
     temp_dir,
 };
@@ -141,25 +140,7 @@ fn hooks_that_could_not_run_fail_open_under_copilot_cli_unless_one_is_required()
 
 /// The relay `agent-hooks-hook`, built next to `agent-hooks`, copied alone into a folder.
 fn lone_relay(rig: &Rig) -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .args([
-            "build",
-            "-p",
-            "agent-hooks-cli",
-            "--bin",
-            "agent-hooks-hook",
-        ])
-        .arg("--manifest-path")
-        .arg(agent_hooks_tests::workspace_root().join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(agent_hooks_tests::target_dir());
-    if !cfg!(debug_assertions) {
-        command.arg("--release");
-    }
-    assert!(command.status().expect("cargo runs").success());
-    let built = agent_hooks_bin().with_file_name("agent-hooks-hook");
+    let built = agent_hooks_tests::relay_bin();
     let lone = rig.dir.path().join("bin/agent-hooks-hook");
     std::fs::create_dir_all(lone.parent().unwrap()).unwrap();
     std::fs::copy(&built, &lone).unwrap();

@@ -38,7 +38,8 @@ fn hooks_of(report: &Value) -> Vec<&Value> {
     report["hooks"].as_array().unwrap().iter().collect()
 }
 
-fn untrusted_paths(report: &Value) -> Vec<String> {
+/// The paths a `list --json` report lists as awaiting trust.
+pub(crate) fn untrusted_paths(report: &Value) -> Vec<String> {
     report["untrusted"]
         .as_array()
         .unwrap()

@@ -115,16 +115,6 @@ fn listed_commands(report: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// The paths a `list --json` report lists as awaiting trust.
-fn untrusted(report: &serde_json::Value) -> Vec<String> {
-    report["untrusted"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|u| u["path"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 fn json_run(rig: &Rig, args: &[&str]) -> serde_json::Value {
     let out = rig.run(args);
     serde_json::from_slice(&out.stdout)
@@ -141,7 +131,7 @@ fn list_and_doctor_show_no_wiring_entry_and_trust_follows_the_hooks_taken_over_a
     let list = json_run(&rig, &["list", "--json"]);
     let settings_path = settings.display().to_string();
     assert_eq!(listed_commands(&list), Vec::<String>::new(), "{list}");
-    let waiting = untrusted(&list);
+    let waiting = crate::dialect_files::untrusted_paths(&list);
     assert_eq!(waiting.len(), 1, "{waiting:?}");
     assert!(
         waiting[0].contains("taken-over/claude/project-"),
@@ -175,7 +165,11 @@ fn list_and_doctor_show_no_wiring_entry_and_trust_follows_the_hooks_taken_over_a
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), LOGGERS);
     let list = json_run(&rig, &["list", "--json"]);
-    assert_eq!(untrusted(&list), Vec::<String>::new(), "{list}");
+    assert_eq!(
+        crate::dialect_files::untrusted_paths(&list),
+        Vec::<String>::new(),
+        "{list}"
+    );
     assert!(
         list["hooks"]
             .as_array()
@@ -197,7 +191,7 @@ fn list_and_doctor_show_no_wiring_entry_and_trust_follows_the_hooks_taken_over_a
 fn hooks_never_trusted_stay_untrusted_after_a_take_over_and_back() {
     let rig = Rig::new();
     rig.write("project/.claude/settings.json", LOGGERS);
-    let before = untrusted(&json_run(&rig, &["list", "--json"]));
+    let before = crate::dialect_files::untrusted_paths(&json_run(&rig, &["list", "--json"]));
     for args in [
         &["install", "--agent", "claude", "--project", "--take-over"][..],
         &["uninstall", "--agent", "claude", "--project"],
@@ -205,7 +199,7 @@ fn hooks_never_trusted_stay_untrusted_after_a_take_over_and_back() {
         let out = rig.run(args);
         assert!(out.status.success(), "{}", stderr(&out));
     }
-    let after = untrusted(&json_run(&rig, &["list", "--json"]));
+    let after = crate::dialect_files::untrusted_paths(&json_run(&rig, &["list", "--json"]));
     assert_eq!(
         after, before,
         "as before the install: still the user's to trust"
@@ -315,7 +309,7 @@ fn untrust_removes_a_projects_trust_and_the_entries_of_files_that_are_gone() {
     );
     assert!(rig.run(&["trust"]).status.success());
     assert_eq!(
-        untrusted(&json_run(&rig, &["list", "--json"])),
+        crate::dialect_files::untrusted_paths(&json_run(&rig, &["list", "--json"])),
         Vec::<String>::new()
     );
     // A file that is gone leaves a stale entry: --gone clears it, and only it.
@@ -340,7 +334,7 @@ fn untrust_removes_a_projects_trust_and_the_entries_of_files_that_are_gone() {
         "{}",
         stdout(&out)
     );
-    let waiting = untrusted(&json_run(&rig, &["list", "--json"]));
+    let waiting = crate::dialect_files::untrusted_paths(&json_run(&rig, &["list", "--json"]));
     assert_eq!(waiting.len(), 1, "{waiting:?}");
     assert!(waiting[0].ends_with(".claude/settings.json"), "{waiting:?}");
     assert!(rig.run(&["trust"]).status.success());
@@ -350,7 +344,10 @@ fn untrust_removes_a_projects_trust_and_the_entries_of_files_that_are_gone() {
         "{}",
         stdout(&out)
     );
-    assert_eq!(untrusted(&json_run(&rig, &["list", "--json"])).len(), 1);
+    assert_eq!(
+        crate::dialect_files::untrusted_paths(&json_run(&rig, &["list", "--json"])).len(),
+        1
+    );
     // Again: nothing to remove, and it says so.
     let out = rig.run(&["untrust"]);
     assert_eq!(out.status.code(), Some(0));

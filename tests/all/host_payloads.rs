@@ -5,31 +5,8 @@
 //! its `PostToolUseFailure` hooks no `is_error`; a Codex CLI `PostToolUse` block replaces
 //! the tool's result for the model.
 
-use agent_hooks_tests::{
-    cli::{json_of, run},
-    commands::Project,
-    temp_dir,
-};
+use agent_hooks_tests::commands::Project;
 use serde_json::{json, Value};
-
-/// `emit NAME --input PAYLOAD --json` in `project` (trusted).
-fn emit(project: &Project, event: &str, input: Value) -> Value {
-    let home = temp_dir();
-    let out = run(
-        &project.root,
-        home.path(),
-        &[
-            "emit",
-            event,
-            "--trust-project",
-            "--json",
-            "--input",
-            &input.to_string(),
-        ],
-        None,
-    );
-    json_of(&out)
-}
 
 fn recorded(project: &Project, name: &str) -> Value {
     let text = std::fs::read_to_string(project.root.join(name)).unwrap_or_default();
@@ -42,8 +19,7 @@ fn a_gemini_cli_hook_gets_the_payloads_session_in_its_variable_too() {
     let hooks = json!({"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "name": "r",
         "command": "cat > \"$GEMINI_PROJECT_DIR\"/stdin.json; printf '%s' \"$GEMINI_SESSION_ID\" > \"$GEMINI_PROJECT_DIR\"/sid"}]}]}});
     project.write(".gemini/settings.json", &hooks.to_string());
-    emit(
-        &project,
+    project.emit(
         "PreToolUse",
         json!({"tool_name": "exec", "tool_input": {"command": "ls"}, "session_id": "given-1"}),
     );
@@ -63,13 +39,11 @@ fn claude_codes_permission_request_and_failure_hooks_get_only_what_it_sends() {
         "PostToolUseFailure": [{"hooks": [{"type": "command", "command": record("failure")}]}],
     }});
     project.write(".claude/settings.json", &hooks.to_string());
-    emit(
-        &project,
+    project.emit(
         "PermissionRequest",
         json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}),
     );
-    emit(
-        &project,
+    project.emit(
         "PostToolUseFailure",
         json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "t-1",
                "error": "boom"}),
@@ -88,8 +62,7 @@ fn a_codex_cli_post_tool_use_block_replaces_the_tools_result() {
     let hooks = json!({"hooks": {"PostToolUse": [{"hooks": [{"type": "command",
         "command": "echo 'the output is withheld' >&2; exit 2"}]}]}});
     project.write(".codex/hooks.json", &hooks.to_string());
-    let outcome = emit(
-        &project,
+    let outcome = project.emit(
         "PostToolUse",
         json!({"tool_name": "exec", "tool_input": {"command": "cat secret"},
                "tool_response": {"output": "the secret"}}),

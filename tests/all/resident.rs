@@ -264,59 +264,12 @@ fn it_refuses_a_folder_of_another_user_and_the_hook_still_answers() {
     );
 }
 
-/// The small relay program `agent-hooks-hook`, built next to `agent-hooks`.
-pub(crate) fn relay_bin() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let root = agent_hooks_tests::workspace_root();
-    let mut command = Command::new(cargo);
-    command
-        .args([
-            "build",
-            "-p",
-            "agent-hooks-cli",
-            "--bin",
-            "agent-hooks-hook",
-        ])
-        .arg("--manifest-path")
-        .arg(root.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(agent_hooks_tests::target_dir());
-    if !cfg!(debug_assertions) {
-        command.arg("--release");
-    }
-    let status = command.status().expect("cargo runs");
-    assert!(status.success());
-    let relay = agent_hooks_bin().with_file_name("agent-hooks-hook");
-    assert!(relay.is_file(), "{}", relay.display());
-    relay
-}
-
 #[test]
 fn the_relay_program_answers_through_the_resident_process_and_install_uses_it() {
     let rig = Rig::new();
-    let relay = relay_bin();
     let pids = long_running_guard(&rig);
     let run_relay = |payload: &str, extra: &[&str]| {
-        let mut command = Command::new(&relay);
-        command
-            .args(["--agent", "claude"])
-            .args(extra)
-            .current_dir(rig.project())
-            .env("HOME", rig.home())
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_RUNTIME_DIR")
-            .env("AGENT_HOOKS_SERVE_IDLE", "60")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+        agent_hooks_tests::cli::output_with(rig.relay().args(extra), payload)
     };
     let out = run_relay(&pre("s1", "rm -rf /"), &[]);
     assert_eq!(out.status.code(), Some(2), "{}", err(&out));
@@ -748,7 +701,7 @@ fn agent_process(rig: &Rig, relay: &std::path::Path, session: &str) -> (std::pro
 #[test]
 fn a_sessions_hooks_end_with_the_agent_that_opened_it_and_others_go_on() {
     let rig = Rig::new();
-    let relay = relay_bin();
+    let relay = agent_hooks_tests::relay_bin();
     let pids = long_running_guard(&rig);
     let guards = || -> Vec<String> {
         std::fs::read_to_string(&pids)
@@ -866,27 +819,10 @@ fn uninstalling_the_last_wired_agent_stops_it() {
 /// program (the tests' stand-in for two installed versions of one build: the variable the
 /// program reads in place of its version, passed on to the resident process it starts).
 fn relay_as(rig: &Rig, version: &str, payload: &str) -> Output {
-    let mut child = Command::new(relay_bin())
-        .args(["--agent", "claude"])
-        .current_dir(rig.project())
-        .env("HOME", rig.home())
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("XDG_RUNTIME_DIR")
-        .env_remove("AGENT_HOOKS_NO_SERVE")
-        .env("AGENT_HOOKS_SERVE_IDLE", "60")
-        .env("AGENT_HOOKS_TEST_PROGRAM_VERSION", version)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    agent_hooks_tests::cli::output_with(
+        rig.relay().env("AGENT_HOOKS_TEST_PROGRAM_VERSION", version),
+        payload,
+    )
 }
 
 #[test]
@@ -960,7 +896,11 @@ fn from_an_npm_package_install_wires_a_link_that_doctor_finds_gone_after_an_unin
         .join("prefix/lib/node_modules/agent-hooks-linux-x64/bin");
     std::fs::create_dir_all(&package).unwrap();
     let program = agent_hooks_tests::copy_to(&agent_hooks_bin(), &package, "agent-hooks");
-    agent_hooks_tests::copy_to(&relay_bin(), &package, "agent-hooks-hook");
+    agent_hooks_tests::copy_to(
+        &agent_hooks_tests::relay_bin(),
+        &package,
+        "agent-hooks-hook",
+    );
     let out = Command::new(&program)
         .args(["install", "--agent", "claude"])
         .current_dir(rig.project())

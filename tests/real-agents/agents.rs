@@ -419,31 +419,3 @@ pub fn agent_hooks(run: &Run, args: &[&str]) -> std::process::Output {
     );
     output
 }
-
-/// Builds the small relay program `agent-hooks-hook` next to `agent-hooks` (once per test
-/// process), so that `install` writes it into the agent's entry (as after `cargo install`).
-pub fn relay_bin() {
-    static BUILT: std::sync::Once = std::sync::Once::new();
-    BUILT.call_once(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut command = Command::new(cargo);
-        command
-            .args([
-                "build",
-                "-p",
-                "agent-hooks-cli",
-                "--bin",
-                "agent-hooks-hook",
-            ])
-            .arg("--manifest-path")
-            .arg(agent_hooks_tests::workspace_root().join("Cargo.toml"))
-            .arg("--target-dir")
-            .arg(agent_hooks_tests::target_dir());
-        if !cfg!(debug_assertions) {
-            command.arg("--release");
-        }
-        assert!(command.status().expect("cargo runs").success());
-    });
-    let relay = agent_hooks_tests::agent_hooks_bin().with_file_name("agent-hooks-hook");
-    assert!(relay.is_file(), "{}", relay.display());
-}

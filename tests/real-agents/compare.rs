@@ -299,7 +299,7 @@ fn install_level(agent: Agent) -> &'static str {
 /// agent-hooks runs the hooks. The facts are read from the agent's side, as for
 /// [`agent_side`].
 pub fn bridged_side(agent: Agent, install: &Path, run: &Run, case: &Case) -> Side {
-    agents::relay_bin();
+    agent_hooks_tests::relay_bin();
     let _ = std::fs::remove_file(run.project().join("side-effect.txt"));
     let _ = std::fs::rename(run.path("probe.jsonl"), run.path("emit-probe.jsonl"));
     let hooks = hooks_of(agent, case, &run.path("probe.py"));

@@ -249,7 +249,7 @@ fn copilot_session(install: &Path, run: &Run, case: &Case) -> (Facts, String) {
 /// The real Copilot CLI with the same file taken over by agent-hooks (`install --agent
 /// copilot --project --take-over`, then `trust`): agent-hooks runs it under the agent.
 fn bridged_side(install: &Path, run: &Run, case: &Case) -> (Facts, String) {
-    agents::relay_bin();
+    agent_hooks_tests::relay_bin();
     let _ = std::fs::remove_file(run.project().join("side-effect.txt"));
     let _ = std::fs::rename(run.path("probe.jsonl"), run.path("emit-probe.jsonl"));
     let file = hooks_file(case, &run.path("probe.py"));

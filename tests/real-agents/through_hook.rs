@@ -21,7 +21,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use agents::{agent_hooks, relay_bin, Agent, Run};
+use agents::{agent_hooks, Agent, Run};
 use serde_json::json;
 
 /// What one session left.
@@ -111,7 +111,7 @@ fn session_wired(
     setup: impl FnOnce(&Run),
     during: impl FnOnce(&Run, &AtomicBool) + Send,
 ) -> Session {
-    relay_bin();
+    agent_hooks_tests::relay_bin();
     let install = agents::install_dir();
     let model = model::FakeModel::start_script(wiring.script);
     let run = Run::new();
@@ -842,7 +842,7 @@ sys.exit(2)
 #[test]
 #[ignore = "runs the real Claude Code and Codex CLI: tests/real-agents/run"]
 fn one_resident_process_serves_claude_code_and_codex_cli_at_once() {
-    relay_bin();
+    agent_hooks_tests::relay_bin();
     let install = agents::install_dir();
     let run = Run::new();
     let claude_model = model::FakeModel::start("echo claude >> side-effect-claude.txt");
@@ -917,7 +917,7 @@ fn copilot_clis_own_hooks_taken_over_run_under_agent_hooks_and_come_back() {
     if only_in_full_run("copilot take-over") {
         return;
     }
-    relay_bin();
+    agent_hooks_tests::relay_bin();
     let install = agents::install_dir();
     let model = model::FakeModel::start("rm -f nothing; echo ran >> side-effect.txt");
     let run = Run::new();

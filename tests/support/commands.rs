@@ -29,6 +29,26 @@ impl Project {
         Self { _dir: dir, root }
     }
 
+    /// `agent-hooks emit EVENT --trust-project --json --input INPUT` in the project, with a
+    /// home of its own: the outcome, as JSON.
+    pub fn emit(&self, event: &str, input: serde_json::Value) -> serde_json::Value {
+        let home = temp_dir();
+        let out = crate::cli::run(
+            &self.root,
+            home.path(),
+            &[
+                "emit",
+                event,
+                "--trust-project",
+                "--json",
+                "--input",
+                &input.to_string(),
+            ],
+            None,
+        );
+        crate::cli::json_of(&out)
+    }
+
     /// Writes `text` to `relative` in the project (folders made as needed).
     pub fn write(&self, relative: &str, text: &str) -> PathBuf {
         let path = self.root.join(relative);

@@ -51,6 +51,16 @@ pub fn agent_hooks_bin() -> PathBuf {
     })
 }
 
+/// The relay `agent-hooks-hook`, built once per test binary next to `agent-hooks` (where
+/// `install` finds it and writes it into an agent's entry, as after `cargo install`).
+pub fn relay_bin() -> PathBuf {
+    cached("agent-hooks-hook (bin)", || {
+        let mut command = cargo("build", &workspace_root().join("Cargo.toml"));
+        command.args(["-p", "agent-hooks-cli", "--bin", "agent-hooks-hook"]);
+        executable(command, "agent-hooks-hook")
+    })
+}
+
 /// `cargo <subcommand>` on `manifest`, into the tests' target folder, with JSON messages, in
 /// the profile of the tests.
 fn cargo(subcommand: &str, manifest: &Path) -> Command {

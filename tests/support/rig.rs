@@ -123,23 +123,40 @@ pub trait Resident {
     fn command(&self, args: &[&str]) -> Command;
     /// `hook --agent claude` with `payload` on stdin.
     fn hook(&self, payload: &str) -> Output;
+    /// The relay program `agent-hooks-hook --agent claude` as an agent runs it, in the same
+    /// environment as [`command`](Self::command), not started.
+    fn relay(&self) -> Command;
 }
 
 impl Resident for Rig {
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(agent_hooks_bin());
-        command
-            .args(args)
-            .current_dir(self.project())
-            .env("HOME", self.home())
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_RUNTIME_DIR")
-            .env_remove("AGENT_HOOKS_NO_SERVE")
-            .env("AGENT_HOOKS_SERVE_IDLE", "60");
-        command
+        resident_env(Command::new(agent_hooks_bin()), self, args)
+    }
+
+    fn relay(&self) -> Command {
+        resident_env(
+            Command::new(crate::relay_bin()),
+            self,
+            &["--agent", "claude"],
+        )
     }
 
     fn hook(&self, payload: &str) -> Output {
         crate::cli::output_with(&mut self.command(&["hook", "--agent", "claude"]), payload)
     }
+}
+
+/// `command` with `args`, in the rig's project, as the resident process's tests run the
+/// program: the home's folders only (`XDG_CONFIG_HOME` and `XDG_RUNTIME_DIR` unset), the
+/// resident process allowed (`AGENT_HOOKS_NO_SERVE` unset) and kept 60 s when idle.
+fn resident_env(mut command: Command, rig: &Rig, args: &[&str]) -> Command {
+    command
+        .args(args)
+        .current_dir(rig.project())
+        .env("HOME", rig.home())
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("AGENT_HOOKS_NO_SERVE")
+        .env("AGENT_HOOKS_SERVE_IDLE", "60");
+    command
 }

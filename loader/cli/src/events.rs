@@ -212,7 +212,8 @@ async fn run_one<E: Shown + Default>(
     if let (true, Some(fields)) = (failure, normalized.as_object_mut()) {
         fields.entry("is_error").or_insert(json!(true));
     }
-    let event: E = match serde_json::from_value(normalized.clone()) {
+    // Read from the value in place: no copy of the payload on the way of every event.
+    let event: E = match E::deserialize(&normalized) {
         Ok(event) => event,
         Err(e) => serde_json::from_value(leniently::<E>(normalized))
             .map_err(|_| format!("invalid payload for {}: {e}", E::KIND))?,

@@ -144,13 +144,11 @@ impl Session {
         }
     }
 
-    /// Of `problems`, those not yet told the user in this session, now marked told.
-    pub fn not_yet_told(&self, problems: Vec<String>) -> Vec<String> {
+    /// Keeps of `problems` those not yet told the user in this session (by their `key`),
+    /// which are marked told.
+    pub fn keep_untold<T>(&self, problems: &mut Vec<T>, key: impl Fn(&T) -> String) {
         let mut told = lock(&self.told);
-        problems
-            .into_iter()
-            .filter(|p| told.insert(p.clone()))
-            .collect()
+        problems.retain(|p| told.insert(key(p)));
     }
 
     /// Takes what was recorded since the last call: errors, time per hook in order (native

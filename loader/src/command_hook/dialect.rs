@@ -223,6 +223,13 @@ impl Dialect {
         !(self == Dialect::Gemini && event == CommandEvent::PreToolUse)
     }
 
+    /// Whether its agent, when one of an event's hooks blocks, shows the model the reasons of
+    /// the event's other hooks too, an allowing hook's included (Gemini CLI), rather than the
+    /// blocking hooks' alone.
+    pub fn shows_every_reason_with_a_block(self) -> bool {
+        self == Dialect::Gemini
+    }
+
     /// Whether a block's reason on `event` replaces the tool's result for the model (Gemini
     /// CLI's AfterTool, Codex CLI's PostToolUse), rather than being added after it (Claude
     /// Code's PostToolUse).

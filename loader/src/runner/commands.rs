@@ -181,10 +181,10 @@ impl HookRunner {
             self.show_status(agent.as_ref(), &waited, false);
         }
         let mut combined = CommandOutcome::default();
-        // Every reason given, in configuration order: Gemini CLI shows the model the reasons
-        // of all of an event's hooks when one blocks, an allowing hook's too.
+        // Every reason given, in configuration order, for the dialects whose agent shows them
+        // all when one hook blocks.
         let mut all_reasons: Vec<String> = Vec::new();
-        let mut gemini_gave_more = false;
+        let mut more_reasons = false;
         for (hook, finished) in waited.iter().zip(runs) {
             let mut answer = finished.answer(hook);
             hook.dialect.adapt(event, &finished.run, &mut answer);
@@ -205,11 +205,12 @@ impl HookRunner {
             }
             if let Some(reason) = &answer.block {
                 all_reasons.push(reason.clone());
-            } else if let (Dialect::Gemini, Some(reason)) =
-                (hook.dialect, &answer.permission_reason)
-            {
+            } else if let (true, Some(reason)) = (
+                hook.dialect.shows_every_reason_with_a_block(),
+                &answer.permission_reason,
+            ) {
                 all_reasons.push(reason.clone());
-                gemini_gave_more = true;
+                more_reasons = true;
             }
             combined.add(&answer);
             deliver(agent.as_ref(), &answer, false);
@@ -222,7 +223,7 @@ impl HookRunner {
                 false,
             );
         }
-        if combined.block && gemini_gave_more {
+        if combined.block && more_reasons {
             combined.reasons = all_reasons;
         }
         if let Some(path) = env_file {

@@ -152,13 +152,29 @@ pub fn render(
         }
     };
     let decision = Decision::of(emitted, &outcome, records.commands.as_ref());
-    let mut reply = Reply::default();
     // Problems are the user's: in an agent's channel for the user (`systemMessage`, Copilot
-    // CLI's progress lines), never in what its model reads (a block's stderr).
-    let problem_lines: Vec<String> = problems
+    // CLI's progress lines), never in what its model reads (a block's stderr). They are on
+    // stderr too, after whatever else is there.
+    let problems: Vec<String> = problems
         .iter()
         .map(|p| format!("agent-hooks: {p}"))
         .collect();
+    let mut reply = reply_to(agent, request, &decision, &problems);
+    for line in &problems {
+        reply.note(line);
+    }
+    reply
+}
+
+/// The answer to `request` that `decision` makes, `problems` (each a line for the user)
+/// where the agent shows its user what it is told.
+fn reply_to(
+    agent: AgentName,
+    request: &Request,
+    decision: &Decision,
+    problems: &[String],
+) -> Reply {
+    let mut reply = Reply::default();
     // Copilot CLI's own form: a deny, or a stop that keeps the agent going, is JSON.
     let copilot_block = match request.event.as_str() {
         "PreToolUse" | "PermissionRequest" => Some("permissionDecision"),
@@ -177,9 +193,6 @@ pub fn render(
         // errored"): the problems behind it go to stderr, not into its progress.
         reply.stdout = format!("{}{answer}\n", progress_lines(&decision.messages));
         reply.note(reason);
-        for line in &problem_lines {
-            reply.note(line);
-        }
         return reply;
     }
     // Codex CLI 0.171 reads no `continue` before a tool, and runs the tool when the answer
@@ -190,11 +203,8 @@ pub fn render(
     if let (Some(reason), Some(stop), true) = (&decision.block, &decision.stop, tool_event) {
         // `continue: false` before the tool: the tool must not run and the agent must stop.
         // A block alone (exit 2) would let the agent ask its model again.
-        let answer = stop_before_the_tool(agent, request, reason, stop, &problems);
+        let answer = stop_before_the_tool(agent, request, reason, stop, problems);
         reply.stdout = format!("{answer}\n");
-        for problem in &problems {
-            reply.note(&format!("agent-hooks: {problem}"));
-        }
         return reply;
     }
     if let Some(reason) = &decision.block {
@@ -210,29 +220,23 @@ pub fn render(
                 | "AfterAgent"
                 | "SubagentStop"
         );
-        if !problem_lines.is_empty() && stderr_to_the_model && !request.copilot_form {
+        if !problems.is_empty() && stderr_to_the_model && !request.copilot_form {
             let answer = json!({
                 "decision": "block",
                 "reason": reason,
-                "systemMessage": problem_lines.join("\n"),
+                "systemMessage": problems.join("\n"),
             });
             reply.stdout = format!("{answer}\n");
-            for line in &problem_lines {
-                reply.note(line);
-            }
             return reply;
         }
         reply.code = 2;
         reply.note(reason);
-        for line in &problem_lines {
-            reply.note(line);
-        }
         return reply;
     }
     let answer = if request.copilot_form {
-        copilot(request, &decision)
+        copilot(request, decision)
     } else {
-        claude_like(agent, request, &decision, &problems)
+        claude_like(agent, request, decision, problems)
     };
     if !answer.is_empty() {
         reply.stdout = Value::Object(answer).to_string();
@@ -244,16 +248,13 @@ pub fn render(
         // errored"), while its own hook that times out lets the tool run (Copilot CLI
         // 1.0.102, measured in tests/real-agents): problems never change the exit code.
         let mut shown = decision.messages.clone();
-        shown.extend(problem_lines.iter().cloned());
+        shown.extend(problems.iter().cloned());
         reply.stdout.insert_str(0, &progress_lines(&shown));
-    } else if reply.stdout.is_empty() && !problem_lines.is_empty() {
+    } else if reply.stdout.is_empty() && !problems.is_empty() {
         // Problems alone: shown to the user (`systemMessage`), with no decision in the answer,
         // so that the agent does as it would without agent-hooks' hooks.
-        let answer = json!({"systemMessage": problem_lines.join("\n")});
+        let answer = json!({"systemMessage": problems.join("\n")});
         reply.stdout = format!("{answer}\n");
-    }
-    for line in &problem_lines {
-        reply.note(line);
     }
     reply
 }
@@ -283,11 +284,7 @@ fn stop_before_the_tool(
         answer["reason"] = json!(reason);
     }
     if !problems.is_empty() {
-        let messages: Vec<String> = problems
-            .iter()
-            .map(|p| format!("agent-hooks: {p}"))
-            .collect();
-        answer["systemMessage"] = json!(messages.join("\n"));
+        answer["systemMessage"] = json!(problems.join("\n"));
     }
     answer
 }
@@ -382,7 +379,7 @@ fn claude_like(
     }
     let mut messages = d.messages.clone();
     if !answer.is_empty() || !messages.is_empty() {
-        messages.extend(problems.iter().map(|p| format!("agent-hooks: {p}")));
+        messages.extend(problems.iter().cloned());
     }
     if !messages.is_empty() {
         answer.insert("systemMessage".into(), json!(messages.join("\n")));

@@ -302,15 +302,10 @@ pub fn answer_with(
     load_failures.extend(awaiting_trust(session));
     // What stands (a file that does not load, hooks awaiting trust, a hook that fails the
     // same way each time) is told the user once per session, not on every event.
-    let told = session.not_yet_told(
-        load_failures
-            .iter()
-            .map(|(path, error)| format!("{path}\n{error}"))
-            .chain(records.errors.iter().map(|e| e.to_string()))
-            .collect(),
-    );
-    load_failures.retain(|(path, error)| told.contains(&format!("{path}\n{error}")));
-    records.errors.retain(|e| told.contains(&e.to_string()));
+    session.keep_untold(&mut load_failures, |(path, error)| {
+        format!("{path}\n{error}")
+    });
+    session.keep_untold(&mut records.errors, ToString::to_string);
     answer::render(agent, request, emitted, result, &records, &load_failures)
 }
 

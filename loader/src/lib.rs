@@ -125,10 +125,12 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+pub mod agents;
 mod child;
 pub mod command_hook;
 pub mod discover;
 mod error;
+mod event;
 mod file;
 mod hook;
 mod host;

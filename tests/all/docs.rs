@@ -403,20 +403,23 @@ fn the_program_prints_the_events_table() {
 /// which needs a prompt first).
 #[tokio::test]
 async fn the_events_tables_payload_fields_are_what_hooks_get() {
-    use agent_hooks::command_hook::{payload_fields, CommandEvent, CommandHooks, Dialect};
+    use agent_hooks::{
+        agents::Agent,
+        command_hook::{payload_fields, CommandEvent, CommandHooks},
+    };
 
     let dir = temp_dir();
-    // A place whose folder names the dialect (`Dialect::of_file`).
-    let place = |dialect: Dialect| match dialect {
-        Dialect::Agent => "hooks.json",
-        Dialect::ClaudeCode => ".claude/settings.json",
-        Dialect::Codex => ".codex/hooks.json",
-        Dialect::Gemini => ".gemini/settings.json",
-        Dialect::Copilot => ".github/hooks/hooks.json",
-        Dialect::Cursor => ".cursor/hooks.json",
-        Dialect::Devin => ".devin/hooks.v1.json",
+    // A place whose folder names the dialect (`Agent::of_file`).
+    let place = |dialect: Agent| match dialect {
+        Agent::AgentHooks => "hooks.json",
+        Agent::ClaudeCode => ".claude/settings.json",
+        Agent::Codex => ".codex/hooks.json",
+        Agent::Gemini => ".gemini/settings.json",
+        Agent::Copilot => ".github/hooks/hooks.json",
+        Agent::Cursor => ".cursor/hooks.json",
+        Agent::Devin => ".devin/hooks.v1.json",
     };
-    for dialect in Dialect::ALL {
+    for dialect in Agent::ALL {
         for event in [
             CommandEvent::SessionStart,
             CommandEvent::PreToolUse,
@@ -424,13 +427,13 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
             CommandEvent::Stop,
             CommandEvent::SessionEnd,
         ] {
-            let out = dir.path().join(format!("{dialect}-{event}.json"));
+            let out = dir.path().join(format!("{}-{event}.json", dialect.name()));
             let command = format!("cat > '{}'", out.display());
             let file = match dialect {
                 // Their events list their hooks directly; Copilot CLI's command is `bash`.
-                Dialect::Copilot => serde_json::json!({"version": 1, "hooks": {
+                Agent::Copilot => serde_json::json!({"version": 1, "hooks": {
                     dialect.event_name(event): [{"type": "command", "bash": command}]}}),
-                Dialect::Cursor => serde_json::json!({"version": 1, "hooks": {
+                Agent::Cursor => serde_json::json!({"version": 1, "hooks": {
                     dialect.event_name(event): [{"command": command}]}}),
                 _ => serde_json::json!({"hooks": {dialect.event_name(event): [{"hooks": [
                     {"type": "command", "command": command}
@@ -453,7 +456,7 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
                 })
                 .collect();
             let outcome = runner.emit_command(event, fields).await;
-            assert_eq!(outcome.ran, 1, "{dialect} {event}");
+            assert_eq!(outcome.ran, 1, "{} {event}", dialect.name());
             let payload: serde_json::Value =
                 serde_json::from_slice(&std::fs::read(&out).expect("the hook wrote its stdin"))
                     .expect("the payload is JSON");
@@ -469,7 +472,7 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
                 })
                 .collect();
             expected.sort();
-            assert_eq!(got, expected, "{dialect} {event}: {payload}");
+            assert_eq!(got, expected, "{} {event}: {payload}", dialect.name());
         }
     }
 }

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use crate::{
     agent_payload, events,
-    hook::AgentName,
+    hook::Agent,
     options::{Common, Outcome},
     output::{relative_text, table, Style},
     recorder::activity_lines,
@@ -41,7 +41,7 @@ pub fn millis(duration: Duration) -> f64 {
 }
 
 /// `agent-hooks emit`.
-pub fn run(common: &Common, event: &str, input: &str, agent: Option<AgentName>) -> Outcome {
+pub fn run(common: &Common, event: &str, input: &str, agent: Option<Agent>) -> Outcome {
     let payload = read_input(input)?;
     let (emitted, payload) = match agent {
         Some(agent) => {

@@ -75,7 +75,7 @@ enum Command {
         /// Check the hooks as `hook --agent NAME` runs them for that agent (its own hooks
         /// files left to it, the hooks `install --take-over` moved included).
         #[arg(long, value_name = "NAME")]
-        agent: Option<hook::AgentName>,
+        agent: Option<hook::Agent>,
     },
     /// Fire one event through the loaded hooks and print the combined outcome.
     Emit {
@@ -87,7 +87,7 @@ enum Command {
         /// Read the payload as this agent sends it, as `hook --agent NAME` does (its field
         /// and tool names, `Bash` being `exec`; its own hooks files left to it).
         #[arg(long, value_name = "NAME")]
-        agent: Option<hook::AgentName>,
+        agent: Option<hook::Agent>,
     },
     /// Drive a recorded session (one `{"event": NAME, ...payload}` per line) through the
     /// hooks, as an agent would.
@@ -98,7 +98,7 @@ enum Command {
         /// and tool names, `Bash` being `exec`, `hook_event_name` naming the event when there
         /// is no `event`; its own hooks files left to it).
         #[arg(long, value_name = "NAME")]
-        agent: Option<hook::AgentName>,
+        agent: Option<hook::Agent>,
     },
     /// Run a plugin's slash command (one a plugin registered with `register_command`) and
     /// print what it did. Exit code 1 when the command fails.

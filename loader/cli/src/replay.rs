@@ -19,7 +19,7 @@ use crate::{
     agent_payload,
     emit::{millis, runtime},
     events,
-    hook::AgentName,
+    hook::Agent,
     options::{Common, Outcome},
     output::{relative_text, Style},
     recorder::activity_lines,
@@ -111,7 +111,7 @@ pub fn replay_line(
     session: &Session,
     runtime: &tokio::runtime::Runtime,
     line: &str,
-    agent: Option<AgentName>,
+    agent: Option<Agent>,
     summary: &mut Summary,
 ) -> Result<(Replayed, Value), String> {
     let mut payload: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
@@ -292,7 +292,7 @@ async fn tool_call(session: &Session, payload: Value) -> Value {
 }
 
 /// `agent-hooks replay`.
-pub fn run(common: &Common, file: &str, agent: Option<AgentName>) -> Outcome {
+pub fn run(common: &Common, file: &str, agent: Option<Agent>) -> Outcome {
     let max = crate::bounded::MAX_REPLAY_LINE;
     let lines: Vec<crate::bounded::Line> = if file == "-" {
         crate::bounded::lines(std::io::stdin().lock(), max)?

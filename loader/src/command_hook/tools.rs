@@ -1,14 +1,14 @@
 //! Tool names and input fields in each agent's dialect: a Claude Code hook matches `Bash`
 //! and reads `tool_input.file_path` even when the agent's own tools are `exec` and `read`
 //! with a `path`. The host declares its tools (the agent's `tool_names`, on the host side,
-//! which stands above this module); the defaults cover agent-hooks' own tool names
-//! (docs/command-hooks.md).
+//! which stands above this module); the defaults are agent-hooks' own tool names as each
+//! agent's profile gives them.
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::dialect::Dialect;
+use crate::agents::Agent;
 
 /// One tool: its own name, its names in other dialects, and its input fields that other
 /// dialects name differently.
@@ -17,9 +17,9 @@ pub struct ToolAlias {
     /// The agent's own name of the tool (`exec`).
     pub tool: String,
     /// Its name in a dialect (`Bash` for Claude Code).
-    pub names: Vec<(Dialect, String)>,
+    pub names: Vec<(Agent, String)>,
     /// Input fields: (dialect, the tool's own field, that dialect's field).
-    pub fields: Vec<(Dialect, String, String)>,
+    pub fields: Vec<(Agent, String, String)>,
 }
 
 /// The agent's tools in every dialect.
@@ -28,111 +28,52 @@ pub struct ToolNames {
     tools: Vec<ToolAlias>,
 }
 
-const CLAUDE_LIKE: [Dialect; 2] = [Dialect::ClaudeCode, Dialect::Codex];
+/// agent-hooks' own tools that name a file by `path`, which agents whose profile gives a
+/// [`file_path_field`](crate::agents::Profile::file_path_field) call otherwise.
+const FILE_TOOLS: [&str; 3] = ["read", "write", "edit"];
 
 impl Default for ToolNames {
     /// agent-hooks' own tools (docs/command-hooks.md: `exec`, `read`, `write`, `edit`, `glob`,
-    /// `grep`, `webfetch`, `todo_write`, `notebook_read`, `notebook_edit`, `run_subagent`) with their Claude Code
-    /// (and Codex), Gemini CLI, Copilot CLI and Cursor names; file tools' `path` is
-    /// `file_path` for all but Copilot CLI.
+    /// `grep`, `webfetch`, `todo_write`, `notebook_read`, `notebook_edit`, `run_subagent`)
+    /// with each agent's names and file fields, from the agents' profiles.
     fn default() -> Self {
-        // Own name, Claude Code (and Codex), Gemini CLI, Copilot CLI, Cursor; file tool.
-        let table: [(&str, &str, &str, &str, &str, bool); 11] = [
-            ("exec", "Bash", "run_shell_command", "bash", "Shell", false),
-            ("read", "Read", "read_file", "view", "Read", true),
-            ("write", "Write", "write_file", "create", "Write", true),
-            ("edit", "Edit", "replace", "edit", "Write", true),
-            ("glob", "Glob", "glob", "glob", "Glob", false),
-            ("grep", "Grep", "search_file_content", "grep", "Grep", false),
-            (
-                "webfetch",
-                "WebFetch",
-                "web_fetch",
-                "web_fetch",
-                "WebFetch",
-                false,
-            ),
-            (
-                "todo_write",
-                "TodoWrite",
-                "write_todos",
-                "update_todo",
-                "TodoWrite",
-                false,
-            ),
-            (
-                "notebook_read",
-                "NotebookRead",
-                "notebook_read",
-                "notebook_read",
-                "NotebookRead",
-                false,
-            ),
-            (
-                "notebook_edit",
-                "NotebookEdit",
-                "notebook_edit",
-                "notebook_edit",
-                "NotebookEdit",
-                false,
-            ),
-            (
-                "run_subagent",
-                "Task",
-                "run_subagent",
-                "task",
-                "Task",
-                false,
-            ),
-        ];
-        let tools = table
-            .into_iter()
-            .map(|(tool, claude, gemini, copilot, cursor, file_tool)| {
-                let mut names: Vec<(Dialect, String)> = CLAUDE_LIKE
-                    .iter()
-                    .map(|d| (*d, claude.to_owned()))
-                    .collect();
-                names.push((Dialect::Gemini, gemini.to_owned()));
-                names.push((Dialect::Copilot, copilot.to_owned()));
-                names.push((Dialect::Cursor, cursor.to_owned()));
-                // Copilot CLI's file tools take `path`, as agent-hooks' do; Cursor's
-                // payloads name the file `file_path`.
-                let fields = if file_tool {
-                    [
-                        Dialect::ClaudeCode,
-                        Dialect::Codex,
-                        Dialect::Gemini,
-                        Dialect::Cursor,
-                    ]
-                    .into_iter()
-                    .map(|d| (d, "path".to_owned(), "file_path".to_owned()))
-                    .collect()
-                } else {
-                    Vec::new()
+        let mut tools: Vec<ToolAlias> = Vec::new();
+        for agent in Agent::ALL {
+            let profile = agent.profile();
+            for (own, theirs) in profile.tools {
+                let at = match tools.iter().position(|t| t.tool == *own) {
+                    Some(at) => at,
+                    None => {
+                        tools.push(ToolAlias {
+                            tool: (*own).to_owned(),
+                            names: Vec::new(),
+                            fields: Vec::new(),
+                        });
+                        tools.len() - 1
+                    }
                 };
-                ToolAlias {
-                    tool: tool.to_owned(),
-                    names,
-                    fields,
+                let alias = &mut tools[at];
+                alias.names.push((agent, (*theirs).to_owned()));
+                if let (Some(field), true) = (profile.file_path_field, FILE_TOOLS.contains(own)) {
+                    alias
+                        .fields
+                        .push((agent, "path".to_owned(), field.to_owned()));
                 }
-            })
-            .collect();
+            }
+        }
         Self { tools }
     }
 }
 
-/// The other names a matcher of `dialect` also selects a tool named `name` by. Codex
-/// (0.171.0) calls its file-editing tool `apply_patch` and lets `Write` and `Edit` select
-/// it, and its sub-agent tool `spawn_agent`, selected by `Agent` too; so a Codex hook's
-/// `Edit|Write` runs for an `apply_patch` call, and its `apply_patch` for a `Write` or
-/// `Edit` (the names a Codex hook sees for agent-hooks' `write` and `edit`).
-pub fn matcher_aliases(dialect: Dialect, name: &str) -> &'static [&'static str] {
-    match (dialect, name) {
-        (Dialect::Codex, "apply_patch") => &["Write", "Edit"],
-        (Dialect::Codex, "Write" | "Edit") => &["apply_patch"],
-        (Dialect::Codex, "spawn_agent") => &["Agent"],
-        _ => &[],
-    }
+/// The other names a matcher of `dialect` also selects a tool named `name` by (its
+/// profile's `matcher_aliases`: Codex CLI's `Edit|Write` selects its `apply_patch`).
+pub fn matcher_aliases(dialect: Agent, name: &str) -> &'static [&'static str] {
+    dialect
+        .profile()
+        .matcher_aliases
+        .iter()
+        .find(|(tool, _)| *tool == name)
+        .map_or(&[], |(_, names)| names)
 }
 
 impl ToolNames {
@@ -158,7 +99,7 @@ impl ToolNames {
     }
 
     /// The tool's name in `dialect`.
-    pub fn name_in<'a>(&'a self, dialect: Dialect, tool: &'a str) -> &'a str {
+    pub fn name_in<'a>(&'a self, dialect: Agent, tool: &'a str) -> &'a str {
         self.alias(tool)
             .and_then(|a| a.names.iter().find(|(d, _)| *d == dialect))
             .map_or(tool, |(_, name)| name.as_str())
@@ -166,7 +107,7 @@ impl ToolNames {
 
     /// The agent's own name of the tool `dialect` calls `name` (`Bash` in Claude Code is
     /// `exec`); `None` when no declared tool has that name in `dialect`.
-    pub fn own_name(&self, dialect: Dialect, name: &str) -> Option<&str> {
+    pub fn own_name(&self, dialect: Agent, name: &str) -> Option<&str> {
         self.tools
             .iter()
             .find(|t| t.names.iter().any(|(d, n)| *d == dialect && n == name))
@@ -174,14 +115,14 @@ impl ToolNames {
     }
 
     /// The tool's input with `dialect`'s field names.
-    pub fn input_in(&self, dialect: Dialect, tool: &str, input: &Value) -> Value {
+    pub fn input_in(&self, dialect: Agent, tool: &str, input: &Value) -> Value {
         self.input_view(dialect, tool, input).into_owned()
     }
 
     /// [`input_in`](Self::input_in), borrowing `input` when no field is renamed.
     pub(crate) fn input_view<'a>(
         &self,
-        dialect: Dialect,
+        dialect: Agent,
         tool: &str,
         input: &'a Value,
     ) -> Cow<'a, Value> {
@@ -192,7 +133,7 @@ impl ToolNames {
     /// is renamed back only if the tool's `original` input had it under its own name.
     pub fn input_back(
         &self,
-        dialect: Dialect,
+        dialect: Agent,
         tool: &str,
         updated: &Value,
         original: &Value,
@@ -203,7 +144,7 @@ impl ToolNames {
 
     fn rename<'a>(
         &self,
-        dialect: Dialect,
+        dialect: Agent,
         tool: &str,
         input: &'a Value,
         original: &Value,
@@ -245,37 +186,31 @@ mod tests {
     #[test]
     fn names_and_fields_map_both_ways() {
         let names = ToolNames::default();
-        assert_eq!(names.name_in(Dialect::ClaudeCode, "exec"), "Bash");
-        assert_eq!(names.name_in(Dialect::Gemini, "exec"), "run_shell_command");
-        assert_eq!(names.name_in(Dialect::Devin, "exec"), "exec");
-        assert_eq!(names.name_in(Dialect::Copilot, "read"), "view");
-        assert_eq!(names.own_name(Dialect::Copilot, "bash"), Some("exec"));
-        assert_eq!(names.name_in(Dialect::Cursor, "exec"), "Shell");
-        assert_eq!(names.own_name(Dialect::ClaudeCode, "Bash"), Some("exec"));
+        assert_eq!(names.name_in(Agent::ClaudeCode, "exec"), "Bash");
+        assert_eq!(names.name_in(Agent::Gemini, "exec"), "run_shell_command");
+        assert_eq!(names.name_in(Agent::Devin, "exec"), "exec");
+        assert_eq!(names.name_in(Agent::Copilot, "read"), "view");
+        assert_eq!(names.own_name(Agent::Copilot, "bash"), Some("exec"));
+        assert_eq!(names.name_in(Agent::Cursor, "exec"), "Shell");
+        assert_eq!(names.own_name(Agent::ClaudeCode, "Bash"), Some("exec"));
         assert_eq!(
-            names.own_name(Dialect::Gemini, "run_shell_command"),
+            names.own_name(Agent::Gemini, "run_shell_command"),
             Some("exec")
         );
-        assert_eq!(names.own_name(Dialect::Gemini, "Bash"), None);
-        assert_eq!(
-            names.name_in(Dialect::ClaudeCode, "mcp__gh__x"),
-            "mcp__gh__x"
-        );
+        assert_eq!(names.own_name(Agent::Gemini, "Bash"), None);
+        assert_eq!(names.name_in(Agent::ClaudeCode, "mcp__gh__x"), "mcp__gh__x");
         let own = json!({"path": "/p/a.rs", "offset": 1});
-        let claude = names.input_in(Dialect::ClaudeCode, "read", &own);
+        let claude = names.input_in(Agent::ClaudeCode, "read", &own);
         assert_eq!(claude, json!({"file_path": "/p/a.rs", "offset": 1}));
         let updated = json!({"file_path": "/p/b.rs", "offset": 1});
         assert_eq!(
-            names.input_back(Dialect::ClaudeCode, "read", &updated, &own),
+            names.input_back(Agent::ClaudeCode, "read", &updated, &own),
             json!({"path": "/p/b.rs", "offset": 1})
         );
         let already = json!({"file_path": "/p/a.rs"});
+        assert_eq!(names.input_in(Agent::ClaudeCode, "read", &already), already);
         assert_eq!(
-            names.input_in(Dialect::ClaudeCode, "read", &already),
-            already
-        );
-        assert_eq!(
-            names.input_back(Dialect::ClaudeCode, "read", &already, &already),
+            names.input_back(Agent::ClaudeCode, "read", &already, &already),
             already
         );
     }

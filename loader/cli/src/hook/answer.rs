@@ -6,7 +6,7 @@
 use agent_hooks::{abi::EventKind, command_hook::CommandOutcome, HookError};
 use serde_json::{json, Map, Value};
 
-use super::{AgentName, Reply, Request};
+use super::{Agent, Reply, Request};
 use crate::{events::Emitted, session::Records};
 
 /// What the hooks decided, in neutral terms.
@@ -129,7 +129,7 @@ impl Decision {
 
 /// The agent's answer to `request`, from what the runner gave and what hooks did.
 pub fn render(
-    agent: AgentName,
+    agent: Agent,
     request: &Request,
     emitted: Emitted,
     result: Result<Result<Value, HookError>, String>,
@@ -168,12 +168,7 @@ pub fn render(
 
 /// The answer to `request` that `decision` makes, `problems` (each a line for the user)
 /// where the agent shows its user what it is told.
-fn reply_to(
-    agent: AgentName,
-    request: &Request,
-    decision: &Decision,
-    problems: &[String],
-) -> Reply {
+fn reply_to(agent: Agent, request: &Request, decision: &Decision, problems: &[String]) -> Reply {
     let mut reply = Reply::default();
     // Copilot CLI's own form: a deny, or a stop that keeps the agent going, is JSON.
     let copilot_block = match request.event.as_str() {
@@ -199,7 +194,7 @@ fn reply_to(
     // holds one (measured in tests/real-agents): it gets the block alone (exit 2).
     let tool_event = matches!(request.event.as_str(), "PreToolUse" | "BeforeTool")
         && !request.copilot_form
-        && agent != AgentName::Codex;
+        && agent != Agent::Codex;
     if let (Some(reason), Some(stop), true) = (&decision.block, &decision.stop, tool_event) {
         // `continue: false` before the tool: the tool must not run and the agent must stop.
         // A block alone (exit 2) would let the agent ask its model again.
@@ -264,7 +259,7 @@ fn reply_to(
 /// after the tool) and the agent stopped, its `stopReason` for the user. Gemini CLI reads
 /// the top-level `decision`, the others `hookSpecificOutput.permissionDecision`.
 fn stop_before_the_tool(
-    agent: AgentName,
+    agent: Agent,
     request: &Request,
     reason: &str,
     stop: &str,
@@ -279,7 +274,7 @@ fn stop_before_the_tool(
             "permissionDecisionReason": reason,
         },
     });
-    if agent == AgentName::Gemini {
+    if agent == Agent::Gemini {
         answer["decision"] = json!("deny");
         answer["reason"] = json!(reason);
     }
@@ -302,12 +297,12 @@ fn progress_lines(messages: &[String]) -> String {
 /// differences: Gemini CLI's rewritten input is `tool_input`, its AfterTool `deny` replaces
 /// the result).
 fn claude_like(
-    agent: AgentName,
+    agent: Agent,
     request: &Request,
     d: &Decision,
     problems: &[String],
 ) -> Map<String, Value> {
-    let gemini = agent == AgentName::Gemini;
+    let gemini = agent == Agent::Gemini;
     let mut answer = Map::new();
     let mut specific = Map::new();
     let event = request.event.as_str();
@@ -331,7 +326,7 @@ fn claude_like(
                 specific.insert("permissionDecision".into(), json!("ask"));
                 specific.insert("permissionDecisionReason".into(), json!(reason));
             }
-        } else if d.approve || (d.input.is_some() && agent == AgentName::Codex) {
+        } else if d.approve || (d.input.is_some() && agent == Agent::Codex) {
             // Codex CLI 0.171 runs the original input when `updatedInput` comes without
             // `allow` (the real-agents suite measured it): a rewrite would be lost.
             specific.insert("permissionDecision".into(), json!("allow"));

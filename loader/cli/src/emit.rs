@@ -78,7 +78,7 @@ pub fn run(common: &Common, event: &str, input: &str, agent: Option<Agent>) -> O
     let (errors, timings) = (&records.errors, &records.timings);
     let blocked_by_error = result.is_err();
     let mut outcome = match result {
-        Ok(outcome) => outcome,
+        Ok(outcome) => outcome.show(),
         // A strict event's error blocks: show it as the block it is.
         Err(error) => {
             json!({"block": true, "reason": format!("Tool execution was blocked by a hook ({error})")})

@@ -2,7 +2,8 @@
 
 use agent_hooks::{
     abi::{events::*, EventKind},
-    command_hook::CommandEvent,
+    agents::Decision,
+    command_hook::{CommandEvent, CommandOutcome},
     Combine, HookError, HookRunner, ToolCallOutcome,
 };
 use serde_json::{json, Value};
@@ -107,15 +108,74 @@ fn leniently<E: Default + serde::Serialize>(mut input: Value) -> Value {
     input
 }
 
-/// How an event's outcome is shown: the fields a person (or a script) needs.
+/// One event's combined outcome, typed as the runner gave it: shown as JSON for `emit` and
+/// `replay`, read as a [`Decision`] for the answer to an agent.
+pub trait Ran: Send {
+    /// The outcome as `emit` and `replay` show it: the fields a person (or a script) needs.
+    fn show(&self) -> Value;
+    /// What the hooks decided; `said`: what the event's command hooks said.
+    fn decision(&self, said: Option<&CommandOutcome>) -> Decision;
+}
+
+/// How an event's outcome is shown, and what it decides.
 trait Shown: Combine {
-    fn show(&self, outcome: Self::Outcome) -> Value;
+    fn show(&self, outcome: &Self::Outcome) -> Value;
+
+    /// What the outcome decides; `said`: what the event's command hooks said.
+    fn decide(&self, _outcome: &Self::Outcome, _said: Option<&CommandOutcome>) -> Decision {
+        Decision::default()
+    }
+}
+
+/// An event and its outcome.
+struct Typed<E: Combine> {
+    event: E,
+    outcome: E::Outcome,
+}
+
+impl<E: Shown + Send> Ran for Typed<E> {
+    fn show(&self) -> Value {
+        self.event.show(&self.outcome)
+    }
+
+    fn decision(&self, said: Option<&CommandOutcome>) -> Decision {
+        with_said(self.event.decide(&self.outcome, said), said)
+    }
+}
+
+/// `d` with what every event's command hooks can say besides: a stop (`continue: false`)
+/// where nothing else stops, messages for the user, `suppressOutput`.
+pub fn with_said(mut d: Decision, said: Option<&CommandOutcome>) -> Decision {
+    if let Some(said) = said {
+        if d.stop.is_none() {
+            d.stop = said.stop.clone();
+        }
+        d.messages.extend(said.system_messages.iter().cloned());
+        d.suppress_output = said.suppress_output;
+    }
+    d
+}
+
+impl Ran for CommandOutcome {
+    fn show(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    fn decision(&self, said: Option<&CommandOutcome>) -> Decision {
+        let d = Decision {
+            block: self.block.then(|| nonempty(&self.reasons).join("\n")),
+            context: nonempty(&self.context),
+            extra: self.extra.clone(),
+            ..Decision::default()
+        };
+        with_said(d, said)
+    }
 }
 
 macro_rules! shown_as_serialized {
     ($($ty:ty),* $(,)?) => {
         $(impl Shown for $ty {
-            fn show(&self, outcome: Self::Outcome) -> Value {
+            fn show(&self, outcome: &Self::Outcome) -> Value {
                 serde_json::to_value(outcome).unwrap_or(Value::Null)
             }
         })*
@@ -123,7 +183,6 @@ macro_rules! shown_as_serialized {
 }
 
 shown_as_serialized!(
-    SessionStartEvent,
     SessionBeforeSwitchEvent,
     SessionSwitchEvent,
     SessionBeforeBranchEvent,
@@ -144,14 +203,95 @@ shown_as_serialized!(
     AutoRetryEndEvent,
     TtsrTriggeredEvent,
     TodoReminderEvent,
-    PermissionRequestEvent,
-    BeforeAgentStartEvent,
 );
 
-impl Shown for ToolCallEvent {
-    fn show(&self, outcome: Self::Outcome) -> Value {
-        tool_call_json(&self.input, outcome)
+impl Shown for SessionStartEvent {
+    fn show(&self, outcome: &Self::Outcome) -> Value {
+        serde_json::to_value(outcome).unwrap_or(Value::Null)
     }
+
+    fn decide(&self, outcome: &Self::Outcome, _: Option<&CommandOutcome>) -> Decision {
+        Decision {
+            context: nonempty(&outcome.context),
+            ..Decision::default()
+        }
+    }
+}
+
+impl Shown for PermissionRequestEvent {
+    fn show(&self, outcome: &Self::Outcome) -> Value {
+        serde_json::to_value(outcome).unwrap_or(Value::Null)
+    }
+
+    fn decide(&self, outcome: &Self::Outcome, _: Option<&CommandOutcome>) -> Decision {
+        let reasons = nonempty(&outcome.reasons);
+        let reason = (!reasons.is_empty()).then(|| reasons.join("\n"));
+        Decision {
+            permission: match outcome.decision {
+                Some(PermissionDecision::Approve) => Some(("allow", reason)),
+                Some(PermissionDecision::Deny) => Some(("deny", reason)),
+                _ => None,
+            },
+            input: outcome.input.clone(),
+            ..Decision::default()
+        }
+    }
+}
+
+impl Shown for BeforeAgentStartEvent {
+    fn show(&self, outcome: &Self::Outcome) -> Value {
+        serde_json::to_value(outcome).unwrap_or(Value::Null)
+    }
+
+    fn decide(&self, outcome: &Self::Outcome, _: Option<&CommandOutcome>) -> Decision {
+        let mut context = Vec::new();
+        if let Some(message) = &outcome.message {
+            let text = text_of_content(&message.content);
+            if !text.is_empty() {
+                context.push(text);
+            }
+        }
+        context.extend(nonempty(&outcome.context));
+        Decision {
+            block: outcome
+                .block
+                .then(|| reason_or(&outcome.reason, "rejected by a hook")),
+            context,
+            ..Decision::default()
+        }
+    }
+}
+
+impl Shown for ToolCallEvent {
+    fn show(&self, outcome: &Self::Outcome) -> Value {
+        tool_call_json(&self.input, outcome.clone())
+    }
+
+    fn decide(&self, outcome: &Self::Outcome, _: Option<&CommandOutcome>) -> Decision {
+        Decision {
+            block: outcome
+                .block
+                .then(|| reason_or(&outcome.reason, "blocked by a hook")),
+            input: outcome.input.clone(),
+            approve: outcome.approved,
+            ask: outcome.ask.clone().filter(|a| !a.is_empty()),
+            context: nonempty(&outcome.context),
+            ..Decision::default()
+        }
+    }
+}
+
+/// The texts that are not empty.
+fn nonempty(texts: &[String]) -> Vec<String> {
+    texts.iter().filter(|t| !t.is_empty()).cloned().collect()
+}
+
+/// `reason`, or `otherwise` when there is none.
+fn reason_or(reason: &Option<String>, otherwise: &str) -> String {
+    reason
+        .clone()
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| otherwise.into())
 }
 
 /// A `tool_call` outcome as `emit` and `replay` show it; `input` is the call's input as
@@ -170,27 +310,40 @@ pub fn tool_call_json(input: &Value, outcome: ToolCallOutcome) -> Value {
 }
 
 impl Shown for ToolResultEvent {
-    fn show(&self, outcome: Self::Outcome) -> Value {
+    fn show(&self, outcome: &Self::Outcome) -> Value {
         json!({
-            "content": outcome.content.unwrap_or_else(|| self.content.clone()),
-            "details": outcome.details.unwrap_or_else(|| self.details.clone()),
+            "content": outcome.content.as_ref().unwrap_or(&self.content),
+            "details": outcome.details.as_ref().unwrap_or(&self.details),
             "is_error": outcome.is_error.unwrap_or(self.is_error),
         })
+    }
+
+    fn decide(&self, _: &Self::Outcome, said: Option<&CommandOutcome>) -> Decision {
+        let Some(said) = said else {
+            return Decision::default();
+        };
+        let mut feedback = said.reasons.clone();
+        feedback.extend(said.feedback.iter().cloned());
+        Decision {
+            feedback,
+            context: said.context.clone(),
+            replacement: said.replacement.clone(),
+            ..Decision::default()
+        }
     }
 }
 
 impl Shown for ContextEvent {
-    fn show(&self, outcome: Self::Outcome) -> Value {
-        let changed = outcome.messages.is_some();
+    fn show(&self, outcome: &Self::Outcome) -> Value {
         json!({
-            "messages": outcome.messages.unwrap_or_else(|| self.messages.clone()),
-            "changed": changed,
+            "messages": outcome.messages.as_ref().unwrap_or(&self.messages),
+            "changed": outcome.messages.is_some(),
         })
     }
 }
 
 impl Shown for StopEvent {
-    fn show(&self, outcome: Self::Outcome) -> Value {
+    fn show(&self, outcome: &Self::Outcome) -> Value {
         json!({
             "block": outcome.block,
             "reason": (!outcome.reasons.is_empty()).then(|| outcome.reasons.join("\n")),
@@ -198,15 +351,26 @@ impl Shown for StopEvent {
             "stopped": outcome.stopped,
         })
     }
+
+    fn decide(&self, outcome: &Self::Outcome, _: Option<&CommandOutcome>) -> Decision {
+        let reason = (!outcome.reasons.is_empty()).then(|| outcome.reasons.join("\n"));
+        Decision {
+            block: outcome
+                .block
+                .then(|| reason_or(&reason, "a hook keeps the agent going")),
+            stop: outcome.stopped.clone().filter(|s| !s.is_empty()),
+            ..Decision::default()
+        }
+    }
 }
 
 /// Runs `input` as the runner's event `E`; `failure`: a failed tool's result
 /// (PostToolUseFailure), whose hooks get the payload as given (no `is_error` added).
-async fn run_one<E: Shown + Default>(
+async fn run_one<E: Shown + Default + Send + 'static>(
     runner: &HookRunner,
     input: Value,
     failure: bool,
-) -> Result<Result<Value, HookError>, String> {
+) -> Result<Result<Box<dyn Ran>, HookError>, String> {
     let given = input.as_object().cloned().unwrap_or_default();
     let mut normalized = normalize(input);
     if let (true, Some(fields)) = (failure, normalized.as_object_mut()) {
@@ -221,17 +385,17 @@ async fn run_one<E: Shown + Default>(
     Ok(runner
         .emit_with(&event, &given)
         .await
-        .map(|outcome| event.show(outcome)))
+        .map(|outcome| Box::new(Typed { event, outcome }) as Box<dyn Ran>))
 }
 
-/// Emits `emitted` with payload `input`; the combined outcome as JSON, or the error of a
-/// strict event. An unreadable payload is an `Err` of the outer result. Command hooks get
+/// Emits `emitted` with payload `input`; the combined outcome, or the error of a strict
+/// event. An unreadable payload is an `Err` of the outer result. Command hooks get
 /// every field of `input` as given, the runner filling only what is missing.
 pub async fn emit(
     runner: &HookRunner,
     emitted: Emitted,
     input: Value,
-) -> Result<Result<Value, HookError>, String> {
+) -> Result<Result<Box<dyn Ran>, HookError>, String> {
     let (kind, failure) = match emitted {
         Emitted::Command(event) => {
             let fields = match input {
@@ -239,7 +403,7 @@ pub async fn emit(
                 _ => return Err(format!("the payload of {event} must be a JSON object")),
             };
             let outcome = runner.emit_command(event, fields).await;
-            return Ok(Ok(serde_json::to_value(outcome).unwrap_or(Value::Null)));
+            return Ok(Ok(Box::new(outcome)));
         }
         Emitted::Runner(kind, failure) => (kind, failure == Some(CommandEvent::PostToolUseFailure)),
     };
@@ -386,9 +550,15 @@ fn context_added(outcome: &Value, otherwise: &str) -> String {
 
 /// The text of a message's `content` (a string, or blocks whose text parts are joined).
 pub fn content_text(content: &Value) -> String {
-    match serde_json::from_value::<Content>(content.clone()) {
-        Ok(Content::Text(text)) => text,
-        Ok(Content::Blocks(blocks)) => text_of(&blocks),
-        Err(_) => String::new(),
+    serde_json::from_value::<Content>(content.clone())
+        .map(|content| text_of_content(&content))
+        .unwrap_or_default()
+}
+
+/// The text of `content` (a string, or blocks whose text parts are joined).
+fn text_of_content(content: &Content) -> String {
+    match content {
+        Content::Text(text) => text.clone(),
+        Content::Blocks(blocks) => text_of(blocks),
     }
 }

@@ -152,7 +152,7 @@ pub fn replay_line(
         runtime.block_on(tool_call(session, payload))
     } else {
         match runtime.block_on(events::emit(&session.runner, emitted, payload))? {
-            Ok(outcome) => outcome,
+            Ok(outcome) => outcome.show(),
             Err(error) => json!({"block": true, "reason": error.to_string()}),
         }
     };

@@ -41,5 +41,9 @@ pub(super) static PROFILE: Profile = Profile {
     tools: &[],
     file_path_field: None,
     matcher_aliases: &[],
+    reads_continue_before_a_tool: true,
+    rewritten_input_field: "updatedInput",
+    rewrite_needs_allow: false,
+    top_level_decision: false,
     claude_form_for_claude_names: false,
 };

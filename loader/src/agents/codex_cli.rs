@@ -73,5 +73,9 @@ pub(super) static PROFILE: Profile = Profile {
         ("Edit", &["apply_patch"]),
         ("spawn_agent", &["Agent"]),
     ],
+    reads_continue_before_a_tool: false,
+    rewritten_input_field: "updatedInput",
+    rewrite_needs_allow: true,
+    top_level_decision: false,
     claude_form_for_claude_names: false,
 };

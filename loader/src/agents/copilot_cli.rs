@@ -6,7 +6,12 @@
 
 use std::time::Duration;
 
-use super::profile::{HookEnv, MatcherRule, Profile};
+use serde_json::{json, Map, Value};
+
+use super::{
+    answer::{AgentEvent, Decision, ToAgent},
+    profile::{HookEnv, MatcherRule, Profile},
+};
 use crate::event::CommandEvent;
 
 /// Copilot CLI.
@@ -102,5 +107,90 @@ pub(super) static PROFILE: Profile = Profile {
     // Its file tools take `path`, as agent-hooks' do.
     file_path_field: None,
     matcher_aliases: &[],
+    reads_continue_before_a_tool: true,
+    rewritten_input_field: "updatedInput",
+    rewrite_needs_allow: false,
+    top_level_decision: false,
     claude_form_for_claude_names: true,
 };
+
+/// The answer to an event that came in Copilot CLI's own form (docs/command-hooks.md): a
+/// deny, or a stop that keeps the agent going, is JSON; `permissionDecision` and
+/// `modifiedArgs` on `preToolUse` (1.0.102 runs `modifiedArgs` and ignores `updatedInput`),
+/// `modifiedResult` and `additionalContext` on `postToolUse`, `additionalContext` at the start
+/// and on a prompt. Messages and problems are its progress lines, which it shows the user and
+/// does not give the model; any exit but 0 of a preToolUse hook denies the tool there ("hook
+/// errored"), while its own hook that times out lets the tool run: problems never change the
+/// exit code.
+pub(super) fn answer(event: &AgentEvent, d: &Decision, problems: &[String]) -> ToAgent {
+    let mut reply = ToAgent::default();
+    let block_field = match event.event {
+        "PreToolUse" | "PermissionRequest" => Some("permissionDecision"),
+        "Stop" | "SubagentStop" => Some("decision"),
+        _ => None,
+    };
+    if let (Some(reason), Some(field)) = (&d.block, block_field) {
+        let answer = if field == "decision" {
+            json!({"decision": "block", "reason": reason})
+        } else {
+            json!({"permissionDecision": "deny", "permissionDecisionReason": reason})
+        };
+        // The deny is what the user sees, as with its own hook that fails ("hook errored"):
+        // the problems behind it go to stderr, not into its progress.
+        reply.stdout = format!("{}{answer}\n", progress_lines(&d.messages));
+        reply.notes.push(reason.clone());
+        return reply;
+    }
+    if let Some(reason) = &d.block {
+        reply.code = 2;
+        reply.notes.push(reason.clone());
+        return reply;
+    }
+    let mut answer = Map::new();
+    match event.event {
+        "PreToolUse" => {
+            if let Some(reason) = &d.ask {
+                answer.insert("permissionDecision".into(), json!("ask"));
+                answer.insert("permissionDecisionReason".into(), json!(reason));
+            } else if d.approve || d.input.is_some() {
+                answer.insert("permissionDecision".into(), json!("allow"));
+            }
+            if let Some(input) = &d.input {
+                answer.insert("modifiedArgs".into(), input.clone());
+            }
+        }
+        "PostToolUse" => {
+            if let Some(text) = &d.replacement {
+                answer.insert(
+                    "modifiedResult".into(),
+                    json!({"resultType": "success", "textResultForLlm": text}),
+                );
+            }
+        }
+        _ => {}
+    }
+    let mut context = d.feedback.clone();
+    context.extend(d.context.iter().cloned());
+    let reads_context = matches!(
+        event.event,
+        "PostToolUse" | "PostToolUseFailure" | "SessionStart" | "UserPromptSubmit"
+    );
+    if reads_context && !context.is_empty() {
+        answer.insert("additionalContext".into(), json!(context.join("\n")));
+    }
+    if !answer.is_empty() {
+        reply.stdout = format!("{}\n", Value::Object(answer));
+    }
+    let mut shown = d.messages.clone();
+    shown.extend(problems.iter().cloned());
+    reply.stdout.insert_str(0, &progress_lines(&shown));
+    reply
+}
+
+/// Messages for the user, as its progress lines (one JSON object a line, before the answer).
+fn progress_lines(messages: &[String]) -> String {
+    messages
+        .iter()
+        .map(|message| format!("{}\n", json!({"type": "progress", "message": message})))
+        .collect()
+}

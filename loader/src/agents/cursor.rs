@@ -80,5 +80,9 @@ pub(super) static PROFILE: Profile = Profile {
     // Its payloads name the file `file_path`.
     file_path_field: Some("file_path"),
     matcher_aliases: &[],
+    reads_continue_before_a_tool: true,
+    rewritten_input_field: "updatedInput",
+    rewrite_needs_allow: false,
+    top_level_decision: false,
     claude_form_for_claude_names: false,
 };

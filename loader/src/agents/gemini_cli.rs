@@ -80,5 +80,9 @@ pub(super) static PROFILE: Profile = Profile {
     ],
     file_path_field: Some("file_path"),
     matcher_aliases: &[],
+    reads_continue_before_a_tool: true,
+    rewritten_input_field: "tool_input",
+    rewrite_needs_allow: false,
+    top_level_decision: true,
     claude_form_for_claude_names: false,
 };

@@ -7,7 +7,9 @@
 //! rooms that read hooks files and find them, and read these facts.
 
 mod agent_hooks;
+mod answer;
 mod claude_code;
+mod claude_form;
 mod codex_cli;
 mod copilot_cli;
 mod cursor;
@@ -19,6 +21,7 @@ use std::{borrow::Cow, path::Path, str::FromStr};
 
 use serde_json::Value;
 
+pub use answer::{AgentEvent, Decision, ToAgent};
 pub use claude_code::plugin_root;
 pub use cursor::CURSOR_VERSION;
 pub use profile::{FileFolders, HookEnv, MatcherRule, Profile, DEFAULT_TIMEOUT};

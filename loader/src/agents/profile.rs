@@ -141,6 +141,17 @@ pub struct Profile {
     pub file_path_field: Option<&'static str>,
     /// Other names its matchers also select a tool by: (tool, names).
     pub matcher_aliases: &'static [(&'static str, &'static [&'static str])],
+    /// Whether it reads `continue: false` in the answer before a tool (Codex CLI does not,
+    /// and runs the tool when the answer holds one: it gets the block alone).
+    pub reads_continue_before_a_tool: bool,
+    /// The field of a rewritten tool input in its answer (`updatedInput`).
+    pub rewritten_input_field: &'static str,
+    /// Whether a rewritten input needs `permissionDecision: allow` beside it to be run
+    /// (Codex CLI runs the original input otherwise).
+    pub rewrite_needs_allow: bool,
+    /// Whether its answer denies and asks with the top-level `decision` (`deny`, `ask`)
+    /// rather than Claude Code's `block` and `hookSpecificOutput.permissionDecision`.
+    pub top_level_decision: bool,
     /// Whether a hook on one of Claude Code's (PascalCase) event names sees Claude Code's
     /// tool names and fields rather than its own (Copilot CLI's VS Code-compatible form).
     pub claude_form_for_claude_names: bool,

@@ -312,7 +312,7 @@ pub fn answer_with(
         format!("{path}\n{error}")
     });
     session.keep_untold(&mut records.errors, ToString::to_string);
-    answer::render(agent, request, emitted, result, &records, &load_failures)
+    answer::render(agent, request, result, &records, &load_failures)
 }
 
 /// The project's hooks that do not run until the user trusts them, as problems to tell.

@@ -10,10 +10,11 @@ use agent_hooks::command_hook::ToolNames;
 use serde_json::Value;
 
 use crate::{
-    hook::{self, request::own_tool_name, Agent, HookArgs, Request, RequestError},
+    hook::{self, request::own_tool_name, HookArgs, Request, RequestError},
     options::Common,
     session::Session,
 };
+use agent_hooks::agents::Agent;
 
 /// The session of `emit`, `replay` or `doctor`: that of `hook --agent NAME` with an agent,
 /// else the program's own.
@@ -84,8 +85,7 @@ impl DialectWarnings {
 
 /// Why a payload whose tool is `tool` needs `--agent`, when some agent names a tool so.
 pub fn dialect_warning(tool: &str) -> Option<String> {
-    let agents: Vec<(Agent, String)> = Agent::ALL
-        .into_iter()
+    let agents: Vec<(Agent, String)> = Agent::hooked()
         .map(|agent| (agent, own_tool_name(agent, tool)))
         .filter(|(_, own)| own != tool)
         .collect();

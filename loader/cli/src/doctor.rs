@@ -30,7 +30,7 @@ fn long_running_starts(commands: &CommandHooks, cwd: &Path) -> Vec<String> {
     }
     let before = probe.issues().len();
     probe.start_long_running_at_once();
-    let Ok(runtime) = crate::emit::runtime() else {
+    let Ok(runtime) = crate::runtime::build() else {
         return vec![
             "the long-running hooks could not be started to check them (no runtime)".into(),
         ];
@@ -397,7 +397,11 @@ fn keeper() -> (String, serde_json::Value, Option<String>) {
 }
 
 /// `agent`: check the hooks as `hook --agent NAME` runs them for that agent.
-pub fn run(common: &Common, tools: &[String], agent: Option<crate::hook::Agent>) -> Outcome {
+pub fn run(
+    common: &Common,
+    tools: &[String],
+    agent: Option<agent_hooks::agents::Agent>,
+) -> Outcome {
     let session = crate::agent_payload::open(common, agent)?;
     let tools: Vec<String> = if tools.is_empty() {
         TOOLS.iter().map(|t| (*t).to_owned()).collect()

@@ -7,12 +7,12 @@ use serde_json::{json, Value};
 
 use crate::{
     agent_payload, events,
-    hook::Agent,
     options::{Common, Outcome},
     output::{relative_text, table, Style},
     recorder::activity_lines,
     session::strict_code,
 };
+use agent_hooks::agents::Agent;
 
 /// Reads `--input`: JSON, `@file`, or `-` for stdin.
 pub fn read_input(input: &str) -> Result<Value, Box<dyn std::error::Error>> {
@@ -25,14 +25,6 @@ pub fn read_input(input: &str) -> Result<Value, Box<dyn std::error::Error>> {
         },
     };
     serde_json::from_str(&text).map_err(|e| format!("--input is not valid JSON: {e}").into())
-}
-
-/// A runtime for the subcommands that emit.
-pub fn runtime() -> Result<tokio::runtime::Runtime, std::io::Error> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
 }
 
 /// Milliseconds, for output.
@@ -69,7 +61,7 @@ pub fn run(common: &Common, event: &str, input: &str, agent: Option<Agent>) -> O
             .enable_time()
             .build()?
     } else {
-        runtime()?
+        crate::runtime::build()?
     };
     let started = std::time::Instant::now();
     let result = runtime.block_on(events::emit(&session.runner, emitted, payload))?;

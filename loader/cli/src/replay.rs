@@ -17,14 +17,14 @@ use serde_json::{json, Map, Value};
 
 use crate::{
     agent_payload,
-    emit::{millis, runtime},
+    emit::millis,
     events,
-    hook::Agent,
     options::{Common, Outcome},
     output::{relative_text, Style},
     recorder::activity_lines,
     session::{strict_code, Session},
 };
+use agent_hooks::agents::Agent;
 
 /// The tool of a replayed call.
 struct StandIn {
@@ -303,7 +303,7 @@ pub fn run(common: &Common, file: &str, agent: Option<Agent>) -> Outcome {
     };
     let session = agent_payload::open(common, agent)?;
     let load_failures = session.report_load_failures(common.json);
-    let runtime = runtime()?;
+    let runtime = crate::runtime::build()?;
     let style = Style::for_stdout();
     let progress = !common.json && std::io::stderr().is_terminal() && lines.len() > 100;
     let mut summary = Summary::default();

@@ -5,7 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    answer::{AgentEvent, Decision},
+    decision::{AgentEvent, Decision},
     Agent,
 };
 

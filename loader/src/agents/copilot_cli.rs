@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::{
-    answer::{AgentEvent, Decision, ToAgent},
+    decision::{AgentEvent, Decision, ToAgent},
     profile::{HookEnv, MatcherRule, Profile},
 };
 use crate::event::CommandEvent;

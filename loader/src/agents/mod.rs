@@ -13,6 +13,7 @@ mod claude_form;
 mod codex_cli;
 mod copilot_cli;
 mod cursor;
+mod decision;
 mod devin;
 mod gemini_cli;
 mod profile;
@@ -21,9 +22,9 @@ use std::{borrow::Cow, path::Path, str::FromStr};
 
 use serde_json::Value;
 
-pub use answer::{AgentEvent, Decision, ToAgent};
 pub use claude_code::plugin_root;
 pub use cursor::CURSOR_VERSION;
+pub use decision::{AgentEvent, Decision, ToAgent};
 pub use profile::{FileFolders, HookEnv, MatcherRule, Profile, DEFAULT_TIMEOUT};
 
 use crate::event::CommandEvent;
@@ -331,6 +332,16 @@ impl Agent {
                     .iter()
                     .filter_map(move |(name, event)| event.map(|e| (*name, e, a)))
             })
+    }
+
+    /// The other names its matchers also select a tool named `name` by (Codex CLI's
+    /// `Edit|Write` selects its `apply_patch`).
+    pub fn matcher_aliases(self, name: &str) -> &'static [&'static str] {
+        self.profile()
+            .matcher_aliases
+            .iter()
+            .find(|(tool, _)| *tool == name)
+            .map_or(&[], |(_, names)| names)
     }
 
     /// The agent whose tool names and input fields a hook of this agent sees for an event

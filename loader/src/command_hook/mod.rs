@@ -31,13 +31,11 @@ mod formats;
 mod gemini;
 mod handler;
 mod host_call;
-mod host_request;
 mod http;
 mod matcher;
 mod outcome;
 mod process;
 mod table;
-mod tools;
 
 use std::{
     path::{Path, PathBuf},
@@ -50,6 +48,8 @@ use serde_json::{Map, Value};
 use crate::agents::Agent;
 
 pub use crate::event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
+pub use crate::host::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
+pub use crate::host::{ToolAlias, ToolNames};
 pub(crate) use answer::did_not_answer;
 pub use answer::{adapt, Answer};
 pub use condition::Condition;
@@ -64,7 +64,6 @@ pub(crate) use gemini::{
 pub use handler::{Handler, OnFailure, Shell};
 pub(crate) use host_call::reply_run;
 pub use host_call::{HostCall, PROMPT_TIMEOUT};
-pub use host_request::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
 pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub(crate) use outcome::strength;
@@ -72,7 +71,6 @@ pub use outcome::CommandOutcome;
 pub(crate) use process::{run, RunSpec};
 pub use process::{Exit, Run, OUTPUT_CAP};
 pub use table::{events_table, payload_fields, COMMON_FIELDS};
-pub use tools::{ToolAlias, ToolNames};
 
 /// The command hooks of an agent, from any number of hooks files and script folders, in
 /// configuration order.
@@ -256,7 +254,9 @@ impl CommandHooks {
                 _ => {
                     subject.is_some()
                         && (hook.matcher.matches(name)
-                            || tools::matcher_aliases(hook.dialect, name)
+                            || hook
+                                .dialect
+                                .matcher_aliases(name)
                                 .iter()
                                 .any(|alias| hook.matcher.matches(alias)))
                 }

@@ -6,9 +6,10 @@
 
 use std::fmt::Write;
 
-use super::{config::DEFAULT_TIMEOUT, host_call::PROMPT_TIMEOUT, tools::ToolNames};
+use super::{config::DEFAULT_TIMEOUT, host_call::PROMPT_TIMEOUT};
 use crate::agents::{Agent, MatcherRule};
 use crate::event::{CommandEvent, Exit2, EVENTS, UNSUPPORTED};
+use crate::host::ToolNames;
 
 /// The payload fields every event of every agent may have before its own (each agent's
 /// names and omissions are [`Agent::payload_field`]'s): `transcript_path` only when the

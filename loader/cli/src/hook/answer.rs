@@ -7,11 +7,12 @@ use agent_hooks::{
     HookError,
 };
 
-use super::{Agent, Reply, Request};
+use super::{Reply, Request};
 use crate::{
     events::{with_said, Ran},
     session::Records,
 };
+use agent_hooks::agents::Agent;
 
 /// The agent's answer to `request`, from what the runner gave and what hooks did.
 pub fn render(

@@ -19,15 +19,14 @@ use agent_hooks::{
 };
 
 pub use crate::relay::Reply;
-pub use agent_hooks::agents::Agent;
 pub use request::{Request, RequestError, PAYLOAD_LIMIT};
 
 use crate::{
-    emit::runtime,
     events,
     options::{Common, Outcome},
     session::Session,
 };
+use agent_hooks::agents::Agent;
 
 /// `agent-hooks hook`'s options.
 #[derive(Debug, Clone, clap::Args)]
@@ -105,7 +104,7 @@ pub fn answer_here(
         }
     };
     match request {
-        Ok(request) => match runtime() {
+        Ok(request) => match crate::runtime::build() {
             Ok(runtime) => answer_with(&session, &runtime, args.agent, &request, None),
             Err(error) => did_not_run(
                 args.agent,
@@ -236,7 +235,7 @@ pub fn open_for(
             providers.append(&mut options.extra_providers);
             options.extra_providers = providers;
         },
-        |hook: &CommandHook| !is_wiring(hook),
+        |hook: &CommandHook| !crate::wiring::is_wiring(hook),
         |_| {},
     )
 }
@@ -251,37 +250,6 @@ fn runs_itself(agent: Agent, provider: &dyn DiscoveryProvider) -> bool {
     of == agent
         || (provider.level() == Some(Level::Project)
             && agent.profile().also_runs_project_files_of.contains(&of))
-}
-
-/// The header of agent-hooks' own HTTP entries (`install --http`): a hook that carries it
-/// posts to the resident process, and is never run from another agent's file.
-pub const AGENT_HOOKS_SECRET_HEADER: &str = "x-agent-hooks-secret";
-
-/// Whether a hook is one of agent-hooks' own wiring entries, which `install` writes into an
-/// agent's file: a command that runs `agent-hooks hook` (or the relay `agent-hooks-hook`),
-/// or an HTTP hook that carries [`AGENT_HOOKS_SECRET_HEADER`]. Such an entry hands the event
-/// to agent-hooks itself, so it is never run by agent-hooks, listed as a hook, or trusted.
-pub fn is_wiring(hook: &CommandHook) -> bool {
-    is_agent_hooks_entry(&hook.command)
-        || hook.http.as_ref().is_some_and(|h| {
-            h.headers
-                .iter()
-                .any(|(name, _)| name.eq_ignore_ascii_case(AGENT_HOOKS_SECRET_HEADER))
-        })
-}
-
-/// Whether a command hook's command is an `agent-hooks hook` entry.
-pub fn is_agent_hooks_entry(command: &str) -> bool {
-    let words: Vec<&str> = command
-        .split(|c: char| c.is_whitespace())
-        .filter(|w| !w.is_empty())
-        .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
-        .collect();
-    words.windows(2).any(|pair| {
-        let program = pair[0].rsplit('/').next().unwrap_or(pair[0]);
-        (program == "agent-hooks" && pair[1] == "hook")
-            || (program == "agent-hooks-hook" && pair[1] == "--agent")
-    })
 }
 
 /// Runs one readable request through `session` and gives the agent's answer. `env`: the

@@ -13,8 +13,9 @@ use clap::Parser;
 use proptest::{prelude::*, test_runner::TestRunner};
 use serde_json::{json, Value};
 
-use super::{answer_with, open, Agent, HookArgs, Request};
+use super::{answer_with, open, HookArgs, Request};
 use crate::{options::Common, relay::Reply, session::Session};
+use agent_hooks::agents::Agent;
 
 /// The fields agent-hooks reads an event by: never taken out nor given another value.
 const KEPT: &[&str] = &["hook_event_name", "tool_input", "toolArgs"];
@@ -236,7 +237,7 @@ fn new_fields_and_values_never_open_a_guard() {
     let folder = tempfile::tempdir().expect("a folder");
     let project = folder.path().join("project");
     std::fs::create_dir_all(&project).expect("a project");
-    let runtime = crate::emit::runtime().expect("a runtime");
+    let runtime = crate::runtime::build().expect("a runtime");
     for required in [false, true] {
         let hooks = guard(folder.path(), required);
         for agent in Agent::hooked() {

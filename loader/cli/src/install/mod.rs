@@ -21,10 +21,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::{
-    hook::Agent,
     options::{Common, Outcome},
     taken_over,
 };
+use agent_hooks::agents::Agent;
 use copilot_take_over::MovedFile;
 use json_text::{array_elements, object_members, top_object, JsonTextError};
 use take_over::TakeOver;

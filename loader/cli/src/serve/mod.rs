@@ -55,12 +55,12 @@ use agent_hooks::discover::TRUST_STORE_FILE;
 
 use crate::{
     capped_log,
-    emit::runtime,
-    hook::{self, Agent, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
+    hook::{self, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
     options::Outcome,
     session::Session,
     sync::lock,
 };
+use agent_hooks::agents::Agent;
 use wire::{Header, HEADER_LIMIT, VERSION};
 
 /// `serve`'s options.
@@ -668,7 +668,7 @@ fn handle(
                 return hook::did_not_run(args.agent, &common.required, "agent-hooks serve", &error)
             }
         };
-        let runtime = match runtime() {
+        let runtime = match crate::runtime::build() {
             Ok(runtime) => runtime,
             Err(error) => {
                 return hook::did_not_run(args.agent, &common.required, "agent-hooks serve", &error)

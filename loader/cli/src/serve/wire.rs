@@ -3,7 +3,8 @@
 
 pub use crate::relay::{folder, Header, HEADER_LIMIT, LOCK, LOG, SOCKET, VERSION};
 
-use crate::{hook::Agent, options::Common};
+use crate::options::Common;
+use agent_hooks::agents::Agent;
 
 /// The options of a `hook` run as the resident process runs it.
 pub fn common(header: &Header) -> Common {

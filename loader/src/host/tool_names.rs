@@ -1,8 +1,7 @@
 //! Tool names and input fields in each agent's dialect: a Claude Code hook matches `Bash`
 //! and reads `tool_input.file_path` even when the agent's own tools are `exec` and `read`
-//! with a `path`. The host declares its tools (the agent's `tool_names`, on the host side,
-//! which stands above this module); the defaults are agent-hooks' own tool names as each
-//! agent's profile gives them.
+//! with a `path`. The host declares its tools (`AgentHost::tool_names`); the defaults are
+//! agent-hooks' own tool names as each agent's profile gives them.
 
 use std::borrow::Cow;
 
@@ -63,17 +62,6 @@ impl Default for ToolNames {
         }
         Self { tools }
     }
-}
-
-/// The other names a matcher of `dialect` also selects a tool named `name` by (its
-/// profile's `matcher_aliases`: Codex CLI's `Edit|Write` selects its `apply_patch`).
-pub fn matcher_aliases(dialect: Agent, name: &str) -> &'static [&'static str] {
-    dialect
-        .profile()
-        .matcher_aliases
-        .iter()
-        .find(|(tool, _)| *tool == name)
-        .map_or(&[], |(_, names)| names)
 }
 
 impl ToolNames {

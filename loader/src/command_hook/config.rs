@@ -81,7 +81,10 @@ impl CommandHook {
     ///
     /// ```
     /// use std::{path::PathBuf, time::Duration};
-    /// use agent_hooks::command_hook::{CommandEvent, CommandHook, Agent};
+    /// use agent_hooks::{
+    ///     agents::Agent,
+    ///     command_hook::{CommandEvent, CommandHook},
+    /// };
     ///
     /// let hook = CommandHook {
     ///     timeout: Duration::from_secs(5),

@@ -4,7 +4,7 @@ use agent_hooks::{
     abi::{events::*, EventKind},
     agents::Decision,
     command_hook::{CommandEvent, CommandOutcome},
-    Combine, HookError, HookRunner, ToolCallOutcome,
+    Combine, HookError, HookRunner,
 };
 use serde_json::{json, Value};
 
@@ -117,29 +117,19 @@ pub trait Ran: Send {
     fn decision(&self, said: Option<&CommandOutcome>) -> Decision;
 }
 
-/// How an event's outcome is shown, and what it decides.
-trait Shown: Combine {
-    fn show(&self, outcome: &Self::Outcome) -> Value;
-
-    /// What the outcome decides; `said`: what the event's command hooks said.
-    fn decide(&self, _outcome: &Self::Outcome, _said: Option<&CommandOutcome>) -> Decision {
-        Decision::default()
-    }
-}
-
 /// An event and its outcome.
 struct Typed<E: Combine> {
     event: E,
     outcome: E::Outcome,
 }
 
-impl<E: Shown + Send> Ran for Typed<E> {
+impl<E: Combine + Send> Ran for Typed<E> {
     fn show(&self) -> Value {
-        self.event.show(&self.outcome)
+        self.event.shown(&self.outcome)
     }
 
     fn decision(&self, said: Option<&CommandOutcome>) -> Decision {
-        with_said(self.event.decide(&self.outcome, said), said)
+        with_said(self.event.decision(&self.outcome, said), said)
     }
 }
 
@@ -163,8 +153,21 @@ impl Ran for CommandOutcome {
 
     fn decision(&self, said: Option<&CommandOutcome>) -> Decision {
         let d = Decision {
-            block: self.block.then(|| nonempty(&self.reasons).join("\n")),
-            context: nonempty(&self.context),
+            block: self.block.then(|| {
+                let reasons: Vec<&str> = self
+                    .reasons
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|r| !r.is_empty())
+                    .collect();
+                reasons.join("\n")
+            }),
+            context: self
+                .context
+                .iter()
+                .filter(|c| !c.is_empty())
+                .cloned()
+                .collect(),
             extra: self.extra.clone(),
             ..Decision::default()
         };
@@ -172,201 +175,9 @@ impl Ran for CommandOutcome {
     }
 }
 
-macro_rules! shown_as_serialized {
-    ($($ty:ty),* $(,)?) => {
-        $(impl Shown for $ty {
-            fn show(&self, outcome: &Self::Outcome) -> Value {
-                serde_json::to_value(outcome).unwrap_or(Value::Null)
-            }
-        })*
-    };
-}
-
-shown_as_serialized!(
-    SessionBeforeSwitchEvent,
-    SessionSwitchEvent,
-    SessionBeforeBranchEvent,
-    SessionBranchEvent,
-    SessionBeforeCompactEvent,
-    SessionCompactingEvent,
-    SessionCompactEvent,
-    SessionBeforeTreeEvent,
-    SessionTreeEvent,
-    SessionShutdownEvent,
-    AgentStartEvent,
-    AgentEndEvent,
-    TurnStartEvent,
-    TurnEndEvent,
-    AutoCompactionStartEvent,
-    AutoCompactionEndEvent,
-    AutoRetryStartEvent,
-    AutoRetryEndEvent,
-    TtsrTriggeredEvent,
-    TodoReminderEvent,
-);
-
-impl Shown for SessionStartEvent {
-    fn show(&self, outcome: &Self::Outcome) -> Value {
-        serde_json::to_value(outcome).unwrap_or(Value::Null)
-    }
-
-    fn decide(&self, outcome: &Self::Outcome, _: Option<&CommandOutcome>) -> Decision {
-        Decision {
-            context: nonempty(&outcome.context),
-            ..Decision::default()
-        }
-    }
-}
-
-impl Shown for PermissionRequestEvent {
-    fn show(&self, outcome: &Self::Outcome) -> Value {
-        serde_json::to_value(outcome).unwrap_or(Value::Null)
-    }
-
-    fn decide(&self, outcome: &Self::Outcome, _: Option<&CommandOutcome>) -> Decision {
-        let reasons = nonempty(&outcome.reasons);
-        let reason = (!reasons.is_empty()).then(|| reasons.join("\n"));
-        Decision {
-            permission: match outcome.decision {
-                Some(PermissionDecision::Approve) => Some(("allow", reason)),
-                Some(PermissionDecision::Deny) => Some(("deny", reason)),
-                _ => None,
-            },
-            input: outcome.input.clone(),
-            ..Decision::default()
-        }
-    }
-}
-
-impl Shown for BeforeAgentStartEvent {
-    fn show(&self, outcome: &Self::Outcome) -> Value {
-        serde_json::to_value(outcome).unwrap_or(Value::Null)
-    }
-
-    fn decide(&self, outcome: &Self::Outcome, _: Option<&CommandOutcome>) -> Decision {
-        let mut context = Vec::new();
-        if let Some(message) = &outcome.message {
-            let text = text_of_content(&message.content);
-            if !text.is_empty() {
-                context.push(text);
-            }
-        }
-        context.extend(nonempty(&outcome.context));
-        Decision {
-            block: outcome
-                .block
-                .then(|| reason_or(&outcome.reason, "rejected by a hook")),
-            context,
-            ..Decision::default()
-        }
-    }
-}
-
-impl Shown for ToolCallEvent {
-    fn show(&self, outcome: &Self::Outcome) -> Value {
-        tool_call_json(&self.input, outcome.clone())
-    }
-
-    fn decide(&self, outcome: &Self::Outcome, _: Option<&CommandOutcome>) -> Decision {
-        Decision {
-            block: outcome
-                .block
-                .then(|| reason_or(&outcome.reason, "blocked by a hook")),
-            input: outcome.input.clone(),
-            approve: outcome.approved,
-            ask: outcome.ask.clone().filter(|a| !a.is_empty()),
-            context: nonempty(&outcome.context),
-            ..Decision::default()
-        }
-    }
-}
-
-/// The texts that are not empty.
-fn nonempty(texts: &[String]) -> Vec<String> {
-    texts.iter().filter(|t| !t.is_empty()).cloned().collect()
-}
-
-/// `reason`, or `otherwise` when there is none.
-fn reason_or(reason: &Option<String>, otherwise: &str) -> String {
-    reason
-        .clone()
-        .filter(|r| !r.is_empty())
-        .unwrap_or_else(|| otherwise.into())
-}
-
-/// A `tool_call` outcome as `emit` and `replay` show it; `input` is the call's input as
-/// given.
-pub fn tool_call_json(input: &Value, outcome: ToolCallOutcome) -> Value {
-    let rewritten = outcome.input.is_some();
-    json!({
-        "block": outcome.block,
-        "reason": outcome.reason,
-        "input": outcome.input.unwrap_or_else(|| input.clone()),
-        "rewritten": rewritten,
-        "ask": outcome.ask,
-        "approved": outcome.approved,
-        "context": outcome.context,
-    })
-}
-
-impl Shown for ToolResultEvent {
-    fn show(&self, outcome: &Self::Outcome) -> Value {
-        json!({
-            "content": outcome.content.as_ref().unwrap_or(&self.content),
-            "details": outcome.details.as_ref().unwrap_or(&self.details),
-            "is_error": outcome.is_error.unwrap_or(self.is_error),
-        })
-    }
-
-    fn decide(&self, _: &Self::Outcome, said: Option<&CommandOutcome>) -> Decision {
-        let Some(said) = said else {
-            return Decision::default();
-        };
-        let mut feedback = said.reasons.clone();
-        feedback.extend(said.feedback.iter().cloned());
-        Decision {
-            feedback,
-            context: said.context.clone(),
-            replacement: said.replacement.clone(),
-            ..Decision::default()
-        }
-    }
-}
-
-impl Shown for ContextEvent {
-    fn show(&self, outcome: &Self::Outcome) -> Value {
-        json!({
-            "messages": outcome.messages.as_ref().unwrap_or(&self.messages),
-            "changed": outcome.messages.is_some(),
-        })
-    }
-}
-
-impl Shown for StopEvent {
-    fn show(&self, outcome: &Self::Outcome) -> Value {
-        json!({
-            "block": outcome.block,
-            "reason": (!outcome.reasons.is_empty()).then(|| outcome.reasons.join("\n")),
-            "loop_bound_reached": outcome.loop_bound_reached,
-            "stopped": outcome.stopped,
-        })
-    }
-
-    fn decide(&self, outcome: &Self::Outcome, _: Option<&CommandOutcome>) -> Decision {
-        let reason = (!outcome.reasons.is_empty()).then(|| outcome.reasons.join("\n"));
-        Decision {
-            block: outcome
-                .block
-                .then(|| reason_or(&reason, "a hook keeps the agent going")),
-            stop: outcome.stopped.clone().filter(|s| !s.is_empty()),
-            ..Decision::default()
-        }
-    }
-}
-
 /// Runs `input` as the runner's event `E`; `failure`: a failed tool's result
 /// (PostToolUseFailure), whose hooks get the payload as given (no `is_error` added).
-async fn run_one<E: Shown + Default + Send + 'static>(
+async fn run_one<E: Combine + Default + Send + 'static>(
     runner: &HookRunner,
     input: Value,
     failure: bool,
@@ -550,15 +361,9 @@ fn context_added(outcome: &Value, otherwise: &str) -> String {
 
 /// The text of a message's `content` (a string, or blocks whose text parts are joined).
 pub fn content_text(content: &Value) -> String {
-    serde_json::from_value::<Content>(content.clone())
-        .map(|content| text_of_content(&content))
-        .unwrap_or_default()
-}
-
-/// The text of `content` (a string, or blocks whose text parts are joined).
-fn text_of_content(content: &Content) -> String {
-    match content {
-        Content::Text(text) => text.clone(),
-        Content::Blocks(blocks) => text_of(blocks),
+    match serde_json::from_value::<Content>(content.clone()) {
+        Ok(Content::Text(text)) => text,
+        Ok(Content::Blocks(blocks)) => text_of(&blocks),
+        Err(_) => String::new(),
     }
 }

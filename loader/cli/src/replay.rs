@@ -272,7 +272,7 @@ async fn tool_call(session: &Session, payload: Value) -> Value {
         // No hook listens to `tool_call`.
         (None, _) => ToolCallOutcome::default(),
     };
-    let mut shown = events::tool_call_json(&input, outcome);
+    let mut shown = outcome.shown(&input);
     match result {
         Err(ToolCallError::Blocked { reason, .. }) => {
             // Blocked by a hook, or not confirmed by the user.

@@ -15,7 +15,7 @@ mod copilot_cli;
 mod cursor;
 mod decision;
 mod devin;
-mod gemini_cli;
+pub(crate) mod gemini_cli;
 mod profile;
 
 use std::{borrow::Cow, path::Path, str::FromStr};

@@ -1,7 +1,7 @@
 //! How each agent's hooks file is read into the map of events the reader takes: JSON (with
 //! comments for Gemini CLI's files), or TOML for Codex's `config.toml` and
 //! `requirements.toml`; then each agent's own keys and defaults are given their meaning
-//! ([`codex::normalize`](super::codex::normalize), [`gemini::normalize`](super::gemini::normalize)).
+//! ([`codex::normalize`](super::codex::normalize), [`gemini_cli::normalize`](crate::agents::gemini_cli::normalize)).
 
 use std::path::Path;
 
@@ -10,9 +10,8 @@ use serde_json::Value;
 use super::{
     codex,
     config::{ConfigIssue, Severity},
-    gemini,
 };
-use crate::agents::Agent;
+use crate::agents::{gemini_cli, Agent};
 
 /// Whether `source` is a TOML hooks file: only Codex writes hooks in TOML.
 pub fn is_toml(source: &Path) -> bool {
@@ -25,7 +24,7 @@ pub fn is_toml(source: &Path) -> bool {
 pub fn dialect_of(source: &Path) -> Agent {
     if is_toml(source) {
         Agent::Codex
-    } else if gemini::extension_root(source).is_some() {
+    } else if gemini_cli::extension_root(source).is_some() {
         Agent::Gemini
     } else {
         Agent::of_file(source)
@@ -42,7 +41,7 @@ pub fn read(bytes: &[u8], source: &Path, dialect: Agent) -> Result<Value, Config
     match dialect {
         Agent::Codex => codex::normalize(&mut value),
         Agent::Gemini => {
-            if gemini::hooks_turned_off(&value) {
+            if gemini_cli::hooks_turned_off(&value) {
                 return Err(ConfigIssue {
                     file: source.to_path_buf(),
                     location: Some("hooksConfig.enabled".into()),
@@ -50,7 +49,7 @@ pub fn read(bytes: &[u8], source: &Path, dialect: Agent) -> Result<Value, Config
                     severity: Severity::Warning,
                 });
             }
-            gemini::normalize(&mut value, source);
+            gemini_cli::normalize(&mut value, source);
         }
         _ => {}
     }
@@ -68,7 +67,7 @@ fn read_json(bytes: &[u8], source: &Path, dialect: Agent) -> Result<Value, Confi
         Ok(value) => Ok(value),
         // Gemini CLI strips comments before parsing its settings.
         Err(e) if dialect == Agent::Gemini => match std::str::from_utf8(bytes) {
-            Ok(text) => serde_json::from_str(&gemini::strip_comments(text)).map_err(invalid),
+            Ok(text) => serde_json::from_str(&gemini_cli::strip_comments(text)).map_err(invalid),
             Err(_) => Err(invalid(e)),
         },
         Err(e) => Err(invalid(e)),

@@ -28,7 +28,6 @@ mod cursor;
 mod file_form;
 mod flat_file;
 mod formats;
-mod gemini;
 mod handler;
 mod host_call;
 mod http;
@@ -58,9 +57,6 @@ pub use copilot::{claude_fields as copilot_claude_fields, event_of as copilot_ev
 pub(crate) use file_form::{dialect_of, read as read_hooks_file};
 pub(crate) use formats::interpret_hook;
 pub use formats::{load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes, payload_in};
-pub(crate) use gemini::{
-    hooks_turned_off as gemini_hooks_turned_off, strip_comments as strip_json_comments,
-};
 pub use handler::{Handler, OnFailure, Shell};
 pub(crate) use host_call::reply_run;
 pub use host_call::{HostCall, PROMPT_TIMEOUT};

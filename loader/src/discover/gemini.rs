@@ -56,7 +56,7 @@ impl DiscoveryProvider for GeminiExtensionHooks {
         let settings = read_json(&home.join(".gemini/settings.json"), home);
         if settings
             .as_ref()
-            .is_some_and(crate::command_hook::gemini_hooks_turned_off)
+            .is_some_and(crate::agents::gemini_cli::hooks_turned_off)
         {
             return Ok(found);
         }
@@ -273,7 +273,7 @@ fn read_json(path: &Path, home: &Path) -> Option<Value> {
     let text = std::str::from_utf8(&file.bytes).ok()?;
     serde_json::from_str(text)
         .ok()
-        .or_else(|| serde_json::from_str(&crate::command_hook::strip_json_comments(text)).ok())
+        .or_else(|| serde_json::from_str(&crate::agents::gemini_cli::strip_comments(text)).ok())
 }
 
 #[cfg(test)]

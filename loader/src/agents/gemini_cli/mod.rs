@@ -3,6 +3,10 @@
 //! events have names of their own, its timeouts are milliseconds, and it reads a hook's
 //! answer in ways of its own (measured with the real agent).
 
+mod settings_file;
+
+pub(crate) use settings_file::{extension_root, hooks_turned_off, normalize, strip_comments};
+
 use super::profile::{HookEnv, MatcherRule, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 

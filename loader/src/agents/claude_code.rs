@@ -64,6 +64,12 @@ pub(super) static PROFILE: Profile = Profile {
     // 2.1.332 honours `once` only in the hooks of skills and agents; a hook of a settings
     // file or a plugin with `"once": true` runs every time (a Stop hook ran three times).
     entry_files: (".claude/settings.json", ".claude/settings.json"),
+    entry_file_whole: false,
+    entry_fields: (None, None),
+    http_entries: true,
+    lenient_json: false,
+    after_install: None,
+    fail_open_exit: 1,
     also_runs_project_files_of: &[],
     ignores_once: true,
     managed_rules: true,

@@ -72,6 +72,14 @@ pub(super) static PROFILE: Profile = Profile {
         ".copilot/hooks/agent-hooks.json",
         ".github/hooks/agent-hooks.json",
     ),
+    entry_file_whole: true,
+    entry_fields: (None, None),
+    http_entries: false,
+    lenient_json: false,
+    after_install: None,
+    // It denies the tool for any other exit of a `preToolUse` hook (the problem is then
+    // said on stderr alone).
+    fail_open_exit: 0,
     also_runs_project_files_of: &[super::Agent::ClaudeCode],
     ignores_once: false,
     managed_rules: false,
@@ -185,6 +193,22 @@ pub(super) fn answer(event: &AgentEvent, d: &Decision, problems: &[String]) -> T
     shown.extend(problems.iter().cloned());
     reply.stdout.insert_str(0, &progress_lines(&shown));
     reply
+}
+
+/// Its hooks file of agent-hooks' own: every installed event runs `command --event NAME`
+/// (its payloads do not name the event), each allowed 10 minutes.
+pub(super) fn entry_file(command: &str) -> String {
+    let mut hooks = Map::new();
+    for event in PROFILE.installed_events {
+        hooks.insert(
+            (*event).to_owned(),
+            json!([{"type": "command", "bash": format!("{command} --event {event}"), "timeoutSec": 600}]),
+        );
+    }
+    let mut file = Map::new();
+    file.insert("version".into(), json!(1));
+    file.insert("hooks".into(), Value::Object(hooks));
+    super::entry::file_text(&file)
 }
 
 /// Messages for the user, as its progress lines (one JSON object a line, before the answer).

@@ -15,6 +15,7 @@ mod copilot_cli;
 mod cursor;
 mod decision;
 mod devin;
+mod entry;
 pub(crate) mod gemini_cli;
 mod profile;
 

@@ -104,6 +104,24 @@ pub struct Profile {
     /// The file `install` writes its entry into, under the home folder and under the
     /// project (empty for an agent that does not run agent-hooks).
     pub entry_files: (&'static str, &'static str),
+    /// Whether that file is a hooks file of agent-hooks' own, written whole
+    /// ([`Agent::entry_file`](super::Agent::entry_file)), rather than entries added to the
+    /// agent's own file.
+    pub entry_file_whole: bool,
+    /// The fields its entry's hook carries besides `type` and `command`: a name, and a
+    /// `timeout` in its unit (agent-hooks bounds each hook itself; the entry allows 10
+    /// minutes where the agent's default is shorter).
+    pub entry_fields: (Option<&'static str>, Option<u64>),
+    /// Whether it takes agent-hooks' HTTP entries (`install --http`).
+    pub http_entries: bool,
+    /// Whether its settings files may hold comments and trailing commas (it does not read
+    /// strict JSON).
+    pub lenient_json: bool,
+    /// What `install` adds for the user after wiring it, when the agent asks something of
+    /// them.
+    pub after_install: Option<&'static str>,
+    /// The exit code of a problem that blocks nothing, as its own hooks fail open.
+    pub fail_open_exit: u8,
     /// The agents whose project-level hooks files it also runs itself.
     pub also_runs_project_files_of: &'static [super::Agent],
     /// Whether it ignores `once` in a settings file's hook (and runs the hook every time).

@@ -118,14 +118,9 @@ pub fn answer_here(
 }
 
 /// The exit code of a problem that blocks nothing, as the calling agent's own hooks fail
-/// open: 1 (a non-blocking error), but 0 under Copilot CLI, which denies the tool for any
-/// other exit of a `preToolUse` hook (the problem is then said on stderr alone).
+/// open (1, a non-blocking error, for most; its profile's `fail_open_exit`).
 pub fn open_failure_code(agent: Agent) -> u8 {
-    if agent == Agent::Copilot {
-        0
-    } else {
-        1
-    }
+    agent.profile().fail_open_exit
 }
 
 /// The answer when the hooks could not run at all (`error`: the session or the runtime

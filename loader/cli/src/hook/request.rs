@@ -131,7 +131,9 @@ pub fn read_bounded(input: &mut impl Read) -> Result<Vec<u8>, RequestError> {
 pub fn own_tool_name(agent: Agent, tool: &str) -> String {
     let names = ToolNames::default();
     let own = names.own_name(agent, tool).or_else(|| {
-        (agent == Agent::Copilot)
+        agent
+            .profile()
+            .claude_form_for_claude_names
             .then(|| names.own_name(Agent::ClaudeCode, tool))
             .flatten()
     });

@@ -260,30 +260,7 @@ fn entry(agent: Agent, command: &str, http: Option<&HttpConfig>, event: &str) ->
             "headers": {SECRET_HEADER_NAME: http.secret}, "timeout": 600});
         return json!({"hooks": [hook]}).to_string();
     }
-    let hook = match agent {
-        // Gemini CLI's timeouts are in milliseconds, its default 60 s: agent-hooks bounds
-        // each hook itself, so the entry allows 10 minutes.
-        Agent::Gemini => {
-            json!({"type": "command", "name": "agent-hooks", "command": command, "timeout": 600_000})
-        }
-        _ => json!({"type": "command", "command": command}),
-    };
-    json!({"hooks": [hook]}).to_string()
-}
-
-/// Copilot CLI's own hooks file, which agent-hooks owns whole.
-fn copilot_file(command: &str) -> String {
-    let mut hooks = serde_json::Map::new();
-    for event in Agent::Copilot.profile().installed_events {
-        hooks.insert(
-            (*event).to_owned(),
-            json!([{"type": "command", "bash": format!("{command} --event {event}"), "timeoutSec": 600}]),
-        );
-    }
-    let file = json!({"version": 1, "hooks": hooks});
-    let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
-    text.push('\n');
-    text
+    agent.entry(command)
 }
 
 fn read(path: &Path) -> Result<Option<String>, InstallError> {
@@ -472,7 +449,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         }
     }
     let http = if args.http {
-        if agent != Agent::ClaudeCode {
+        if !agent.profile().http_entries {
             return Err(InstallError::NoHttp(agent.title()).into());
         }
         if args.project {
@@ -505,11 +482,10 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let record = if agent == Agent::Copilot {
+    let record = if let Some(text) = agent.entry_file(&command) {
         if before.is_some() {
             return Err(InstallError::Changed(path).into());
         }
-        let text = copilot_file(&command);
         let moved = if args.take_over {
             let project = project(common)?;
             let config = DiscoveryOptions::new(&project).config_dir();
@@ -602,7 +578,9 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             after.insert_str(*at, &insertion.text);
         }
         // What was written must read as JSON where the agent reads strict JSON.
-        if agent != Agent::Gemini && serde_json::from_str::<serde_json::Value>(&after).is_err() {
+        if !agent.profile().lenient_json
+            && serde_json::from_str::<serde_json::Value>(&after).is_err()
+        {
             return Err(InstallError::NotJson {
                 path,
                 error: JsonTextError {
@@ -640,8 +618,8 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         agent.profile().installed_events.len(),
         path.display()
     );
-    if agent == Agent::Codex {
-        outln!("Codex CLI asks to trust a new hook: trust this one in Codex (or run it with --dangerously-bypass-hook-trust).");
+    if let Some(note) = agent.profile().after_install {
+        outln!("{note}");
     }
     outln!(
         "Undo with: agent-hooks uninstall --agent {}{}",
@@ -772,7 +750,7 @@ fn take_over_file(
     project_level: bool,
     mode: Option<u32>,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    if agent != Agent::Gemini && serde_json::from_str::<serde_json::Value>(after).is_err() {
+    if !agent.profile().lenient_json && serde_json::from_str::<serde_json::Value>(after).is_err() {
         return Err(InstallError::NotJson {
             path: path.to_path_buf(),
             error: JsonTextError {

@@ -43,6 +43,13 @@ pub(super) static PROFILE: Profile = Profile {
         "SessionEnd",
     ],
     entry_files: (".gemini/settings.json", ".gemini/settings.json"),
+    entry_file_whole: false,
+    // Its timeouts are milliseconds, its default 60 s.
+    entry_fields: (Some("agent-hooks"), Some(600_000)),
+    http_entries: false,
+    lenient_json: true,
+    after_install: None,
+    fail_open_exit: 1,
     also_runs_project_files_of: &[],
     ignores_once: false,
     managed_rules: false,

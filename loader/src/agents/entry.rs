@@ -1,0 +1,39 @@
+//! The entry `agent-hooks install` writes for an agent: a matcher group that runs
+//! `command` (in the agent's settings file), or a hooks file of agent-hooks' own, whole.
+
+use serde_json::{json, Map, Value};
+
+use super::{copilot_cli, Agent};
+
+impl Agent {
+    /// One matcher group whose hook runs `command`, as the agent's settings hold it.
+    pub fn entry(self, command: &str) -> String {
+        let mut hook = json!({"type": "command"});
+        let (name, timeout) = self.profile().entry_fields;
+        if let Some(name) = name {
+            hook["name"] = json!(name);
+        }
+        hook["command"] = json!(command);
+        if let Some(timeout) = timeout {
+            hook["timeout"] = json!(timeout);
+        }
+        json!({"hooks": [hook]}).to_string()
+    }
+
+    /// The hooks file of agent-hooks' own that wires the agent to `command`, where
+    /// [`entry_file_whole`](super::Profile::entry_file_whole) (Copilot CLI's
+    /// `agent-hooks.json`); `None` for an agent whose own file gets entries.
+    pub fn entry_file(self, command: &str) -> Option<String> {
+        match self {
+            Agent::Copilot => Some(copilot_cli::entry_file(command)),
+            _ => None,
+        }
+    }
+}
+
+/// `value` written as a file: pretty, with a last newline.
+pub(super) fn file_text(value: &Map<String, Value>) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}

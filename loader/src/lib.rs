@@ -135,10 +135,12 @@ compile_error!(
      on Windows, only the interface crate agent-hooks-abi and plugins build (docs/platforms.md)"
 );
 
+pub mod agents;
 mod child;
 pub mod command_hook;
 pub mod discover;
 mod error;
+mod event;
 mod file;
 mod hook;
 mod host;

@@ -17,7 +17,8 @@ use std::{path::Path, sync::Arc};
 
 use agent_hooks::{
     abi::{events::PermissionDecision, prelude::*},
-    command_hook::{CommandHookReport, CommandHooks, Dialect},
+    agents::Agent,
+    command_hook::{CommandHookReport, CommandHooks},
     HookRunner, ToolCallOutcome,
 };
 use agent_hooks_tests::{
@@ -88,7 +89,7 @@ fn awesome_copilots_tool_guardian_exits_1_on_copilot_payloads_and_so_denies_ever
 
     let (outcome, reports) = tool_call(project, &file, "git status");
     assert_eq!(reports.len(), 1);
-    assert_eq!(reports[0].dialect, Dialect::Copilot);
+    assert_eq!(reports[0].dialect, Agent::Copilot);
     assert_eq!(format!("{:?}", reports[0].exit), "Code(1)", "{reports:?}");
     assert!(outcome.block, "{outcome:?}");
     assert!(
@@ -112,7 +113,7 @@ fn onepasswords_hook_tells_cursor_from_the_payload_and_is_answered_in_cursors_fo
     let (outcome, reports) = tool_call(project, &file, "ls");
     assert_eq!(reports.len(), 1, "{reports:?}");
     let report = &reports[0];
-    assert_eq!(report.dialect, Dialect::Cursor);
+    assert_eq!(report.dialect, Agent::Cursor);
     assert_eq!(
         report.answer.permission,
         Some(PermissionDecision::Approve),
@@ -145,7 +146,7 @@ fn onepasswords_hook_tells_cursor_from_the_payload_and_is_answered_in_cursors_fo
     assert_eq!(timeouts, [15], "its `timeout` is seconds");
     let (outcome, reports) = tool_call(project, &copilot, "ls");
     assert_eq!(reports.len(), 1, "{reports:?}");
-    assert_eq!(reports[0].dialect, Dialect::Copilot);
+    assert_eq!(reports[0].dialect, Agent::Copilot);
     assert!(reports[0].answer.problems.is_empty(), "{reports:?}");
     assert!(!outcome.block);
 }

@@ -403,20 +403,23 @@ fn the_program_prints_the_events_table() {
 /// which needs a prompt first).
 #[tokio::test]
 async fn the_events_tables_payload_fields_are_what_hooks_get() {
-    use agent_hooks::command_hook::{payload_fields, CommandEvent, CommandHooks, Dialect};
+    use agent_hooks::{
+        agents::Agent,
+        command_hook::{payload_fields, CommandEvent, CommandHooks},
+    };
 
     let dir = temp_dir();
-    // A place whose folder names the dialect (`Dialect::of_file`).
-    let place = |dialect: Dialect| match dialect {
-        Dialect::Agent => "hooks.json",
-        Dialect::ClaudeCode => ".claude/settings.json",
-        Dialect::Codex => ".codex/hooks.json",
-        Dialect::Gemini => ".gemini/settings.json",
-        Dialect::Copilot => ".github/hooks/hooks.json",
-        Dialect::Cursor => ".cursor/hooks.json",
-        Dialect::Devin => ".devin/hooks.v1.json",
+    // A place whose folder names the dialect (`Agent::of_file`).
+    let place = |dialect: Agent| match dialect {
+        Agent::AgentHooks => "hooks.json",
+        Agent::ClaudeCode => ".claude/settings.json",
+        Agent::Codex => ".codex/hooks.json",
+        Agent::Gemini => ".gemini/settings.json",
+        Agent::Copilot => ".github/hooks/hooks.json",
+        Agent::Cursor => ".cursor/hooks.json",
+        Agent::Devin => ".devin/hooks.v1.json",
     };
-    for dialect in Dialect::ALL {
+    for dialect in Agent::ALL {
         for event in [
             CommandEvent::SessionStart,
             CommandEvent::PreToolUse,
@@ -424,13 +427,13 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
             CommandEvent::Stop,
             CommandEvent::SessionEnd,
         ] {
-            let out = dir.path().join(format!("{dialect}-{event}.json"));
+            let out = dir.path().join(format!("{}-{event}.json", dialect.name()));
             let command = format!("cat > '{}'", out.display());
             let file = match dialect {
                 // Their events list their hooks directly; Copilot CLI's command is `bash`.
-                Dialect::Copilot => serde_json::json!({"version": 1, "hooks": {
+                Agent::Copilot => serde_json::json!({"version": 1, "hooks": {
                     dialect.event_name(event): [{"type": "command", "bash": command}]}}),
-                Dialect::Cursor => serde_json::json!({"version": 1, "hooks": {
+                Agent::Cursor => serde_json::json!({"version": 1, "hooks": {
                     dialect.event_name(event): [{"command": command}]}}),
                 _ => serde_json::json!({"hooks": {dialect.event_name(event): [{"hooks": [
                     {"type": "command", "command": command}
@@ -453,7 +456,7 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
                 })
                 .collect();
             let outcome = runner.emit_command(event, fields).await;
-            assert_eq!(outcome.ran, 1, "{dialect} {event}");
+            assert_eq!(outcome.ran, 1, "{} {event}", dialect.name());
             let payload: serde_json::Value =
                 serde_json::from_slice(&std::fs::read(&out).expect("the hook wrote its stdin"))
                     .expect("the payload is JSON");
@@ -469,7 +472,180 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
                 })
                 .collect();
             expected.sort();
-            assert_eq!(got, expected, "{dialect} {event}: {payload}");
+            assert_eq!(got, expected, "{} {event}: {payload}", dialect.name());
         }
     }
+}
+
+/// The rooms of the host crate: each file and folder at the top of `loader/src` (a module
+/// and its folder, `hook.rs` and `hook/`, are one room), with the text of its code (comments
+/// and test modules left out).
+fn rooms() -> std::collections::BTreeMap<String, String> {
+    let src = workspace_root().join("loader/src");
+    let mut rooms = std::collections::BTreeMap::<String, String>::new();
+    let mut files = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read loader/src").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    for path in files {
+        let relative = path.strip_prefix(&src).expect("under loader/src");
+        let first = relative
+            .components()
+            .next()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let room = first.trim_end_matches(".rs").to_owned();
+        if room == "lib" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("read a source file");
+        let code = text
+            .split("#[cfg(test)]\nmod tests")
+            .next()
+            .unwrap_or_default();
+        let code: String = code
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        rooms.entry(room).or_default().push_str(&code);
+    }
+    rooms
+}
+
+/// The names `lib.rs` re-exports at the crate root, with the room each comes from.
+fn root_names() -> std::collections::BTreeMap<String, String> {
+    let lib = std::fs::read_to_string(workspace_root().join("loader/src/lib.rs"))
+        .expect("read loader/src/lib.rs");
+    let mut names = std::collections::BTreeMap::new();
+    for statement in lib.split(';') {
+        let Some(rest) = statement.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let Some((room, items)) = rest.split_once("::") else {
+            continue;
+        };
+        for item in items.trim_matches(|c| c == '{' || c == '}').split(',') {
+            let name = item.split(" as ").last().unwrap_or_default().trim();
+            if !name.is_empty() {
+                names.insert(name.to_owned(), room.trim().to_owned());
+            }
+        }
+    }
+    names
+}
+
+/// The rooms that `code` names through `crate::` paths (`crate::a::b`, `crate::{a::b, c}`),
+/// a name of the crate root counting as the room it comes from.
+fn rooms_named(
+    code: &str,
+    rooms: &std::collections::BTreeMap<String, String>,
+    root: &std::collections::BTreeMap<String, String>,
+) -> std::collections::BTreeSet<String> {
+    let mut named = std::collections::BTreeSet::new();
+    let mut add = |first: &str| {
+        let first = first.trim();
+        if rooms.contains_key(first) {
+            named.insert(first.to_owned());
+        } else if let Some(room) = root.get(first) {
+            named.insert(room.clone());
+        }
+    };
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // The items of the group at its own depth: `a::{b, c}, d` names `a` and `d`.
+            let mut depth = 0;
+            let mut item = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        add(item.split("::").next().unwrap_or_default());
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                if depth == 0 {
+                    item.push(c);
+                }
+            }
+            add(item.split("::").next().unwrap_or_default());
+        } else {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            add(&name);
+        }
+    }
+    named
+}
+
+/// docs/architecture.md's floors are the code's: every room of the host crate is on one
+/// floor of the page, and every room it names through a `crate::` path is on a lower floor.
+#[test]
+fn the_floors_are_the_codes() {
+    let page = std::fs::read_to_string(workspace_root().join("docs/architecture.md"))
+        .expect("read docs/architecture.md");
+    let rooms = rooms();
+    let root = root_names();
+    let mut floors = std::collections::BTreeMap::<String, usize>::new();
+    let mut problems = Vec::new();
+    for line in page.lines() {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let (Some(first), Some(places)) = (cells.first(), cells.last()) else {
+            continue;
+        };
+        let Some(floor) = first
+            .trim_start_matches("| ")
+            .split('.')
+            .next()
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        for (i, place) in places.split('`').enumerate() {
+            let room = place.trim_end_matches('/').trim_end_matches("/mod.rs");
+            let room = room.trim_end_matches(".rs");
+            if i % 2 == 1 && rooms.contains_key(room) {
+                if let Some(other) = floors.insert(room.to_owned(), floor) {
+                    if other != floor {
+                        problems.push(format!("`{room}` is on floors {other} and {floor}"));
+                    }
+                }
+            }
+        }
+    }
+    for (room, code) in &rooms {
+        let Some(floor) = floors.get(room) else {
+            problems.push(format!("`{room}` is on no floor of the page"));
+            continue;
+        };
+        for named in rooms_named(code, &rooms, &root) {
+            let under = floors.get(&named).copied().unwrap_or(usize::MAX);
+            if named != *room && under >= *floor {
+                problems.push(format!(
+                    "`{room}` (floor {floor}) uses `{named}` (floor {under}), which is not below it"
+                ));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "docs/architecture.md's floors are not the code's; move the room on the page, or change \
+         the import:\n{}",
+        problems.join("\n")
+    );
 }

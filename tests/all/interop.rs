@@ -14,9 +14,9 @@ use std::{
 
 use agent_hooks::{
     abi::prelude::*,
+    agents::Agent,
     command_hook::{
-        shell_quote, CommandEvent, CommandHookReport, CommandHooks, Dialect, ToolAlias, ToolNames,
-        EVENTS,
+        shell_quote, CommandEvent, CommandHookReport, CommandHooks, ToolAlias, ToolNames, EVENTS,
     },
     discover_and_load_hooks_with, DiscoveryOptions, HookError, HookRunner,
 };
@@ -718,7 +718,7 @@ async fn a_claude_code_plugin_runs_with_claude_plugin_root_given_or_installed() 
     let rig = Rig::around(found.into_runner(&project.root), false);
     let hooks: Vec<_> = rig.runner.command_hooks().hooks().cloned().collect();
     assert_eq!(hooks.len(), 1);
-    assert_eq!(hooks[0].dialect, Dialect::ClaudeCode);
+    assert_eq!(hooks[0].dialect, Agent::ClaudeCode);
     assert_eq!(hooks[0].plugin_root.as_deref(), Some(plugin.as_path()));
     let push = rig
         .runner
@@ -808,15 +808,10 @@ async fn codex_gemini_and_devin_files_are_discovered_and_see_their_own_names() {
     options.home = Some(home.path().to_path_buf());
     options.trust_project = true;
     let found = discover_and_load_hooks_with::<&str>(&[], options);
-    let dialects: Vec<Dialect> = found.commands.hooks().map(|h| h.dialect).collect();
+    let dialects: Vec<Agent> = found.commands.hooks().map(|h| h.dialect).collect();
     assert_eq!(
         dialects,
-        [
-            Dialect::Codex,
-            Dialect::Gemini,
-            Dialect::Devin,
-            Dialect::Devin
-        ]
+        [Agent::Codex, Agent::Gemini, Agent::Devin, Agent::Devin]
     );
     let gemini_timeout = found.commands.hooks().nth(1).unwrap().timeout;
     assert_eq!(
@@ -1083,8 +1078,8 @@ impl agent_hooks::AgentHost for ShellHost {
         let mut names = ToolNames::none();
         names.declare(ToolAlias {
             tool: "shell".into(),
-            names: vec![(Dialect::ClaudeCode, "Bash".into())],
-            fields: vec![(Dialect::ClaudeCode, "cmd".into(), "command".into())],
+            names: vec![(Agent::ClaudeCode, "Bash".into())],
+            fields: vec![(Agent::ClaudeCode, "cmd".into(), "command".into())],
         });
         names
     }

@@ -14,9 +14,8 @@ use std::{
 };
 
 use agent_hooks::{
-    command_hook::{CommandEvent, Dialect},
-    discover::Level,
-    discover_and_load_hooks_with, Discovered, DiscoveryOptions,
+    agents::Agent, command_hook::CommandEvent, discover::Level, discover_and_load_hooks_with,
+    Discovered, DiscoveryOptions,
 };
 use agent_hooks_tests::{agent_hooks_bin, s, set_mode, temp_dir};
 use serde_json::Value;
@@ -179,7 +178,7 @@ fn allow_managed_hooks_only_forbids_every_other_hook_configured_ones_included() 
     // The managed file is Claude Code's: its hooks are read in Claude Code's dialect.
     assert_eq!(
         found.commands.hooks().next().unwrap().dialect,
-        Dialect::ClaudeCode
+        Agent::ClaudeCode
     );
     let why = format!(
         "only managed hooks run: `allowManagedHooksOnly` is set by the managed policy ({})",
@@ -316,7 +315,7 @@ fn gemini_system_settings_are_read_in_gemini_dialect() {
         .expect("the managed Gemini hook");
     assert_eq!(
         (hook.dialect, hook.event, hook.timeout.as_millis()),
-        (Dialect::Gemini, CommandEvent::PreToolUse, 1500)
+        (Agent::Gemini, CommandEvent::PreToolUse, 1500)
     );
     assert_eq!(found.entries[0].source, "gemini-cli (managed)");
 }
@@ -434,7 +433,7 @@ fn copilot_clis_policy_folder_is_managed_read_in_its_dialect_in_name_order() {
     let first = found.commands.hooks().next().unwrap();
     assert_eq!(
         (first.dialect, first.event),
-        (Dialect::Copilot, CommandEvent::PreToolUse)
+        (Agent::Copilot, CommandEvent::PreToolUse)
     );
     assert_eq!(
         (found.entries[0].level, found.entries[0].source.as_str()),
@@ -463,7 +462,7 @@ fn codexs_requirements_toml_is_managed_and_codexs_review_cannot_withhold_it() {
         ["echo required-by-admin", "echo user", "echo project"]
     );
     let first = found.commands.hooks().next().unwrap();
-    assert_eq!(first.dialect, Dialect::Codex);
+    assert_eq!(first.dialect, Agent::Codex);
     assert_eq!(
         (found.entries[0].level, found.entries[0].source.as_str()),
         (Level::Managed, "codex (managed)")

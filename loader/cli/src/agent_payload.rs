@@ -10,17 +10,15 @@ use agent_hooks::command_hook::ToolNames;
 use serde_json::Value;
 
 use crate::{
-    hook::{self, request::own_tool_name, AgentName, HookArgs, Request, RequestError},
+    hook::{self, request::own_tool_name, HookArgs, Request, RequestError},
     options::Common,
     session::Session,
 };
+use agent_hooks::agents::Agent;
 
 /// The session of `emit`, `replay` or `doctor`: that of `hook --agent NAME` with an agent,
 /// else the program's own.
-pub fn open(
-    common: &Common,
-    agent: Option<AgentName>,
-) -> Result<Session, Box<dyn std::error::Error>> {
+pub fn open(common: &Common, agent: Option<Agent>) -> Result<Session, Box<dyn std::error::Error>> {
     match agent {
         Some(agent) => hook::open(
             common,
@@ -39,7 +37,7 @@ pub fn open(
 /// agent-hooks names it, the tool too (`Bash` → `exec`). `event` names the event unless it
 /// is empty and the payload names it (`hook_event_name`).
 pub fn read(
-    agent: AgentName,
+    agent: Agent,
     event: &str,
     mut payload: Value,
 ) -> Result<(String, Value), RequestError> {
@@ -87,15 +85,14 @@ impl DialectWarnings {
 
 /// Why a payload whose tool is `tool` needs `--agent`, when some agent names a tool so.
 pub fn dialect_warning(tool: &str) -> Option<String> {
-    let agents: Vec<(AgentName, String)> = AgentName::ALL
-        .into_iter()
+    let agents: Vec<(Agent, String)> = Agent::hooked()
         .map(|agent| (agent, own_tool_name(agent, tool)))
         .filter(|(_, own)| own != tool)
         .collect();
     let (first, own) = agents.first()?;
     let others: Vec<String> = agents[1..]
         .iter()
-        .map(|(agent, _)| format!("--agent {}", agent.name()))
+        .map(|(agent, _)| format!("--agent {}", agent.hook_name()))
         .collect();
     let others = if others.is_empty() {
         String::new()
@@ -105,7 +102,7 @@ pub fn dialect_warning(tool: &str) -> Option<String> {
     Some(format!(
         "the payload's tool name `{tool}` is {}'s name of agent-hooks' `{own}`: hooks that match `{own}` do not see it. Give --agent {}{others} to read the payload as {} sends it",
         first.title(),
-        first.name(),
+        first.hook_name(),
         first.title()
     ))
 }
@@ -131,14 +128,14 @@ mod tests {
     fn with_an_agent_its_tool_and_event_names_are_read() {
         let payload = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
             "tool_input": {"command": "ls"}});
-        let (event, fields) = read(AgentName::Claude, "", payload.clone()).unwrap_or_default();
+        let (event, fields) = read(Agent::ClaudeCode, "", payload.clone()).unwrap_or_default();
         assert_eq!(event, "PreToolUse");
         assert_eq!(fields["tool_name"], "exec");
         let mut bare = payload;
         bare.as_object_mut().map(|o| o.remove("hook_event_name"));
-        let (event, fields) = read(AgentName::Claude, "PreToolUse", bare).unwrap_or_default();
+        let (event, fields) = read(Agent::ClaudeCode, "PreToolUse", bare).unwrap_or_default();
         assert_eq!(event, "PreToolUse");
         assert_eq!(fields["tool_name"], "exec");
-        assert!(read(AgentName::Claude, "", json!({"tool_name": "Bash"})).is_err());
+        assert!(read(Agent::ClaudeCode, "", json!({"tool_name": "Bash"})).is_err());
     }
 }

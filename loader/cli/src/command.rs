@@ -71,7 +71,7 @@ pub fn run(common: &Common, words: &[String]) -> Outcome {
     let (name, args) = name_and_text(words);
     let session = Session::open(common)?;
     let load_failures = session.report_load_failures(common.json);
-    let runtime = crate::emit::runtime()?;
+    let runtime = crate::runtime::build()?;
     let started = Instant::now();
     let (mut outcome, summary) = runtime
         .block_on(async { tokio::task::block_in_place(|| run_one(&session, name, &args)) })?;

@@ -19,7 +19,6 @@ use agent_hooks::{
 use serde_json::json;
 
 use crate::{
-    emit::runtime,
     options::{Common, Outcome},
     output::{short_path, Style},
     replay::{print_summary, replay_line, Summary},
@@ -289,7 +288,7 @@ pub fn run(common: &Common) -> Outcome {
         outln!();
     }
 
-    let runtime = runtime()?;
+    let runtime = crate::runtime::build()?;
     let mut summary = Summary::default();
     let started = std::time::Instant::now();
     let steps = session_steps()

@@ -3,9 +3,9 @@
 use std::{os::unix::fs::PermissionsExt, path::Path, process::ExitCode};
 
 use agent_hooks::{
+    agents::Agent,
     command_hook::{
-        CommandEvent, CommandHook, CommandHooks, Dialect, Exit2, Matcher, Persistence, Severity,
-        ToolNames,
+        CommandEvent, CommandHook, CommandHooks, Exit2, Matcher, Persistence, Severity, ToolNames,
     },
     isolation::{keeper_in_force, KeeperInForce},
     HookRunner, LoadError,
@@ -30,7 +30,7 @@ fn long_running_starts(commands: &CommandHooks, cwd: &Path) -> Vec<String> {
     }
     let before = probe.issues().len();
     probe.start_long_running_at_once();
-    let Ok(runtime) = crate::emit::runtime() else {
+    let Ok(runtime) = crate::runtime::build() else {
         return vec![
             "the long-running hooks could not be started to check them (no runtime)".into(),
         ];
@@ -224,7 +224,7 @@ fn copilot_denies(hook: &CommandHook) -> String {
         hook.event,
         CommandEvent::PreToolUse | CommandEvent::PermissionRequest
     );
-    if hook.dialect == Dialect::Copilot && decides {
+    if hook.dialect == Agent::Copilot && decides {
         format!(
             ", and in Copilot CLI's dialect any failure of `{}` denies the call, so it blocks every tool call it matches",
             hook.event_name
@@ -267,15 +267,15 @@ fn load_advice(path: &str, error: &LoadError) -> String {
 fn deliberate_note(hook: &CommandHook, cwd: &Path) -> Option<String> {
     use Answer::{Ask, Continue, Deny, Exit2};
     let (agent_runs_it, answers): (&str, &[Answer]) = match (hook.dialect, hook.event) {
-        (Dialect::ClaudeCode, CommandEvent::PreToolUse) => (
+        (Agent::ClaudeCode, CommandEvent::PreToolUse) => (
             "Claude Code runs the tool when this hook answers `continue: false` or `decision: deny`",
             &[Continue, Deny],
         ),
-        (Dialect::Codex, CommandEvent::PreToolUse) => (
+        (Agent::Codex, CommandEvent::PreToolUse) => (
             "Codex runs the tool when this hook exits 2 with nothing on stderr, denies without a reason, asks, or answers `continue: false` or `decision: deny`",
             &[Exit2, Deny, Ask, Continue],
         ),
-        (Dialect::Gemini, CommandEvent::PreToolUse) => (
+        (Agent::Gemini, CommandEvent::PreToolUse) => (
             "Gemini CLI runs the tool when this hook exits 2 with nothing on stderr or answers `permissionDecision: deny` or `ask`",
             &[Exit2, Deny, Ask],
         ),
@@ -397,7 +397,11 @@ fn keeper() -> (String, serde_json::Value, Option<String>) {
 }
 
 /// `agent`: check the hooks as `hook --agent NAME` runs them for that agent.
-pub fn run(common: &Common, tools: &[String], agent: Option<crate::hook::AgentName>) -> Outcome {
+pub fn run(
+    common: &Common,
+    tools: &[String],
+    agent: Option<agent_hooks::agents::Agent>,
+) -> Outcome {
     let session = crate::agent_payload::open(common, agent)?;
     let tools: Vec<String> = if tools.is_empty() {
         TOOLS.iter().map(|t| (*t).to_owned()).collect()

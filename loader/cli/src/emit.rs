@@ -7,12 +7,12 @@ use serde_json::{json, Value};
 
 use crate::{
     agent_payload, events,
-    hook::AgentName,
     options::{Common, Outcome},
     output::{relative_text, table, Style},
     recorder::activity_lines,
     session::strict_code,
 };
+use agent_hooks::agents::Agent;
 
 /// Reads `--input`: JSON, `@file`, or `-` for stdin.
 pub fn read_input(input: &str) -> Result<Value, Box<dyn std::error::Error>> {
@@ -27,21 +27,13 @@ pub fn read_input(input: &str) -> Result<Value, Box<dyn std::error::Error>> {
     serde_json::from_str(&text).map_err(|e| format!("--input is not valid JSON: {e}").into())
 }
 
-/// A runtime for the subcommands that emit.
-pub fn runtime() -> Result<tokio::runtime::Runtime, std::io::Error> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-}
-
 /// Milliseconds, for output.
 pub fn millis(duration: Duration) -> f64 {
     (duration.as_secs_f64() * 1_000_000.0).round() / 1000.0
 }
 
 /// `agent-hooks emit`.
-pub fn run(common: &Common, event: &str, input: &str, agent: Option<AgentName>) -> Outcome {
+pub fn run(common: &Common, event: &str, input: &str, agent: Option<Agent>) -> Outcome {
     let payload = read_input(input)?;
     let (emitted, payload) = match agent {
         Some(agent) => {
@@ -69,7 +61,7 @@ pub fn run(common: &Common, event: &str, input: &str, agent: Option<AgentName>) 
             .enable_time()
             .build()?
     } else {
-        runtime()?
+        crate::runtime::build()?
     };
     let started = std::time::Instant::now();
     let result = runtime.block_on(events::emit(&session.runner, emitted, payload))?;
@@ -78,7 +70,7 @@ pub fn run(common: &Common, event: &str, input: &str, agent: Option<AgentName>) 
     let (errors, timings) = (&records.errors, &records.timings);
     let blocked_by_error = result.is_err();
     let mut outcome = match result {
-        Ok(outcome) => outcome,
+        Ok(outcome) => outcome.show(),
         // A strict event's error blocks: show it as the block it is.
         Err(error) => {
             json!({"block": true, "reason": format!("Tool execution was blocked by a hook ({error})")})

@@ -2,8 +2,9 @@
 
 use agent_hooks::{
     abi::{events::*, EventKind},
-    command_hook::CommandEvent,
-    Combine, HookError, HookRunner, ToolCallOutcome,
+    agents::Decision,
+    command_hook::{CommandEvent, CommandOutcome},
+    Combine, HookError, HookRunner,
 };
 use serde_json::{json, Value};
 
@@ -107,106 +108,80 @@ fn leniently<E: Default + serde::Serialize>(mut input: Value) -> Value {
     input
 }
 
-/// How an event's outcome is shown: the fields a person (or a script) needs.
-trait Shown: Combine {
-    fn show(&self, outcome: Self::Outcome) -> Value;
+/// One event's combined outcome, typed as the runner gave it: shown as JSON for `emit` and
+/// `replay`, read as a [`Decision`] for the answer to an agent.
+pub trait Ran: Send {
+    /// The outcome as `emit` and `replay` show it: the fields a person (or a script) needs.
+    fn show(&self) -> Value;
+    /// What the hooks decided; `said`: what the event's command hooks said.
+    fn decision(&self, said: Option<&CommandOutcome>) -> Decision;
 }
 
-macro_rules! shown_as_serialized {
-    ($($ty:ty),* $(,)?) => {
-        $(impl Shown for $ty {
-            fn show(&self, outcome: Self::Outcome) -> Value {
-                serde_json::to_value(outcome).unwrap_or(Value::Null)
-            }
-        })*
-    };
+/// An event and its outcome.
+struct Typed<E: Combine> {
+    event: E,
+    outcome: E::Outcome,
 }
 
-shown_as_serialized!(
-    SessionStartEvent,
-    SessionBeforeSwitchEvent,
-    SessionSwitchEvent,
-    SessionBeforeBranchEvent,
-    SessionBranchEvent,
-    SessionBeforeCompactEvent,
-    SessionCompactingEvent,
-    SessionCompactEvent,
-    SessionBeforeTreeEvent,
-    SessionTreeEvent,
-    SessionShutdownEvent,
-    AgentStartEvent,
-    AgentEndEvent,
-    TurnStartEvent,
-    TurnEndEvent,
-    AutoCompactionStartEvent,
-    AutoCompactionEndEvent,
-    AutoRetryStartEvent,
-    AutoRetryEndEvent,
-    TtsrTriggeredEvent,
-    TodoReminderEvent,
-    PermissionRequestEvent,
-    BeforeAgentStartEvent,
-);
+impl<E: Combine + Send> Ran for Typed<E> {
+    fn show(&self) -> Value {
+        self.event.shown(&self.outcome)
+    }
 
-impl Shown for ToolCallEvent {
-    fn show(&self, outcome: Self::Outcome) -> Value {
-        tool_call_json(&self.input, outcome)
+    fn decision(&self, said: Option<&CommandOutcome>) -> Decision {
+        with_said(self.event.decision(&self.outcome, said), said)
     }
 }
 
-/// A `tool_call` outcome as `emit` and `replay` show it; `input` is the call's input as
-/// given.
-pub fn tool_call_json(input: &Value, outcome: ToolCallOutcome) -> Value {
-    let rewritten = outcome.input.is_some();
-    json!({
-        "block": outcome.block,
-        "reason": outcome.reason,
-        "input": outcome.input.unwrap_or_else(|| input.clone()),
-        "rewritten": rewritten,
-        "ask": outcome.ask,
-        "approved": outcome.approved,
-        "context": outcome.context,
-    })
-}
-
-impl Shown for ToolResultEvent {
-    fn show(&self, outcome: Self::Outcome) -> Value {
-        json!({
-            "content": outcome.content.unwrap_or_else(|| self.content.clone()),
-            "details": outcome.details.unwrap_or_else(|| self.details.clone()),
-            "is_error": outcome.is_error.unwrap_or(self.is_error),
-        })
+/// `d` with what every event's command hooks can say besides: a stop (`continue: false`)
+/// where nothing else stops, messages for the user, `suppressOutput`.
+pub fn with_said(mut d: Decision, said: Option<&CommandOutcome>) -> Decision {
+    if let Some(said) = said {
+        if d.stop.is_none() {
+            d.stop = said.stop.clone();
+        }
+        d.messages.extend(said.system_messages.iter().cloned());
+        d.suppress_output = said.suppress_output;
     }
+    d
 }
 
-impl Shown for ContextEvent {
-    fn show(&self, outcome: Self::Outcome) -> Value {
-        let changed = outcome.messages.is_some();
-        json!({
-            "messages": outcome.messages.unwrap_or_else(|| self.messages.clone()),
-            "changed": changed,
-        })
+impl Ran for CommandOutcome {
+    fn show(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
-}
 
-impl Shown for StopEvent {
-    fn show(&self, outcome: Self::Outcome) -> Value {
-        json!({
-            "block": outcome.block,
-            "reason": (!outcome.reasons.is_empty()).then(|| outcome.reasons.join("\n")),
-            "loop_bound_reached": outcome.loop_bound_reached,
-            "stopped": outcome.stopped,
-        })
+    fn decision(&self, said: Option<&CommandOutcome>) -> Decision {
+        let d = Decision {
+            block: self.block.then(|| {
+                let reasons: Vec<&str> = self
+                    .reasons
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|r| !r.is_empty())
+                    .collect();
+                reasons.join("\n")
+            }),
+            context: self
+                .context
+                .iter()
+                .filter(|c| !c.is_empty())
+                .cloned()
+                .collect(),
+            extra: self.extra.clone(),
+            ..Decision::default()
+        };
+        with_said(d, said)
     }
 }
 
 /// Runs `input` as the runner's event `E`; `failure`: a failed tool's result
 /// (PostToolUseFailure), whose hooks get the payload as given (no `is_error` added).
-async fn run_one<E: Shown + Default>(
+async fn run_one<E: Combine + Default + Send + 'static>(
     runner: &HookRunner,
     input: Value,
     failure: bool,
-) -> Result<Result<Value, HookError>, String> {
+) -> Result<Result<Box<dyn Ran>, HookError>, String> {
     let given = input.as_object().cloned().unwrap_or_default();
     let mut normalized = normalize(input);
     if let (true, Some(fields)) = (failure, normalized.as_object_mut()) {
@@ -221,17 +196,17 @@ async fn run_one<E: Shown + Default>(
     Ok(runner
         .emit_with(&event, &given)
         .await
-        .map(|outcome| event.show(outcome)))
+        .map(|outcome| Box::new(Typed { event, outcome }) as Box<dyn Ran>))
 }
 
-/// Emits `emitted` with payload `input`; the combined outcome as JSON, or the error of a
-/// strict event. An unreadable payload is an `Err` of the outer result. Command hooks get
+/// Emits `emitted` with payload `input`; the combined outcome, or the error of a strict
+/// event. An unreadable payload is an `Err` of the outer result. Command hooks get
 /// every field of `input` as given, the runner filling only what is missing.
 pub async fn emit(
     runner: &HookRunner,
     emitted: Emitted,
     input: Value,
-) -> Result<Result<Value, HookError>, String> {
+) -> Result<Result<Box<dyn Ran>, HookError>, String> {
     let (kind, failure) = match emitted {
         Emitted::Command(event) => {
             let fields = match input {
@@ -239,7 +214,7 @@ pub async fn emit(
                 _ => return Err(format!("the payload of {event} must be a JSON object")),
             };
             let outcome = runner.emit_command(event, fields).await;
-            return Ok(Ok(serde_json::to_value(outcome).unwrap_or(Value::Null)));
+            return Ok(Ok(Box::new(outcome)));
         }
         Emitted::Runner(kind, failure) => (kind, failure == Some(CommandEvent::PostToolUseFailure)),
     };

@@ -34,6 +34,7 @@ mod quick_args;
 mod recorder;
 mod relay;
 mod replay;
+mod runtime;
 mod serve;
 mod session;
 mod status;
@@ -41,6 +42,7 @@ mod sync;
 mod taken_over;
 mod trust;
 mod ui_script;
+mod wiring;
 
 use std::process::ExitCode;
 
@@ -75,7 +77,7 @@ enum Command {
         /// Check the hooks as `hook --agent NAME` runs them for that agent (its own hooks
         /// files left to it, the hooks `install --take-over` moved included).
         #[arg(long, value_name = "NAME")]
-        agent: Option<hook::AgentName>,
+        agent: Option<agent_hooks::agents::Agent>,
     },
     /// Fire one event through the loaded hooks and print the combined outcome.
     Emit {
@@ -87,7 +89,7 @@ enum Command {
         /// Read the payload as this agent sends it, as `hook --agent NAME` does (its field
         /// and tool names, `Bash` being `exec`; its own hooks files left to it).
         #[arg(long, value_name = "NAME")]
-        agent: Option<hook::AgentName>,
+        agent: Option<agent_hooks::agents::Agent>,
     },
     /// Drive a recorded session (one `{"event": NAME, ...payload}` per line) through the
     /// hooks, as an agent would.
@@ -98,7 +100,7 @@ enum Command {
         /// and tool names, `Bash` being `exec`, `hook_event_name` naming the event when there
         /// is no `event`; its own hooks files left to it).
         #[arg(long, value_name = "NAME")]
-        agent: Option<hook::AgentName>,
+        agent: Option<agent_hooks::agents::Agent>,
     },
     /// Run a plugin's slash command (one a plugin registered with `register_command`) and
     /// print what it did. Exit code 1 when the command fails.

@@ -17,14 +17,14 @@ use serde_json::{json, Map, Value};
 
 use crate::{
     agent_payload,
-    emit::{millis, runtime},
+    emit::millis,
     events,
-    hook::AgentName,
     options::{Common, Outcome},
     output::{relative_text, Style},
     recorder::activity_lines,
     session::{strict_code, Session},
 };
+use agent_hooks::agents::Agent;
 
 /// The tool of a replayed call.
 struct StandIn {
@@ -111,7 +111,7 @@ pub fn replay_line(
     session: &Session,
     runtime: &tokio::runtime::Runtime,
     line: &str,
-    agent: Option<AgentName>,
+    agent: Option<Agent>,
     summary: &mut Summary,
 ) -> Result<(Replayed, Value), String> {
     let mut payload: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
@@ -152,7 +152,7 @@ pub fn replay_line(
         runtime.block_on(tool_call(session, payload))
     } else {
         match runtime.block_on(events::emit(&session.runner, emitted, payload))? {
-            Ok(outcome) => outcome,
+            Ok(outcome) => outcome.show(),
             Err(error) => json!({"block": true, "reason": error.to_string()}),
         }
     };
@@ -272,7 +272,7 @@ async fn tool_call(session: &Session, payload: Value) -> Value {
         // No hook listens to `tool_call`.
         (None, _) => ToolCallOutcome::default(),
     };
-    let mut shown = events::tool_call_json(&input, outcome);
+    let mut shown = outcome.shown(&input);
     match result {
         Err(ToolCallError::Blocked { reason, .. }) => {
             // Blocked by a hook, or not confirmed by the user.
@@ -292,7 +292,7 @@ async fn tool_call(session: &Session, payload: Value) -> Value {
 }
 
 /// `agent-hooks replay`.
-pub fn run(common: &Common, file: &str, agent: Option<AgentName>) -> Outcome {
+pub fn run(common: &Common, file: &str, agent: Option<Agent>) -> Outcome {
     let max = crate::bounded::MAX_REPLAY_LINE;
     let lines: Vec<crate::bounded::Line> = if file == "-" {
         crate::bounded::lines(std::io::stdin().lock(), max)?
@@ -303,7 +303,7 @@ pub fn run(common: &Common, file: &str, agent: Option<AgentName>) -> Outcome {
     };
     let session = agent_payload::open(common, agent)?;
     let load_failures = session.report_load_failures(common.json);
-    let runtime = runtime()?;
+    let runtime = crate::runtime::build()?;
     let style = Style::for_stdout();
     let progress = !common.json && std::io::stderr().is_terminal() && lines.len() > 100;
     let mut summary = Summary::default();

@@ -57,11 +57,11 @@ impl Session {
         adjust: impl FnOnce(&mut DiscoveryOptions),
         tune: impl FnOnce(&mut HookRunner),
     ) -> Result<Self, Box<dyn std::error::Error>> {
-        Self::build_keeping(common, adjust, |hook| !crate::hook::is_wiring(hook), tune)
+        Self::build_keeping(common, adjust, |hook| !crate::wiring::is_wiring(hook), tune)
     }
 
     /// [`build`](Self::build), keeping only the command hooks `keep` accepts. A project file
-    /// whose hooks are all agent-hooks' own wiring entries ([`crate::hook::is_wiring`]) is
+    /// whose hooks are all agent-hooks' own wiring entries ([`crate::wiring::is_wiring`]) is
     /// not listed as awaiting trust: nothing in it would run.
     pub fn build_keeping(
         common: &Common,
@@ -251,7 +251,7 @@ fn holds_only_wiring(entry: &agent_hooks::discover::HookEntry) -> bool {
         return false;
     }
     let (hooks, _) = agent_hooks::command_hook::parse_hooks_bytes(&bytes, &entry.path);
-    !hooks.is_empty() && hooks.iter().all(crate::hook::is_wiring)
+    !hooks.is_empty() && hooks.iter().all(crate::wiring::is_wiring)
 }
 
 /// The largest hooks or settings file read (as discovery bounds them).

@@ -7,15 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
-use agent_hooks::discover::{
-    DiscoveryContext, DiscoveryProvider, EntryKind, Found, HookEntry, Level,
+use agent_hooks::{
+    agents::Agent,
+    discover::{DiscoveryContext, DiscoveryProvider, EntryKind, Found, HookEntry, Level},
 };
 
 /// The folder of the copies, in agent-hooks' configuration folder.
 pub const FOLDER: &str = "taken-over";
-
-/// The agents whose hooks can be taken over, by name.
-const AGENTS: &[&str] = &["claude", "codex", "gemini", "copilot", "devin"];
 
 /// A short stable hash (FNV-1a, hex) that stands for a project folder.
 fn tag(project: &Path) -> String {
@@ -52,33 +50,33 @@ pub fn copy_path(
     scope(config_dir, agent, project).join(relative)
 }
 
-/// The providers of the copies, one per agent, named `<agent> (taken over)`.
+/// The providers of the copies, one per agent that runs agent-hooks, named `<agent> (taken
+/// over)`.
 pub fn providers() -> Vec<Box<dyn DiscoveryProvider>> {
-    AGENTS
-        .iter()
-        .map(|agent| Box::new(TakenOver { agent }) as Box<dyn DiscoveryProvider>)
+    Agent::hooked()
+        .map(|agent| {
+            Box::new(TakenOver {
+                agent,
+                name: format!("{} (taken over)", agent.hook_name()),
+            }) as Box<dyn DiscoveryProvider>
+        })
         .collect()
-}
-
-/// The name of `agent`'s provider.
-pub fn provider_name(agent: &str) -> String {
-    format!("{agent} (taken over)")
 }
 
 /// The copies of one agent's hooks: the user's, then the project's.
 struct TakenOver {
-    agent: &'static str,
+    agent: Agent,
+    name: String,
 }
 
 impl DiscoveryProvider for TakenOver {
     fn name(&self) -> &str {
-        match self.agent {
-            "claude" => "claude (taken over)",
-            "codex" => "codex (taken over)",
-            "gemini" => "gemini (taken over)",
-            "copilot" => "copilot (taken over)",
-            _ => "devin (taken over)",
-        }
+        &self.name
+    }
+
+    /// The agent whose hooks were taken over.
+    fn agent(&self) -> Option<Agent> {
+        Some(self.agent)
     }
 
     /// Between agent-hooks' own folders (100, 90) and the agents' files (80 and below).
@@ -89,14 +87,14 @@ impl DiscoveryProvider for TakenOver {
     fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
         let mut found = Found::default();
         // Nothing taken over from this agent (the common case): no project path to resolve.
-        if !agent_folder(&ctx.config_dir, self.agent).is_dir() {
+        if !agent_folder(&ctx.config_dir, self.agent.hook_name()).is_dir() {
             return Ok(found);
         }
         for (project, level) in [
             (None, Level::User),
             (Some(ctx.cwd.as_path()), Level::Project),
         ] {
-            let dir = scope(&ctx.config_dir, self.agent, project);
+            let dir = scope(&ctx.config_dir, self.agent.hook_name(), project);
             let mut files = Vec::new();
             json_files(&dir, 0, &mut files);
             files.sort();
@@ -107,7 +105,7 @@ impl DiscoveryProvider for TakenOver {
                     .display()
                     .to_string();
                 found.entries.push(HookEntry {
-                    name: format!("taken-over:{}:{level}:{relative}", self.agent),
+                    name: format!("taken-over:{}:{level}:{relative}", self.agent.hook_name()),
                     path,
                     kind: EntryKind::HooksFile,
                     tool: None,

@@ -122,10 +122,10 @@ pub fn untrust(common: &Common, args: &UntrustArgs) -> Outcome {
     // The places whose entries go: an entry that is one of them or lies under one.
     let places: Vec<std::path::PathBuf> = if args.paths.is_empty() {
         let mut places = vec![TrustStore::key_of(&cwd)];
-        places.extend(crate::hook::AgentName::ALL.iter().map(|agent| {
+        places.extend(agent_hooks::agents::Agent::hooked().map(|agent| {
             TrustStore::key_of(&crate::taken_over::scope(
                 &config_dir,
-                agent.name(),
+                agent.hook_name(),
                 Some(&cwd),
             ))
         }));

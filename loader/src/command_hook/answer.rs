@@ -5,9 +5,10 @@
 use agent_hooks_abi::events::PermissionDecision;
 use serde_json::{Map, Value};
 
-use super::{
+use super::process::{Exit, Run, OUTPUT_CAP};
+use crate::{
+    agents::Agent,
     event::{CommandEvent, Exit2, EVENTS},
-    process::{Exit, Run, OUTPUT_CAP},
 };
 
 /// What one command hook decided, and what was wrong with its answer.
@@ -20,7 +21,7 @@ pub struct Answer {
     /// `decision: block` on PostToolUse and PostToolUseFailure).
     pub feedback: Option<String>,
     /// Text that replaces the tool's result for the model (Gemini CLI's AfterTool `deny` and
-    /// exit 2; see [`Dialect::adapt`](super::dialect::Dialect::adapt)).
+    /// exit 2; see [`adapt`]).
     pub replacement: Option<String>,
     /// Its permission decision (`decision: approve|allow`, `permissionDecision`,
     /// `decision.behavior`).
@@ -383,6 +384,50 @@ fn read_permission_request(value: &Value, answer: &mut Answer) {
             other => answer.problems.push(format!(
                 "printed hookSpecificOutput.decision.{other}, which is not understood; ignored"
             )),
+        }
+    }
+}
+
+/// Gives an answer (of the hook's `run`) the meaning `agent` gives it where that differs
+/// from Claude Code's (its [`Profile`](crate::agents::Profile)): Gemini CLI shows a hook's
+/// text that is not JSON (stdout, or stderr when stdout is empty) to the user on exit 0 and
+/// blocks with it as the reason on any exit code but 0, 1 and 2 (exit 2 blocks as
+/// everywhere), reads no BeforeTool `additionalContext`, and replaces the tool's result for
+/// the model with AfterTool's `decision: deny` (and exit 2), where Claude Code's
+/// PostToolUse appends it.
+pub fn adapt(agent: Agent, event: CommandEvent, run: &Run, answer: &mut Answer) {
+    if agent.plain_text_is_a_message() {
+        plain_text(event, run, answer);
+    }
+    if !agent.reads_context(event) {
+        answer.context.clear();
+    }
+    if agent.feedback_replaces_result(event) {
+        answer.replacement = answer.feedback.take();
+    }
+}
+
+/// A hook's text that is not JSON, read as a message to the user on exit 0 and as a block
+/// on exit codes above 2.
+fn plain_text(event: CommandEvent, run: &Run, answer: &mut Answer) {
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let text = match stdout.trim() {
+        "" => stderr.trim(),
+        text => text,
+    };
+    if !text.is_empty() && !text.starts_with('{') {
+        match run.exit {
+            Exit::Code(0) => {
+                answer.context.retain(|c| c != text);
+                answer.system_message = Some(text.to_owned());
+            }
+            Exit::Code(code) if code > 2 => {
+                answer.failed = false;
+                answer.problems.clear();
+                exit_2(event, text.to_owned(), answer);
+            }
+            _ => {}
         }
     }
 }

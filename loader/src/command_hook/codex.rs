@@ -12,12 +12,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::config::{ConfigIssue, Severity};
-
-/// The seconds Codex gives a hook whose file gives no timeout.
-pub const CODEX_DEFAULT_TIMEOUT_SECS: u64 = 600;
-
-/// The keys of Codex's `[hooks]` table that are not events.
-const NOT_EVENTS: [&str; 3] = ["state", "managed_dir", "windows_managed_dir"];
+use crate::agents::Agent;
 
 /// The hooks JSON (`{"hooks": {...}}`) of a Codex TOML file read from `source`, or the
 /// problem that keeps every hook of it from loading.
@@ -67,8 +62,8 @@ pub fn normalize(file: &mut Value) {
             _ => return,
         },
     };
-    for key in NOT_EVENTS {
-        events.remove(key);
+    for key in Agent::Codex.profile().not_events {
+        events.remove(*key);
     }
     for groups in events.values_mut() {
         let Some(groups) = groups.as_array_mut() else {
@@ -86,7 +81,7 @@ pub fn normalize(file: &mut Value) {
                 if command {
                     handler
                         .entry("timeout")
-                        .or_insert(Value::from(CODEX_DEFAULT_TIMEOUT_SECS));
+                        .or_insert(Value::from(Agent::Codex.default_timeout().as_secs()));
                 }
             }
         }
@@ -138,8 +133,8 @@ trusted_hash = "sha256:00"
         );
         assert!(issues.is_empty(), "{issues:?}");
         assert_eq!(hooks.len(), 1);
-        assert_eq!(hooks[0].dialect, crate::command_hook::Dialect::Codex);
-        assert_eq!(hooks[0].timeout.as_secs(), CODEX_DEFAULT_TIMEOUT_SECS);
+        assert_eq!(hooks[0].dialect, crate::agents::Agent::Codex);
+        assert_eq!(hooks[0].timeout, Agent::Codex.default_timeout());
         assert!(hooks[0].matcher.matches("Bash") && !hooks[0].matcher.matches("Bashful"));
     }
 

@@ -9,16 +9,15 @@ use serde_json::{Map, Value};
 
 use super::{
     condition::Condition,
-    dialect::{plugin_root, Dialect},
-    event::{CommandEvent, UNSUPPORTED},
     handler::{Handler, OnFailure},
     host_call::{HostCall, PROMPT_TIMEOUT},
     http::HttpTarget,
     matcher::Matcher,
 };
+use crate::agents::{plugin_root, Agent};
+use crate::event::{CommandEvent, UNSUPPORTED};
 
-/// The timeout of a hook whose file gives none.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+pub use crate::agents::DEFAULT_TIMEOUT;
 
 /// The longest timeout a file may give; more is taken for a mistake (milliseconds?).
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
@@ -32,7 +31,7 @@ pub struct CommandHook {
     /// `hook_event_name`.
     pub event_name: String,
     /// The agent its file was written for.
-    pub dialect: Dialect,
+    pub dialect: Agent,
     /// The matcher as written (`None` when omitted).
     pub matcher_text: Option<String>,
     /// The compiled matcher.
@@ -82,13 +81,16 @@ impl CommandHook {
     ///
     /// ```
     /// use std::{path::PathBuf, time::Duration};
-    /// use agent_hooks::command_hook::{CommandEvent, CommandHook, Dialect};
+    /// use agent_hooks::{
+    ///     agents::Agent,
+    ///     command_hook::{CommandEvent, CommandHook},
+    /// };
     ///
     /// let hook = CommandHook {
     ///     timeout: Duration::from_secs(5),
     ///     ..CommandHook::new(
     ///         CommandEvent::PreToolUse,
-    ///         Dialect::ClaudeCode,
+    ///         Agent::ClaudeCode,
     ///         "./guard.sh",
     ///         PathBuf::from(".claude/settings.json"),
     ///     )
@@ -98,7 +100,7 @@ impl CommandHook {
     /// ```
     pub fn new(
         event: CommandEvent,
-        dialect: Dialect,
+        dialect: Agent,
         command: impl Into<String>,
         source: impl Into<PathBuf>,
     ) -> CommandHook {
@@ -178,7 +180,7 @@ pub struct ConfigIssue {
 pub(crate) fn parse_hooks_value(
     read: Result<Value, ConfigIssue>,
     source: &Path,
-    dialect: Dialect,
+    dialect: Agent,
 ) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     let mut reader = Reader {
         source,
@@ -215,7 +217,7 @@ pub(crate) fn parse_hooks_value(
 
 struct Reader<'a> {
     source: &'a Path,
-    dialect: Dialect,
+    dialect: Agent,
     settings_form: bool,
     plugin_root: Option<PathBuf>,
     /// Gemini CLI's `hooks.disabled`: names of hooks that do not run.
@@ -237,7 +239,7 @@ impl Reader<'_> {
     }
 
     fn events(&mut self, events: &Map<String, Value>, prefix: &str) {
-        if self.dialect == Dialect::Gemini {
+        if self.dialect == Agent::Gemini {
             self.disabled = events
                 .get("disabled")
                 .and_then(Value::as_array)
@@ -248,8 +250,7 @@ impl Reader<'_> {
         }
         for (name, groups) in events {
             let at = format!("{prefix}{name}");
-            if self.dialect == Dialect::Gemini && super::gemini::NOT_EVENTS.contains(&name.as_str())
-            {
+            if self.dialect.profile().not_events.contains(&name.as_str()) {
                 continue;
             }
             let Some((event, _)) = CommandEvent::lookup(name) else {
@@ -262,7 +263,7 @@ impl Reader<'_> {
                         format!(
                             "unknown event `{name}`, ignored (known: {}; and the other agents' names {})",
                             known.join(", "),
-                            super::dialect::ALIASES.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+                            Agent::aliases().map(|(name, _, _)| name).collect::<Vec<_>>().join(", ")
                         )
                     }
                 };
@@ -499,13 +500,11 @@ impl Reader<'_> {
             _ => Persistence::PerEvent,
         };
         let once = self.flag(entry, "once", at);
-        // Claude Code 2.1.332 honours `once` only in the hooks of skills and agents; a hook of
-        // a settings file or a plugin with `"once": true` runs every time (measured with the
-        // real agent, tests/real-agents: a Stop hook ran three times).
-        let once = if once && self.dialect == Dialect::ClaudeCode {
+        let once = if once && self.dialect.profile().ignores_once {
+            let agent = self.dialect.title();
             self.issue(
                 Some(format!("{at}.once")),
-                "Claude Code honours `once` only in skill and agent hooks, so this hook runs every time, as it does under Claude Code".into(),
+                format!("{agent} honours `once` only in skill and agent hooks, so this hook runs every time, as it does under {agent}"),
                 Severity::Warning,
             );
             false

@@ -19,7 +19,7 @@
 
 use std::{
     path::Path,
-    time::{Duration, SystemTime, UNIX_EPOCH},
+    time::{SystemTime, UNIX_EPOCH},
 };
 
 use agent_hooks_abi::events::PermissionDecision;
@@ -28,56 +28,18 @@ use serde_json::{json, Map, Value};
 use super::{
     answer::{read_json, Answer},
     config::{CommandHook, ConfigIssue},
-    dialect::{Dialect, MatcherRule},
-    event::CommandEvent,
     flat_file::{self, Format, Named},
     matcher::Matcher,
     process::{Exit, Run, OUTPUT_CAP},
 };
-
-/// A hook's timeout when its entry gives none: 30 s, as Copilot CLI documents.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Copilot CLI's camelCase events and what each is here (`None`: no moment in this runner).
-pub static EVENTS: [(&str, Option<CommandEvent>); 14] = [
-    ("sessionStart", Some(CommandEvent::SessionStart)),
-    ("sessionEnd", Some(CommandEvent::SessionEnd)),
-    ("userPromptSubmitted", Some(CommandEvent::UserPromptSubmit)),
-    ("userPromptTransformed", None),
-    ("preToolUse", Some(CommandEvent::PreToolUse)),
-    ("permissionRequest", Some(CommandEvent::PermissionRequest)),
-    ("postToolUse", Some(CommandEvent::PostToolUse)),
-    ("postToolUseFailure", Some(CommandEvent::PostToolUseFailure)),
-    ("agentStop", Some(CommandEvent::Stop)),
-    ("subagentStart", Some(CommandEvent::SubagentStart)),
-    ("subagentStop", Some(CommandEvent::SubagentStop)),
-    ("errorOccurred", Some(CommandEvent::StopFailure)),
-    ("preCompact", Some(CommandEvent::PreCompact)),
-    ("notification", Some(CommandEvent::Notification)),
-];
-
-const NAMES: [&str; 14] = [
-    "sessionStart",
-    "sessionEnd",
-    "userPromptSubmitted",
-    "userPromptTransformed",
-    "preToolUse",
-    "permissionRequest",
-    "postToolUse",
-    "postToolUseFailure",
-    "agentStop",
-    "subagentStart",
-    "subagentStop",
-    "errorOccurred",
-    "preCompact",
-    "notification",
-];
+use crate::agents::{Agent, MatcherRule};
+use crate::event::CommandEvent;
 
 /// The command-hook event a Copilot CLI event name stands for: its camelCase names, or a
 /// Claude Code name (its VS Code-compatible form).
 pub fn event_of(name: &str) -> Option<CommandEvent> {
-    match EVENTS.iter().find(|(n, _)| *n == name) {
-        Some((_, event)) => *event,
+    match Agent::Copilot.own_event(name) {
+        Some(event) => event,
         None => CommandEvent::lookup(name)
             .filter(|(_, alias)| alias.is_none())
             .map(|(event, _)| event),
@@ -147,11 +109,8 @@ fn matcher(pattern: &str, name: &str, event: CommandEvent) -> Result<Matcher, St
 }
 
 static FORMAT: Format = Format {
-    agent: "Copilot CLI",
-    dialect: Dialect::Copilot,
-    default_timeout: DEFAULT_TIMEOUT,
+    dialect: Agent::Copilot,
     event: named,
-    names: &NAMES,
     command,
     matcher,
 };
@@ -557,6 +516,8 @@ fn read(event: CommandEvent, event_name: &str, stdout: &str, answer: &mut Answer
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn run(code: i32, stdout: &str, stderr: &str) -> Run {
@@ -665,9 +626,9 @@ mod tests {
             ]
         );
         assert_eq!(hooks[0].timeout, Duration::from_secs(5));
-        assert_eq!(hooks[1].timeout, DEFAULT_TIMEOUT);
+        assert_eq!(hooks[1].timeout, Agent::Copilot.default_timeout());
         assert!(hooks[0].matcher.matches("bash") && !hooks[0].matcher.matches("bash2"));
-        assert_eq!(hooks[0].dialect, Dialect::Copilot);
+        assert_eq!(hooks[0].dialect, Agent::Copilot);
         let issues: Vec<String> = issues.iter().map(ToString::to_string).collect();
         assert_eq!(issues.len(), 4, "{issues:?}");
         assert!(issues[0].contains("powershell"), "{issues:?}");

@@ -25,64 +25,17 @@ use serde_json::{json, Map, Value};
 
 use super::{
     answer::{exit_2, Answer},
-    config::{CommandHook, ConfigIssue, DEFAULT_TIMEOUT},
-    dialect::{Dialect, MatcherRule},
-    event::CommandEvent,
+    config::{CommandHook, ConfigIssue},
     flat_file::{self, Format, Named},
     matcher::Matcher,
     process::{Exit, Run},
 };
+use crate::agents::{Agent, MatcherRule};
+use crate::event::CommandEvent;
 
 /// What `cursor_version` and `CURSOR_VERSION` say to a Cursor hook run by agent-hooks: not
 /// a Cursor version, but present, since hooks written for several agents tell Cursor by it.
 pub const CURSOR_VERSION: &str = concat!("agent-hooks ", env!("CARGO_PKG_VERSION"));
-
-/// Cursor's event names and what each is here (`None`: no moment in this runner).
-pub static EVENTS: [(&str, Option<CommandEvent>); 20] = [
-    ("sessionStart", Some(CommandEvent::SessionStart)),
-    ("sessionEnd", Some(CommandEvent::SessionEnd)),
-    ("beforeSubmitPrompt", Some(CommandEvent::UserPromptSubmit)),
-    ("preToolUse", Some(CommandEvent::PreToolUse)),
-    ("postToolUse", Some(CommandEvent::PostToolUse)),
-    ("postToolUseFailure", Some(CommandEvent::PostToolUseFailure)),
-    ("beforeShellExecution", Some(CommandEvent::PreToolUse)),
-    ("afterShellExecution", Some(CommandEvent::PostToolUse)),
-    ("beforeMCPExecution", Some(CommandEvent::PreToolUse)),
-    ("afterMCPExecution", Some(CommandEvent::PostToolUse)),
-    ("beforeReadFile", Some(CommandEvent::PreToolUse)),
-    ("afterFileEdit", Some(CommandEvent::PostToolUse)),
-    ("subagentStart", Some(CommandEvent::SubagentStart)),
-    ("subagentStop", Some(CommandEvent::SubagentStop)),
-    ("preCompact", Some(CommandEvent::PreCompact)),
-    ("stop", Some(CommandEvent::Stop)),
-    ("afterAgentResponse", None),
-    ("afterAgentThought", None),
-    ("beforeTabFileRead", None),
-    ("afterTabFileEdit", None),
-];
-
-const NAMES: [&str; 20] = [
-    "sessionStart",
-    "sessionEnd",
-    "beforeSubmitPrompt",
-    "preToolUse",
-    "postToolUse",
-    "postToolUseFailure",
-    "beforeShellExecution",
-    "afterShellExecution",
-    "beforeMCPExecution",
-    "afterMCPExecution",
-    "beforeReadFile",
-    "afterFileEdit",
-    "subagentStart",
-    "subagentStop",
-    "preCompact",
-    "stop",
-    "afterAgentResponse",
-    "afterAgentThought",
-    "beforeTabFileRead",
-    "afterTabFileEdit",
-];
 
 /// The tool an event such as `beforeShellExecution` is about, as a matcher of Cursor's tool
 /// names (`Shell`, `Read`, `Write`; MCP tools as `mcp__server__tool` or `MCP:tool`).
@@ -100,9 +53,8 @@ fn implied(name: &str) -> Option<Matcher> {
 }
 
 fn named(name: &str) -> Option<Named> {
-    let (_, event) = EVENTS.iter().find(|(n, _)| *n == name)?;
-    Some(match event {
-        Some(event) => Named::Event(*event, implied(name)),
+    Some(match Agent::Cursor.own_event(name)? {
+        Some(event) => Named::Event(event, implied(name)),
         None => Named::Unsupported(
             "a Cursor event of its editor (agent responses and thoughts, Tab completions) this runner has no moment for",
         ),
@@ -128,11 +80,8 @@ fn matcher(pattern: &str, _name: &str, event: CommandEvent) -> Result<Matcher, S
 }
 
 static FORMAT: Format = Format {
-    agent: "Cursor",
-    dialect: Dialect::Cursor,
-    default_timeout: DEFAULT_TIMEOUT,
+    dialect: Agent::Cursor,
     event: named,
-    names: &NAMES,
     command,
     matcher,
 };

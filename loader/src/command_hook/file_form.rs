@@ -10,38 +10,38 @@ use serde_json::Value;
 use super::{
     codex,
     config::{ConfigIssue, Severity},
-    dialect::Dialect,
     gemini,
 };
+use crate::agents::Agent;
 
 /// Whether `source` is a TOML hooks file: only Codex writes hooks in TOML.
 pub fn is_toml(source: &Path) -> bool {
     source.extension().is_some_and(|e| e == "toml")
 }
 
-/// The dialect of the hooks file at `source`: [`Dialect::of_file`]; and a `.toml` file is
+/// The dialect of the hooks file at `source`: [`Agent::of_file`]; and a `.toml` file is
 /// Codex's whatever its folder (`/etc/codex/requirements.toml`), and a Gemini CLI
 /// extension's `hooks/hooks.json` is Gemini CLI's wherever it lies (a linked extension).
-pub fn dialect_of(source: &Path) -> Dialect {
+pub fn dialect_of(source: &Path) -> Agent {
     if is_toml(source) {
-        Dialect::Codex
+        Agent::Codex
     } else if gemini::extension_root(source).is_some() {
-        Dialect::Gemini
+        Agent::Gemini
     } else {
-        Dialect::of_file(source)
+        Agent::of_file(source)
     }
 }
 
 /// The file's value, normalized for `dialect`, or why none of its hooks load.
-pub fn read(bytes: &[u8], source: &Path, dialect: Dialect) -> Result<Value, ConfigIssue> {
+pub fn read(bytes: &[u8], source: &Path, dialect: Agent) -> Result<Value, ConfigIssue> {
     let mut value = if is_toml(source) {
         codex::toml_as_json(bytes, source)?
     } else {
         read_json(bytes, source, dialect)?
     };
     match dialect {
-        Dialect::Codex => codex::normalize(&mut value),
-        Dialect::Gemini => {
+        Agent::Codex => codex::normalize(&mut value),
+        Agent::Gemini => {
             if gemini::hooks_turned_off(&value) {
                 return Err(ConfigIssue {
                     file: source.to_path_buf(),
@@ -57,7 +57,7 @@ pub fn read(bytes: &[u8], source: &Path, dialect: Dialect) -> Result<Value, Conf
     Ok(value)
 }
 
-fn read_json(bytes: &[u8], source: &Path, dialect: Dialect) -> Result<Value, ConfigIssue> {
+fn read_json(bytes: &[u8], source: &Path, dialect: Agent) -> Result<Value, ConfigIssue> {
     let invalid = |e: serde_json::Error| ConfigIssue {
         file: source.to_path_buf(),
         location: Some(format!("line {}, column {}", e.line(), e.column())),
@@ -67,7 +67,7 @@ fn read_json(bytes: &[u8], source: &Path, dialect: Dialect) -> Result<Value, Con
     match serde_json::from_slice::<Value>(bytes) {
         Ok(value) => Ok(value),
         // Gemini CLI strips comments before parsing its settings.
-        Err(e) if dialect == Dialect::Gemini => match std::str::from_utf8(bytes) {
+        Err(e) if dialect == Agent::Gemini => match std::str::from_utf8(bytes) {
             Ok(text) => serde_json::from_str(&gemini::strip_comments(text)).map_err(invalid),
             Err(_) => Err(invalid(e)),
         },

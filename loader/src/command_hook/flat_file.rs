@@ -11,10 +11,10 @@ use serde_json::{Map, Value};
 
 use super::{
     config::{CommandHook, ConfigIssue, Severity, MAX_TIMEOUT},
-    dialect::Dialect,
-    event::CommandEvent,
     matcher::Matcher,
 };
+use crate::agents::Agent;
+use crate::event::CommandEvent;
 
 /// What an event name of a flat file stands for.
 pub(super) enum Named {
@@ -27,15 +27,10 @@ pub(super) enum Named {
 
 /// What a dialect of flat files decides.
 pub(super) struct Format {
-    /// The agent's name, for messages.
-    pub agent: &'static str,
-    pub dialect: Dialect,
-    /// Its timeout when a hook gives none.
-    pub default_timeout: Duration,
+    /// The agent whose format it is.
+    pub dialect: Agent,
     /// The event a name stands for; `None`: not one of the agent's names.
     pub event: fn(&str) -> Option<Named>,
-    /// The known names, for the message about an unknown one.
-    pub names: &'static [&'static str],
     /// A hook's command (its shell text) from its entry, or the problem with it.
     pub command: fn(&Map<String, Value>) -> Result<String, String>,
     /// A hook's matcher as written, compiled for the event named so.
@@ -76,7 +71,7 @@ impl Reader<'_> {
     }
 
     fn file(&mut self, bytes: &[u8]) {
-        let agent = self.format.agent;
+        let agent = self.format.dialect.title();
         let top = match serde_json::from_slice::<Value>(bytes) {
             Ok(Value::Object(top)) => top,
             Ok(_) => {
@@ -139,7 +134,14 @@ impl Reader<'_> {
                 None => {
                     let message = format!(
                         "unknown event `{name}`, ignored ({agent}'s events: {})",
-                        self.format.names.join(", ")
+                        self.format
+                            .dialect
+                            .profile()
+                            .event_names
+                            .iter()
+                            .map(|(name, _)| *name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     );
                     self.issue(Some(at), message, Severity::Warning);
                     continue;
@@ -192,13 +194,13 @@ impl Reader<'_> {
         match fields.get("type").and_then(Value::as_str) {
             None | Some("command") => {}
             Some("prompt") => {
-                let message = format!("a `prompt` hook submits text as the user in {}'s interactive sessions; this runner has no such moment, so it does not run", self.format.agent);
+                let message = format!("a `prompt` hook submits text as the user in {}'s interactive sessions; this runner has no such moment, so it does not run", self.format.dialect.title());
                 return self.issue(Some(at.into()), message, Severity::Warning);
             }
             Some(other) => {
                 let message = format!(
                     "hook type `{other}` is not run from a {} file here (only `command`); skipped",
-                    self.format.agent
+                    self.format.dialect.title()
                 );
                 return self.issue(Some(at.into()), message, Severity::Error);
             }
@@ -217,7 +219,7 @@ impl Reader<'_> {
                 match (self.format.matcher)(m, name, event) {
                     Ok(matcher) => matcher,
                     Err(problem) => {
-                        let message = format!("invalid matcher `{m}`: {problem}; this hook is skipped (as {} skips it)", self.format.agent);
+                        let message = format!("invalid matcher `{m}`: {problem}; this hook is skipped (as {} skips it)", self.format.dialect.title());
                         return self.issue(Some(format!("{at}.matcher")), message, Severity::Error);
                     }
                 }
@@ -252,9 +254,9 @@ impl Reader<'_> {
         let (key, value) = match (fields.get("timeoutSec"), fields.get("timeout")) {
             (Some(v), _) => ("timeoutSec", v),
             (None, Some(v)) => ("timeout", v),
-            (None, None) => return self.format.default_timeout,
+            (None, None) => return self.format.dialect.default_timeout(),
         };
-        let default = self.format.default_timeout.as_secs();
+        let default = self.format.dialect.default_timeout().as_secs();
         let problem = match value.as_f64() {
             Some(s) if s.is_finite() && s >= 0.001 && s <= MAX_TIMEOUT.as_secs_f64() => {
                 return Duration::from_secs_f64(s)
@@ -268,7 +270,7 @@ impl Reader<'_> {
         };
         let message = format!("{problem}; the default of {default} s is used");
         self.issue(Some(format!("{at}.{key}")), message, Severity::Warning);
-        self.format.default_timeout
+        self.format.dialect.default_timeout()
     }
 }
 

@@ -10,14 +10,12 @@ use serde_json::Value;
 
 use super::{
     answer::{self, Answer},
-    codex,
-    config::{self, CommandHook, ConfigIssue, Severity, DEFAULT_TIMEOUT},
-    copilot, cursor,
-    dialect::{Dialect, ALIASES},
-    event::CommandEvent,
-    file_form,
+    config::{self, CommandHook, ConfigIssue, Severity},
+    copilot, cursor, file_form,
     process::Run,
 };
+use crate::agents::Agent;
+use crate::event::CommandEvent;
 use crate::file::{read_checked, Limit, StrictModes};
 
 /// Parses the hooks file at `path`: its hooks in file order, and its problems. The file is
@@ -41,7 +39,7 @@ pub fn load_hooks_file(path: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
 }
 
 /// Parses hooks JSON read from `source`, in the dialect its place says (see
-/// [`Dialect::of_file`]).
+/// [`Agent::of_file`]).
 pub fn parse_hooks(text: &str, source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     parse_hooks_bytes(text.as_bytes(), source)
 }
@@ -56,90 +54,38 @@ pub fn parse_hooks_bytes(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<
 pub fn parse_hooks_as(
     bytes: &[u8],
     source: &Path,
-    dialect: Dialect,
+    dialect: Agent,
 ) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     // Their own formats: events that list hooks directly.
     match dialect {
-        Dialect::Copilot => return copilot::parse(bytes, source),
-        Dialect::Cursor => return cursor::parse(bytes, source),
+        Agent::Copilot => return copilot::parse(bytes, source),
+        Agent::Cursor => return cursor::parse(bytes, source),
         _ => {}
     }
     config::parse_hooks_value(file_form::read(bytes, source, dialect), source, dialect)
 }
 
 /// Reads the answer of `hook`'s run in its dialect: Copilot CLI's and Cursor's answers are
-/// their own, the others Claude Code's (then adapted by [`Dialect::adapt`]).
+/// their own, the others Claude Code's (then adapted by [`Agent::adapt`]).
 pub(crate) fn interpret_hook(hook: &CommandHook, run: &Run) -> Answer {
     match hook.dialect {
-        Dialect::Copilot => copilot::interpret(hook.event, &hook.event_name, run),
-        Dialect::Cursor => cursor::interpret(hook.event, &hook.event_name, run),
+        Agent::Copilot => copilot::interpret(hook.event, &hook.event_name, run),
+        Agent::Cursor => cursor::interpret(hook.event, &hook.event_name, run),
         _ => answer::interpret(hook.event, run),
     }
 }
 
-impl Dialect {
-    /// The name its hooks files give `event` (and its hooks see as `hook_event_name`): its
-    /// own alias where it has one, otherwise Claude Code's name. Every file accepts every
-    /// name; this is the one its agent writes.
-    pub fn event_name(self, event: CommandEvent) -> &'static str {
-        if let Some(first) = self.own_event_names(event).and_then(|n| n.first().copied()) {
-            return first;
-        }
-        ALIASES
-            .iter()
-            .find(|a| a.dialect == self && a.event == event)
-            .map_or(event.name(), |a| a.name)
-    }
-
-    /// The names of `event` in a dialect with an event list of its own (Copilot CLI,
-    /// Cursor; `None` for the others, whose names are [`ALIASES`](super::ALIASES) over Claude Code's): one
-    /// event may have several (Cursor's `beforeShellExecution` and `beforeReadFile` are both
-    /// `PreToolUse`), or none.
-    pub fn own_event_names(self, event: CommandEvent) -> Option<Vec<&'static str>> {
-        let list: &[(&'static str, Option<CommandEvent>)] = match self {
-            Dialect::Copilot => &copilot::EVENTS,
-            Dialect::Cursor => &cursor::EVENTS,
-            _ => return None,
-        };
-        Some(
-            list.iter()
-                .filter(|(_, e)| *e == Some(event))
-                .map(|(name, _)| *name)
-                .collect(),
-        )
-    }
-
-    /// The default `timeout` of its hooks files' command hooks: Codex's 600 s, Copilot
-    /// CLI's 30 s, agent-hooks' [`DEFAULT_TIMEOUT`] for the others.
-    pub fn default_timeout(self) -> std::time::Duration {
-        match self {
-            Dialect::Codex => std::time::Duration::from_secs(codex::CODEX_DEFAULT_TIMEOUT_SECS),
-            Dialect::Copilot => copilot::DEFAULT_TIMEOUT,
-            _ => DEFAULT_TIMEOUT,
-        }
-    }
-
-    /// The dialect whose tool names and input fields a hook of this dialect sees for an
-    /// event its file names `event_name`: a PascalCase event of a Copilot CLI file (its VS
-    /// Code-compatible form) sees Claude Code's (`Bash`, not `bash`).
-    pub fn tool_dialect(self, event_name: &str) -> Dialect {
-        match self {
-            Dialect::Copilot if !copilot::is_camel_case(event_name) => Dialect::ClaudeCode,
-            other => other,
-        }
-    }
-
-    /// The payload a hook of this dialect gets for `event` (named `event_name` in its file),
-    /// from the payload in Claude Code's fields (tool names already the hook's).
-    pub fn payload(self, event: CommandEvent, event_name: &str, claude: Value) -> Value {
-        let Value::Object(fields) = claude else {
-            return claude;
-        };
-        match self {
-            Dialect::Copilot => copilot::payload(event, event_name, fields),
-            Dialect::Cursor => cursor::payload(event, event_name, fields),
-            _ => Value::Object(fields),
-        }
+/// The payload a hook of `agent` gets for `event` (named `event_name` in its file), from the
+/// payload in Claude Code's fields (tool names already the hook's): Copilot CLI's and
+/// Cursor's are their own.
+pub fn payload_in(agent: Agent, event: CommandEvent, event_name: &str, claude: Value) -> Value {
+    let Value::Object(fields) = claude else {
+        return claude;
+    };
+    match agent {
+        Agent::Copilot => copilot::payload(event, event_name, fields),
+        Agent::Cursor => cursor::payload(event, event_name, fields),
+        _ => Value::Object(fields),
     }
 }
 
@@ -148,6 +94,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::agents::DEFAULT_TIMEOUT;
 
     fn parse(text: &str) -> (Vec<CommandHook>, Vec<String>) {
         let (hooks, issues) = parse_hooks(text, Path::new("hooks.json"));
@@ -203,7 +150,7 @@ mod tests {
                 "hooks.json (PreToolUse[1].hooks[2].timeout): timeout 5000 is in seconds (83 minutes), more than the 3600 allowed; milliseconds are not accepted; the default of 60 s is used",
                 "hooks.json (PreToolUse[1].hooks[3].timeout): timeout -1 must be a positive number of seconds; the default of 60 s is used",
                 "hooks.json (PreToolUse[1].hooks[4].timeout): timeout 0.0001 is below 1 ms, too short for any hook to start (it is in seconds: 0.5 is half a second); the default of 60 s is used",
-                "hooks.json (BeforeEverything): unknown event `BeforeEverything`, ignored (known: SessionStart, Setup, InstructionsLoaded, UserPromptSubmit, UserPromptExpansion, PreToolUse, PermissionRequest, PermissionDenied, PreSkillShellCommand, PostToolUse, PostToolUseFailure, PostToolBatch, Notification, MessageDisplay, SubagentStart, SubagentStop, Stop, StopFailure, TeammateIdle, TaskCreated, TaskCompleted, ConfigChange, CwdChanged, DirectoryAdded, FileChanged, WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, PreModelSwitch, PostModelSwitch, Elicitation, ElicitationResult, SessionEnd; and the other agents' names PostCompaction, BeforeTool, AfterTool, BeforeAgent, AfterAgent, PreCompress)",
+                "hooks.json (BeforeEverything): unknown event `BeforeEverything`, ignored (known: SessionStart, Setup, InstructionsLoaded, UserPromptSubmit, UserPromptExpansion, PreToolUse, PermissionRequest, PermissionDenied, PreSkillShellCommand, PostToolUse, PostToolUseFailure, PostToolBatch, Notification, MessageDisplay, SubagentStart, SubagentStop, Stop, StopFailure, TeammateIdle, TaskCreated, TaskCompleted, ConfigChange, CwdChanged, DirectoryAdded, FileChanged, WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, PreModelSwitch, PostModelSwitch, Elicitation, ElicitationResult, SessionEnd; and the other agents' names BeforeTool, AfterTool, BeforeAgent, AfterAgent, PreCompress, PostCompaction)",
             ]
         );
     }
@@ -232,7 +179,7 @@ mod tests {
           "SessionStart": [{"matcher": "startup|clear|compact", "hooks": [{"type": "command", "command": "ctx", "if": "Bash"}]}]
         }}"#;
         let (hooks, issues) =
-            parse_hooks_as(text.as_bytes(), Path::new("s.json"), Dialect::ClaudeCode);
+            parse_hooks_as(text.as_bytes(), Path::new("s.json"), Agent::ClaudeCode);
         let issues: Vec<String> = issues.iter().map(|i| i.to_string()).collect();
         let commands: Vec<&str> = hooks.iter().map(|h| h.command.as_str()).collect();
         assert_eq!(commands, ["guard", "log", "ctx"]);
@@ -273,7 +220,7 @@ mod tests {
           "BeforeModel": [{"hooks": [{"type": "command", "command": "m"}]}]
         }}"#;
         let (hooks, issues) =
-            parse_hooks_as(text.as_bytes(), Path::new("settings.json"), Dialect::Gemini);
+            parse_hooks_as(text.as_bytes(), Path::new("settings.json"), Agent::Gemini);
         let issues: Vec<String> = issues.iter().map(|i| i.to_string()).collect();
         assert_eq!(hooks.len(), 1);
         assert_eq!(hooks[0].event, CommandEvent::PreToolUse);

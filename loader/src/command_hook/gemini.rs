@@ -9,9 +9,6 @@ use std::path::Path;
 
 use serde_json::Value;
 
-/// The keys of Gemini CLI's `hooks` that are not events.
-pub const NOT_EVENTS: [&str; 3] = ["enabled", "disabled", "notifications"];
-
 /// `text` without its `//` and `/* */` comments (outside strings); each comment becomes
 /// spaces, and its newlines stay, so that the parser's line and column still point into
 /// the file as written. An unterminated block comment runs to the end.

@@ -27,10 +27,8 @@ use std::{ffi::OsString, path::Path};
 
 use serde_json::Value;
 
-use super::{
-    answer::{exit_2, Answer},
-    event::CommandEvent,
-};
+use super::answer::{exit_2, Answer};
+use crate::event::CommandEvent;
 
 /// The shell a command hook's `command` runs in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

@@ -12,10 +12,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::{
-    host_request::{HostCallError, HostCallKind, McpToolCall, ModelRequest},
-    process::{Exit, Run},
-};
+use super::process::{Exit, Run};
+use crate::host::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
 
 /// How long a `prompt` hook may take when its file gives no `timeout` (Claude Code's).
 pub const PROMPT_TIMEOUT: Duration = Duration::from_secs(30);

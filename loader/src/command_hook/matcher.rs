@@ -1,6 +1,6 @@
 use regex::Regex;
 
-use super::dialect::MatcherRule;
+use crate::agents::MatcherRule;
 
 /// A compiled matcher of tool names.
 #[derive(Debug, Clone)]
@@ -102,7 +102,7 @@ mod tests {
             "a star elsewhere is still no regex"
         );
         assert_eq!(
-            crate::command_hook::Dialect::Agent.matcher_rule(false),
+            crate::agents::Agent::AgentHooks.matcher_rule(false),
             A,
             "agent-hooks' own hooks files"
         );

@@ -24,21 +24,18 @@ mod condition;
 mod config;
 mod copilot;
 mod cursor;
-mod dialect;
-mod event;
+
 mod file_form;
 mod flat_file;
 mod formats;
 mod gemini;
 mod handler;
 mod host_call;
-mod host_request;
 mod http;
 mod matcher;
 mod outcome;
 mod process;
 mod table;
-mod tools;
 
 use std::{
     path::{Path, PathBuf},
@@ -48,28 +45,25 @@ use std::{
 
 use serde_json::{Map, Value};
 
+use crate::agents::Agent;
+
+pub use crate::event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
+pub use crate::host::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
+pub use crate::host::{ToolAlias, ToolNames};
 pub(crate) use answer::did_not_answer;
-pub use answer::Answer;
-pub use codex::CODEX_DEFAULT_TIMEOUT_SECS;
+pub use answer::{adapt, Answer};
 pub use condition::Condition;
 pub use config::{CommandHook, ConfigIssue, Persistence, Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT};
-pub use copilot::{
-    claude_fields as copilot_claude_fields, event_of as copilot_event, EVENTS as COPILOT_EVENTS,
-};
-pub use cursor::{CURSOR_VERSION, EVENTS as CURSOR_EVENTS};
-pub use dialect::{plugin_root, Alias, Dialect, MatcherRule, ALIASES};
-pub use event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
+pub use copilot::{claude_fields as copilot_claude_fields, event_of as copilot_event};
 pub(crate) use file_form::{dialect_of, read as read_hooks_file};
 pub(crate) use formats::interpret_hook;
-pub use formats::{load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes};
+pub use formats::{load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes, payload_in};
 pub(crate) use gemini::{
     hooks_turned_off as gemini_hooks_turned_off, strip_comments as strip_json_comments,
-    NOT_EVENTS as GEMINI_NOT_EVENTS,
 };
 pub use handler::{Handler, OnFailure, Shell};
 pub(crate) use host_call::reply_run;
 pub use host_call::{HostCall, PROMPT_TIMEOUT};
-pub use host_request::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
 pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub(crate) use outcome::strength;
@@ -77,7 +71,6 @@ pub use outcome::CommandOutcome;
 pub(crate) use process::{run, RunSpec};
 pub use process::{Exit, Run, OUTPUT_CAP};
 pub use table::{events_table, payload_fields, COMMON_FIELDS};
-pub use tools::{ToolAlias, ToolNames};
 
 /// The command hooks of an agent, from any number of hooks files and script folders, in
 /// configuration order.
@@ -150,7 +143,7 @@ impl CommandHooks {
             matcher,
             ..CommandHook::new(
                 event,
-                Dialect::of_file(script),
+                Agent::of_file(script),
                 shell_quote(&script.to_string_lossy()),
                 script,
             )
@@ -261,7 +254,9 @@ impl CommandHooks {
                 _ => {
                     subject.is_some()
                         && (hook.matcher.matches(name)
-                            || tools::matcher_aliases(hook.dialect, name)
+                            || hook
+                                .dialect
+                                .matcher_aliases(name)
                                 .iter()
                                 .any(|alias| hook.matcher.matches(alias)))
                 }
@@ -295,7 +290,7 @@ pub struct CommandHookReport {
     /// The event it ran for.
     pub event: CommandEvent,
     /// The agent its file was written for.
-    pub dialect: Dialect,
+    pub dialect: Agent,
     /// It ran in the background (`async`): its answer decided nothing.
     pub background: bool,
     /// Its command.

@@ -1,21 +1,18 @@
 //! The table of events x agents, generated from the code that implements them: the event
-//! registry ([`EVENTS`]), the dialects ([`Dialect`]: names, payload fields, how answers
+//! registry ([`EVENTS`]), the dialects ([`Agent`]: names, payload fields, how answers
 //! are read, timeouts, matchers) and the tool names ([`ToolNames::default`]). The book's
 //! page `docs/events-by-agent.md` is this text; a test fails when the two differ, and
 //! `agent-hooks events` prints it.
 
 use std::fmt::Write;
 
-use super::{
-    config::DEFAULT_TIMEOUT,
-    dialect::{Dialect, MatcherRule},
-    event::{CommandEvent, Exit2, EVENTS, UNSUPPORTED},
-    host_call::PROMPT_TIMEOUT,
-    tools::ToolNames,
-};
+use super::{config::DEFAULT_TIMEOUT, host_call::PROMPT_TIMEOUT};
+use crate::agents::{Agent, MatcherRule};
+use crate::event::{CommandEvent, Exit2, EVENTS, UNSUPPORTED};
+use crate::host::ToolNames;
 
 /// The payload fields every event of every agent may have before its own (each agent's
-/// names and omissions are [`Dialect::payload_field`]'s): `transcript_path` only when the
+/// names and omissions are [`Agent::payload_field`]'s): `transcript_path` only when the
 /// host gives one, `prompt_id` once there is a prompt.
 pub const COMMON_FIELDS: [&str; 6] = [
     "session_id",
@@ -28,7 +25,7 @@ pub const COMMON_FIELDS: [&str; 6] = [
 
 /// The payload fields `dialect`'s hooks get on `event`, in order: the common ones as that
 /// agent names them, its own extra ones, then the event's own fields it sends.
-pub fn payload_fields(dialect: Dialect, event: CommandEvent) -> Vec<String> {
+pub fn payload_fields(dialect: Agent, event: CommandEvent) -> Vec<String> {
     let claude = claude_form_fields(dialect, event);
     if !dialect.own_payload() {
         return claude.into_iter().map(str::to_owned).collect();
@@ -39,7 +36,8 @@ pub fn payload_fields(dialect: Dialect, event: CommandEvent) -> Vec<String> {
         .iter()
         .map(|f| (f.to_string(), serde_json::Value::String("x".into())))
         .collect();
-    match dialect.payload(
+    match super::formats::payload_in(
+        dialect,
         event,
         dialect.event_name(event),
         serde_json::Value::Object(sample),
@@ -51,7 +49,7 @@ pub fn payload_fields(dialect: Dialect, event: CommandEvent) -> Vec<String> {
 
 /// [`payload_fields`] in Claude Code's names, before a dialect with its own payload
 /// rewrites them.
-fn claude_form_fields(dialect: Dialect, event: CommandEvent) -> Vec<&'static str> {
+fn claude_form_fields(dialect: Agent, event: CommandEvent) -> Vec<&'static str> {
     let mut fields: Vec<&'static str> = COMMON_FIELDS
         .iter()
         .filter_map(|f| dialect.payload_field(event, f))
@@ -71,7 +69,7 @@ fn claude_form_fields(dialect: Dialect, event: CommandEvent) -> Vec<&'static str
 pub fn events_table() -> String {
     let mut page = String::new();
     let out = &mut page;
-    let agents = Dialect::ALL;
+    let agents = Agent::ALL;
     let _ = writeln!(out, "# Events by agent");
     let _ = writeln!(out);
     let _ = writeln!(
@@ -88,7 +86,7 @@ pub fn events_table() -> String {
     );
     let _ = writeln!(out);
     let mut header = vec!["event".to_owned()];
-    header.extend(agents.iter().map(|d| d.agent().to_owned()));
+    header.extend(agents.iter().map(|d| d.title().to_owned()));
     header.push("runner event".into());
     row(out, &header);
     rule(out, header.len());
@@ -246,7 +244,7 @@ pub fn events_table() -> String {
         row(
             out,
             &[
-                dialect.agent().to_owned(),
+                dialect.title().to_owned(),
                 common_text,
                 or_none(differs.join("; ")),
                 if dialect.plain_text_is_a_message() {
@@ -274,9 +272,9 @@ pub fn events_table() -> String {
         out,
         "\nThe fields a Copilot CLI or Cursor hook gets on each event it has (the payload its dialect writes; every field a host gives, with the agent's own names).\n"
     );
-    let own: Vec<Dialect> = agents.iter().copied().filter(|d| d.own_payload()).collect();
+    let own: Vec<Agent> = agents.iter().copied().filter(|d| d.own_payload()).collect();
     let mut header = vec!["event".to_owned()];
-    header.extend(own.iter().map(|d| d.agent().to_owned()));
+    header.extend(own.iter().map(|d| d.title().to_owned()));
     row(out, &header);
     rule(out, header.len());
     for spec in &EVENTS {
@@ -305,7 +303,7 @@ pub fn events_table() -> String {
         out,
         "\nagent-hooks' own tools as each agent's hooks see them (a host declares its own with `AgentHost::tool_names`); a matcher and `tool_name` use these names, `tool_input` these fields.\n"
     );
-    let mut header: Vec<String> = agents.iter().map(|d| d.agent().to_owned()).collect();
+    let mut header: Vec<String> = agents.iter().map(|d| d.title().to_owned()).collect();
     header.push("input fields".into());
     row(out, &header);
     rule(out, header.len());
@@ -321,7 +319,7 @@ pub fn events_table() -> String {
                 .fields
                 .iter()
                 .filter(|(_, o, t)| o == own && t == theirs)
-                .map(|(d, _, _)| d.agent())
+                .map(|(d, _, _)| d.title())
                 .collect();
             let line = format!("`{own}` is `{theirs}` for {}", who.join(", "));
             if !fields.contains(&line) {
@@ -335,7 +333,7 @@ pub fn events_table() -> String {
 }
 
 /// The common fields `dialect` sends on `event`.
-fn common_fields(dialect: Dialect, event: CommandEvent) -> Vec<&'static str> {
+fn common_fields(dialect: Agent, event: CommandEvent) -> Vec<&'static str> {
     let mut fields: Vec<&'static str> = COMMON_FIELDS
         .iter()
         .filter_map(|f| dialect.payload_field(event, f))

@@ -4,13 +4,14 @@
 //! `.cursor/hooks.json` of the project and `~/.cursor/hooks.json`. Copilot CLI's settings
 //! files with a `hooks` key (`~/.copilot/settings.json`, `.github/copilot/settings.json`,
 //! `.github/copilot/settings.local.json`) too. Each file is read in its
-//! agent's dialect (see [`Dialect::of_file`](crate::command_hook::Dialect::of_file)); project
+//! agent's dialect (see [`Agent::of_file`](crate::agents::Agent::of_file)); project
 //! files need trust like every project hook. (Copilot CLI's root-owned policy hooks in
 //! `/etc/github-copilot/policy.d/` are read as Copilot CLI files too, by the managed layer.)
 
 use std::path::{Path, PathBuf};
 
 use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
+use crate::agents::Agent;
 
 /// Where one agent's hooks files are at one level.
 #[derive(Debug, Clone, Copy)]
@@ -26,6 +27,7 @@ enum Place {
 /// One agent's hooks files at one level (a table row: [`AgentFolders::COPILOT_USER`], ...).
 pub struct AgentFolders {
     name: &'static str,
+    agent: Agent,
     priority: i32,
     level: Level,
     place: Place,
@@ -35,6 +37,7 @@ impl AgentFolders {
     /// Copilot CLI, user level: `~/.copilot/hooks/*.json` (or `$COPILOT_HOME/hooks/`).
     pub const COPILOT_USER: AgentFolders = AgentFolders {
         name: "copilot (user)",
+        agent: Agent::Copilot,
         priority: 30,
         level: Level::User,
         place: Place::Folder(".copilot/hooks"),
@@ -42,6 +45,7 @@ impl AgentFolders {
     /// Copilot CLI, project level: `.github/hooks/*.json`.
     pub const COPILOT_PROJECT: AgentFolders = AgentFolders {
         name: "copilot (project)",
+        agent: Agent::Copilot,
         priority: 25,
         level: Level::Project,
         place: Place::Folder(".github/hooks"),
@@ -49,6 +53,7 @@ impl AgentFolders {
     /// Copilot CLI, user level: the `hooks` key of `~/.copilot/settings.json`.
     pub const COPILOT_USER_SETTINGS: AgentFolders = AgentFolders {
         name: "copilot settings (user)",
+        agent: Agent::Copilot,
         priority: 29,
         level: Level::User,
         place: Place::Settings(&[".copilot/settings.json"]),
@@ -57,6 +62,7 @@ impl AgentFolders {
     /// `.github/copilot/settings.local.json`.
     pub const COPILOT_PROJECT_SETTINGS: AgentFolders = AgentFolders {
         name: "copilot settings (project)",
+        agent: Agent::Copilot,
         priority: 24,
         level: Level::Project,
         place: Place::Settings(&[
@@ -67,6 +73,7 @@ impl AgentFolders {
     /// Cursor, user level: `~/.cursor/hooks.json`.
     pub const CURSOR_USER: AgentFolders = AgentFolders {
         name: "cursor (user)",
+        agent: Agent::Cursor,
         priority: 20,
         level: Level::User,
         place: Place::File(".cursor/hooks.json"),
@@ -74,6 +81,7 @@ impl AgentFolders {
     /// Cursor, project level: `.cursor/hooks.json`.
     pub const CURSOR_PROJECT: AgentFolders = AgentFolders {
         name: "cursor (project)",
+        agent: Agent::Cursor,
         priority: 15,
         level: Level::Project,
         place: Place::File(".cursor/hooks.json"),
@@ -111,6 +119,14 @@ impl AgentFolders {
 }
 
 impl DiscoveryProvider for AgentFolders {
+    fn agent(&self) -> Option<Agent> {
+        Some(self.agent)
+    }
+
+    fn level(&self) -> Option<Level> {
+        Some(self.level)
+    }
+
     fn name(&self) -> &str {
         self.name
     }

@@ -3,7 +3,7 @@
 //! `.gemini/settings.json`), Devin (`~/.config/devin/config.json`, `.devin/hooks.v1.json`,
 //! `.devin/config.json`, `.devin/config.local.json`) and installed Claude Code plugins
 //! (`~/.claude/plugins/`). Each file is read in its agent's dialect (see
-//! [`Dialect::of_file`](crate::command_hook::Dialect::of_file)); project files need trust like
+//! [`Agent::of_file`](crate::agents::Agent::of_file)); project files need trust like
 //! every project hook.
 
 use std::path::{Path, PathBuf};
@@ -11,10 +11,12 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
+use crate::agents::Agent;
 
 /// One agent's hooks files at one level.
 pub struct AgentFiles {
     name: &'static str,
+    agent: Agent,
     priority: i32,
     level: Level,
     /// Paths relative to the home folder (user level) or the project (project level), and
@@ -27,6 +29,7 @@ impl AgentFiles {
     /// `~/.codex/config.toml` (Codex loads both).
     pub const CODEX_USER: AgentFiles = AgentFiles {
         name: "codex (user)",
+        agent: Agent::Codex,
         priority: 60,
         level: Level::User,
         files: &[(".codex/hooks.json", false), (".codex/config.toml", true)],
@@ -35,6 +38,7 @@ impl AgentFiles {
     /// `.codex/config.toml`.
     pub const CODEX_PROJECT: AgentFiles = AgentFiles {
         name: "codex (project)",
+        agent: Agent::Codex,
         priority: 55,
         level: Level::Project,
         files: &[(".codex/hooks.json", false), (".codex/config.toml", true)],
@@ -42,6 +46,7 @@ impl AgentFiles {
     /// Gemini CLI, user level: `~/.gemini/settings.json`.
     pub const GEMINI_USER: AgentFiles = AgentFiles {
         name: "gemini (user)",
+        agent: Agent::Gemini,
         priority: 50,
         level: Level::User,
         files: &[(".gemini/settings.json", true)],
@@ -49,6 +54,7 @@ impl AgentFiles {
     /// Gemini CLI, project level: `.gemini/settings.json`.
     pub const GEMINI_PROJECT: AgentFiles = AgentFiles {
         name: "gemini (project)",
+        agent: Agent::Gemini,
         priority: 45,
         level: Level::Project,
         files: &[(".gemini/settings.json", true)],
@@ -56,6 +62,7 @@ impl AgentFiles {
     /// Devin, user level: the `hooks` key of `~/.config/devin/config.json`.
     pub const DEVIN_USER: AgentFiles = AgentFiles {
         name: "devin (user)",
+        agent: Agent::Devin,
         priority: 40,
         level: Level::User,
         files: &[(".config/devin/config.json", true)],
@@ -64,6 +71,7 @@ impl AgentFiles {
     /// `.devin/config.json` and `.devin/config.local.json`.
     pub const DEVIN_PROJECT: AgentFiles = AgentFiles {
         name: "devin (project)",
+        agent: Agent::Devin,
         priority: 35,
         level: Level::Project,
         files: &[
@@ -75,6 +83,14 @@ impl AgentFiles {
 }
 
 impl DiscoveryProvider for AgentFiles {
+    fn agent(&self) -> Option<Agent> {
+        Some(self.agent)
+    }
+
+    fn level(&self) -> Option<Level> {
+        Some(self.level)
+    }
+
     fn name(&self) -> &str {
         self.name
     }
@@ -136,6 +152,14 @@ fn hooks_file(name: String, path: PathBuf, level: Level, source: &str) -> HookEn
 pub struct ClaudePluginHooks;
 
 impl DiscoveryProvider for ClaudePluginHooks {
+    fn agent(&self) -> Option<Agent> {
+        Some(Agent::ClaudeCode)
+    }
+
+    fn level(&self) -> Option<Level> {
+        Some(Level::User)
+    }
+
     fn name(&self) -> &str {
         "claude plugins"
     }

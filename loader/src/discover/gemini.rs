@@ -24,12 +24,21 @@ use std::{
 use serde_json::Value;
 
 use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
+use crate::agents::Agent;
 use crate::file::{read_checked, Limit, StrictModes};
 
 /// The hooks of the Gemini CLI extensions a user installed and has on for the project.
 pub struct GeminiExtensionHooks;
 
 impl DiscoveryProvider for GeminiExtensionHooks {
+    fn agent(&self) -> Option<Agent> {
+        Some(Agent::Gemini)
+    }
+
+    fn level(&self) -> Option<Level> {
+        Some(Level::User)
+    }
+
     fn name(&self) -> &str {
         "gemini-cli extensions"
     }
@@ -235,7 +244,12 @@ fn hook_keys(file: &Value) -> Vec<String> {
     };
     events
         .iter()
-        .filter(|(name, _)| !crate::command_hook::GEMINI_NOT_EVENTS.contains(&name.as_str()))
+        .filter(|(name, _)| {
+            !crate::agents::Agent::Gemini
+                .profile()
+                .not_events
+                .contains(&name.as_str())
+        })
         .filter_map(|(_, groups)| groups.as_array())
         .flatten()
         .filter_map(|group| group.get("hooks").and_then(Value::as_array))

@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
-use crate::command_hook::{CommandHooks, ConfigIssue, Dialect, Severity};
+use crate::{
+    agents::Agent,
+    command_hook::{CommandHooks, ConfigIssue, Severity},
+};
 
 /// The environment variable that adds a second system root (for tests): managed files are
 /// read under `/` and under it. It never replaces `/`.
@@ -30,6 +33,7 @@ pub enum ManagedForm {
 /// One agent's managed (system-wide, root-owned) files, relative to a system root.
 pub struct ManagedFiles {
     name: &'static str,
+    agent: Agent,
     priority: i32,
     files: &'static [(&'static str, ManagedForm)],
 }
@@ -38,6 +42,7 @@ impl ManagedFiles {
     /// agent-hooks' own policy: `/etc/agent-hooks/policy.json`.
     pub const AGENT_HOOKS: ManagedFiles = ManagedFiles {
         name: "agent-hooks (managed)",
+        agent: Agent::AgentHooks,
         priority: 200,
         files: &[("etc/agent-hooks/policy.json", ManagedForm::File)],
     };
@@ -45,6 +50,7 @@ impl ManagedFiles {
     /// drop-in folder `/etc/claude-code/managed-settings.d/`.
     pub const CLAUDE_CODE: ManagedFiles = ManagedFiles {
         name: "claude-code (managed)",
+        agent: Agent::ClaudeCode,
         priority: 190,
         files: &[
             ("etc/claude-code/managed-settings.json", ManagedForm::File),
@@ -54,18 +60,21 @@ impl ManagedFiles {
     /// Gemini CLI's system settings: `/etc/gemini-cli/settings.json`.
     pub const GEMINI: ManagedFiles = ManagedFiles {
         name: "gemini-cli (managed)",
+        agent: Agent::Gemini,
         priority: 180,
         files: &[("etc/gemini-cli/settings.json", ManagedForm::File)],
     };
     /// Codex: the `[hooks]` of `/etc/codex/requirements.toml`.
     pub const CODEX: ManagedFiles = ManagedFiles {
         name: "codex (managed)",
+        agent: Agent::Codex,
         priority: 160,
         files: &[("etc/codex/requirements.toml", ManagedForm::File)],
     };
     /// Copilot CLI: every `/etc/github-copilot/policy.d/*.json`, in name order.
     pub const COPILOT: ManagedFiles = ManagedFiles {
         name: "copilot-cli (managed)",
+        agent: Agent::Copilot,
         priority: 170,
         files: &[("etc/github-copilot/policy.d", ManagedForm::Folder)],
     };
@@ -84,6 +93,14 @@ pub fn managed_providers() -> Vec<Box<dyn DiscoveryProvider>> {
 }
 
 impl DiscoveryProvider for ManagedFiles {
+    fn agent(&self) -> Option<Agent> {
+        Some(self.agent)
+    }
+
+    fn level(&self) -> Option<Level> {
+        Some(Level::Managed)
+    }
+
     fn name(&self) -> &str {
         self.name
     }
@@ -157,69 +174,62 @@ pub struct ManagedPolicy {
 impl ManagedPolicy {
     /// The rules of one managed file, read in its agent's `dialect`, and what was wrong
     /// with them (each a sentence for the user; a rule that cannot be read is not applied).
-    pub fn read(dialect: Dialect, bytes: &[u8], path: &Path) -> (ManagedPolicy, Vec<String>) {
+    pub fn read(dialect: Agent, bytes: &[u8], path: &Path) -> (ManagedPolicy, Vec<String>) {
         let mut policy = ManagedPolicy {
             sources: vec![path.to_path_buf()],
             ..ManagedPolicy::default()
         };
         let mut warnings = Vec::new();
-        match dialect {
-            Dialect::Agent | Dialect::ClaudeCode => {
-                // Invalid JSON is reported by the hooks' reader, which reads the same bytes.
-                let Ok(Value::Object(top)) = serde_json::from_slice::<Value>(bytes) else {
-                    return (policy, warnings);
-                };
-                let mut flag = |key: &str| match top.get(key) {
-                    None | Some(Value::Null) => false,
-                    Some(Value::Bool(on)) => *on,
-                    Some(other) => {
-                        warnings.push(format!(
-                            "{} (managed): `{key}` must be true or false, not {other}; taken as true, the stricter reading",
-                            path.display()
-                        ));
-                        true
-                    }
-                };
-                policy.managed_only = flag("allowManagedHooksOnly");
-                policy.disable_all = flag("disableAllHooks");
-                let mut list = |key: &str| {
-                    match top.get(key) {
-                    None | Some(Value::Null) => None,
-                    Some(Value::Array(items)) => Some(
-                        items
-                            .iter()
-                            .filter_map(|item| match item.as_str() {
-                                Some(text) => Some(text.to_owned()),
-                                None => {
-                                    warnings.push(format!(
-                                        "{} (managed): `{key}` holds {item}, not a string; left out",
-                                        path.display()
-                                    ));
-                                    None
-                                }
-                            })
-                            .collect(),
-                    ),
-                    Some(other) => {
-                        warnings.push(format!(
-                            "{} (managed): `{key}` must be a list of strings, not {other}; taken as an empty list, the stricter reading",
-                            path.display()
-                        ));
-                        Some(Vec::new())
-                    }
-                }
-                };
-                policy.allowed_http_urls = list("allowedHttpHookUrls");
-                policy.http_env_vars = list("httpHookAllowedEnvVars");
-            }
-            // Gemini CLI's system settings and Copilot CLI's policy files give hooks, and no
-            // rules over other hooks.
-            Dialect::Gemini
-            | Dialect::Codex
-            | Dialect::Copilot
-            | Dialect::Cursor
-            | Dialect::Devin => {}
+        // Gemini CLI's system settings and Copilot CLI's policy files give hooks, and no
+        // rules over other hooks.
+        if !dialect.profile().managed_rules {
+            return (policy, warnings);
         }
+        // Invalid JSON is reported by the hooks' reader, which reads the same bytes.
+        let Ok(Value::Object(top)) = serde_json::from_slice::<Value>(bytes) else {
+            return (policy, warnings);
+        };
+        let mut flag = |key: &str| match top.get(key) {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(on)) => *on,
+            Some(other) => {
+                warnings.push(format!(
+                    "{} (managed): `{key}` must be true or false, not {other}; taken as true, the stricter reading",
+                    path.display()
+                ));
+                true
+            }
+        };
+        policy.managed_only = flag("allowManagedHooksOnly");
+        policy.disable_all = flag("disableAllHooks");
+        let mut list = |key: &str| match top.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(items)) => Some(
+                items
+                    .iter()
+                    .filter_map(|item| match item.as_str() {
+                        Some(text) => Some(text.to_owned()),
+                        None => {
+                            warnings.push(format!(
+                                "{} (managed): `{key}` holds {item}, not a string; left out",
+                                path.display()
+                            ));
+                            None
+                        }
+                    })
+                    .collect(),
+            ),
+            Some(other) => {
+                warnings.push(format!(
+                    "{} (managed): `{key}` must be a list of strings, not {other}; taken as an empty list, the stricter reading",
+                    path.display()
+                ));
+                Some(Vec::new())
+            }
+        };
+        policy.allowed_http_urls = list("allowedHttpHookUrls");
+        policy.http_env_vars = list("httpHookAllowedEnvVars");
+
         (policy, warnings)
     }
 
@@ -371,7 +381,7 @@ mod tests {
     #[test]
     fn the_strictest_rule_wins_when_files_combine() {
         let read = |text: &str| {
-            ManagedPolicy::read(Dialect::ClaudeCode, text.as_bytes(), Path::new("/m.json"))
+            ManagedPolicy::read(Agent::ClaudeCode, text.as_bytes(), Path::new("/m.json"))
         };
         let (mut policy, warnings) = read(r#"{"allowedHttpHookUrls": ["http://a/*"]}"#);
         assert!(warnings.is_empty());

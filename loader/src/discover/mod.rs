@@ -84,7 +84,8 @@ pub use scripts::{hook_scripts, HookScript};
 pub use trust::{TrustError, TrustStore, Untrust, TRUST_STORE_FILE};
 
 use crate::{
-    command_hook::{CommandHooks, Dialect},
+    agents::Agent,
+    command_hook::CommandHooks,
     file::{read_checked, CheckedFile, Limit, StrictModes},
     load::{resolve_path, LoadError, LoadFailure, LoadHooksResult, LoadOptions, PluginLoader},
     runner::HookRunner,
@@ -336,6 +337,16 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
         .partition(|e| e.level == Level::Managed);
     discovery.managed(managed, &ctx, &options.managed_rules_only);
     let claude_off = claude_hooks_off(&ctx);
+    // Claude Code's own hooks files (its settings and its plugins), which its
+    // `disableAllHooks` turns off: its providers of one user or project level.
+    let claude_sources: Vec<&str> = providers
+        .iter()
+        .filter(|p| {
+            p.agent() == Some(Agent::ClaudeCode)
+                && matches!(p.level(), Some(Level::User | Level::Project))
+        })
+        .map(|p| p.name())
+        .collect();
     for entry in others {
         let key = entry.key();
         if !keys.insert(key.clone()) {
@@ -348,7 +359,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
         }
         if let Some(file) = claude_off
             .as_ref()
-            .filter(|_| CLAUDE_SOURCES.contains(&entry.source.as_str()))
+            .filter(|_| claude_sources.contains(&entry.source.as_str()))
         {
             let reason = format!(
                 "Claude Code's hooks are turned off: `disableAllHooks` is true in {}",
@@ -425,7 +436,7 @@ impl Discovery {
             let given = entry.path.to_string_lossy().into_owned();
             match read_checked(&entry.path, Limit::HooksFile, &mut modes) {
                 Ok(file) => {
-                    let dialect = Dialect::of_file(&entry.path);
+                    let dialect = Agent::of_file(&entry.path);
                     let (policy, warnings) = ManagedPolicy::read(dialect, &file.bytes, &entry.path);
                     self.discovered.warnings.extend(warnings);
                     self.discovered.policy.merge(policy);
@@ -522,7 +533,7 @@ impl Discovery {
             return false;
         }
         let dialect = crate::command_hook::dialect_of(&entry.path);
-        if !matches!(dialect, Dialect::Codex | Dialect::Gemini) {
+        if !matches!(dialect, Agent::Codex | Agent::Gemini) {
             return false;
         }
         let Ok(value) = crate::command_hook::read_hooks_file(&file.bytes, &entry.path, dialect)
@@ -530,7 +541,7 @@ impl Discovery {
             return false;
         };
         match dialect {
-            Dialect::Codex => self.codex.trusts_all(&value, &entry.path),
+            Agent::Codex => self.codex.trusts_all(&value, &entry.path),
             _ => self.gemini.trusts_all(&value, project),
         }
     }
@@ -696,13 +707,13 @@ impl Discovery {
                 // A managed file is beyond the user's reach: Codex's review does not withhold it.
                 EntryKind::HooksFile
                     if entry.level != Level::Managed
-                        && crate::command_hook::dialect_of(&entry.path) == Dialect::Codex =>
+                        && crate::command_hook::dialect_of(&entry.path) == Agent::Codex =>
                 {
                     // What Codex's user turned off or did not trust as it is does not run.
                     let mut read = crate::command_hook::read_hooks_file(
                         &file.bytes,
                         &entry.path,
-                        Dialect::Codex,
+                        Agent::Codex,
                     );
                     let withheld = match &mut read {
                         Ok(value) => self.codex.withhold(value, &entry.path),
@@ -730,10 +741,6 @@ impl Discovery {
         self.discovered
     }
 }
-
-/// The providers of Claude Code's own hooks files (its settings and its plugins), which its
-/// `disableAllHooks` turns off.
-const CLAUDE_SOURCES: [&str; 3] = ["claude (user)", "claude (project)", "claude plugins"];
 
 /// The Claude Code settings file whose `disableAllHooks: true` turns Claude Code's own hooks
 /// off, if one does: the most specific file that sets the key decides (local, then project,

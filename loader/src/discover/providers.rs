@@ -8,6 +8,7 @@ use super::{
     EntryKind, HookEntry, Level,
 };
 use crate::{
+    agents::Agent,
     command_hook::CommandEvent,
     file::{read_checked, FileError, Limit, StrictModes},
 };
@@ -36,6 +37,14 @@ pub trait DiscoveryProvider: Send + Sync {
     fn priority(&self) -> i32;
     /// The hooks it finds. An error is a warning of discovery, not a failure of it.
     fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String>;
+    /// The agent whose hooks files it reads (`None`: agent-hooks' own, or any other source).
+    fn agent(&self) -> Option<Agent> {
+        None
+    }
+    /// The level of the files it reads, where it reads one level only.
+    fn level(&self) -> Option<Level> {
+        None
+    }
 }
 
 /// The agent's own hooks folder of the user: `<config_dir>/hooks`.
@@ -87,6 +96,14 @@ impl DiscoveryProvider for AgentProjectHooks {
 }
 
 impl DiscoveryProvider for ClaudeUserHooks {
+    fn agent(&self) -> Option<Agent> {
+        Some(Agent::ClaudeCode)
+    }
+
+    fn level(&self) -> Option<Level> {
+        Some(Level::User)
+    }
+
     fn name(&self) -> &str {
         "claude (user)"
     }
@@ -111,6 +128,14 @@ impl DiscoveryProvider for ClaudeUserHooks {
 }
 
 impl DiscoveryProvider for ClaudeProjectHooks {
+    fn agent(&self) -> Option<Agent> {
+        Some(Agent::ClaudeCode)
+    }
+
+    fn level(&self) -> Option<Level> {
+        Some(Level::Project)
+    }
+
     fn name(&self) -> &str {
         "claude (project)"
     }

@@ -5,7 +5,10 @@ use agent_hooks_abi::{
 };
 use serde_json::Value;
 
-use crate::command_hook::{HostCallError, HostCallKind, McpToolCall, ModelRequest, ToolNames};
+use super::{
+    requests::{HostCallError, HostCallKind, McpToolCall, ModelRequest},
+    tool_names::ToolNames,
+};
 
 /// What the agent offers its hooks. Every method has a default, so a host that implements
 /// nothing works: messages and entries go nowhere, the agent is idle, there is no model and

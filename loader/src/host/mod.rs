@@ -7,9 +7,10 @@ mod exec;
 mod outbox;
 mod plugin_api;
 mod plugin_log;
+mod requests;
 mod services;
+mod tool_names;
 
-pub use crate::command_hook::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
 pub use agent::{AgentHost, DetachedAgent, HostUi, ProgramRun};
 pub(crate) use context::CallContext;
 pub(crate) use exec::exec_until;
@@ -17,6 +18,8 @@ pub use exec::{exec, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};
 pub(crate) use outbox::Outbox;
 pub(crate) use plugin_api::{Forward, PluginApi, Registry, Site};
 pub use plugin_log::{LOG_MESSAGE_CAP, LOG_RECORDS_PER_SECOND, LOG_TARGET};
+pub use requests::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
+pub use tool_names::{ToolAlias, ToolNames};
 
 pub(crate) use crate::supervisor::may_block;
 

@@ -6,7 +6,10 @@ use std::borrow::Cow;
 use agent_hooks_abi::events::*;
 use serde_json::{json, Map, Value};
 
-use crate::command_hook::{strength, CommandEvent, CommandOutcome};
+use crate::{
+    agents::Decision,
+    command_hook::{strength, CommandEvent, CommandOutcome},
+};
 
 /// What command hooks get for an event: which command event it is, and the event's fields
 /// of the stdin payload (their matchers look at the field the registry names).
@@ -70,7 +73,7 @@ pub enum Fold {
 /// An event the runner can emit: how its handlers' results combine into its outcome.
 pub trait Combine: Event {
     /// What an emit of this event returns.
-    type Outcome: Default + std::fmt::Debug + Send;
+    type Outcome: Default + std::fmt::Debug + Send + serde::Serialize;
     /// Whether a handler's error stops the emit and reaches the caller (fail safe), as for
     /// `tool_call`. Otherwise the error is reported and the next handler runs.
     const STRICT: bool = false;
@@ -99,6 +102,31 @@ pub trait Combine: Event {
     ) {
         let _ = (event, outcome, answers);
     }
+
+    /// The outcome as a person (or a script) reads it (`agent-hooks emit` prints it).
+    fn shown(&self, outcome: &Self::Outcome) -> Value {
+        serde_json::to_value(outcome).unwrap_or(Value::Null)
+    }
+
+    /// What the outcome decides, in the neutral terms an agent's answer is written from;
+    /// `said`: what the event's command hooks said.
+    fn decision(&self, outcome: &Self::Outcome, said: Option<&CommandOutcome>) -> Decision {
+        let _ = (outcome, said);
+        Decision::default()
+    }
+}
+
+/// The texts that are not empty.
+fn nonempty(texts: &[String]) -> Vec<String> {
+    texts.iter().filter(|t| !t.is_empty()).cloned().collect()
+}
+
+/// `reason` when it says something, else `otherwise`.
+fn reason_or(reason: Option<&String>, otherwise: &str) -> String {
+    reason
+        .filter(|r| !r.is_empty())
+        .cloned()
+        .unwrap_or_else(|| otherwise.into())
 }
 
 /// Notifications: results are ignored.
@@ -181,6 +209,13 @@ impl Combine for SessionStartEvent {
         answers: &CommandOutcome,
     ) {
         outcome.context.extend(answers.context.iter().cloned());
+    }
+
+    fn decision(&self, outcome: &SessionStartOutcome, _: Option<&CommandOutcome>) -> Decision {
+        Decision {
+            context: nonempty(&outcome.context),
+            ..Decision::default()
+        }
     }
 }
 
@@ -288,6 +323,40 @@ impl Combine for ToolCallEvent {
             event.to_mut().input = input.clone();
             outcome.input = Some(input.clone());
         }
+    }
+
+    fn shown(&self, outcome: &ToolCallOutcome) -> Value {
+        outcome.shown(&self.input)
+    }
+
+    fn decision(&self, outcome: &ToolCallOutcome, _: Option<&CommandOutcome>) -> Decision {
+        Decision {
+            block: outcome
+                .block
+                .then(|| reason_or(outcome.reason.as_ref(), "blocked by a hook")),
+            input: outcome.input.clone(),
+            approve: outcome.approved,
+            ask: outcome.ask.clone().filter(|a| !a.is_empty()),
+            context: nonempty(&outcome.context),
+            ..Decision::default()
+        }
+    }
+}
+
+impl ToolCallOutcome {
+    /// The outcome as a person reads it, `input` being the call's input as given: whether
+    /// it is blocked and why, the input it runs with and whether a hook rewrote it, a
+    /// question for the user, an approval, context.
+    pub fn shown(&self, input: &Value) -> Value {
+        json!({
+            "block": self.block,
+            "reason": self.reason,
+            "input": self.input.as_ref().unwrap_or(input),
+            "rewritten": self.input.is_some(),
+            "ask": self.ask,
+            "approved": self.approved,
+            "context": self.context,
+        })
     }
 }
 
@@ -401,6 +470,30 @@ impl Combine for ToolResultEvent {
             outcome.content = Some(event.content.clone());
         }
     }
+
+    fn shown(&self, outcome: &ToolResultPatch) -> Value {
+        json!({
+            "content": outcome.content.as_ref().unwrap_or(&self.content),
+            "details": outcome.details.as_ref().unwrap_or(&self.details),
+            "is_error": outcome.is_error.unwrap_or(self.is_error),
+        })
+    }
+
+    /// What the command hooks said of the result: their reasons and feedback, context, a
+    /// replacement of the result.
+    fn decision(&self, _: &ToolResultPatch, said: Option<&CommandOutcome>) -> Decision {
+        let Some(said) = said else {
+            return Decision::default();
+        };
+        let mut feedback = said.reasons.clone();
+        feedback.extend(said.feedback.iter().cloned());
+        Decision {
+            feedback,
+            context: said.context.clone(),
+            replacement: said.replacement.clone(),
+            ..Decision::default()
+        }
+    }
 }
 
 /// The combined outcome of `context`: the messages after the last replacement, if any.
@@ -422,6 +515,13 @@ impl Combine for ContextEvent {
         event.to_mut().messages = output.messages.clone();
         outcome.messages = Some(output.messages);
         Fold::Chained
+    }
+
+    fn shown(&self, outcome: &ContextOutcome) -> Value {
+        json!({
+            "messages": outcome.messages.as_ref().unwrap_or(&self.messages),
+            "changed": outcome.messages.is_some(),
+        })
     }
 }
 
@@ -468,6 +568,27 @@ impl Combine for BeforeAgentStartEvent {
             push_reason(&mut outcome.reason, reason);
         }
         outcome.context.extend(answers.context.iter().cloned());
+    }
+
+    fn decision(&self, outcome: &PromptOutcome, _: Option<&CommandOutcome>) -> Decision {
+        let mut context = Vec::new();
+        if let Some(message) = &outcome.message {
+            let text = match &message.content {
+                Content::Text(text) => text.clone(),
+                Content::Blocks(blocks) => text_of(blocks),
+            };
+            if !text.is_empty() {
+                context.push(text);
+            }
+        }
+        context.extend(nonempty(&outcome.context));
+        Decision {
+            block: outcome
+                .block
+                .then(|| reason_or(outcome.reason.as_ref(), "rejected by a hook")),
+            context,
+            ..Decision::default()
+        }
     }
 }
 
@@ -629,6 +750,20 @@ impl Combine for PermissionRequestEvent {
         }
         outcome.interrupt |= answers.interrupt;
     }
+
+    fn decision(&self, outcome: &PermissionOutcome, _: Option<&CommandOutcome>) -> Decision {
+        let reasons = nonempty(&outcome.reasons);
+        let reason = (!reasons.is_empty()).then(|| reasons.join("\n"));
+        Decision {
+            permission: match outcome.decision {
+                Some(PermissionDecision::Approve) => Some(("allow", reason)),
+                Some(PermissionDecision::Deny) => Some(("deny", reason)),
+                _ => None,
+            },
+            input: outcome.input.clone(),
+            ..Decision::default()
+        }
+    }
 }
 
 /// The combined outcome of `stop`.
@@ -675,6 +810,26 @@ impl Combine for StopEvent {
         if answers.block {
             outcome.block = true;
             outcome.reasons.extend(answers.reasons.iter().cloned());
+        }
+    }
+
+    fn shown(&self, outcome: &StopOutcome) -> Value {
+        json!({
+            "block": outcome.block,
+            "reason": (!outcome.reasons.is_empty()).then(|| outcome.reasons.join("\n")),
+            "loop_bound_reached": outcome.loop_bound_reached,
+            "stopped": outcome.stopped,
+        })
+    }
+
+    fn decision(&self, outcome: &StopOutcome, _: Option<&CommandOutcome>) -> Decision {
+        let reason = (!outcome.reasons.is_empty()).then(|| outcome.reasons.join("\n"));
+        Decision {
+            block: outcome
+                .block
+                .then(|| reason_or(reason.as_ref(), "a hook keeps the agent going")),
+            stop: outcome.stopped.clone().filter(|s| !s.is_empty()),
+            ..Decision::default()
         }
     }
 }

@@ -18,9 +18,10 @@ use agent_hooks_abi::{
 use serde_json::{Map, Value};
 
 use super::{payload::Payload, Combine, HookError, HookErrorKind, HookRunner, Termination};
+use crate::agents::{Agent, HookEnv};
 use crate::command_hook::{
     did_not_answer, interpret_hook, run, Answer, CommandEvent, CommandHook, CommandHookReport,
-    CommandOutcome, Dialect, Exit, Run, RunSpec, ToolNames,
+    CommandOutcome, Exit, Run, RunSpec, ToolNames,
 };
 use crate::error::Listeners;
 use crate::sync::{LockUnpoisoned, RwLockUnpoisoned};
@@ -118,7 +119,7 @@ impl HookRunner {
         let agent = self.agent();
         let tools = self.tool_names.read_unpoisoned().clone();
         let mut hooks = self.commands.matching(event, &fields, &tools, &self.cwd);
-        hooks.retain(|hook| !agents_files_only || hook.dialect != Dialect::Agent);
+        hooks.retain(|hook| !agents_files_only || hook.dialect != Agent::AgentHooks);
         hooks.retain(|hook| !hook.once || self.first_run(hook));
         if hooks.is_empty() {
             return None;
@@ -187,7 +188,7 @@ impl HookRunner {
         let mut more_reasons = false;
         for (hook, finished) in waited.iter().zip(runs) {
             let mut answer = finished.answer(hook);
-            hook.dialect.adapt(event, &finished.run, &mut answer);
+            crate::command_hook::adapt(hook.dialect, event, &finished.run, &mut answer);
             hook.handler
                 .apply_on_failure(event, &hook.command, &mut answer);
             if hook.required && event == CommandEvent::PreToolUse {
@@ -388,13 +389,14 @@ impl HookRunner {
         }
         // Copilot CLI's and Cursor's payloads are their own: written from Claude Code's.
         let claude = serde_json::to_value(&payload).unwrap_or_default();
-        let own = hook.dialect.payload(hook.event, &hook.event_name, claude);
+        let own =
+            crate::command_hook::payload_in(hook.dialect, hook.event, &hook.event_name, claude);
         serde_json::to_string(&own).unwrap_or_default()
     }
 }
 
 /// What a payload differs by: the hook's dialect and its name of the event.
-type PayloadKey<'h> = (Dialect, &'h str);
+type PayloadKey<'h> = (Agent, &'h str);
 
 /// One hook to run, with everything it needs.
 pub(super) struct HookJob {
@@ -526,11 +528,9 @@ impl HookJob {
 }
 
 /// The variables a command hook's process gets: `AGENT_HOOKS_PROJECT_DIR`, and the ones
-/// its file's agent gives (as the real agents do, tests/real-agents: Claude Code
-/// `CLAUDE_PROJECT_DIR`; Codex none; Gemini CLI `GEMINI_PROJECT_DIR`, `GEMINI_CWD`,
-/// `GEMINI_SESSION_ID` and `CLAUDE_PROJECT_DIR`; this project's files and Devin's every
-/// project variable), its Claude Code plugin's root, the session's `CLAUDE_ENV_FILE` where
-/// the event has one (not for Codex and Gemini CLI hooks, which their agents give none).
+/// its file's agent gives (its profile's `env`, as the real agents do), its Claude Code
+/// plugin's root, the session's `CLAUDE_ENV_FILE` where the event has one and the agent
+/// gives it.
 pub(crate) fn hook_env(
     hook: &CommandHook,
     cwd: &std::path::Path,
@@ -539,42 +539,18 @@ pub(crate) fn hook_env(
 ) -> Vec<(&'static str, String)> {
     let project = cwd.to_string_lossy().into_owned();
     let mut env: Vec<(&'static str, String)> = vec![("AGENT_HOOKS_PROJECT_DIR", project.clone())];
-    match hook.dialect {
-        Dialect::Codex => {}
-        Dialect::ClaudeCode => env.push(("CLAUDE_PROJECT_DIR", project)),
-        Dialect::Gemini => env.extend([
-            ("CLAUDE_PROJECT_DIR", project.clone()),
-            ("GEMINI_PROJECT_DIR", project.clone()),
-            ("GEMINI_CWD", project),
-            ("GEMINI_SESSION_ID", session_id.to_owned()),
-        ]),
-        // Measured with Copilot CLI 1.0.102 (tests/real-agents): both project variables and
-        // the folder of the hook's file.
-        Dialect::Copilot => env.extend([
-            ("CLAUDE_PROJECT_DIR", project.clone()),
-            ("COPILOT_PROJECT_DIR", project),
-            (
-                "COPILOT_HOOK_DIR",
-                hook.source
-                    .parent()
-                    .map(|p| p.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-            ),
-        ]),
-        // From Cursor's docs (Cursor does not run here).
-        Dialect::Cursor => env.extend([
-            ("CLAUDE_PROJECT_DIR", project.clone()),
-            ("CURSOR_PROJECT_DIR", project),
-            (
-                "CURSOR_VERSION",
-                crate::command_hook::CURSOR_VERSION.to_owned(),
-            ),
-        ]),
-        Dialect::Agent | Dialect::Devin => env.extend([
-            ("CLAUDE_PROJECT_DIR", project.clone()),
-            ("GEMINI_PROJECT_DIR", project.clone()),
-            ("DEVIN_PROJECT_DIR", project),
-        ]),
+    for (name, value) in hook.dialect.profile().env {
+        let value = match value {
+            HookEnv::ProjectDir => project.clone(),
+            HookEnv::SessionId => session_id.to_owned(),
+            HookEnv::HookFileFolder => hook
+                .source
+                .parent()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            HookEnv::Text(text) => (*text).to_owned(),
+        };
+        env.push((*name, value));
     }
     if let Some(root) = &hook.plugin_root {
         env.push(("CLAUDE_PLUGIN_ROOT", root.to_string_lossy().into_owned()));

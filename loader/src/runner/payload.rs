@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
-use crate::command_hook::{Dialect, ToolNames};
+use crate::{agents::Agent, command_hook::ToolNames};
 
 /// The payload of one hook: the common fields first, in their order, then the event's own
 /// fields in theirs. A field the event gives that is also a common one takes the common
@@ -16,7 +16,7 @@ pub(super) struct Payload<'a> {
     pub common: Vec<(&'static str, Cow<'a, str>)>,
     /// The event's fields (what the caller gave winning over what the runner derived).
     pub fields: &'a Map<String, Value>,
-    pub dialect: Dialect,
+    pub dialect: Agent,
     pub tools: &'a ToolNames,
 }
 
@@ -51,7 +51,7 @@ impl Serialize for Payload<'_> {
                 ("tool_response", _) => {
                     map.serialize_entry(key, &self.dialect.tool_response(value))?
                 }
-                ("tool_use_id", _) if self.dialect == Dialect::Gemini => {}
+                ("tool_use_id", _) if self.dialect == Agent::Gemini => {}
                 _ => map.serialize_entry(key, value)?,
             }
         }
@@ -65,7 +65,7 @@ mod tests {
 
     use super::*;
 
-    fn payload(dialect: Dialect, fields: Value) -> String {
+    fn payload(dialect: Agent, fields: Value) -> String {
         let Value::Object(fields) = fields else {
             unreachable!("the fields are an object")
         };
@@ -93,7 +93,7 @@ mod tests {
             "tool_use_id": "t-1",
         });
         assert_eq!(
-            payload(Dialect::ClaudeCode, fields),
+            payload(Agent::ClaudeCode, fields),
             r#"{"session_id":"s-1","cwd":"/given","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"offset":1,"file_path":"/p/a.rs"},"tool_use_id":"t-1"}"#
         );
     }
@@ -102,11 +102,11 @@ mod tests {
     fn a_tool_response_gets_the_fields_its_dialect_names() {
         let fields = json!({"tool_name": "exec", "tool_response": {"output": "ok"}});
         assert_eq!(
-            payload(Dialect::Gemini, fields.clone()),
+            payload(Agent::Gemini, fields.clone()),
             r#"{"session_id":"s-1","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_response":{"output":"ok","llmContent":"ok","returnDisplay":"ok"}}"#
         );
         assert_eq!(
-            payload(Dialect::ClaudeCode, fields),
+            payload(Agent::ClaudeCode, fields),
             r#"{"session_id":"s-1","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_response":{"output":"ok"}}"#
         );
     }

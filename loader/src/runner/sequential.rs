@@ -38,7 +38,7 @@ impl HookRunner {
             }
             let done = job.run().await;
             let mut answer = done.answer(&hook);
-            hook.dialect.adapt(event, &done.run, &mut answer);
+            crate::command_hook::adapt(hook.dialect, event, &done.run, &mut answer);
             if event == CommandEvent::UserPromptSubmit && !answer.context.is_empty() {
                 // Gemini CLI's BeforeAgent: the next hook's prompt has the context added.
                 let prompt = fields

@@ -4,7 +4,6 @@
 //! hooks files named with `--with`) but never the calling agent's own hooks files, which that
 //! agent runs itself, and answers as that agent expects.
 
-pub mod agent;
 mod answer;
 #[cfg(test)]
 mod mutations;
@@ -13,32 +12,34 @@ mod resident;
 
 use std::path::PathBuf;
 
-use agent_hooks::{command_hook::CommandHook, discover::builtin_providers, HookRunner};
+use agent_hooks::{
+    command_hook::CommandHook,
+    discover::{builtin_providers, managed_providers, DiscoveryProvider, Level},
+    HookRunner,
+};
 
 pub use crate::relay::Reply;
-pub use agent::AgentName;
 pub use request::{Request, RequestError, PAYLOAD_LIMIT};
 
 use crate::{
-    emit::runtime,
     events,
     options::{Common, Outcome},
     session::Session,
-    taken_over,
 };
+use agent_hooks::agents::Agent;
 
 /// `agent-hooks hook`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct HookArgs {
     /// The agent that runs this command: claude, codex, gemini, copilot or devin.
     #[arg(long, value_name = "NAME")]
-    pub agent: AgentName,
+    pub agent: Agent,
     /// The event, when the agent's payload does not name it (Copilot CLI's own hooks files).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
     /// Also run these agents' hooks files (comma-separated: claude, codex, gemini, devin).
     #[arg(long, value_delimiter = ',', value_name = "AGENTS")]
-    pub with: Vec<AgentName>,
+    pub with: Vec<Agent>,
     /// Run the hooks in this process, not through the resident process.
     #[arg(long)]
     pub no_serve: bool,
@@ -103,7 +104,7 @@ pub fn answer_here(
         }
     };
     match request {
-        Ok(request) => match runtime() {
+        Ok(request) => match crate::runtime::build() {
             Ok(runtime) => answer_with(&session, &runtime, args.agent, &request, None),
             Err(error) => did_not_run(
                 args.agent,
@@ -119,8 +120,8 @@ pub fn answer_here(
 /// The exit code of a problem that blocks nothing, as the calling agent's own hooks fail
 /// open: 1 (a non-blocking error), but 0 under Copilot CLI, which denies the tool for any
 /// other exit of a `preToolUse` hook (the problem is then said on stderr alone).
-pub fn open_failure_code(agent: AgentName) -> u8 {
-    if agent == AgentName::Copilot {
+pub fn open_failure_code(agent: Agent) -> u8 {
+    if agent == Agent::Copilot {
         0
     } else {
         1
@@ -132,7 +133,7 @@ pub fn open_failure_code(agent: AgentName) -> u8 {
 /// fail ([`open_failure_code`]), unless a hook in `required` would have run: then it
 /// blocks, with what to do.
 pub fn did_not_run(
-    agent: AgentName,
+    agent: Agent,
     required: &[String],
     who: &str,
     error: &dyn std::fmt::Display,
@@ -201,81 +202,54 @@ pub fn open_for(
                 options.home = Some(home);
             }
             // The calling agent runs its own managed hooks; other agents' run only when
-            // named with `--with`. Their rules apply either way.
-            options.managed_rules_only = [
-                ("claude-code (managed)", AgentName::Claude),
-                ("gemini-cli (managed)", AgentName::Gemini),
-                ("copilot-cli (managed)", AgentName::Copilot),
-                ("codex (managed)", AgentName::Codex),
-            ]
-            .into_iter()
-            .filter(|(_, of)| *of == agent || !with.contains(of))
-            .map(|(name, _)| name.to_owned())
-            .collect();
+            // named with `--with`. Their rules apply either way; agent-hooks' own run.
+            options.managed_rules_only = managed_providers()
+                .iter()
+                .filter(|p| {
+                    p.agent().is_some_and(|of| {
+                        of != Agent::AgentHooks && (of == agent || !with.contains(&of))
+                    })
+                })
+                .map(|p| p.name().to_owned())
+                .collect();
             if !options.builtin_providers {
                 return;
             }
             options.builtin_providers = false;
-            let wanted = |name: &str| {
-                // Cursor's files are Cursor's: no agent here runs them through `hook`.
-                if agent.own_providers().contains(&name) || name.starts_with("cursor ") {
-                    return false;
-                }
-                AgentName::ALL
-                    .iter()
-                    .filter(|a| a.providers().contains(&name))
-                    .all(|a| with.contains(a))
+            // Never the calling agent's own files, nor those of an agent that does not run
+            // agent-hooks (Cursor's); another agent's only when named with `--with`.
+            let wanted = |p: &dyn DiscoveryProvider| match p.agent() {
+                None => true,
+                Some(_) if runs_itself(agent, p) => false,
+                Some(of) => of.profile().hook_name.is_some() && with.contains(&of),
             };
             let mut providers: Vec<_> = builtin_providers()
                 .into_iter()
-                .filter(|p| wanted(p.name()))
+                .filter(|p| wanted(p.as_ref()))
                 .collect();
             // The calling agent's hooks that `install --take-over` moved under agent-hooks
             // run here (the agent no longer runs them); other agents' only with `--with`.
-            options.extra_providers.retain(|p| {
-                AgentName::ALL.iter().all(|a| {
-                    p.name() != taken_over::provider_name(a.name())
-                        || *a == agent
-                        || with.contains(a)
-                })
-            });
+            options
+                .extra_providers
+                .retain(|p| p.agent().is_none_or(|of| of == agent || with.contains(&of)));
             providers.append(&mut options.extra_providers);
             options.extra_providers = providers;
         },
-        |hook: &CommandHook| !is_wiring(hook),
+        |hook: &CommandHook| !crate::wiring::is_wiring(hook),
         |_| {},
     )
 }
 
-/// The header of agent-hooks' own HTTP entries (`install --http`): a hook that carries it
-/// posts to the resident process, and is never run from another agent's file.
-pub const AGENT_HOOKS_SECRET_HEADER: &str = "x-agent-hooks-secret";
-
-/// Whether a hook is one of agent-hooks' own wiring entries, which `install` writes into an
-/// agent's file: a command that runs `agent-hooks hook` (or the relay `agent-hooks-hook`),
-/// or an HTTP hook that carries [`AGENT_HOOKS_SECRET_HEADER`]. Such an entry hands the event
-/// to agent-hooks itself, so it is never run by agent-hooks, listed as a hook, or trusted.
-pub fn is_wiring(hook: &CommandHook) -> bool {
-    is_agent_hooks_entry(&hook.command)
-        || hook.http.as_ref().is_some_and(|h| {
-            h.headers
-                .iter()
-                .any(|(name, _)| name.eq_ignore_ascii_case(AGENT_HOOKS_SECRET_HEADER))
-        })
-}
-
-/// Whether a command hook's command is an `agent-hooks hook` entry.
-pub fn is_agent_hooks_entry(command: &str) -> bool {
-    let words: Vec<&str> = command
-        .split(|c: char| c.is_whitespace())
-        .filter(|w| !w.is_empty())
-        .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
-        .collect();
-    words.windows(2).any(|pair| {
-        let program = pair[0].rsplit('/').next().unwrap_or(pair[0]);
-        (program == "agent-hooks" && pair[1] == "hook")
-            || (program == "agent-hooks-hook" && pair[1] == "--agent")
-    })
+/// Whether `agent` runs the hooks files `provider` finds itself: its own, and those of
+/// another agent it also reads at the project level (Copilot CLI runs a project's
+/// `.claude/settings.json`).
+fn runs_itself(agent: Agent, provider: &dyn DiscoveryProvider) -> bool {
+    let Some(of) = provider.agent() else {
+        return false;
+    };
+    of == agent
+        || (provider.level() == Some(Level::Project)
+            && agent.profile().also_runs_project_files_of.contains(&of))
 }
 
 /// Runs one readable request through `session` and gives the agent's answer. `env`: the
@@ -284,7 +258,7 @@ pub fn is_agent_hooks_entry(command: &str) -> bool {
 pub fn answer_with(
     session: &Session,
     runtime: &tokio::runtime::Runtime,
-    agent: AgentName,
+    agent: Agent,
     request: &Request,
     env: Option<&[(String, String)]>,
 ) -> Reply {
@@ -306,7 +280,7 @@ pub fn answer_with(
         format!("{path}\n{error}")
     });
     session.keep_untold(&mut records.errors, ToString::to_string);
-    answer::render(agent, request, emitted, result, &records, &load_failures)
+    answer::render(agent, request, result, &records, &load_failures)
 }
 
 /// The project's hooks that do not run until the user trusts them, as problems to tell.
@@ -329,12 +303,7 @@ fn awaiting_trust(session: &Session) -> Vec<(String, String)> {
 
 /// The answer when the agent's payload could not be read: the way the agent's own hooks
 /// fail ([`open_failure_code`]), unless a required hook would have run: then it blocks.
-pub fn unreadable(
-    session: &Session,
-    common: &Common,
-    agent: AgentName,
-    error: &RequestError,
-) -> Reply {
+pub fn unreadable(session: &Session, common: &Common, agent: Agent, error: &RequestError) -> Reply {
     let required = required_hooks(session, common);
     if required.is_empty() {
         return Reply {
@@ -355,7 +324,7 @@ pub fn unreadable(
              `agent-hooks doctor`), or remove the requirement.\n",
             required.join(", "),
             agent.title(),
-            agent.name()
+            agent.hook_name()
         ),
     }
 }

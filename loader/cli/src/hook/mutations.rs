@@ -13,8 +13,9 @@ use clap::Parser;
 use proptest::{prelude::*, test_runner::TestRunner};
 use serde_json::{json, Value};
 
-use super::{answer_with, open, AgentName, HookArgs, Request};
+use super::{answer_with, open, HookArgs, Request};
 use crate::{options::Common, relay::Reply, session::Session};
+use agent_hooks::agents::Agent;
 
 /// The fields agent-hooks reads an event by: never taken out nor given another value.
 const KEPT: &[&str] = &["hook_event_name", "tool_input", "toolArgs"];
@@ -36,19 +37,19 @@ const OPTIONAL: &[&str] = &[
 const DANGEROUS: &str = "rm -rf /";
 
 /// `agent`'s payload of a shell call running [`DANGEROUS`], as it writes it today.
-fn original(agent: AgentName, project: &Path) -> Value {
+fn original(agent: Agent, project: &Path) -> Value {
     match agent {
-        AgentName::Copilot => json!({
+        Agent::Copilot => json!({
             "timestamp": 1_765_000_000_000_u64, "sessionId": "s-1", "cwd": project,
             "toolName": "bash", "toolArgs": json!({"command": DANGEROUS}).to_string(),
         }),
         _ => {
             let tool = match agent {
-                AgentName::Gemini => "run_shell_command",
-                AgentName::Devin => "exec",
+                Agent::Gemini => "run_shell_command",
+                Agent::Devin => "exec",
                 _ => "Bash",
             };
-            let event = if agent == AgentName::Gemini {
+            let event = if agent == Agent::Gemini {
                 "BeforeTool"
             } else {
                 "PreToolUse"
@@ -160,14 +161,14 @@ fn mutate(mut payload: Value, mutations: &[Mutation]) -> Value {
 }
 
 /// Whether `reply` keeps the tool from running, in `agent`'s terms.
-fn blocks(agent: AgentName, reply: &Reply) -> bool {
+fn blocks(agent: Agent, reply: &Reply) -> bool {
     let denied = || {
         serde_json::from_str::<Value>(&reply.stdout).is_ok_and(|answer| {
             answer["permissionDecision"] == "deny"
                 || answer["hookSpecificOutput"]["permissionDecision"] == "deny"
         })
     };
-    reply.code == 2 || (agent == AgentName::Copilot && denied())
+    reply.code == 2 || (agent == Agent::Copilot && denied())
 }
 
 /// A long-running guard on every tool call that refuses [`DANGEROUS`] wherever the tool's
@@ -207,7 +208,7 @@ struct Options {
 }
 
 /// The session `hook --agent AGENT` opens with the guard alone.
-fn session(agent: AgentName, project: &Path, hooks: &Path) -> (Common, HookArgs, Session) {
+fn session(agent: Agent, project: &Path, hooks: &Path) -> (Common, HookArgs, Session) {
     let options = Options::parse_from([
         "agent-hooks".as_ref(),
         "--no-discover".as_ref(),
@@ -218,7 +219,7 @@ fn session(agent: AgentName, project: &Path, hooks: &Path) -> (Common, HookArgs,
     ]);
     let args = HookArgs {
         agent,
-        event: (agent == AgentName::Copilot).then(|| "preToolUse".to_owned()),
+        event: (agent == Agent::Copilot).then(|| "preToolUse".to_owned()),
         with: Vec::new(),
         no_serve: true,
     };
@@ -236,10 +237,10 @@ fn new_fields_and_values_never_open_a_guard() {
     let folder = tempfile::tempdir().expect("a folder");
     let project = folder.path().join("project");
     std::fs::create_dir_all(&project).expect("a project");
-    let runtime = crate::emit::runtime().expect("a runtime");
+    let runtime = crate::runtime::build().expect("a runtime");
     for required in [false, true] {
         let hooks = guard(folder.path(), required);
-        for agent in AgentName::ALL {
+        for agent in Agent::hooked() {
             let (common, args, session) = session(agent, &project, &hooks);
             let base = original(agent, &project);
             let answer = |payload: &Value| {

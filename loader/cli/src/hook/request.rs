@@ -3,11 +3,9 @@
 
 use std::{io::Read, path::PathBuf};
 
-use agent_hooks::command_hook::{Dialect, ToolNames};
+use agent_hooks::{agents::Agent, command_hook::ToolNames};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-use super::AgentName;
 
 pub use crate::relay::PAYLOAD_LIMIT;
 
@@ -54,11 +52,7 @@ pub struct Request {
 
 impl Request {
     /// Reads a payload of `agent`; `event` names the event when the payload does not.
-    pub fn parse(
-        bytes: &[u8],
-        agent: AgentName,
-        event: Option<&str>,
-    ) -> Result<Request, RequestError> {
+    pub fn parse(bytes: &[u8], agent: Agent, event: Option<&str>) -> Result<Request, RequestError> {
         let value: Value =
             serde_json::from_slice(bytes).map_err(|e| RequestError::NotJson(e.to_string()))?;
         let Value::Object(mut payload) = value else {
@@ -78,7 +72,7 @@ impl Request {
             .map(str::to_owned)
             .or_else(|| event.map(str::to_owned))
             .ok_or(RequestError::NoEvent)?;
-        let event = agent.event_name(&agent_event);
+        let event = agent.claude_event_name(&agent_event).to_owned();
         payload.insert("hook_event_name".into(), Value::String(event.clone()));
         let agent_tool = payload
             .get("tool_name")
@@ -90,7 +84,7 @@ impl Request {
         }
         let text = |key: &str| payload.get(key).and_then(Value::as_str).map(str::to_owned);
         Ok(Request {
-            agent: agent.name().to_owned(),
+            agent: agent.hook_name().to_owned(),
             session_id: text("session_id").or_else(|| text("sessionId")),
             cwd: text("cwd").map(PathBuf::from),
             event,
@@ -134,11 +128,11 @@ pub fn read_bounded(input: &mut impl Read) -> Result<Vec<u8>, RequestError> {
 
 /// agent-hooks' name of the tool `agent` calls `tool` (`Bash` → `exec`; Copilot CLI's `bash`,
 /// and its `Bash` in the Claude Code form of its payloads).
-pub fn own_tool_name(agent: AgentName, tool: &str) -> String {
+pub fn own_tool_name(agent: Agent, tool: &str) -> String {
     let names = ToolNames::default();
-    let own = names.own_name(agent.dialect(), tool).or_else(|| {
-        (agent == AgentName::Copilot)
-            .then(|| names.own_name(Dialect::ClaudeCode, tool))
+    let own = names.own_name(agent, tool).or_else(|| {
+        (agent == Agent::Copilot)
+            .then(|| names.own_name(Agent::ClaudeCode, tool))
             .flatten()
     });
     own.unwrap_or(tool).to_owned()

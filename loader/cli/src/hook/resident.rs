@@ -17,9 +17,9 @@ pub fn ask(common: &Common, args: &HookArgs, payload: &[u8]) -> Result<Reply, St
     };
     let header = Header {
         v: VERSION,
-        agent: args.agent.name().into(),
+        agent: args.agent.hook_name().into(),
         event: args.event.clone(),
-        with: args.with.iter().map(|a| a.name().to_owned()).collect(),
+        with: args.with.iter().map(|a| a.hook_name().to_owned()).collect(),
         home,
         xdg_config_home: xdg,
         cwd,

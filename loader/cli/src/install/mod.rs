@@ -21,10 +21,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::{
-    hook::AgentName,
     options::{Common, Outcome},
     taken_over,
 };
+use agent_hooks::agents::Agent;
 use copilot_take_over::MovedFile;
 use json_text::{array_elements, object_members, top_object, JsonTextError};
 use take_over::TakeOver;
@@ -129,7 +129,7 @@ pub enum InstallError {
 pub struct InstallArgs {
     /// The agent: claude, codex, gemini, copilot or devin.
     #[arg(long, value_name = "NAME")]
-    pub agent: AgentName,
+    pub agent: Agent,
     /// The user's configuration of the agent (the default).
     #[arg(long, conflicts_with = "project")]
     pub user: bool,
@@ -138,7 +138,7 @@ pub struct InstallArgs {
     pub project: bool,
     /// Also run these agents' hooks files under this one (written into the entry).
     #[arg(long, value_delimiter = ',', value_name = "AGENTS")]
-    pub with: Vec<AgentName>,
+    pub with: Vec<Agent>,
     /// The program the entry runs (default: this program's path).
     #[arg(long, value_name = "PATH")]
     pub program: Option<String>,
@@ -204,21 +204,18 @@ fn project(common: &Common) -> Result<PathBuf, Box<dyn std::error::Error>> {
 }
 
 /// The agent's configuration file that holds its hooks, at the user or project level.
-pub fn config_file(agent: AgentName, user: bool, project: &Path) -> Result<PathBuf, InstallError> {
+pub fn config_file(agent: Agent, user: bool, project: &Path) -> Result<PathBuf, InstallError> {
     let base = if user { home()? } else { project.to_path_buf() };
     Ok(base.join(relative_file(agent, user)))
 }
 
 /// [`config_file`]'s path under the home or the project.
-fn relative_file(agent: AgentName, user: bool) -> &'static str {
-    match (agent, user) {
-        (AgentName::Claude, _) => ".claude/settings.json",
-        (AgentName::Codex, _) => ".codex/hooks.json",
-        (AgentName::Gemini, _) => ".gemini/settings.json",
-        (AgentName::Copilot, true) => ".copilot/hooks/agent-hooks.json",
-        (AgentName::Copilot, false) => ".github/hooks/agent-hooks.json",
-        (AgentName::Devin, true) => ".config/devin/config.json",
-        (AgentName::Devin, false) => ".devin/hooks.v1.json",
+fn relative_file(agent: Agent, user: bool) -> &'static str {
+    let (user_file, project_file) = agent.profile().entry_files;
+    if user {
+        user_file
+    } else {
+        project_file
     }
 }
 
@@ -226,7 +223,7 @@ fn relative_file(agent: AgentName, user: bool) -> &'static str {
 /// The entry runs the small relay program `agent-hooks-hook` when it is installed next to
 /// this program (through a link that outlives an upgrade, for an npm package: see
 /// [`stable`]), else `agent-hooks hook`.
-fn command(agent: AgentName, args: &InstallArgs) -> String {
+fn command(agent: Agent, args: &InstallArgs) -> String {
     let relay = if args.program.is_some() {
         None
     } else {
@@ -239,9 +236,9 @@ fn command(agent: AgentName, args: &InstallArgs) -> String {
             .map(|p| format!("{} hook", shell_quote(&p.to_string_lossy())))
             .unwrap_or_else(|_| "agent-hooks hook".into()),
     };
-    let mut command = format!("{program} --agent {}", agent.name());
+    let mut command = format!("{program} --agent {}", agent.hook_name());
     if !args.with.is_empty() {
-        let with: Vec<&str> = args.with.iter().map(|a| a.name()).collect();
+        let with: Vec<&str> = args.with.iter().map(|a| a.hook_name()).collect();
         command.push_str(&format!(" --with {}", with.join(",")));
     }
     command
@@ -253,11 +250,11 @@ const HTTP_STARTERS: &[&str] = &["SessionStart", "UserPromptSubmit"];
 
 /// One matcher group with the entry for `event`, as the agent writes it: under `--http`
 /// (`http` given), an HTTP hook with the secret, except for [`HTTP_STARTERS`].
-fn entry(agent: AgentName, command: &str, http: Option<&HttpConfig>, event: &str) -> String {
+fn entry(agent: Agent, command: &str, http: Option<&HttpConfig>, event: &str) -> String {
     if let Some(http) = http.filter(|_| !HTTP_STARTERS.contains(&event)) {
         let url = match command.split_once(" --with ") {
-            Some((_, with)) => format!("{}?with={with}", http.url(agent.name())),
-            None => http.url(agent.name()),
+            Some((_, with)) => format!("{}?with={with}", http.url(agent.hook_name())),
+            None => http.url(agent.hook_name()),
         };
         let hook = json!({"type": "http", "url": url,
             "headers": {SECRET_HEADER_NAME: http.secret}, "timeout": 600});
@@ -266,7 +263,7 @@ fn entry(agent: AgentName, command: &str, http: Option<&HttpConfig>, event: &str
     let hook = match agent {
         // Gemini CLI's timeouts are in milliseconds, its default 60 s: agent-hooks bounds
         // each hook itself, so the entry allows 10 minutes.
-        AgentName::Gemini => {
+        Agent::Gemini => {
             json!({"type": "command", "name": "agent-hooks", "command": command, "timeout": 600_000})
         }
         _ => json!({"type": "command", "command": command}),
@@ -277,7 +274,7 @@ fn entry(agent: AgentName, command: &str, http: Option<&HttpConfig>, event: &str
 /// Copilot CLI's own hooks file, which agent-hooks owns whole.
 fn copilot_file(command: &str) -> String {
     let mut hooks = serde_json::Map::new();
-    for event in AgentName::Copilot.events() {
+    for event in Agent::Copilot.profile().installed_events {
         hooks.insert(
             (*event).to_owned(),
             json!([{"type": "command", "bash": format!("{command} --event {event}"), "timeoutSec": 600}]),
@@ -332,7 +329,7 @@ fn write(path: &Path, text: &str) -> Result<(), InstallError> {
 /// that does not exist yet).
 fn plan(
     path: &Path,
-    agent: AgentName,
+    agent: Agent,
     entry: &dyn Fn(&str) -> String,
     text: &str,
 ) -> Result<Vec<(usize, Insertion)>, InstallError> {
@@ -344,7 +341,7 @@ fn plan(
     };
     let top = top_object(bytes).map_err(not_json)?;
     let (members, _) = object_members(bytes, top).map_err(not_json)?;
-    let events = agent.events();
+    let events = agent.profile().installed_events;
     let new_events = |names: &[&str]| -> String {
         names
             .iter()
@@ -475,7 +472,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         }
     }
     let http = if args.http {
-        if agent != AgentName::Claude {
+        if agent != Agent::ClaudeCode {
             return Err(InstallError::NoHttp(agent.title()).into());
         }
         if args.project {
@@ -508,7 +505,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let record = if agent == AgentName::Copilot {
+    let record = if agent == Agent::Copilot {
         if before.is_some() {
             return Err(InstallError::Changed(path).into());
         }
@@ -521,7 +518,12 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
                 .rsplit_once('/')
                 .map_or("", |(folder, _)| folder);
             let copy_of = |name: &str| {
-                taken_over::copy_path(&config, agent.name(), level, &format!("{folder}/{name}"))
+                taken_over::copy_path(
+                    &config,
+                    agent.hook_name(),
+                    level,
+                    &format!("{folder}/{name}"),
+                )
             };
             let dir = path.parent().unwrap_or(Path::new("."));
             copilot_take_over::plan(dir, &path, &copy_of)?
@@ -529,7 +531,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             Vec::new()
         };
         let record = Record {
-            agent: agent.name().into(),
+            agent: agent.hook_name().into(),
             path: path.clone(),
             created: true,
             insertions: Vec::new(),
@@ -569,12 +571,12 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             let level = args.project.then_some(project.as_path());
             let copy = taken_over::copy_path(
                 &config,
-                agent.name(),
+                agent.hook_name(),
                 level,
                 relative_file(agent, !args.project),
             );
             let entry = |event: &str| entry(agent, &command, http.as_ref(), event);
-            take_over::plan(&path, text, agent.events(), &entry, copy)?
+            take_over::plan(&path, text, agent.profile().installed_events, &entry, copy)?
         }
         _ => None,
     } {
@@ -600,8 +602,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             after.insert_str(*at, &insertion.text);
         }
         // What was written must read as JSON where the agent reads strict JSON.
-        if agent != AgentName::Gemini && serde_json::from_str::<serde_json::Value>(&after).is_err()
-        {
+        if agent != Agent::Gemini && serde_json::from_str::<serde_json::Value>(&after).is_err() {
             return Err(InstallError::NotJson {
                 path,
                 error: JsonTextError {
@@ -617,7 +618,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             owner_only(&path)?;
         }
         Record {
-            agent: agent.name().into(),
+            agent: agent.hook_name().into(),
             path: path.clone(),
             created,
             insertions: planned.into_iter().map(|(_, i)| i).collect(),
@@ -636,15 +637,15 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
     outln!(
         "{} now runs `{command}` for {} events: {}",
         agent.title(),
-        agent.events().len(),
+        agent.profile().installed_events.len(),
         path.display()
     );
-    if agent == AgentName::Codex {
+    if agent == Agent::Codex {
         outln!("Codex CLI asks to trust a new hook: trust this one in Codex (or run it with --dangerously-bypass-hook-trust).");
     }
     outln!(
         "Undo with: agent-hooks uninstall --agent {}{}",
-        agent.name(),
+        agent.hook_name(),
         if args.project { " --project" } else { "" }
     );
     Ok(ExitCode::SUCCESS)
@@ -715,7 +716,7 @@ fn installed_already(record: &Record, args: &InstallArgs, command: &str, path: &
         return Ok(ExitCode::SUCCESS);
     }
     let level = if args.project { " --project" } else { "" };
-    let mut redo = format!("agent-hooks install --agent {}{level}", agent.name());
+    let mut redo = format!("agent-hooks install --agent {}{level}", agent.hook_name());
     if args.take_over {
         redo.push_str(" --take-over");
     }
@@ -723,7 +724,7 @@ fn installed_already(record: &Record, args: &InstallArgs, command: &str, path: &
         redo.push_str(" --http");
     }
     if !args.with.is_empty() {
-        let with: Vec<&str> = args.with.iter().map(|a| a.name()).collect();
+        let with: Vec<&str> = args.with.iter().map(|a| a.hook_name()).collect();
         redo.push_str(&format!(" --with {}", with.join(",")));
     }
     if let Some(program) = &args.program {
@@ -732,7 +733,7 @@ fn installed_already(record: &Record, args: &InstallArgs, command: &str, path: &
     Err(InstallError::OtherOptions {
         path: path.to_path_buf(),
         differs: differs.join("; "),
-        undo: format!("agent-hooks uninstall --agent {}{level}", agent.name()),
+        undo: format!("agent-hooks uninstall --agent {}{level}", agent.hook_name()),
         redo,
     }
     .into())
@@ -764,14 +765,14 @@ fn owner_only(path: &Path) -> Result<(), InstallError> {
 /// crash between two of them leaves what `uninstall` (with `--force` at worst) undoes.
 fn take_over_file(
     common: &Common,
-    (agent, command): (AgentName, &str),
+    (agent, command): (Agent, &str),
     path: &Path,
     (before, after): (&str, &str),
     taken: TakeOver,
     project_level: bool,
     mode: Option<u32>,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    if agent != AgentName::Gemini && serde_json::from_str::<serde_json::Value>(after).is_err() {
+    if agent != Agent::Gemini && serde_json::from_str::<serde_json::Value>(after).is_err() {
         return Err(InstallError::NotJson {
             path: path.to_path_buf(),
             error: JsonTextError {
@@ -791,7 +792,7 @@ fn take_over_file(
     records.retain(|r| r.path != path);
     let (copy, moved) = (taken.copy.clone(), taken.moved);
     records.push(Record {
-        agent: agent.name().into(),
+        agent: agent.hook_name().into(),
         path: path.to_path_buf(),
         created: false,
         insertions: Vec::new(),
@@ -809,7 +810,7 @@ fn take_over_file(
     outln!(
         "{} now runs only agent-hooks for {} events: {}",
         agent.title(),
-        agent.events().len(),
+        agent.profile().installed_events.len(),
         path.display()
     );
     outln!(
@@ -829,7 +830,7 @@ fn take_over_file(
     }
     outln!(
         "Undo with: agent-hooks uninstall --agent {}{} (puts them back)",
-        agent.name(),
+        agent.hook_name(),
         if project_level { " --project" } else { "" }
     );
     Ok(())
@@ -1106,8 +1107,8 @@ fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
                 agent.title(),
                 path.display(),
                 insertions.len(),
-                agent.name(),
-                agent.name()
+                agent.hook_name(),
+                agent.hook_name()
             );
             return Ok(ExitCode::FAILURE);
         }
@@ -1122,8 +1123,8 @@ fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
 }
 
 /// Whether a configuration file's text holds an agent-hooks entry for `agent`.
-fn has_entry(text: &str, agent: AgentName) -> bool {
-    let flag = format!("--agent {}", agent.name());
+fn has_entry(text: &str, agent: Agent) -> bool {
+    let flag = format!("--agent {}", agent.hook_name());
     text.match_indices(&flag).any(|(at, _)| {
         let before = &text[..at];
         before.ends_with("hook ")
@@ -1134,12 +1135,12 @@ fn has_entry(text: &str, agent: AgentName) -> bool {
 
 /// Where each agent is wired to agent-hooks (user and project files holding an
 /// `agent-hooks hook` entry), for `list` and `doctor`.
-pub fn wired(common: &Common) -> Vec<(AgentName, PathBuf)> {
+pub fn wired(common: &Common) -> Vec<(Agent, PathBuf)> {
     let Ok(project) = project(common) else {
         return Vec::new();
     };
     let mut found = Vec::new();
-    for agent in AgentName::ALL {
+    for agent in Agent::hooked() {
         for user in [true, false] {
             let Ok(path) = config_file(agent, user, &project) else {
                 continue;
@@ -1167,7 +1168,7 @@ pub fn entry_problems(common: &Common) -> Vec<String> {
 pub fn wired_lines(common: &Common) -> Vec<String> {
     let wired = wired(common);
     let mut lines = Vec::new();
-    for agent in AgentName::ALL {
+    for agent in Agent::hooked() {
         let places: Vec<String> = wired
             .iter()
             .filter(|(a, _)| *a == agent)
@@ -1177,7 +1178,7 @@ pub fn wired_lines(common: &Common) -> Vec<String> {
             lines.push(format!(
                 "  {}: not wired (agent-hooks install --agent {})",
                 agent.title(),
-                agent.name()
+                agent.hook_name()
             ));
         } else {
             lines.push(format!(
@@ -1195,6 +1196,6 @@ pub fn wired_lines(common: &Common) -> Vec<String> {
 pub fn wired_json(common: &Common) -> serde_json::Value {
     json!(wired(common)
         .iter()
-        .map(|(agent, path)| json!({"agent": agent.name(), "file": path}))
+        .map(|(agent, path)| json!({"agent": agent.hook_name(), "file": path}))
         .collect::<Vec<_>>())
 }

@@ -18,7 +18,7 @@ use std::{
 
 use serde_json::Value;
 
-use crate::hook::AgentName;
+use agent_hooks::agents::Agent;
 
 /// The folder of the links: `$XDG_DATA_HOME/agent-hooks/bin` or
 /// `~/.local/share/agent-hooks/bin`.
@@ -110,7 +110,7 @@ fn first_word(command: &str) -> String {
 }
 
 /// The commands in `value` that run agent-hooks for `agent`.
-fn commands(value: &Value, agent: AgentName, found: &mut Vec<String>) {
+fn commands(value: &Value, agent: Agent, found: &mut Vec<String>) {
     match value {
         Value::String(text) if super::has_entry(text, agent) => found.push(text.clone()),
         Value::Array(items) => items.iter().for_each(|v| commands(v, agent, found)),
@@ -123,7 +123,7 @@ fn commands(value: &Value, agent: AgentName, found: &mut Vec<String>) {
 /// uninstalled, a link that leads nowhere), or of another version than this one (its
 /// resident process would be of that version). A program named without a folder is found
 /// on the `PATH` when the agent runs it, and is not checked.
-pub fn problems(agent: AgentName, file: &Path) -> Vec<String> {
+pub fn problems(agent: Agent, file: &Path) -> Vec<String> {
     let Some(value) = fs::read_to_string(file)
         .ok()
         .and_then(|text| serde_json::from_str::<Value>(&text).ok())
@@ -138,7 +138,7 @@ pub fn problems(agent: AgentName, file: &Path) -> Vec<String> {
     let mine = format!("agent-hooks {}", env!("CARGO_PKG_VERSION"));
     let redo = format!(
         "run `agent-hooks uninstall --agent {name}`, then `agent-hooks install --agent {name}` with the agent-hooks you use",
-        name = agent.name()
+        name = agent.hook_name()
     );
     let mut problems = Vec::new();
     for program in programs {

@@ -31,7 +31,7 @@ use crate::{
 };
 
 /// The header that carries the secret (lower case, as it is compared).
-pub const SECRET_HEADER: &str = crate::hook::AGENT_HOOKS_SECRET_HEADER;
+pub const SECRET_HEADER: &str = crate::wiring::AGENT_HOOKS_SECRET_HEADER;
 
 /// The file, in agent-hooks' configuration folder, with the port and the secret.
 pub const CONFIG_FILE: &str = "http.json";

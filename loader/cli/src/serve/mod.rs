@@ -55,12 +55,12 @@ use agent_hooks::discover::TRUST_STORE_FILE;
 
 use crate::{
     capped_log,
-    emit::runtime,
-    hook::{self, AgentName, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
+    hook::{self, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
     options::Outcome,
     session::Session,
     sync::lock,
 };
+use agent_hooks::agents::Agent;
 use wire::{Header, HEADER_LIMIT, VERSION};
 
 /// `serve`'s options.
@@ -94,20 +94,20 @@ struct Warm {
     stale: Option<Arc<AtomicBool>>,
     used: Instant,
     /// The agent process whose events the session serves, when the client said.
-    agent: Option<Agent>,
+    agent: Option<AgentProcess>,
 }
 
 /// An agent process, told apart from a later process given its pid by its start time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Agent {
+struct AgentProcess {
     pid: u32,
     start: u64,
 }
 
-impl Agent {
+impl AgentProcess {
     /// The process `pid` as it is now; `None` when it is gone already.
-    fn of(pid: u32) -> Option<Agent> {
-        crate::relay::process_start(pid).map(|start| Agent { pid, start })
+    fn of(pid: u32) -> Option<AgentProcess> {
+        crate::relay::process_start(pid).map(|start| AgentProcess { pid, start })
     }
 
     /// Whether it still runs.
@@ -391,7 +391,8 @@ fn watchdog(state: Arc<State>) {
         lock(&state.sessions).retain(|_, slot| match slot.try_lock() {
             Ok(mut warm) => {
                 let keep = warm.as_ref().is_none_or(|w| {
-                    w.used.elapsed() < state.idle && w.agent.as_ref().is_none_or(Agent::alive)
+                    w.used.elapsed() < state.idle
+                        && w.agent.as_ref().is_none_or(AgentProcess::alive)
                 });
                 if !keep {
                     ended.extend(warm.take());
@@ -550,14 +551,18 @@ fn give_way(state: &State, theirs: &str) {
 
 /// The reply to one request of `header` (read, version checked) with its payload.
 pub fn reply_for(state: &State, header: &Header, request: Result<Vec<u8>, RequestError>) -> Reply {
-    match header.agent.parse::<AgentName>().and_then(|agent| {
-        wire::with(header).map(|with| HookArgs {
-            agent,
-            event: header.event.clone(),
-            with,
-            no_serve: true,
-        })
-    }) {
+    match header
+        .agent
+        .parse::<Agent>()
+        .map_err(|e| e.to_string())
+        .and_then(|agent| {
+            wire::with(header).map(|with| HookArgs {
+                agent,
+                event: header.event.clone(),
+                with,
+                no_serve: true,
+            })
+        }) {
         Ok(args) => {
             let request =
                 request.and_then(|b| Request::parse(&b, args.agent, args.event.as_deref()));
@@ -677,7 +682,7 @@ fn handle(
                 return hook::did_not_run(args.agent, &common.required, "agent-hooks serve", &error)
             }
         };
-        let runtime = match runtime() {
+        let runtime = match crate::runtime::build() {
             Ok(runtime) => runtime,
             Err(error) => {
                 return hook::did_not_run(args.agent, &common.required, "agent-hooks serve", &error)
@@ -705,7 +710,7 @@ fn handle(
     w.used = Instant::now();
     // The agent that sent this event: the session ends with it.
     if header.agent_pid != w.agent.map(|a| a.pid) {
-        w.agent = header.agent_pid.and_then(Agent::of);
+        w.agent = header.agent_pid.and_then(AgentProcess::of);
     }
     let reply = match &request {
         Ok(request) => hook::answer_with(

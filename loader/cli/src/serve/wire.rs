@@ -3,7 +3,8 @@
 
 pub use crate::relay::{folder, Header, HEADER_LIMIT, LOCK, LOG, SOCKET, VERSION};
 
-use crate::{hook::AgentName, options::Common};
+use crate::options::Common;
+use agent_hooks::agents::Agent;
 
 /// The options of a `hook` run as the resident process runs it.
 pub fn common(header: &Header) -> Common {
@@ -24,6 +25,13 @@ pub fn common(header: &Header) -> Common {
 }
 
 /// The agents of the header's `with`, read.
-pub fn with(header: &Header) -> Result<Vec<AgentName>, String> {
-    header.with.iter().map(|a| a.parse()).collect()
+pub fn with(header: &Header) -> Result<Vec<Agent>, String> {
+    header
+        .with
+        .iter()
+        .map(|a| {
+            a.parse()
+                .map_err(|e: agent_hooks::agents::UnknownAgent| e.to_string())
+        })
+        .collect()
 }

@@ -1,0 +1,35 @@
+//! agent-hooks' own wiring entries, which `install` writes into an agent's file: they hand
+//! the event to agent-hooks, so agent-hooks never runs, lists or trusts them as hooks.
+
+use agent_hooks::command_hook::CommandHook;
+
+/// The header of agent-hooks' own HTTP entries (`install --http`): a hook that carries it
+/// posts to the resident process, and is never run from another agent's file.
+pub const AGENT_HOOKS_SECRET_HEADER: &str = "x-agent-hooks-secret";
+
+/// Whether a hook is one of agent-hooks' own wiring entries, which `install` writes into an
+/// agent's file: a command that runs `agent-hooks hook` (or the relay `agent-hooks-hook`),
+/// or an HTTP hook that carries [`AGENT_HOOKS_SECRET_HEADER`]. Such an entry hands the event
+/// to agent-hooks itself, so it is never run by agent-hooks, listed as a hook, or trusted.
+pub fn is_wiring(hook: &CommandHook) -> bool {
+    is_agent_hooks_entry(&hook.command)
+        || hook.http.as_ref().is_some_and(|h| {
+            h.headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case(AGENT_HOOKS_SECRET_HEADER))
+        })
+}
+
+/// Whether a command hook's command is an `agent-hooks hook` entry.
+pub fn is_agent_hooks_entry(command: &str) -> bool {
+    let words: Vec<&str> = command
+        .split(|c: char| c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
+        .collect();
+    words.windows(2).any(|pair| {
+        let program = pair[0].rsplit('/').next().unwrap_or(pair[0]);
+        (program == "agent-hooks" && pair[1] == "hook")
+            || (program == "agent-hooks-hook" && pair[1] == "--agent")
+    })
+}

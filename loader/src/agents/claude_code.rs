@@ -1,0 +1,118 @@
+//! Claude Code (`@anthropic-ai/claude-code`): `~/.claude/settings.json`,
+//! `.claude/settings.json` and `.claude/settings.local.json`, its plugins'
+//! `hooks/hooks.json`, `/etc/claude-code/managed-settings.json`. Its hooks reference is the
+//! form every other agent's is read against.
+
+use std::path::Path;
+
+use super::profile::{HookEnv, MatcherRule, Profile, DEFAULT_TIMEOUT};
+use crate::event::CommandEvent;
+
+/// Claude Code.
+pub(super) static PROFILE: Profile = Profile {
+    name: "claude-code",
+    title: "Claude Code",
+    hook_name: Some("claude"),
+    managed_folder: Some("claude-code"),
+    owns_file: |at| at.has(".claude") || plugin_root(at.path).is_some(),
+    matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
+    timeout_unit: 1.0,
+    default_timeout: DEFAULT_TIMEOUT,
+    event_names: &[],
+    events_of_its_own: false,
+    not_events: &[],
+    // Every event 2.1.332 accepts in its settings (read from the installed program), except
+    // where the mere presence of a hook changes what it does even when the hook answers
+    // nothing: `WorktreeCreate` (a hook replaces git's worktree creation: it must make the
+    // folder and print its path), `WorktreeRemove` (replaces the removal), `FileChanged`
+    // (its matcher names the files Claude Code watches; an entry starts a watcher),
+    // `Elicitation` (a hook stands in for the user's answer to an MCP server's question),
+    // `MessageDisplay` (with a hook, the answer is no longer shown as it streams but handed
+    // through the hook line by line), `PreSkillShellCommand` (with a hook, a coordinator
+    // session no longer runs a skill's shell commands at all, and a hook that does not
+    // answer refuses the command).
+    installed_events: &[
+        "SessionStart",
+        "Setup",
+        "InstructionsLoaded",
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "PreToolUse",
+        "PermissionRequest",
+        "PermissionDenied",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+        "Notification",
+        "SubagentStart",
+        "SubagentStop",
+        "Stop",
+        "StopFailure",
+        "TeammateIdle",
+        "TaskCreated",
+        "TaskCompleted",
+        "ConfigChange",
+        "CwdChanged",
+        "DirectoryAdded",
+        "PreCompact",
+        "PostCompact",
+        "PreModelSwitch",
+        "PostModelSwitch",
+        "ElicitationResult",
+        "SessionEnd",
+    ],
+    // 2.1.332 honours `once` only in the hooks of skills and agents; a hook of a settings
+    // file or a plugin with `"once": true` runs every time (a Stop hook ran three times).
+    entry_files: (".claude/settings.json", ".claude/settings.json"),
+    also_runs_project_files_of: &[],
+    ignores_once: true,
+    managed_rules: true,
+    own_payload: false,
+    plain_text_is_a_message: false,
+    ignores_context_on: &[],
+    reason_replaces_result_on: &[],
+    shows_every_reason_with_a_block: false,
+    extra_fields: &[],
+    renamed_fields: &[],
+    absent_fields: &[(
+        "permission_mode",
+        &[CommandEvent::SessionStart, CommandEvent::SessionEnd],
+    )],
+    tool_output_also_as: &[],
+    env: &[("CLAUDE_PROJECT_DIR", HookEnv::ProjectDir)],
+    has_env_file: true,
+    tools: &[
+        ("exec", "Bash"),
+        ("read", "Read"),
+        ("write", "Write"),
+        ("edit", "Edit"),
+        ("glob", "Glob"),
+        ("grep", "Grep"),
+        ("webfetch", "WebFetch"),
+        ("todo_write", "TodoWrite"),
+        ("notebook_read", "NotebookRead"),
+        ("notebook_edit", "NotebookEdit"),
+        ("run_subagent", "Task"),
+    ],
+    file_path_field: Some("file_path"),
+    matcher_aliases: &[],
+    reads_continue_before_a_tool: true,
+    rewritten_input_field: "updatedInput",
+    rewrite_needs_allow: false,
+    top_level_decision: false,
+    claude_form_for_claude_names: false,
+};
+
+/// The root of the Claude Code plugin a hooks file belongs to: `<root>/hooks/hooks.json`
+/// next to `<root>/.claude-plugin/plugin.json`.
+pub fn plugin_root(hooks_file: &Path) -> Option<&Path> {
+    let hooks_dir = hooks_file.parent()?;
+    if hooks_dir.file_name()? != "hooks" || hooks_file.file_name()? != "hooks.json" {
+        return None;
+    }
+    let root = hooks_dir.parent()?;
+    root.join(".claude-plugin")
+        .join("plugin.json")
+        .is_file()
+        .then_some(root)
+}

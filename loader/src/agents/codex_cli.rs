@@ -1,0 +1,81 @@
+//! Codex CLI (`@openai/codex`): `~/.codex/hooks.json` and `.codex/hooks.json`, the `[hooks]`
+//! table of `config.toml` in both, `/etc/codex/`. Its hooks read Claude Code's fields and
+//! tool names; it trusts a hook by its hash (`discover/codex.rs`).
+
+use std::time::Duration;
+
+use super::profile::{MatcherRule, Profile};
+
+/// Codex CLI.
+pub(super) static PROFILE: Profile = Profile {
+    name: "codex",
+    title: "Codex CLI",
+    hook_name: Some("codex"),
+    managed_folder: Some("codex"),
+    owns_file: |at| at.has(".codex"),
+    // A plain name is exact, as in Claude Code (measured: `Bas` does not match `Bash`).
+    matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
+    timeout_unit: 1.0,
+    default_timeout: Duration::from_secs(600),
+    event_names: &[],
+    events_of_its_own: false,
+    not_events: &["state", "managed_dir", "windows_managed_dir"],
+    // Every event of 0.171.0 but `Interrupt` (agent-hooks has no such event).
+    installed_events: &[
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "SubagentStart",
+        "SubagentStop",
+        "Stop",
+        "PreCompact",
+        "PostCompact",
+        "SessionEnd",
+    ],
+    entry_files: (".codex/hooks.json", ".codex/hooks.json"),
+    also_runs_project_files_of: &[],
+    ignores_once: false,
+    managed_rules: false,
+    own_payload: false,
+    plain_text_is_a_message: false,
+    ignores_context_on: &[],
+    reason_replaces_result_on: &[crate::event::CommandEvent::PostToolUse],
+    shows_every_reason_with_a_block: false,
+    extra_fields: &[],
+    renamed_fields: &[("prompt_id", "turn_id")],
+    absent_fields: &[],
+    tool_output_also_as: &[],
+    env: &[],
+    has_env_file: false,
+    tools: &[
+        ("exec", "Bash"),
+        ("read", "Read"),
+        ("write", "Write"),
+        ("edit", "Edit"),
+        ("glob", "Glob"),
+        ("grep", "Grep"),
+        ("webfetch", "WebFetch"),
+        ("todo_write", "TodoWrite"),
+        ("notebook_read", "NotebookRead"),
+        ("notebook_edit", "NotebookEdit"),
+        ("run_subagent", "Task"),
+    ],
+    file_path_field: Some("file_path"),
+    // 0.171.0 calls its file-editing tool `apply_patch` and lets `Write` and `Edit` select
+    // it, and its sub-agent tool `spawn_agent`, selected by `Agent` too; so a Codex hook's
+    // `Edit|Write` runs for an `apply_patch` call, and its `apply_patch` for a `Write` or
+    // `Edit` (the names a Codex hook sees for agent-hooks' `write` and `edit`).
+    matcher_aliases: &[
+        ("apply_patch", &["Write", "Edit"]),
+        ("Write", &["apply_patch"]),
+        ("Edit", &["apply_patch"]),
+        ("spawn_agent", &["Agent"]),
+    ],
+    reads_continue_before_a_tool: false,
+    rewritten_input_field: "updatedInput",
+    rewrite_needs_allow: true,
+    top_level_decision: false,
+    claude_form_for_claude_names: false,
+};

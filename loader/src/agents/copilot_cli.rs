@@ -1,0 +1,196 @@
+//! GitHub Copilot CLI (`@github/copilot`): every `*.json` of `.github/hooks/` and
+//! `~/.copilot/hooks/`, the `hooks` of its settings files, `/etc/github-copilot/policy.d/`.
+//! Its own format (`command_hook/copilot.rs`): camelCase events listing their hooks, its own
+//! payloads and answers; a file may also use Claude Code's names (its VS Code-compatible
+//! form), whose hooks then see Claude Code's fields.
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use super::{
+    decision::{AgentEvent, Decision, ToAgent},
+    profile::{HookEnv, MatcherRule, Profile},
+};
+use crate::event::CommandEvent;
+
+/// Copilot CLI.
+pub(super) static PROFILE: Profile = Profile {
+    name: "copilot-cli",
+    title: "Copilot CLI",
+    hook_name: Some("copilot"),
+    managed_folder: Some("github-copilot"),
+    owns_file: |at| {
+        matches!(
+            (at.parent(), at.last()),
+            (Some(".github" | ".copilot"), Some("hooks"))
+                | (Some(".github"), Some("copilot"))
+                | (_, Some(".copilot"))
+        )
+    },
+    // Its own reader compiles its matchers.
+    matcher_rule: (MatcherRule::Regex, MatcherRule::Regex),
+    timeout_unit: 1.0,
+    // 30 s, as it documents.
+    default_timeout: Duration::from_secs(30),
+    event_names: &[
+        ("sessionStart", Some(CommandEvent::SessionStart)),
+        ("sessionEnd", Some(CommandEvent::SessionEnd)),
+        ("userPromptSubmitted", Some(CommandEvent::UserPromptSubmit)),
+        ("userPromptTransformed", None),
+        ("preToolUse", Some(CommandEvent::PreToolUse)),
+        ("permissionRequest", Some(CommandEvent::PermissionRequest)),
+        ("postToolUse", Some(CommandEvent::PostToolUse)),
+        ("postToolUseFailure", Some(CommandEvent::PostToolUseFailure)),
+        ("agentStop", Some(CommandEvent::Stop)),
+        ("subagentStart", Some(CommandEvent::SubagentStart)),
+        ("subagentStop", Some(CommandEvent::SubagentStop)),
+        ("errorOccurred", Some(CommandEvent::StopFailure)),
+        ("preCompact", Some(CommandEvent::PreCompact)),
+        ("notification", Some(CommandEvent::Notification)),
+    ],
+    events_of_its_own: true,
+    not_events: &[],
+    // Every event of 1.0.102 but `userPromptTransformed` and `preMcpToolCall` (no moment
+    // here).
+    installed_events: &[
+        "sessionStart",
+        "userPromptSubmitted",
+        "preToolUse",
+        "permissionRequest",
+        "postToolUse",
+        "postToolUseFailure",
+        "subagentStart",
+        "subagentStop",
+        "agentStop",
+        "errorOccurred",
+        "preCompact",
+        "notification",
+        "sessionEnd",
+    ],
+    entry_files: (
+        ".copilot/hooks/agent-hooks.json",
+        ".github/hooks/agent-hooks.json",
+    ),
+    also_runs_project_files_of: &[super::Agent::ClaudeCode],
+    ignores_once: false,
+    managed_rules: false,
+    own_payload: true,
+    plain_text_is_a_message: false,
+    ignores_context_on: &[],
+    reason_replaces_result_on: &[],
+    shows_every_reason_with_a_block: false,
+    extra_fields: &["timestamp"],
+    renamed_fields: &[],
+    absent_fields: &[],
+    tool_output_also_as: &[],
+    // Measured with 1.0.102: both project variables and the folder of the hook's file.
+    env: &[
+        ("CLAUDE_PROJECT_DIR", HookEnv::ProjectDir),
+        ("COPILOT_PROJECT_DIR", HookEnv::ProjectDir),
+        ("COPILOT_HOOK_DIR", HookEnv::HookFileFolder),
+    ],
+    has_env_file: false,
+    tools: &[
+        ("exec", "bash"),
+        ("read", "view"),
+        ("write", "create"),
+        ("edit", "edit"),
+        ("glob", "glob"),
+        ("grep", "grep"),
+        ("webfetch", "web_fetch"),
+        ("todo_write", "update_todo"),
+        ("notebook_read", "notebook_read"),
+        ("notebook_edit", "notebook_edit"),
+        ("run_subagent", "task"),
+    ],
+    // Its file tools take `path`, as agent-hooks' do.
+    file_path_field: None,
+    matcher_aliases: &[],
+    reads_continue_before_a_tool: true,
+    rewritten_input_field: "updatedInput",
+    rewrite_needs_allow: false,
+    top_level_decision: false,
+    claude_form_for_claude_names: true,
+};
+
+/// The answer to an event that came in Copilot CLI's own form (docs/command-hooks.md): a
+/// deny, or a stop that keeps the agent going, is JSON; `permissionDecision` and
+/// `modifiedArgs` on `preToolUse` (1.0.102 runs `modifiedArgs` and ignores `updatedInput`),
+/// `modifiedResult` and `additionalContext` on `postToolUse`, `additionalContext` at the start
+/// and on a prompt. Messages and problems are its progress lines, which it shows the user and
+/// does not give the model; any exit but 0 of a preToolUse hook denies the tool there ("hook
+/// errored"), while its own hook that times out lets the tool run: problems never change the
+/// exit code.
+pub(super) fn answer(event: &AgentEvent, d: &Decision, problems: &[String]) -> ToAgent {
+    let mut reply = ToAgent::default();
+    let block_field = match event.event {
+        "PreToolUse" | "PermissionRequest" => Some("permissionDecision"),
+        "Stop" | "SubagentStop" => Some("decision"),
+        _ => None,
+    };
+    if let (Some(reason), Some(field)) = (&d.block, block_field) {
+        let answer = if field == "decision" {
+            json!({"decision": "block", "reason": reason})
+        } else {
+            json!({"permissionDecision": "deny", "permissionDecisionReason": reason})
+        };
+        // The deny is what the user sees, as with its own hook that fails ("hook errored"):
+        // the problems behind it go to stderr, not into its progress.
+        reply.stdout = format!("{}{answer}\n", progress_lines(&d.messages));
+        reply.notes.push(reason.clone());
+        return reply;
+    }
+    if let Some(reason) = &d.block {
+        reply.code = 2;
+        reply.notes.push(reason.clone());
+        return reply;
+    }
+    let mut answer = Map::new();
+    match event.event {
+        "PreToolUse" => {
+            if let Some(reason) = &d.ask {
+                answer.insert("permissionDecision".into(), json!("ask"));
+                answer.insert("permissionDecisionReason".into(), json!(reason));
+            } else if d.approve || d.input.is_some() {
+                answer.insert("permissionDecision".into(), json!("allow"));
+            }
+            if let Some(input) = &d.input {
+                answer.insert("modifiedArgs".into(), input.clone());
+            }
+        }
+        "PostToolUse" => {
+            if let Some(text) = &d.replacement {
+                answer.insert(
+                    "modifiedResult".into(),
+                    json!({"resultType": "success", "textResultForLlm": text}),
+                );
+            }
+        }
+        _ => {}
+    }
+    let mut context = d.feedback.clone();
+    context.extend(d.context.iter().cloned());
+    let reads_context = matches!(
+        event.event,
+        "PostToolUse" | "PostToolUseFailure" | "SessionStart" | "UserPromptSubmit"
+    );
+    if reads_context && !context.is_empty() {
+        answer.insert("additionalContext".into(), json!(context.join("\n")));
+    }
+    if !answer.is_empty() {
+        reply.stdout = format!("{}\n", Value::Object(answer));
+    }
+    let mut shown = d.messages.clone();
+    shown.extend(problems.iter().cloned());
+    reply.stdout.insert_str(0, &progress_lines(&shown));
+    reply
+}
+
+/// Messages for the user, as its progress lines (one JSON object a line, before the answer).
+fn progress_lines(messages: &[String]) -> String {
+    messages
+        .iter()
+        .map(|message| format!("{}\n", json!({"type": "progress", "message": message})))
+        .collect()
+}

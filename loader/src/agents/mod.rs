@@ -1,0 +1,457 @@
+//! The agents agent-hooks knows: one value of [`Agent`] each, and one module each that says,
+//! once, what agent-hooks knows of that agent as facts (its [`Profile`]). Adding an agent is
+//! its module, a variant here and its line in [`Agent::profile`].
+//!
+//! The procedures of agents whose hooks files or answers are their own (Copilot CLI's and
+//! Cursor's formats, Codex CLI's TOML and hash trust, Gemini CLI's extensions) are in the
+//! rooms that read hooks files and find them, and read these facts.
+
+mod agent_hooks;
+mod answer;
+mod claude_code;
+mod claude_form;
+mod codex_cli;
+mod copilot_cli;
+mod cursor;
+mod decision;
+mod devin;
+mod gemini_cli;
+mod profile;
+
+use std::{borrow::Cow, path::Path, str::FromStr};
+
+use serde_json::Value;
+
+pub use claude_code::plugin_root;
+pub use cursor::CURSOR_VERSION;
+pub use decision::{AgentEvent, Decision, ToAgent};
+pub use profile::{FileFolders, HookEnv, MatcherRule, Profile, DEFAULT_TIMEOUT};
+
+use crate::event::CommandEvent;
+
+/// An agent: the one a hooks file was written for, or the one `agent-hooks hook` runs under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Agent {
+    /// agent-hooks' own hooks files (docs/command-hooks.md).
+    AgentHooks,
+    /// Claude Code.
+    ClaudeCode,
+    /// OpenAI Codex CLI.
+    Codex,
+    /// Gemini CLI.
+    Gemini,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Cursor (its files are read; it does not run here).
+    Cursor,
+    /// Devin CLI.
+    Devin,
+}
+
+/// A name `--agent` does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown agent `{name}`; agents: {known}")]
+pub struct UnknownAgent {
+    name: String,
+    known: String,
+}
+
+impl Agent {
+    /// Every agent, in the order of the events table's columns.
+    pub const ALL: [Agent; 7] = [
+        Agent::AgentHooks,
+        Agent::ClaudeCode,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Copilot,
+        Agent::Cursor,
+        Agent::Devin,
+    ];
+
+    /// The order in which the agents are asked whether a hooks file is theirs (the most
+    /// particular places first); a file none claims is agent-hooks' own.
+    pub const BY_FILE: [Agent; 6] = [
+        Agent::Copilot,
+        Agent::Cursor,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Devin,
+        Agent::ClaudeCode,
+    ];
+
+    /// What agent-hooks knows of it.
+    pub fn profile(self) -> &'static Profile {
+        match self {
+            Agent::AgentHooks => &agent_hooks::PROFILE,
+            Agent::ClaudeCode => &claude_code::PROFILE,
+            Agent::Codex => &codex_cli::PROFILE,
+            Agent::Gemini => &gemini_cli::PROFILE,
+            Agent::Copilot => &copilot_cli::PROFILE,
+            Agent::Cursor => &cursor::PROFILE,
+            Agent::Devin => &devin::PROFILE,
+        }
+    }
+
+    /// Its place in [`ALL`](Self::ALL).
+    pub fn position(self) -> usize {
+        Self::ALL.iter().position(|a| *a == self).unwrap_or(0)
+    }
+
+    /// Its name, as `list` shows it (`claude-code`).
+    pub fn name(self) -> &'static str {
+        self.profile().name
+    }
+
+    /// Its name for people (`Claude Code`).
+    pub fn title(self) -> &'static str {
+        self.profile().title
+    }
+
+    /// The name `--agent` takes (`claude`), or [`name`](Self::name) for an agent that does
+    /// not run agent-hooks.
+    pub fn hook_name(self) -> &'static str {
+        self.profile().hook_name.unwrap_or(self.profile().name)
+    }
+
+    /// The agents that run agent-hooks (`agent-hooks hook --agent NAME`), in the order
+    /// `list` shows them.
+    pub fn hooked() -> impl Iterator<Item = Agent> {
+        Self::ALL
+            .into_iter()
+            .filter(|a| a.profile().hook_name.is_some())
+    }
+
+    /// The agent that runs agent-hooks named `name`: its `--agent` name or its name, in any
+    /// case.
+    pub fn hooked_by_name(name: &str) -> Result<Agent, UnknownAgent> {
+        let lower = name.to_ascii_lowercase();
+        Self::hooked()
+            .find(|a| a.hook_name() == lower || a.name() == lower)
+            .ok_or_else(|| UnknownAgent {
+                name: lower,
+                known: Self::hooked()
+                    .map(Agent::hook_name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// The agent of the hooks file at `path`, from where it lies: the folder under a system
+    /// root's `etc` for a managed file, else the first of [`BY_FILE`](Self::BY_FILE) that
+    /// owns the place; a file none owns is agent-hooks' own.
+    pub fn of_file(path: &Path) -> Agent {
+        let folders: Vec<String> = path
+            .parent()
+            .into_iter()
+            .flat_map(Path::components)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let managed = folders
+            .windows(2)
+            .rev()
+            .find(|pair| pair[0] == "etc")
+            .map(|pair| pair[1].as_str());
+        if let Some(folder) = managed {
+            let owner = Self::ALL
+                .into_iter()
+                .find(|a| a.profile().managed_folder == Some(folder));
+            if let Some(owner) = owner {
+                return owner;
+            }
+        }
+        let at = FileFolders {
+            path,
+            folders: &folders,
+        };
+        Self::BY_FILE
+            .into_iter()
+            .find(|a| (a.profile().owns_file)(&at))
+            .unwrap_or(Agent::AgentHooks)
+    }
+
+    /// How its matchers are read; `settings_form` tells whether the events stand under a
+    /// `"hooks"` key.
+    pub fn matcher_rule(self, settings_form: bool) -> MatcherRule {
+        let (settings, flat) = self.profile().matcher_rule;
+        if settings_form {
+            settings
+        } else {
+            flat
+        }
+    }
+
+    /// Whether a hook's text that is not JSON is shown to the user on exit 0 and blocks on
+    /// exit codes above 2 (Gemini CLI), rather than read as Claude Code reads it.
+    pub fn plain_text_is_a_message(self) -> bool {
+        self.profile().plain_text_is_a_message
+    }
+
+    /// Whether it reads `additionalContext` on `event` (Gemini CLI does not on BeforeTool).
+    pub fn reads_context(self, event: CommandEvent) -> bool {
+        !self.profile().ignores_context_on.contains(&event)
+    }
+
+    /// Whether, when one of an event's hooks blocks, it shows the model the reasons of the
+    /// event's other hooks too, an allowing hook's included (Gemini CLI), rather than the
+    /// blocking hooks' alone.
+    pub fn shows_every_reason_with_a_block(self) -> bool {
+        self.profile().shows_every_reason_with_a_block
+    }
+
+    /// Whether a block's reason on `event` replaces the tool's result for the model (Gemini
+    /// CLI's AfterTool, Codex CLI's PostToolUse), rather than being added after it (Claude
+    /// Code's PostToolUse).
+    pub fn feedback_replaces_result(self, event: CommandEvent) -> bool {
+        self.profile().reason_replaces_result_on.contains(&event)
+    }
+
+    /// Payload fields it sends that the others do not: Gemini CLI's `timestamp`.
+    pub fn extra_fields(self) -> &'static [&'static str] {
+        self.profile().extra_fields
+    }
+
+    /// A tool's `tool_response` with the fields it documents under other names: Gemini
+    /// CLI's AfterTool response has `llmContent` and `returnDisplay`.
+    pub fn tool_response(self, response: &Value) -> Cow<'_, Value> {
+        let names = self.profile().tool_output_also_as;
+        match response {
+            Value::Object(fields) if !names.is_empty() => {
+                let output = fields.get("output").cloned().unwrap_or(Value::Null);
+                let mut fields = fields.clone();
+                for name in names {
+                    fields.entry(*name).or_insert(output.clone());
+                }
+                Cow::Owned(Value::Object(fields))
+            }
+            _ => Cow::Borrowed(response),
+        }
+    }
+
+    /// The name of the common payload field `field` in its payloads of `event`, or `None`
+    /// where it does not send it (Claude Code sends no `permission_mode` at `SessionStart`
+    /// and `SessionEnd`; Codex calls the turn's id `turn_id`; Gemini CLI sends no
+    /// `permission_mode`, `prompt_id` or `tool_use_id`).
+    pub fn payload_field(self, event: CommandEvent, field: &'static str) -> Option<&'static str> {
+        let profile = self.profile();
+        let absent = profile
+            .absent_fields
+            .iter()
+            .any(|(name, on)| *name == field && (on.is_empty() || on.contains(&event)));
+        if absent {
+            return None;
+        }
+        let renamed = profile
+            .renamed_fields
+            .iter()
+            .find(|(name, _)| *name == field);
+        Some(renamed.map_or(field, |(_, theirs)| *theirs))
+    }
+
+    /// Whether its payloads are not Claude Code's fields (Copilot CLI, Cursor).
+    pub fn own_payload(self) -> bool {
+        self.profile().own_payload
+    }
+
+    /// Whether it gives hooks `CLAUDE_ENV_FILE`.
+    pub fn has_env_file(self) -> bool {
+        self.profile().has_env_file
+    }
+
+    /// How many seconds one unit of `timeout` is: Gemini CLI gives milliseconds.
+    pub fn timeout_unit(self) -> f64 {
+        self.profile().timeout_unit
+    }
+
+    /// The default `timeout` of its hooks files' command hooks: Codex's 600 s, Copilot
+    /// CLI's 30 s, [`DEFAULT_TIMEOUT`] for the others.
+    pub fn default_timeout(self) -> std::time::Duration {
+        self.profile().default_timeout
+    }
+
+    /// The name its hooks files give `event` (and its hooks see as `hook_event_name`): its
+    /// own name where it has one, otherwise Claude Code's. Every file accepts every name;
+    /// this is the one its agent writes.
+    pub fn event_name(self, event: CommandEvent) -> &'static str {
+        self.profile()
+            .event_names
+            .iter()
+            .find(|(_, e)| *e == Some(event))
+            .map_or(event.name(), |(name, _)| name)
+    }
+
+    /// The names of `event` in an agent with an event list of its own (Copilot CLI,
+    /// Cursor; `None` for the others, whose names are [`aliases`](Self::aliases) over
+    /// Claude Code's): one event may have several (Cursor's `beforeShellExecution` and
+    /// `beforeReadFile` are both `PreToolUse`), or none.
+    pub fn own_event_names(self, event: CommandEvent) -> Option<Vec<&'static str>> {
+        let profile = self.profile();
+        profile.events_of_its_own.then(|| {
+            profile
+                .event_names
+                .iter()
+                .filter(|(_, e)| *e == Some(event))
+                .map(|(name, _)| *name)
+                .collect()
+        })
+    }
+
+    /// The event its name `name` stands for, in an agent with an event list of its own:
+    /// `Some(None)` for one of its events agent-hooks has no moment for, `None` for a name
+    /// not in its list.
+    pub fn own_event(self, name: &str) -> Option<Option<CommandEvent>> {
+        let profile = self.profile();
+        if !profile.events_of_its_own {
+            return None;
+        }
+        profile
+            .event_names
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, event)| *event)
+    }
+
+    /// The Claude Code name of `name` where it is one of this agent's own event names with a
+    /// moment here (Copilot CLI's `preToolUse` is `PreToolUse`); any other name as it is.
+    pub fn claude_event_name(self, name: &str) -> &str {
+        match self.own_event(name) {
+            Some(Some(event)) => event.name(),
+            _ => name,
+        }
+    }
+
+    /// Other agents' names of events beside Claude Code's (Gemini CLI's `BeforeTool`,
+    /// Devin's `PostCompaction`), accepted in any hooks file and shown to those hooks as
+    /// `hook_event_name`: (name, event, agent).
+    pub fn aliases() -> impl Iterator<Item = (&'static str, CommandEvent, Agent)> {
+        Self::ALL
+            .into_iter()
+            .filter(|a| !a.profile().events_of_its_own)
+            .flat_map(|a| {
+                a.profile()
+                    .event_names
+                    .iter()
+                    .filter_map(move |(name, event)| event.map(|e| (*name, e, a)))
+            })
+    }
+
+    /// The other names its matchers also select a tool named `name` by (Codex CLI's
+    /// `Edit|Write` selects its `apply_patch`).
+    pub fn matcher_aliases(self, name: &str) -> &'static [&'static str] {
+        self.profile()
+            .matcher_aliases
+            .iter()
+            .find(|(tool, _)| *tool == name)
+            .map_or(&[], |(_, names)| names)
+    }
+
+    /// The agent whose tool names and input fields a hook of this agent sees for an event
+    /// its file names `event_name`: a Claude Code (PascalCase) event name in a Copilot CLI
+    /// file (its VS Code-compatible form) sees Claude Code's (`Bash`, not `bash`).
+    pub fn tool_dialect(self, event_name: &str) -> Agent {
+        let pascal = !event_name.starts_with(|c: char| c.is_ascii_lowercase());
+        if self.profile().claude_form_for_claude_names && pascal {
+            Agent::ClaudeCode
+        } else {
+            self
+        }
+    }
+}
+
+impl CommandEvent {
+    /// Reads an event name: a Claude Code name, or another agent's alias (with its agent).
+    pub fn lookup(name: &str) -> Option<(CommandEvent, Option<Agent>)> {
+        if let Some(spec) = crate::event::EVENTS.iter().find(|s| s.name == name) {
+            return Some((spec.event, None));
+        }
+        Agent::aliases()
+            .find(|(alias, _, _)| *alias == name)
+            .map(|(_, event, agent)| (event, Some(agent)))
+    }
+}
+
+impl FromStr for Agent {
+    type Err = UnknownAgent;
+
+    /// An agent that runs agent-hooks, by [`hooked_by_name`](Self::hooked_by_name).
+    fn from_str(name: &str) -> Result<Self, UnknownAgent> {
+        Self::hooked_by_name(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::EVENTS;
+
+    #[test]
+    fn aliases_are_not_claude_code_names() {
+        for (alias, _, _) in Agent::aliases() {
+            assert!(EVENTS.iter().all(|s| s.name != alias), "{alias}");
+        }
+    }
+
+    #[test]
+    fn aliases_read_as_their_event() {
+        assert_eq!(
+            CommandEvent::lookup("PostCompaction"),
+            Some((CommandEvent::PostCompact, Some(Agent::Devin)))
+        );
+        assert_eq!("BeforeTool".parse(), Ok(CommandEvent::PreToolUse));
+        assert_eq!("Nope".parse::<CommandEvent>(), Err(()));
+    }
+
+    #[test]
+    fn every_agent_is_in_all_at_its_position() {
+        for (i, agent) in Agent::ALL.iter().enumerate() {
+            assert_eq!(agent.position(), i, "{}", agent.name());
+        }
+        for agent in Agent::ALL {
+            assert!(
+                agent == Agent::AgentHooks || Agent::BY_FILE.contains(&agent),
+                "{} is asked for its files",
+                agent.name()
+            );
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_read_back() {
+        for agent in Agent::hooked() {
+            assert_eq!(agent.hook_name().parse(), Ok(agent));
+            assert_eq!(agent.name().parse(), Ok(agent));
+            assert_eq!(agent.hook_name().to_uppercase().parse(), Ok(agent));
+        }
+        assert_eq!(
+            "cursor".parse::<Agent>().map_err(|e| e.to_string()),
+            Err("unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin".into())
+        );
+    }
+
+    #[test]
+    fn the_folder_names_the_agent() {
+        for (path, agent) in [
+            ("/p/.codex/hooks.json", Agent::Codex),
+            ("/h/.gemini/settings.json", Agent::Gemini),
+            ("/p/.devin/hooks.v1.json", Agent::Devin),
+            ("/h/.config/devin/config.json", Agent::Devin),
+            ("/p/.claude/settings.json", Agent::ClaudeCode),
+            ("/p/.github/hooks/guard.json", Agent::Copilot),
+            ("/h/.copilot/hooks/audit.json", Agent::Copilot),
+            ("/etc/github-copilot/policy.d/10-gate.json", Agent::Copilot),
+            ("/p/.github/workflows/ci.json", Agent::AgentHooks),
+            ("/p/.github/copilot/settings.json", Agent::Copilot),
+            ("/h/.copilot/settings.json", Agent::Copilot),
+            ("/p/.cursor/hooks.json", Agent::Cursor),
+            ("/p/hooks.json", Agent::AgentHooks),
+            ("/etc/claude-code/managed-settings.json", Agent::ClaudeCode),
+            (
+                "/etc/claude-code/managed-settings.d/a.json",
+                Agent::ClaudeCode,
+            ),
+            ("/tmp/root/etc/gemini-cli/settings.json", Agent::Gemini),
+            ("/etc/agent-hooks/policy.json", Agent::AgentHooks),
+        ] {
+            assert_eq!(Agent::of_file(Path::new(path)), agent, "{path}");
+        }
+    }
+}

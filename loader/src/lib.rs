@@ -125,6 +125,16 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+// The host starts processes with fork and exec, in process groups it signals, gives them
+// descriptors over Unix sockets and waits for them with `waitid`: it is for Unix systems
+// (Linux, macOS). On Windows the interface crate and plugins build, not the host
+// (docs/platforms.md). Said here first, before the errors of every Unix call.
+#[cfg(not(unix))]
+compile_error!(
+    "agent-hooks-host (and the agent-hooks program) run on Unix systems only (Linux, macOS): \
+     on Windows, only the interface crate agent-hooks-abi and plugins build (docs/platforms.md)"
+);
+
 pub mod agents;
 mod child;
 pub mod command_hook;

@@ -407,6 +407,8 @@ pub mod book {
     pub struct Performance;
     #[doc = include_str!("../../docs/architecture.md")]
     pub struct Architecture;
+    #[doc = include_str!("../../docs/platforms.md")]
+    pub struct Platforms;
     #[doc = include_str!("../../BENCHMARKS.md")]
     pub struct Benchmarks;
 }

@@ -11,7 +11,10 @@
 use std::{
     fs::File,
     io::{self, Write},
-    os::unix::fs::{MetadataExt, OpenOptionsExt},
+    os::{
+        fd::AsFd,
+        unix::fs::{MetadataExt, OpenOptionsExt},
+    },
     path::{Path, PathBuf},
     sync::{Mutex, MutexGuard, OnceLock},
 };
@@ -70,8 +73,14 @@ pub fn is_stderr(path: &Path) -> bool {
     let Ok(file) = std::fs::metadata(path) else {
         return false;
     };
-    nix::sys::stat::fstat(io::stderr())
-        .is_ok_and(|stderr| stderr.st_ino == file.ino() && stderr.st_dev == file.dev())
+    // Through std's `MetadataExt`, whose numbers have one type on every system (`st_dev`
+    // is a `u64` on Linux, an `i32` on macOS).
+    let Ok(stderr) = io::stderr().as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    File::from(stderr)
+        .metadata()
+        .is_ok_and(|stderr| stderr.ino() == file.ino() && stderr.dev() == file.dev())
 }
 
 fn append(path: &Path) -> io::Result<File> {

@@ -87,7 +87,7 @@ fn through_keeper(command: &Command, memory: u64) -> std::io::Result<Option<Spaw
         stdin: true,
         memory,
     };
-    let pipe = || nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC);
+    let pipe = crate::sys::pipe::cloexec;
     let (stdin_child, stdin) = pipe()?;
     let (stdout, stdout_child) = pipe()?;
     let (stderr, stderr_child) = pipe()?;

@@ -30,11 +30,7 @@ use std::{
     process::ExitStatus,
 };
 
-use nix::{
-    fcntl::OFlag,
-    sys::signal::Signal,
-    unistd::{pipe2, Pid},
-};
+use nix::{sys::signal::Signal, unistd::Pid};
 use tokio::net::unix::pipe;
 
 use super::{keeper, Pipes, Spec};
@@ -77,12 +73,12 @@ pub(super) fn spawn(spec: &Spec) -> io::Result<Option<(Kept, Pipes)>> {
     let (stdin_child, stdin) = match spec.stdin {
         None => (None, None),
         Some(_) => {
-            let (read, write) = pipe2(OFlag::O_CLOEXEC)?;
+            let (read, write) = crate::sys::pipe::cloexec()?;
             (Some(read), Some(write))
         }
     };
-    let (stdout, stdout_child) = pipe2(OFlag::O_CLOEXEC)?;
-    let (stderr, stderr_child) = pipe2(OFlag::O_CLOEXEC)?;
+    let (stdout, stdout_child) = crate::sys::pipe::cloexec()?;
+    let (stderr, stderr_child) = crate::sys::pipe::cloexec()?;
     let mut fds = Vec::with_capacity(3);
     fds.extend(stdin_child.as_ref().map(|fd| fd.as_fd()));
     fds.extend([stdout_child.as_fd(), stderr_child.as_fd()]);

@@ -46,9 +46,9 @@ use tokio::{
     process::Command,
 };
 
-pub(crate) use blocking::{
-    block_on, in_current_thread_runtime, in_own_runtime, may_block, on_this_thread,
-};
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(crate) use blocking::in_own_runtime;
+pub(crate) use blocking::{block_on, in_current_thread_runtime, may_block, on_this_thread};
 use capture::Captured;
 pub use group::ProcessGroup;
 pub use keeper::{keeper_in_force, KeeperInForce};

@@ -3,10 +3,7 @@
 
 use std::io;
 
-use nix::{
-    sys::wait::{waitid, Id, WaitPidFlag},
-    unistd::Pid,
-};
+use nix::unistd::Pid;
 
 use crate::error::Termination;
 
@@ -23,13 +20,7 @@ pub(crate) fn has_ended(pid: Pid) -> bool {
     if super::keeper::kept(pid.as_raw()) {
         return super::keeper::peek(pid.as_raw()).is_some();
     }
-    matches!(
-        waitid(
-            Id::Pid(pid),
-            WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG
-        ),
-        Ok(status) if status != nix::sys::wait::WaitStatus::StillAlive
-    )
+    crate::sys::process::has_ended(pid)
 }
 
 /// A process's end, seen the moment the process exits, whoever reaps it: a process the
@@ -74,13 +65,7 @@ pub(crate) fn wait_for_end(pid: Pid) -> io::Result<()> {
         super::keeper::wait(pid.as_raw());
         return Ok(());
     }
-    loop {
-        match waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
-            Ok(_) => return Ok(()),
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
+    crate::sys::process::wait_ended(pid)
 }
 
 /// Reaps child `pid`, which has ended, and reads how it ended and its peak memory.
@@ -90,7 +75,7 @@ pub(crate) fn reap(pid: Pid) -> io::Result<Reaped> {
         (ended.status, ended.peak_kib)
     } else {
         let (status, usage) = crate::sys::process::wait4(pid)?;
-        (status, usage.ru_maxrss)
+        (status, crate::sys::process::peak_kib(&usage))
     };
     let termination = if libc::WIFSIGNALED(status) {
         Termination::Signal(libc::WTERMSIG(status))

@@ -17,11 +17,20 @@
 //!   kill a long-running hook when the agent ends (`PR_SET_PDEATHSIG` between fork and exec,
 //!   `remote/spawn.rs`); a limit on the memory of a long-running hook (`setrlimit` between
 //!   fork and exec, in the keeper, `supervisor/keeper/serve.rs`, or in the agent,
-//!   `remote/spawn.rs`).
-//! - [`pipe`]: how much of a pipe is not read yet (`FIONREAD`), for whether a long-running
-//!   hook that ended read its last event (`remote/line_out.rs`).
+//!   `remote/spawn.rs`); whether a plugin process has ended, or waiting until it has,
+//!   without reaping it (`waitid` with `WNOWAIT`, `supervisor/reap.rs`).
+//! - [`pipe`]: a pipe whose ends are close-on-exec, for a process the keeper starts
+//!   (`supervisor/kept.rs`, `remote/spawn.rs`); how much of a pipe is not read yet
+//!   (`FIONREAD`), for whether a long-running hook that ended read its last event
+//!   (`remote/line_out.rs`).
 //! - [`socket`]: descriptors received over a Unix socket (`SCM_RIGHTS`), which the keeper
 //!   takes ownership of (`supervisor/keeper/`).
+//! - [`child_ends`]: a descriptor readable when a child ends (a signalfd for SIGCHLD), which
+//!   the keeper waits on beside the agent's requests (`supervisor/keeper/serve.rs`).
+//!
+//! Where a call is Linux's alone (`pipe2`, `signalfd`, `MSG_NOSIGNAL`, `MSG_CMSG_CLOEXEC`,
+//! nix's `waitid`), the function here has a fallback for the other Unix systems, under
+//! `#[cfg(not(target_os = "linux"))]`, which its docs describe; on Linux the call is the same.
 //!
 //! - `largest_allocation` (tests only): a global allocator that notes the largest request of
 //!   each thread, for the fuzzing tests' bound on memory (`protocol/fuzz.rs`).
@@ -30,6 +39,7 @@
 //! sealed copy of a library (`file/sealed.rs`) and the plugin process's descriptors go
 //! through `nix`'s safe calls.
 
+pub(crate) mod child_ends;
 #[cfg(test)]
 pub(crate) mod largest_allocation;
 pub(crate) mod library;

@@ -1,7 +1,7 @@
 //! Starting and reaping processes below std: `posix_spawn` over the agent's own `environ`
 //! and a pidfd watched by tokio (Linux with glibc, for the supervisor's direct spawns; see
-//! `supervisor/direct.rs` for why), `wait4` for a plugin process's peak memory, and
-//! `PR_SET_PDEATHSIG` for a long-running hook.
+//! `supervisor/direct.rs` for why), `wait4` for a plugin process's peak memory, `waitid`
+//! for its end without reaping it, and `PR_SET_PDEATHSIG` for a long-running hook.
 //!
 //! The environment is read from `environ` directly, as libc's `getenv` and `posix_spawn` do.
 //! `std::env::set_var`'s contract already forbids changing the environment while another
@@ -49,6 +49,16 @@ pub(crate) fn wait4(pid: nix::unistd::Pid) -> io::Result<(libc::c_int, libc::rus
     reap(pid.as_raw(), 0).map(|(_, status, usage)| (status, usage))
 }
 
+/// A reaped process's peak resident memory from its `rusage`, in KiB: `ru_maxrss` is in KiB
+/// on Linux and the BSDs, in bytes on macOS.
+pub(crate) fn peak_kib(usage: &libc::rusage) -> libc::c_long {
+    if cfg!(target_vendor = "apple") {
+        usage.ru_maxrss / 1024
+    } else {
+        usage.ru_maxrss
+    }
+}
+
 /// Reaps any child of this process that has ended, without waiting: its id, wait status and
 /// resource usage; `None` if none has ended (`ECHILD`, an error, when there is no child).
 /// For a process that alone reaps its children (the keeper).
@@ -71,6 +81,93 @@ fn reap(
         let reaped = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
         if reaped >= 0 {
             return Ok((reaped, status, usage));
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+/// Whether child `pid` has ended (exited, or killed by a signal), not reaped: its id, and its
+/// group's, stay this process's until it is reaped. An error reads as not ended.
+///
+/// Linux: `waitid(P_PID, pid, WEXITED | WNOWAIT | WNOHANG)`. Elsewhere see [`exited`].
+pub(crate) fn has_ended(pid: nix::unistd::Pid) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::wait::{waitid, Id, WaitPidFlag, WaitStatus};
+        matches!(
+            waitid(
+                Id::Pid(pid),
+                WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG
+            ),
+            Ok(status) if status != WaitStatus::StillAlive
+        )
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        exited(pid, libc::WNOHANG).unwrap_or(false)
+    }
+}
+
+/// Blocks until child `pid` has ended, without reaping it (see [`has_ended`]).
+///
+/// Linux: `waitid(P_PID, pid, WEXITED | WNOWAIT)`, retried when interrupted. Elsewhere
+/// [`exited`], blocking; a report that is not an end (see there) is looked at again every
+/// 10 ms until the end comes.
+pub(crate) fn wait_ended(pid: nix::unistd::Pid) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::wait::{waitid, Id, WaitPidFlag};
+        loop {
+            match waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+                Ok(_) => return Ok(()),
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        while !exited(pid, 0)? {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        Ok(())
+    }
+}
+
+/// `waitid(P_PID, pid, WEXITED | WNOWAIT | flags)` through libc (nix offers `waitid` on Linux,
+/// Android and FreeBSD only), retried when interrupted: whether it reported `pid`'s end.
+/// macOS may report a child that stopped or continued although only `WEXITED` was asked
+/// for, so only a report whose `si_code` is an end counts (`CLD_EXITED`, `CLD_KILLED`,
+/// `CLD_DUMPED`).
+#[cfg(not(target_os = "linux"))]
+fn exited(pid: nix::unistd::Pid, flags: libc::c_int) -> io::Result<bool> {
+    // `<sys/signal.h>`'s codes of a child's end, which libc does not define for macOS (the
+    // same values on macOS, the BSDs and Linux).
+    const CLD_EXITED: libc::c_int = 1;
+    const CLD_KILLED: libc::c_int = 2;
+    const CLD_DUMPED: libc::c_int = 3;
+    let id = libc::id_t::try_from(pid.as_raw())
+        .map_err(|_| io::Error::from_raw_os_error(libc::ECHILD))?;
+    loop {
+        // SAFETY: an all-zero `siginfo_t` is a valid value of this plain C struct.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `info` is valid, writable and lives for the call; waitid writes only to
+        // it. `WNOWAIT` leaves the child unreaped, so no other waiter loses its status.
+        let result = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                id,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT | flags,
+            )
+        };
+        if result == 0 {
+            return Ok(
+                info.si_pid != 0 && matches!(info.si_code, CLD_EXITED | CLD_KILLED | CLD_DUMPED)
+            );
         }
         let error = io::Error::last_os_error();
         if error.kind() != io::ErrorKind::Interrupted {

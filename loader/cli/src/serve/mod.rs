@@ -267,8 +267,8 @@ pub fn run(args: &ServeArgs) -> Outcome {
     let workers = Workers::new();
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
-        match nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials) {
-            Ok(cred) if cred.uid() == me => {}
+        match peer_uid(&stream) {
+            Ok(uid) if uid == me => {}
             _ => {
                 let _ = answer(stream, &error_reply("refused: another user"));
                 continue;
@@ -286,6 +286,20 @@ pub fn run(args: &ServeArgs) -> Outcome {
         workers.hand(&state, admitted, stream);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The user id of the process at the other end of `stream`: `SO_PEERCRED` on Linux,
+/// `getpeereid` on macOS and the BSDs (which have no `SO_PEERCRED`).
+fn peer_uid(stream: &UnixStream) -> nix::Result<u32> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        nix::sys::socket::getsockopt(stream, nix::sys::socket::sockopt::PeerCredentials)
+            .map(|cred| cred.uid())
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        nix::unistd::getpeereid(stream).map(|(uid, _)| uid.as_raw())
+    }
 }
 
 /// The threads that serve connections, kept between them: a thread's start (its stack

@@ -20,10 +20,7 @@ use std::{
 
 use nix::{
     poll::{poll, PollFd, PollFlags, PollTimeout},
-    sys::{
-        signal::{kill, SigSet, Signal},
-        signalfd::{SfdFlags, SignalFd},
-    },
+    sys::signal::{kill, Signal},
     unistd::Pid,
 };
 
@@ -43,9 +40,11 @@ pub(crate) fn serve_if_keeper() {
 }
 
 /// The keeper's one thread: it reads the agent's requests and its children's ends in turn
-/// (`poll` on the requests' socket and a signalfd for SIGCHLD). One thread, so that a start's
-/// answer always goes before its end's, with no lock and no thread to wake for each start,
-/// and a spawn's `munmap` of its stack interrupts no other CPU.
+/// (`poll` on the requests' socket and a signalfd for SIGCHLD, `sys::child_ends`). One
+/// thread, so that a start's answer always goes before its end's, with no lock and no thread
+/// to wake for each start, and a spawn's `munmap` of its stack interrupts no other CPU.
+/// (The agent starts this keeper on Linux alone; built elsewhere, it would take SIGCHLD
+/// through a second thread that only forwards it, as `sys::child_ends` says.)
 struct Keeper {
     to_agent: UnixStream,
     /// The processes the agent asked for, until they end.
@@ -73,16 +72,9 @@ fn serve() -> i32 {
     let Some((socket, to_agent)) = take_sockets() else {
         return 2;
     };
-    // SIGCHLD is read from a signalfd, so it is blocked (a child's mask is emptied when it
-    // starts).
-    let mut child_ended = SigSet::empty();
-    child_ended.add(Signal::SIGCHLD);
-    if child_ended.thread_block().is_err() {
-        return 2;
-    }
-    let Ok(ends) =
-        SignalFd::with_flags(&child_ended, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC)
-    else {
+    // SIGCHLD is read from a descriptor (a signalfd on Linux), so it is blocked (a child's
+    // mask is emptied when it starts).
+    let Ok(ends) = crate::sys::child_ends::ChildEnds::new() else {
         return 2;
     };
     let mut keeper = Keeper {
@@ -111,7 +103,7 @@ fn serve() -> i32 {
         }
         let [request, ended] = ready.map(|fd| fd.any().unwrap_or(true));
         if ended {
-            while let Ok(Some(_)) = ends.read_signal() {}
+            ends.clear();
             keeper.reap();
         }
         if request {
@@ -185,7 +177,7 @@ impl Keeper {
                 let ended = Answer::Ended {
                     pid: pid.as_raw(),
                     status,
-                    peak_kib: usage.ru_maxrss,
+                    peak_kib: crate::sys::process::peak_kib(&usage),
                 };
                 // An agent gone is seen on the requests' socket.
                 let _ = (&self.to_agent).write_all(&ended.encode());

@@ -2,14 +2,19 @@
 //! `/etc/agent-hooks/`. Claude Code's form; its hooks see agent-hooks' own tool names and
 //! every agent's project variables.
 
-use super::profile::{HookEnv, MatcherRule, Profile, DEFAULT_TIMEOUT};
+use super::profile::{HookEnv, Managed, MatcherRule, Profile, DEFAULT_TIMEOUT};
 
 /// agent-hooks itself.
 pub(super) static PROFILE: Profile = Profile {
     name: "agent-hooks",
     title: "agent-hooks",
     hook_name: None,
-    managed_folder: Some("agent-hooks"),
+    places: &[],
+    managed: Some(Managed {
+        provider: "agent-hooks (managed)",
+        priority: 200,
+        files: &[("etc/agent-hooks/policy.json", false)],
+    }),
     owns_file: |_| true,
     // A settings-form file follows Claude Code's rule; a flat one reads `*` as every tool.
     matcher_rule: (MatcherRule::Claude, MatcherRule::RegexOrStar),

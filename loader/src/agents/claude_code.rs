@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::profile::{HookEnv, MatcherRule, Profile, DEFAULT_TIMEOUT};
+use super::profile::{HookEnv, Managed, MatcherRule, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
 /// Claude Code.
@@ -13,7 +13,15 @@ pub(super) static PROFILE: Profile = Profile {
     name: "claude-code",
     title: "Claude Code",
     hook_name: Some("claude"),
-    managed_folder: Some("claude-code"),
+    places: &[],
+    managed: Some(Managed {
+        provider: "claude-code (managed)",
+        priority: 190,
+        files: &[
+            ("etc/claude-code/managed-settings.json", false),
+            ("etc/claude-code/managed-settings.d", true),
+        ],
+    }),
     owns_file: |at| at.has(".claude") || plugin_root(at.path).is_some(),
     matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
     timeout_unit: 1.0,

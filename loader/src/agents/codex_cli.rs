@@ -4,14 +4,32 @@
 
 use std::time::Duration;
 
-use super::profile::{MatcherRule, Profile};
+use super::profile::{Managed, MatcherRule, Place, PlaceFiles, Profile};
 
 /// Codex CLI.
 pub(super) static PROFILE: Profile = Profile {
     name: "codex",
     title: "Codex CLI",
     hook_name: Some("codex"),
-    managed_folder: Some("codex"),
+    places: &[
+        Place {
+            provider: "codex (user)",
+            priority: 60,
+            project: false,
+            files: PlaceFiles::Files(&[(".codex/hooks.json", false), (".codex/config.toml", true)]),
+        },
+        Place {
+            provider: "codex (project)",
+            priority: 55,
+            project: true,
+            files: PlaceFiles::Files(&[(".codex/hooks.json", false), (".codex/config.toml", true)]),
+        },
+    ],
+    managed: Some(Managed {
+        provider: "codex (managed)",
+        priority: 160,
+        files: &[("etc/codex/requirements.toml", false)],
+    }),
     owns_file: |at| at.has(".codex"),
     // A plain name is exact, as in Claude Code (measured: `Bas` does not match `Bash`).
     matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),

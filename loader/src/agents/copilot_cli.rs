@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::{
     decision::{AgentEvent, Decision, ToAgent},
-    profile::{HookEnv, MatcherRule, Profile},
+    profile::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile},
 };
 use crate::event::CommandEvent;
 
@@ -19,7 +19,40 @@ pub(super) static PROFILE: Profile = Profile {
     name: "copilot-cli",
     title: "Copilot CLI",
     hook_name: Some("copilot"),
-    managed_folder: Some("github-copilot"),
+    places: &[
+        Place {
+            provider: "copilot (user)",
+            priority: 30,
+            project: false,
+            files: PlaceFiles::Folder(".copilot/hooks", Some("COPILOT_HOME")),
+        },
+        Place {
+            provider: "copilot settings (user)",
+            priority: 29,
+            project: false,
+            files: PlaceFiles::Files(&[(".copilot/settings.json", true)]),
+        },
+        Place {
+            provider: "copilot (project)",
+            priority: 25,
+            project: true,
+            files: PlaceFiles::Folder(".github/hooks", None),
+        },
+        Place {
+            provider: "copilot settings (project)",
+            priority: 24,
+            project: true,
+            files: PlaceFiles::Files(&[
+                (".github/copilot/settings.json", true),
+                (".github/copilot/settings.local.json", true),
+            ]),
+        },
+    ],
+    managed: Some(Managed {
+        provider: "copilot-cli (managed)",
+        priority: 170,
+        files: &[("etc/github-copilot/policy.d", true)],
+    }),
     owns_file: |at| {
         matches!(
             (at.parent(), at.last()),

@@ -2,7 +2,7 @@
 //! (`command_hook/cursor.rs`): camelCase events listing their hooks, its own payloads and
 //! answers. From Cursor's docs: Cursor does not run here.
 
-use super::profile::{HookEnv, MatcherRule, Profile, DEFAULT_TIMEOUT};
+use super::profile::{HookEnv, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
 /// What `cursor_version` and `CURSOR_VERSION` say to a Cursor hook run by agent-hooks: not
@@ -14,7 +14,21 @@ pub(super) static PROFILE: Profile = Profile {
     name: "cursor",
     title: "Cursor",
     hook_name: None,
-    managed_folder: None,
+    places: &[
+        Place {
+            provider: "cursor (user)",
+            priority: 20,
+            project: false,
+            files: PlaceFiles::Files(&[(".cursor/hooks.json", false)]),
+        },
+        Place {
+            provider: "cursor (project)",
+            priority: 15,
+            project: true,
+            files: PlaceFiles::Files(&[(".cursor/hooks.json", false)]),
+        },
+    ],
+    managed: None,
     owns_file: |at| at.has(".cursor"),
     // Its own reader compiles its matchers.
     matcher_rule: (MatcherRule::Regex, MatcherRule::Regex),

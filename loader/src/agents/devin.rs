@@ -2,7 +2,7 @@
 //! `.devin/config.local.json` and `~/.config/devin/config.json`. Claude Code's form, its
 //! matchers unanchored regexes.
 
-use super::profile::{HookEnv, MatcherRule, Profile, DEFAULT_TIMEOUT};
+use super::profile::{HookEnv, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
 /// Devin CLI.
@@ -10,7 +10,25 @@ pub(super) static PROFILE: Profile = Profile {
     name: "devin",
     title: "Devin CLI",
     hook_name: Some("devin"),
-    managed_folder: None,
+    places: &[
+        Place {
+            provider: "devin (user)",
+            priority: 40,
+            project: false,
+            files: PlaceFiles::Files(&[(".config/devin/config.json", true)]),
+        },
+        Place {
+            provider: "devin (project)",
+            priority: 35,
+            project: true,
+            files: PlaceFiles::Files(&[
+                (".devin/hooks.v1.json", false),
+                (".devin/config.json", true),
+                (".devin/config.local.json", true),
+            ]),
+        },
+    ],
+    managed: None,
     owns_file: |at| at.has(".devin") || at.last() == Some("devin"),
     matcher_rule: (MatcherRule::Regex, MatcherRule::Regex),
     timeout_unit: 1.0,

@@ -26,7 +26,9 @@ use serde_json::Value;
 pub use claude_code::plugin_root;
 pub use cursor::CURSOR_VERSION;
 pub use decision::{AgentEvent, Decision, ToAgent};
-pub use profile::{FileFolders, HookEnv, MatcherRule, Profile, DEFAULT_TIMEOUT};
+pub use profile::{
+    FileFolders, HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT,
+};
 
 use crate::event::CommandEvent;
 
@@ -155,7 +157,7 @@ impl Agent {
         if let Some(folder) = managed {
             let owner = Self::ALL
                 .into_iter()
-                .find(|a| a.profile().managed_folder == Some(folder));
+                .find(|a| a.managed_folder() == Some(folder));
             if let Some(owner) = owner {
                 return owner;
             }
@@ -168,6 +170,12 @@ impl Agent {
             .into_iter()
             .find(|a| (a.profile().owns_file)(&at))
             .unwrap_or(Agent::AgentHooks)
+    }
+
+    /// The folder under a system root's `etc` that holds its managed files.
+    pub fn managed_folder(self) -> Option<&'static str> {
+        let (path, _) = self.profile().managed?.files.first()?;
+        path.split('/').nth(1)
     }
 
     /// How its matchers are read; `settings_form` tells whether the events stand under a

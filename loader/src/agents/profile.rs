@@ -66,6 +66,42 @@ impl FileFolders<'_> {
     }
 }
 
+/// Some of an agent's hooks files at one level: one discovery provider.
+#[derive(Debug, Clone, Copy)]
+pub struct Place {
+    /// The provider's name, shown as the source of its entries (`codex (user)`).
+    pub provider: &'static str,
+    /// Its priority among the providers (higher first; its entries shadow later ones).
+    pub priority: i32,
+    /// Under the project folder (`true`, hooks that run once trusted), or the home folder.
+    pub project: bool,
+    /// What is there.
+    pub files: PlaceFiles,
+}
+
+/// The files of a [`Place`], relative to the home folder or the project.
+#[derive(Debug, Clone, Copy)]
+pub enum PlaceFiles {
+    /// These files; `true`: a settings file that counts only with a `hooks` key (a `.toml`
+    /// one only with a `[hooks]` table).
+    Files(&'static [(&'static str, bool)]),
+    /// Every `*.json` at the top of this folder, in name order; when the variable is set,
+    /// its value's `hooks` folder instead (Copilot CLI's `COPILOT_HOME`).
+    Folder(&'static str, Option<&'static str>),
+}
+
+/// An agent's managed (system-wide, root-owned) files.
+#[derive(Debug, Clone, Copy)]
+pub struct Managed {
+    /// The provider's name (`claude-code (managed)`).
+    pub provider: &'static str,
+    /// Its priority among the managed providers.
+    pub priority: i32,
+    /// Each path under a system root (`etc/<agent>/...`), and whether it is a drop-in
+    /// folder (every `*.json` and `*.toml` at its top, in name order) rather than a file.
+    pub files: &'static [(&'static str, bool)],
+}
+
 /// Everything agent-hooks knows of one agent that is a fact rather than a procedure: its
 /// names, its hooks files' rules, what its hooks see and what it makes of their answers, the
 /// variables it gives them, and the events `agent-hooks install` wires. Measured with the
@@ -79,8 +115,11 @@ pub struct Profile {
     /// The name `agent-hooks hook --agent` and `install --agent` take (`claude`), for an
     /// agent that runs agent-hooks; `None` for one whose files agent-hooks only reads.
     pub hook_name: Option<&'static str>,
-    /// The folder under a system root's `etc` that holds its managed files.
-    pub managed_folder: Option<&'static str>,
+    /// Where its hooks files are that a plain provider finds (Claude Code's settings and
+    /// plugins, and Gemini CLI's extensions, have providers of their own in `discover/`).
+    pub places: &'static [Place],
+    /// Its managed files.
+    pub managed: Option<Managed>,
     /// Whether a hooks file at this place is its own (asked in the order of
     /// [`Agent::BY_FILE`](super::Agent::BY_FILE)).
     pub owns_file: fn(&FileFolders) -> bool,

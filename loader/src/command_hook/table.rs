@@ -74,7 +74,7 @@ pub fn events_table() -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "Generated from the code that implements them (the event registry, each agent's dialect and the tool names, in `loader/src/command_hook/`) by `agent-hooks events`; do not edit it by hand. After a change to events or dialects, regenerate it with `AGENT_HOOKS_REGENERATE=1 cargo test -p agent-hooks-tests --test all -- docs::the_events_table`, which also fails while this page and the code differ. How hooks files are read and answered is in [command hooks](command-hooks.md)."
+        "Generated from the code that implements them (the event registry in `loader/src/event.rs`, each agent's profile in `loader/src/agents/`) by `agent-hooks events`; do not edit it by hand. After a change to events or agents, regenerate it with `AGENT_HOOKS_REGENERATE=1 cargo test -p agent-hooks-tests --test all -- docs::the_events_table`, which also fails while this page and the code differ. How hooks files are read and answered is in [command hooks](command-hooks.md)."
     );
     let _ = writeln!(out);
 

@@ -4,8 +4,9 @@
 //! `httpHookAllowedEnvVars`) can forbid every other hook. A managed file that anyone but
 //! root could change is refused, and its rules are not applied (docs/managed-policy.md).
 //!
-//! Each agent's managed files are a row of [`ManagedFiles`]; any provider whose entries are
-//! at [`Level::Managed`] is treated the same way.
+//! Each agent's managed files are named by its profile ([`Managed`]), read by a
+//! [`ManagedFiles`] provider each; any provider whose entries are at [`Level::Managed`] is
+//! treated the same way.
 
 use std::path::{Path, PathBuf};
 
@@ -13,7 +14,7 @@ use serde_json::Value;
 
 use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
 use crate::{
-    agents::Agent,
+    agents::{Agent, Managed},
     command_hook::{CommandHooks, ConfigIssue, Severity},
 };
 
@@ -21,75 +22,24 @@ use crate::{
 /// read under `/` and under it. It never replaces `/`.
 pub const MANAGED_ROOT_ENV: &str = "AGENT_HOOKS_MANAGED_ROOT";
 
-/// How a managed path is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ManagedForm {
-    /// One file.
-    File,
-    /// A drop-in folder: every `*.json` and `*.toml` file at its top, in name order.
-    Folder,
-}
-
-/// One agent's managed (system-wide, root-owned) files, relative to a system root.
+/// One agent's managed (system-wide, root-owned) files, relative to a system root, as its
+/// profile names them ([`Managed`]).
+#[derive(Debug, Clone, Copy)]
 pub struct ManagedFiles {
-    name: &'static str,
     agent: Agent,
-    priority: i32,
-    files: &'static [(&'static str, ManagedForm)],
+    managed: &'static Managed,
 }
 
-impl ManagedFiles {
-    /// agent-hooks' own policy: `/etc/agent-hooks/policy.json`.
-    pub const AGENT_HOOKS: ManagedFiles = ManagedFiles {
-        name: "agent-hooks (managed)",
-        agent: Agent::AgentHooks,
-        priority: 200,
-        files: &[("etc/agent-hooks/policy.json", ManagedForm::File)],
-    };
-    /// Claude Code's managed settings: `/etc/claude-code/managed-settings.json` and the
-    /// drop-in folder `/etc/claude-code/managed-settings.d/`.
-    pub const CLAUDE_CODE: ManagedFiles = ManagedFiles {
-        name: "claude-code (managed)",
-        agent: Agent::ClaudeCode,
-        priority: 190,
-        files: &[
-            ("etc/claude-code/managed-settings.json", ManagedForm::File),
-            ("etc/claude-code/managed-settings.d", ManagedForm::Folder),
-        ],
-    };
-    /// Gemini CLI's system settings: `/etc/gemini-cli/settings.json`.
-    pub const GEMINI: ManagedFiles = ManagedFiles {
-        name: "gemini-cli (managed)",
-        agent: Agent::Gemini,
-        priority: 180,
-        files: &[("etc/gemini-cli/settings.json", ManagedForm::File)],
-    };
-    /// Codex: the `[hooks]` of `/etc/codex/requirements.toml`.
-    pub const CODEX: ManagedFiles = ManagedFiles {
-        name: "codex (managed)",
-        agent: Agent::Codex,
-        priority: 160,
-        files: &[("etc/codex/requirements.toml", ManagedForm::File)],
-    };
-    /// Copilot CLI: every `/etc/github-copilot/policy.d/*.json`, in name order.
-    pub const COPILOT: ManagedFiles = ManagedFiles {
-        name: "copilot-cli (managed)",
-        agent: Agent::Copilot,
-        priority: 170,
-        files: &[("etc/github-copilot/policy.d", ManagedForm::Folder)],
-    };
-}
-
-/// The managed providers. They run on every discovery, with or without the built-in
-/// providers (`--no-discover` does not turn them off).
+/// The managed providers, one per agent that has managed files. They run on every discovery,
+/// with or without the built-in providers (`--no-discover` does not turn them off).
 pub fn managed_providers() -> Vec<Box<dyn DiscoveryProvider>> {
-    vec![
-        Box::new(ManagedFiles::AGENT_HOOKS),
-        Box::new(ManagedFiles::CLAUDE_CODE),
-        Box::new(ManagedFiles::GEMINI),
-        Box::new(ManagedFiles::COPILOT),
-        Box::new(ManagedFiles::CODEX),
-    ]
+    Agent::ALL
+        .into_iter()
+        .filter_map(|agent| {
+            let managed = agent.profile().managed.as_ref()?;
+            Some(Box::new(ManagedFiles { agent, managed }) as Box<dyn DiscoveryProvider>)
+        })
+        .collect()
 }
 
 impl DiscoveryProvider for ManagedFiles {
@@ -102,21 +52,22 @@ impl DiscoveryProvider for ManagedFiles {
     }
 
     fn name(&self) -> &str {
-        self.name
+        self.managed.provider
     }
 
     fn priority(&self) -> i32 {
-        self.priority
+        self.managed.priority
     }
 
     fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
         let mut found = Found::default();
         for root in &ctx.managed_roots {
-            for (relative, form) in self.files {
+            for (relative, folder) in self.managed.files {
                 let path = root.join(relative);
-                let files = match form {
-                    ManagedForm::File => vec![path],
-                    ManagedForm::Folder => folder_files(&path),
+                let files = if *folder {
+                    folder_files(&path)
+                } else {
+                    vec![path]
                 };
                 for file in files {
                     // A path that exists in any form is listed, so that a folder or a FIFO
@@ -128,7 +79,7 @@ impl DiscoveryProvider for ManagedFiles {
                             kind: EntryKind::HooksFile,
                             tool: None,
                             level: Level::Managed,
-                            source: self.name.to_owned(),
+                            source: self.managed.provider.to_owned(),
                         });
                     }
                 }

@@ -47,13 +47,13 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-mod agent_folders;
+mod claude_plugins;
 mod codex;
 mod crate_folder;
-mod dialects;
 mod entry;
 mod gemini;
 mod managed;
+mod places;
 mod plugin_settings;
 mod providers;
 mod required;
@@ -66,14 +66,12 @@ use std::{
     path::{Path, PathBuf},
 };
 
-pub use agent_folders::AgentFolders;
+pub use claude_plugins::{plugin_folder_hooks, ClaudePluginHooks};
 pub use codex::{hook_hash as codex_hook_hash, CodexHook, CodexState, CodexVerdict};
-pub use dialects::{plugin_folder_hooks, AgentFiles, ClaudePluginHooks};
 pub use entry::{EntryKind, HookEntry, Level};
 pub use gemini::{GeminiExtensionHooks, GeminiTrust};
-pub use managed::{
-    managed_providers, url_matches, ManagedFiles, ManagedForm, ManagedPolicy, MANAGED_ROOT_ENV,
-};
+pub use managed::{managed_providers, url_matches, ManagedFiles, ManagedPolicy, MANAGED_ROOT_ENV};
+pub use places::AgentPlace;
 pub use providers::{
     AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks, DiscoveryContext,
     DiscoveryProvider,
@@ -93,26 +91,16 @@ use crate::{
 
 /// The built-in providers, highest priority first (the table above).
 pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
-    vec![
+    let mut providers: Vec<Box<dyn DiscoveryProvider>> = vec![
         Box::new(AgentUserHooks),
         Box::new(AgentProjectHooks),
         Box::new(ClaudeUserHooks),
         Box::new(ClaudeProjectHooks),
         Box::new(ClaudePluginHooks),
-        Box::new(AgentFiles::CODEX_USER),
-        Box::new(AgentFiles::CODEX_PROJECT),
-        Box::new(AgentFiles::GEMINI_USER),
         Box::new(GeminiExtensionHooks),
-        Box::new(AgentFiles::GEMINI_PROJECT),
-        Box::new(AgentFiles::DEVIN_USER),
-        Box::new(AgentFiles::DEVIN_PROJECT),
-        Box::new(AgentFolders::COPILOT_USER),
-        Box::new(AgentFolders::COPILOT_USER_SETTINGS),
-        Box::new(AgentFolders::COPILOT_PROJECT),
-        Box::new(AgentFolders::COPILOT_PROJECT_SETTINGS),
-        Box::new(AgentFolders::CURSOR_USER),
-        Box::new(AgentFolders::CURSOR_PROJECT),
-    ]
+    ];
+    providers.extend(AgentPlace::all().map(|p| Box::new(p) as Box<dyn DiscoveryProvider>));
+    providers
 }
 
 /// How to discover: the agent's name and folders, what is disabled, extra providers, trust.

@@ -7,7 +7,7 @@ mod settings_file;
 
 pub(crate) use settings_file::{extension_root, hooks_turned_off, normalize, strip_comments};
 
-use super::profile::{HookEnv, MatcherRule, Profile, DEFAULT_TIMEOUT};
+use super::profile::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
 /// Gemini CLI.
@@ -15,7 +15,25 @@ pub(super) static PROFILE: Profile = Profile {
     name: "gemini-cli",
     title: "Gemini CLI",
     hook_name: Some("gemini"),
-    managed_folder: Some("gemini-cli"),
+    places: &[
+        Place {
+            provider: "gemini (user)",
+            priority: 50,
+            project: false,
+            files: PlaceFiles::Files(&[(".gemini/settings.json", true)]),
+        },
+        Place {
+            provider: "gemini (project)",
+            priority: 45,
+            project: true,
+            files: PlaceFiles::Files(&[(".gemini/settings.json", true)]),
+        },
+    ],
+    managed: Some(Managed {
+        provider: "gemini-cli (managed)",
+        priority: 180,
+        files: &[("etc/gemini-cli/settings.json", false)],
+    }),
     owns_file: |at| at.has(".gemini"),
     // A regex for tool events, an exact string for the others.
     matcher_rule: (MatcherRule::Gemini, MatcherRule::Gemini),

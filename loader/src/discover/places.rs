@@ -1,0 +1,144 @@
+//! The provider of an agent's hooks files at one of the places its profile names
+//! ([`Place`]): Codex CLI's, Gemini CLI's, Copilot CLI's, Cursor's and Devin's files, at the
+//! user's and the project's level. Each file is read in its agent's dialect
+//! ([`Agent::of_file`]); project files need trust like every project hook.
+
+use std::path::{Path, PathBuf};
+
+use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
+use crate::agents::{Agent, Place, PlaceFiles};
+
+/// One agent's hooks files at one place.
+#[derive(Debug, Clone, Copy)]
+pub struct AgentPlace {
+    agent: Agent,
+    place: &'static Place,
+}
+
+impl AgentPlace {
+    /// The providers of every place of every agent, in the order of [`Agent::ALL`].
+    pub fn all() -> impl Iterator<Item = AgentPlace> {
+        Agent::ALL.into_iter().flat_map(|agent| {
+            agent
+                .profile()
+                .places
+                .iter()
+                .map(move |place| AgentPlace { agent, place })
+        })
+    }
+
+    fn level(&self) -> Level {
+        if self.place.project {
+            Level::Project
+        } else {
+            Level::User
+        }
+    }
+
+    /// The folder the place's paths are under, and how `list` writes it (`~/` or nothing).
+    fn base(&self, ctx: &DiscoveryContext) -> Option<(PathBuf, &'static str)> {
+        if self.place.project {
+            Some((ctx.cwd.clone(), ""))
+        } else {
+            ctx.home.clone().map(|home| (home, "~/"))
+        }
+    }
+
+    fn entry(&self, path: PathBuf, name: String) -> HookEntry {
+        HookEntry {
+            name,
+            path,
+            kind: EntryKind::HooksFile,
+            tool: None,
+            level: self.level(),
+            source: self.place.provider.to_owned(),
+        }
+    }
+}
+
+impl DiscoveryProvider for AgentPlace {
+    fn name(&self) -> &str {
+        self.place.provider
+    }
+
+    fn priority(&self) -> i32 {
+        self.place.priority
+    }
+
+    fn agent(&self) -> Option<Agent> {
+        Some(self.agent)
+    }
+
+    fn level(&self) -> Option<Level> {
+        Some(AgentPlace::level(self))
+    }
+
+    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
+        let mut found = Found::default();
+        match self.place.files {
+            PlaceFiles::Files(files) => {
+                let Some((base, prefix)) = self.base(ctx) else {
+                    return Ok(found);
+                };
+                for (relative, settings) in files {
+                    let path = base.join(relative);
+                    let present = if *settings && relative.ends_with(".toml") {
+                        super::codex::has_hooks_table(&path, ctx.home.as_deref())
+                    } else if *settings {
+                        super::providers::has_hooks_key(&path, ctx.home.as_deref())
+                    } else {
+                        path.exists()
+                    };
+                    if present {
+                        found
+                            .entries
+                            .push(self.entry(path, format!("{prefix}{relative}")));
+                    }
+                }
+            }
+            PlaceFiles::Folder(relative, variable) => {
+                let set = variable
+                    .and_then(std::env::var_os)
+                    .filter(|value| !value.is_empty());
+                let (dir, shown) = match set {
+                    Some(value) => {
+                        let dir = PathBuf::from(value).join("hooks");
+                        let shown = format!("{}/", dir.display());
+                        (dir, shown)
+                    }
+                    None => {
+                        let Some((base, prefix)) = self.base(ctx) else {
+                            return Ok(found);
+                        };
+                        (base.join(relative), format!("{prefix}{relative}/"))
+                    }
+                };
+                for file in json_files(&dir) {
+                    let name = format!("{shown}{}", file_name(&file));
+                    found.entries.push(self.entry(file, name));
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// The `*.json` files at the top of `dir`, in name order (none when it does not exist).
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}

@@ -241,7 +241,9 @@ pub(super) fn entry_file(command: &str) -> String {
     let mut file = Map::new();
     file.insert("version".into(), json!(1));
     file.insert("hooks".into(), Value::Object(hooks));
-    super::entry::file_text(&file)
+    let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 /// Messages for the user, as its progress lines (one JSON object a line, before the answer).

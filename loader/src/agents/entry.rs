@@ -1,7 +1,7 @@
 //! The entry `agent-hooks install` writes for an agent: a matcher group that runs
 //! `command` (in the agent's settings file), or a hooks file of agent-hooks' own, whole.
 
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use super::{copilot_cli, Agent};
 
@@ -29,11 +29,4 @@ impl Agent {
             _ => None,
         }
     }
-}
-
-/// `value` written as a file: pretty, with a last newline.
-pub(super) fn file_text(value: &Map<String, Value>) -> String {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    text
 }

@@ -256,6 +256,15 @@ impl Agent {
         Some(renamed.map_or(field, |(_, theirs)| *theirs))
     }
 
+    /// Whether it sends the common payload field `field` on no event (Gemini CLI's
+    /// `tool_use_id`).
+    pub fn never_sends(self, field: &str) -> bool {
+        self.profile()
+            .absent_fields
+            .iter()
+            .any(|(name, on)| *name == field && on.is_empty())
+    }
+
     /// Whether its payloads are not Claude Code's fields (Copilot CLI, Cursor).
     pub fn own_payload(self) -> bool {
         self.profile().own_payload

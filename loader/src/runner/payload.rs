@@ -51,7 +51,7 @@ impl Serialize for Payload<'_> {
                 ("tool_response", _) => {
                     map.serialize_entry(key, &self.dialect.tool_response(value))?
                 }
-                ("tool_use_id", _) if self.dialect == Agent::Gemini => {}
+                (key, _) if key == "tool_use_id" && self.dialect.never_sends(key) => {}
                 _ => map.serialize_entry(key, value)?,
             }
         }

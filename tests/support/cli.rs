@@ -19,6 +19,7 @@ pub fn command(cwd: &Path, home: &Path, args: &[&str]) -> Command {
         .current_dir(cwd)
         .env("HOME", home)
         .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME")
         .env("NO_COLOR", "1");
     command
 }

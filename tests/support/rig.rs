@@ -155,6 +155,7 @@ fn resident_env(mut command: Command, rig: &Rig, args: &[&str]) -> Command {
         .current_dir(rig.project())
         .env("HOME", rig.home())
         .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME")
         .env_remove("XDG_RUNTIME_DIR")
         .env_remove("AGENT_HOOKS_NO_SERVE")
         .env("AGENT_HOOKS_SERVE_IDLE", "60");

@@ -16,6 +16,7 @@ mod agent_payload;
 mod bounded;
 mod capped_log;
 mod command;
+mod decisions;
 mod demo;
 mod doctor;
 mod emit;
@@ -141,6 +142,12 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Wire an agent to agent-hooks: write the one hook entry (`agent-hooks hook --agent
     /// NAME`) into the agent's configuration, for every event it has.
+    /// The decisions recorded for the events agent-hooks answered under an agent, newest
+    /// last: time, agent, event, tool, decision, the hook that decided and its reason.
+    Log(decisions::show::LogArgs),
+    /// Per hook, over the recorded decisions: calls, blocks, asks, rewrites, errors,
+    /// timeouts and how long it took; the slowest first.
+    Stats(decisions::stats::StatsArgs),
     Install(install::InstallArgs),
     /// Take out exactly what `install` wrote; the rest of the file stays byte for byte.
     Uninstall(install::InstallArgs),
@@ -195,6 +202,8 @@ fn main() -> ExitCode {
         Command::New(args) => new::run(&args),
         Command::Hook(args) => hook::run(&cli.common, &args),
         Command::Serve(args) => serve::run(&args),
+        Command::Log(args) => decisions::show::run(&cli.common, &args),
+        Command::Stats(args) => decisions::stats::run(&cli.common, &args),
         Command::Install(args) => install::install(&cli.common, &args),
         Command::Uninstall(args) => install::uninstall(&cli.common, &args),
     };

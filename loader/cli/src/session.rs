@@ -9,7 +9,8 @@ use std::{
 
 use agent_hooks::{
     command_hook::{CommandHookReport, CommandOutcome, Severity},
-    discover_and_load_hooks_with, Discovered, DiscoveryOptions, HookError, HookRunner,
+    discover_and_load_hooks_with, Discovered, DiscoveryOptions, HandlerTiming, HookError,
+    HookRunner,
 };
 use serde_json::{json, Value};
 
@@ -27,14 +28,16 @@ pub struct Session {
     pub findings: Discovered,
     /// Errors of hooks, as they happen.
     pub errors: Arc<Mutex<Vec<HookError>>>,
-    /// Time spent per hook, as `(path, duration)`, as it happens.
-    pub timings: Arc<Mutex<Vec<(String, Duration)>>>,
+    /// Native handlers' calls (path, duration, answer), as they happen.
+    pub timings: Arc<Mutex<Vec<HandlerTiming>>>,
     /// Command-hook runs, as they happen.
     pub reports: Arc<Mutex<Vec<CommandHookReport>>>,
     /// The agent hooks talk to: what they did to it, as it happens.
     pub recorder: Arc<Recorder>,
     /// The problems already told the user in this session (under an agent, each once).
     pub told: Arc<Mutex<std::collections::HashSet<String>>>,
+    /// Whether and how the events this session answers are recorded.
+    pub decisions: crate::decisions::Settings,
 }
 
 impl Session {
@@ -98,7 +101,13 @@ impl Session {
                 .extend(crate::taken_over::providers());
         }
         adjust(&mut options);
+        let (config_dir, home) = (options.config_dir(), options.home.clone());
         let mut findings = discover_and_load_hooks_with(&common.hooks, options);
+        let decisions = crate::decisions::Settings::read(
+            &config_dir,
+            home.as_deref(),
+            findings.policy.decisions.as_ref(),
+        );
         findings.commands.retain(keep);
         let wiring_only: Vec<PathBuf> = findings
             .untrusted
@@ -115,10 +124,16 @@ impl Session {
         let mut runner = findings.take_runner(&cwd);
         tune(&mut runner);
         let recorder = Recorder::new(ui).answering(host_script);
-        Ok(Self::around(runner, cwd, findings, recorder))
+        Ok(Self::around(runner, cwd, findings, recorder, decisions))
     }
 
-    fn around(runner: HookRunner, cwd: PathBuf, findings: Discovered, recorder: Recorder) -> Self {
+    fn around(
+        runner: HookRunner,
+        cwd: PathBuf,
+        findings: Discovered,
+        recorder: Recorder,
+        decisions: crate::decisions::Settings,
+    ) -> Self {
         let recorder = Arc::new(recorder);
         runner.attach(recorder.clone());
         let errors = Arc::new(Mutex::new(Vec::new()));
@@ -126,7 +141,7 @@ impl Session {
         runner.on_error(move |e| lock(&sink).push(e.clone()));
         let timings = Arc::new(Mutex::new(Vec::new()));
         let sink = timings.clone();
-        runner.on_handler_timing(move |t| lock(&sink).push((t.hook_path.clone(), t.duration)));
+        runner.on_handler_timing(move |t| lock(&sink).push(t.clone()));
         let reports = Arc::new(Mutex::new(Vec::new()));
         let sink = reports.clone();
         runner.on_command_hook(move |r| {
@@ -141,6 +156,7 @@ impl Session {
             reports,
             recorder,
             told: Arc::default(),
+            decisions,
         }
     }
 
@@ -156,8 +172,12 @@ impl Session {
     /// waited for (`None` when none ran).
     pub fn take_records(&self) -> Records {
         let errors = std::mem::take(&mut *lock(&self.errors));
-        let mut timings = std::mem::take(&mut *lock(&self.timings));
+        let native = std::mem::take(&mut *lock(&self.timings));
         let reports = std::mem::take(&mut *lock(&self.reports));
+        let mut timings: Vec<(String, Duration)> = native
+            .iter()
+            .map(|t| (t.hook_path.clone(), t.duration))
+            .collect();
         let waited: Vec<&CommandHookReport> = reports.iter().filter(|r| !r.background).collect();
         let commands =
             (!waited.is_empty()).then(|| CommandOutcome::combine(waited.iter().map(|r| &r.answer)));
@@ -171,6 +191,8 @@ impl Session {
         Records {
             errors,
             timings,
+            native,
+            reports,
             commands,
             activity: recorded.activity,
             warnings: recorded.warnings,
@@ -184,6 +206,10 @@ pub struct Records {
     pub errors: Vec<HookError>,
     /// Time per hook.
     pub timings: Vec<(String, Duration)>,
+    /// Each native handler's call: its time and answer.
+    pub native: Vec<HandlerTiming>,
+    /// Each command hook's run.
+    pub reports: Vec<CommandHookReport>,
     /// The command hooks' combined answer.
     pub commands: Option<CommandOutcome>,
     /// What hooks did to the agent, in order (see [`Recorder`]).

@@ -120,6 +120,10 @@ pub struct ManagedPolicy {
     /// `httpHookAllowedEnvVars`: the only variables an HTTP hook's headers may use, whatever
     /// its own `allowedEnvVars` says. `None`: no rule.
     pub http_env_vars: Option<Vec<String>>,
+    /// The `decisions` object of agent-hooks' own policy file, as written: the program's
+    /// decision record as the organisation sets it (whether it is required, where it goes,
+    /// how tool inputs are kept), read by the program. The first file that gives it wins.
+    pub decisions: Option<serde_json::Map<String, Value>>,
 }
 
 impl ManagedPolicy {
@@ -180,6 +184,16 @@ impl ManagedPolicy {
         };
         policy.allowed_http_urls = list("allowedHttpHookUrls");
         policy.http_env_vars = list("httpHookAllowedEnvVars");
+        if dialect == Agent::AgentHooks {
+            match top.get("decisions") {
+                None | Some(Value::Null) => {}
+                Some(Value::Object(decisions)) => policy.decisions = Some(decisions.clone()),
+                Some(other) => warnings.push(format!(
+                    "{} (managed): `decisions` must be an object, not {other}; left out",
+                    path.display()
+                )),
+            }
+        }
 
         (policy, warnings)
     }
@@ -189,6 +203,9 @@ impl ManagedPolicy {
         self.sources.extend(other.sources);
         self.managed_only |= other.managed_only;
         self.disable_all |= other.disable_all;
+        if self.decisions.is_none() {
+            self.decisions = other.decisions;
+        }
         for (mine, theirs) in [
             (&mut self.allowed_http_urls, other.allowed_http_urls),
             (&mut self.http_env_vars, other.http_env_vars),

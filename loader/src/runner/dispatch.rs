@@ -200,7 +200,14 @@ impl HookRunner {
             for handler in hook.handlers(E::KIND) {
                 hook.outbox().begin_call();
                 let started = timed.then(std::time::Instant::now);
-                let result = match handler.call(&payload, serial, &context, timeout) {
+                let call = handler.call(&payload, serial, &context, timeout);
+                // What it answered, as it wrote it, for the hosts that record each hook's
+                // answer (only when they listen: it is a copy).
+                let answer = match (&started, &call) {
+                    (Some(_), Ok(output)) => output.clone(),
+                    _ => None,
+                };
+                let result = match call {
                     Ok(output) => parse_output::<E>(hook, output),
                     // A required plugin that is disabled fails a tool call (it is blocked)
                     // on every call, not only on the crashes that disabled it.
@@ -235,6 +242,7 @@ impl HookRunner {
                         hook_path: hook.path().to_owned(),
                         event: E::KIND,
                         duration: started.elapsed(),
+                        answer,
                     });
                 }
                 match step(hook, result, &mut current) {

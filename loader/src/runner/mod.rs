@@ -113,6 +113,9 @@ pub struct HandlerTiming {
     pub event: EventKind,
     /// The call's duration.
     pub duration: std::time::Duration,
+    /// Its answer as the handler wrote it (JSON); `None` when it answered nothing or failed
+    /// (a failure is reported to [`on_error`](HookRunner::on_error)).
+    pub answer: Option<String>,
 }
 
 impl HookRunner {

@@ -14,14 +14,15 @@ use crate::{
 };
 use agent_hooks::agents::Agent;
 
-/// The agent's answer to `request`, from what the runner gave and what hooks did.
+/// The agent's answer to `request`, from what the runner gave and what hooks did: the
+/// reply, what it says in neutral terms, and the problems it tells the user.
 pub fn render(
     agent: Agent,
     request: &Request,
     result: Result<Result<Box<dyn Ran>, HookError>, String>,
     records: &Records,
     load_failures: &[(String, String)],
-) -> Reply {
+) -> (Reply, Decision, Vec<String>) {
     let mut problems: Vec<String> = load_failures
         .iter()
         .map(|(path, error)| format!("not loaded: {path}: {error}"))
@@ -63,5 +64,5 @@ pub fn render(
     for line in &answer.notes {
         reply.note(line);
     }
-    reply
+    (reply, decision, problems)
 }

@@ -22,11 +22,12 @@ pub use crate::relay::Reply;
 pub use request::{Request, RequestError, PAYLOAD_LIMIT};
 
 use crate::{
+    decisions::{self, AnsweredBy},
     events,
     options::{Common, Outcome},
     session::Session,
 };
-use agent_hooks::agents::Agent;
+use agent_hooks::agents::{Agent, Decision};
 
 /// `agent-hooks hook`'s options.
 #[derive(Debug, Clone, clap::Args)]
@@ -113,7 +114,7 @@ pub fn answer_here(
                 &error,
             ),
         },
-        Err(error) => unreadable(&session, &common, args.agent, &error),
+        Err(error) => unreadable(&session, &common, args.agent, &error, AnsweredBy::Relay),
     }
 }
 
@@ -128,6 +129,45 @@ pub fn open_failure_code(agent: Agent) -> u8 {
 /// fail ([`open_failure_code`]), unless a hook in `required` would have run: then it
 /// blocks, with what to do.
 pub fn did_not_run(
+    agent: Agent,
+    required: &[String],
+    who: &str,
+    error: &dyn std::fmt::Display,
+) -> Reply {
+    let mut reply = did_not_run_reply(agent, required, who, error);
+    // No session: the user's settings, without the managed policy's (discovery failed).
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let config_dir = agent_hooks::DiscoveryOptions::new(".").config_dir();
+    let settings = decisions::Settings::read(&config_dir, home.as_deref(), None);
+    let decision = Decision {
+        block: (reply.code == 2).then(|| reply.stderr.trim_end().to_owned()),
+        ..Decision::default()
+    };
+    let recorded = decisions::write(
+        &settings,
+        decisions::Answered {
+            agent,
+            request: None,
+            without_request: "(hooks did not run)",
+            decision: &decision,
+            code: reply.code,
+            by: if who.ends_with("serve") {
+                AnsweredBy::Resident
+            } else {
+                AnsweredBy::Relay
+            },
+            problems: &[error.to_string()],
+            hooks: Vec::new(),
+            required: reply.code == 2,
+        },
+    );
+    if let Err(problem) = recorded {
+        reply.note(&format!("agent-hooks: {problem}"));
+    }
+    reply
+}
+
+fn did_not_run_reply(
     agent: Agent,
     required: &[String],
     who: &str,
@@ -275,7 +315,42 @@ pub fn answer_with(
         format!("{path}\n{error}")
     });
     session.keep_untold(&mut records.errors, ToString::to_string);
-    answer::render(agent, request, result, &records, &load_failures)
+    let (hooks, required) = decisions::hooks_of(session, &records);
+    let (mut reply, decision, problems) =
+        answer::render(agent, request, result, &records, &load_failures);
+    let recorded = decisions::write(
+        &session.decisions,
+        decisions::Answered {
+            agent,
+            request: Some(request),
+            without_request: "",
+            decision: &decision,
+            code: reply.code,
+            by: if env.is_some() {
+                AnsweredBy::Resident
+            } else {
+                AnsweredBy::Relay
+            },
+            problems: &problems,
+            hooks,
+            required,
+        },
+    );
+    tell_once(session, &mut reply, recorded.err());
+    reply
+}
+
+/// Tells the user a problem of agent-hooks' own (the decision record's, its settings') once
+/// per session: on stderr, which the agent shows the user, and in the resident process's
+/// log.
+fn tell_once(session: &Session, reply: &mut Reply, problem: Option<String>) {
+    let mut problems: Vec<String> = session.decisions.problems.clone();
+    problems.extend(problem);
+    session.keep_untold(&mut problems, String::clone);
+    for problem in problems {
+        tracing::warn!("{problem}");
+        reply.note(&format!("agent-hooks: {problem}"));
+    }
 }
 
 /// The project's hooks that do not run until the user trusts them, as problems to tell.
@@ -298,7 +373,42 @@ fn awaiting_trust(session: &Session) -> Vec<(String, String)> {
 
 /// The answer when the agent's payload could not be read: the way the agent's own hooks
 /// fail ([`open_failure_code`]), unless a required hook would have run: then it blocks.
-pub fn unreadable(session: &Session, common: &Common, agent: Agent, error: &RequestError) -> Reply {
+pub fn unreadable(
+    session: &Session,
+    common: &Common,
+    agent: Agent,
+    error: &RequestError,
+    by: AnsweredBy,
+) -> Reply {
+    let mut reply = unreadable_reply(session, common, agent, error);
+    let decision = Decision {
+        block: (reply.code == 2).then(|| reply.stderr.trim_end().to_owned()),
+        ..Decision::default()
+    };
+    let recorded = decisions::write(
+        &session.decisions,
+        decisions::Answered {
+            agent,
+            request: None,
+            without_request: "(unreadable payload)",
+            decision: &decision,
+            code: reply.code,
+            by,
+            problems: &[error.to_string()],
+            hooks: Vec::new(),
+            required: reply.code == 2,
+        },
+    );
+    tell_once(session, &mut reply, recorded.err());
+    reply
+}
+
+fn unreadable_reply(
+    session: &Session,
+    common: &Common,
+    agent: Agent,
+    error: &RequestError,
+) -> Reply {
     let required = required_hooks(session, common);
     if required.is_empty() {
         return Reply {

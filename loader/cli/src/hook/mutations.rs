@@ -223,7 +223,9 @@ fn session(agent: Agent, project: &Path, hooks: &Path) -> (Common, HookArgs, Ses
         with: Vec::new(),
         no_serve: true,
     };
-    let session = open(&options.common, &args).expect("a session");
+    let mut session = open(&options.common, &args).expect("a session");
+    // Not recorded: the user's state folder is not the test's to write.
+    session.decisions.on = false;
     (options.common, args, session)
 }
 
@@ -247,7 +249,13 @@ fn new_fields_and_values_never_open_a_guard() {
                 let bytes = payload.to_string().into_bytes();
                 match Request::parse(&bytes, agent, args.event.as_deref()) {
                     Ok(request) => answer_with(&session, &runtime, agent, &request, None),
-                    Err(error) => super::unreadable(&session, &common, agent, &error),
+                    Err(error) => super::unreadable(
+                        &session,
+                        &common,
+                        agent,
+                        &error,
+                        crate::decisions::AnsweredBy::Relay,
+                    ),
                 }
             };
             let first = answer(&base);

@@ -720,7 +720,13 @@ fn handle(
             request,
             header.env.as_deref(),
         ),
-        Err(error) => hook::unreadable(&w.session, &common, args.agent, error),
+        Err(error) => hook::unreadable(
+            &w.session,
+            &common,
+            args.agent,
+            error,
+            crate::decisions::AnsweredBy::Resident,
+        ),
     };
     let ended = request.is_ok_and(|r| r.event == "SessionEnd");
     if ended {

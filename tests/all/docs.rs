@@ -9,7 +9,8 @@
 //! - a fresh folder, standing for the repository's root after the README's first command:
 //!   every `target/debug/lib<name>.so` the page names is the plugin of the package `<name>`
 //!   (with `-` for `_`), built for the tests and copied there, and `clients/` is the
-//!   repository's when the page names it; `HOME` is another fresh folder, `NO_COLOR` is set
+//!   repository's when the page names it; `HOME` is another fresh folder (the XDG folders
+//!   unset: the home's own), `NO_COLOR` is set
 //!   and `agent-hooks` is the program built for the tests;
 //! - a code block right after a line `<!-- file: PATH -->` is written to `PATH` in the scene
 //!   before the next commands run (executable when it starts with `#!`);
@@ -228,6 +229,7 @@ fn check(page: &Path) -> Vec<String> {
                     .env("PATH", &path)
                     .env("HOME", home.path())
                     .env_remove("XDG_CONFIG_HOME")
+                    .env_remove("XDG_STATE_HOME")
                     .env("NO_COLOR", "1")
                     .output()
                     .expect("sh runs");

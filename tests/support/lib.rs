@@ -395,6 +395,8 @@ pub mod book {
     pub struct UnderDevin;
     #[doc = include_str!("../../docs/resident.md")]
     pub struct Resident;
+    #[doc = include_str!("../../docs/decisions.md")]
+    pub struct Decisions;
     #[doc = include_str!("../../docs/managed-policy.md")]
     pub struct ManagedPolicy;
     #[doc = include_str!("../../docs/fail-closed.md")]

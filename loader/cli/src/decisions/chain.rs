@@ -158,12 +158,11 @@ fn locked(path: &Path) -> Result<Flock<File>, AppendError> {
                 path: path.to_path_buf(),
                 error,
             })?;
-        let file = Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, errno)| {
-            AppendError::Io {
+        let file =
+            Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, errno)| AppendError::Io {
                 path: path.to_path_buf(),
                 error: errno.into(),
-            }
-        })?;
+            })?;
         let same = match (file.metadata(), std::fs::metadata(path)) {
             (Ok(open), Ok(named)) => open.ino() == named.ino() && open.dev() == named.dev(),
             _ => false,

@@ -214,12 +214,22 @@ pub fn line(record: &Record) -> String {
         record.decision
     );
     if let Some(hook) = decider {
-        text.push_str(&format!("  {}", one_line(&hook.id, 80)));
+        text.push_str(&format!("  {}", short_id(&hook.id)));
     }
     if let Some(reason) = reason {
         text.push_str(&format!(": {reason}"));
     }
     text
+}
+
+/// A hook's id for one line: a command hook's command cut short, its file whole.
+fn short_id(id: &str) -> String {
+    match id.rsplit_once(" (") {
+        Some((command, file)) if file.ends_with(')') => {
+            format!("{} ({file}", one_line(command, 40))
+        }
+        _ => one_line(id, 80),
+    }
 }
 
 fn one_line(text: &str, most: usize) -> String {

@@ -63,6 +63,8 @@ pub struct Hook {
     /// Whether the user requires it: a `tool_call` it cannot answer (disabled, crashed,
     /// timed out) is blocked, naming it.
     required: bool,
+    /// Its answers are recorded, not applied (observe mode).
+    observing: bool,
     /// Kept so that the plugin's host object outlives its handlers.
     _api: PluginApi,
 }
@@ -125,6 +127,7 @@ impl Hook {
             settings,
             process: None,
             required: false,
+            observing: false,
             _api: api,
         }
     }
@@ -198,6 +201,7 @@ impl Hook {
             settings,
             process: Some(process),
             required: false,
+            observing: false,
             _api: api,
         }
     }
@@ -243,6 +247,17 @@ impl Hook {
     /// Makes it required (see [`is_required`](Self::is_required)), or not.
     pub fn set_required(&mut self, required: bool) {
         self.required = required;
+    }
+
+    /// Whether it observes: its handlers are called and their answers reported
+    /// ([`HandlerTiming::answer`](crate::HandlerTiming)), but not applied.
+    pub fn is_observing(&self) -> bool {
+        self.observing
+    }
+
+    /// Makes it observe (see [`is_observing`](Self::is_observing)), or not.
+    pub fn set_observing(&mut self, observing: bool) {
+        self.observing = observing;
     }
 
     /// The events it handles, in event order.

@@ -420,3 +420,175 @@ fn the_resident_process_records_what_it_answered() {
     assert_eq!(records[0]["answered_by"], "resident");
     assert_eq!(records[0]["decision"], "block");
 }
+
+/// The user's settings file, written.
+fn settings(rig: &Rig, text: &str) {
+    rig.write("home/.config/agent-hooks/settings.json", text);
+}
+
+#[test]
+fn observe_mode_records_what_a_guard_would_have_blocked_while_the_tool_runs() {
+    let rig = Rig::new();
+    guard(&rig);
+    settings(&rig, r#"{"decisions": {"observe": true}}"#);
+    let out = relay(&rig, &pre("s1", "git push --force"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "observed, not applied: {}",
+        err(&out)
+    );
+    assert_eq!(err(&out), "");
+    let record = &records(&rig)[0];
+    assert_eq!(record["decision"], "none");
+    assert_eq!(record["would_have"], "block: no force pushes");
+    assert_eq!(record["hooks"][0]["observed"], true);
+    assert_eq!(record["hooks"][0]["answer"], "block");
+    let line = out_of(&rig.run(&["log"]));
+    assert!(
+        line.ends_with(
+            "/home/.config/agent-hooks/hooks/guard.json) would have blocked: no force pushes)\n"
+        ),
+        "{line}"
+    );
+    assert!(
+        line.contains("  Bash  none  (observed: grep -q 'push --force'"),
+        "{line}"
+    );
+    let list = out_of(&rig.run(&["list"]));
+    assert!(
+        list.contains("(observing: recorded, not applied)"),
+        "{list}"
+    );
+}
+
+fn out_of(output: &Output) -> String {
+    out(output)
+}
+
+#[test]
+fn one_hook_observes_and_the_others_still_decide() {
+    let rig = Rig::new();
+    guard(&rig);
+    rig.write(
+        "home/.config/agent-hooks/hooks/trial.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command", "observe": true,
+            "command": "grep -q 'npm publish' && { echo 'no publishing yet' >&2; exit 2; }; exit 0"}]}]}}"#,
+    );
+    let publish = relay(&rig, &pre("s1", "npm publish"));
+    assert_eq!(publish.status.code(), Some(0), "{}", err(&publish));
+    let push = relay(&rig, &pre("s1", "git push --force"));
+    assert_eq!(
+        push.status.code(),
+        Some(2),
+        "the guard still blocks: {}",
+        err(&push)
+    );
+    let records = records(&rig);
+    assert_eq!(records[0]["would_have"], "block: no publishing yet");
+    assert_eq!(records[1]["decision"], "block");
+    assert_eq!(records[1].get("would_have"), None);
+}
+
+#[test]
+fn observe_mode_for_listed_projects_only() {
+    let rig = Rig::new();
+    guard(&rig);
+    let trial = rig.root().join("trial");
+    std::fs::create_dir_all(&trial).expect("a second project");
+    settings(
+        &rig,
+        &json!({"decisions": {"observe": [trial.display().to_string()]}}).to_string(),
+    );
+    let here = relay(&rig, &pre("s1", "git push --force"));
+    assert_eq!(
+        here.status.code(),
+        Some(2),
+        "the project is not listed: {}",
+        err(&here)
+    );
+    let there = cli::output_with(
+        &mut cli::command(
+            &trial,
+            &rig.home(),
+            &["hook", "--agent", "claude", "--no-serve"],
+        ),
+        &pre("s1", "git push --force"),
+    );
+    assert_eq!(
+        there.status.code(),
+        Some(0),
+        "the listed project observes: {}",
+        err(&there)
+    );
+}
+
+#[test]
+fn a_required_hook_is_never_observed_away_unless_the_managed_policy_allows_it() {
+    let rig = Rig::new();
+    rig.write(
+        "home/.config/agent-hooks/hooks/guard.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command", "required": true, "observe": true,
+            "command": "grep -q 'push --force' && { echo 'no force pushes' >&2; exit 2; }; exit 0"}]}]}}"#,
+    );
+    let out = relay(&rig, &pre("s1", "git push --force"));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "required, so applied: {}",
+        err(&out)
+    );
+    let list = out_of(&rig.run(&["list"]));
+    assert!(
+        list.contains("is set to observe, but it is required, so its answers are applied: the managed policy's `decisions.observeRequired` would allow it"),
+        "{list}"
+    );
+    rig.write(
+        "managed/etc/agent-hooks/policy.json",
+        r#"{"hooks": {}, "decisions": {"observeRequired": true}}"#,
+    );
+    let allowed = cli::output_with(
+        cli::command(
+            &rig.project(),
+            &rig.home(),
+            &["hook", "--agent", "claude", "--no-serve"],
+        )
+        .env("AGENT_HOOKS_MANAGED_ROOT", rig.root().join("managed")),
+        &pre("s1", "git push --force"),
+    );
+    assert_eq!(allowed.status.code(), Some(0), "{}", err(&allowed));
+}
+
+#[test]
+fn a_plugin_observes_by_its_settings() {
+    let rig = Rig::new();
+    let plugin = agent_hooks_tests::plugin("block-dangerous");
+    let plugin = plugin.display().to_string();
+    let file = std::path::Path::new(&plugin)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    settings(
+        &rig,
+        &json!({"plugins": {file: {"observe": true}}}).to_string(),
+    );
+    let out = relay_with(&rig, &["--hook", &plugin], &pre("s1", "rm -rf build"));
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    let record = &records(&rig)[0];
+    assert_eq!(record["hooks"][0]["kind"], "plugin");
+    assert_eq!(record["hooks"][0]["observed"], true);
+    assert_eq!(
+        record["would_have"],
+        "block: Dangerous command blocked: `rm -rf` needs a user to confirm it, and there is no UI"
+    );
+    // Without the setting, the same plugin blocks.
+    settings(&rig, "{}");
+    let out = relay_with(&rig, &["--hook", &plugin], &pre("s1", "rm -rf build"));
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+}
+
+fn relay_with(rig: &Rig, extra: &[&str], payload: &str) -> Output {
+    let mut args = vec!["--no-serve"];
+    args.extend_from_slice(extra);
+    AgentHook::hook(rig, "claude", &args, payload)
+}

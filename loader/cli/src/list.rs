@@ -61,6 +61,7 @@ pub fn report(session: &Session) -> Value {
                     "commands": hook.commands().iter().map(|c| format!("/{}", c.name)).collect::<Vec<_>>(),
                     "warnings": hook.warnings(),
                     "process": process_json(hook.process_state()),
+                    "observe": hook.is_observing(),
                 });
             }
             json!({
@@ -76,6 +77,7 @@ pub fn report(session: &Session) -> Value {
                 "warnings": hook.warnings(),
                 "isolation": hook.isolation(),
                 "process": process_json(hook.process_state()),
+                "observe": hook.is_observing(),
             })
         })
         .collect();
@@ -105,6 +107,7 @@ pub fn report(session: &Session) -> Value {
             "command": hook.command,
             "timeout_s": hook.timeout.as_secs_f64(),
             "plugin_root": hook.plugin_root,
+            "observe": hook.observe,
         })
     }));
     let entry = |e: &HookEntry| json!({"key": e.key(), "path": e.path, "source": e.source, "level": e.level.to_string()});
@@ -196,6 +199,14 @@ pub fn print(session: &Session, report: &Value, style: Style) {
                     ),
                     None => format!("{} ({runs})", listens.join(", ")),
                 }
+            };
+            let what = if h["observe"] == true {
+                format!(
+                    "{what} {}",
+                    style.warn("(observing: recorded, not applied)")
+                )
+            } else {
+                what
             };
             // A Gemini CLI extension's hooks say whose they are.
             let extension = h["source"]

@@ -102,6 +102,7 @@ impl Session {
         }
         adjust(&mut options);
         let (config_dir, home) = (options.config_dir(), options.home.clone());
+        options.observe |= crate::decisions::observes(&config_dir, home.as_deref(), &cwd);
         let mut findings = discover_and_load_hooks_with(&common.hooks, options);
         let decisions = crate::decisions::Settings::read(
             &config_dir,
@@ -178,7 +179,11 @@ impl Session {
             .iter()
             .map(|t| (t.hook_path.clone(), t.duration))
             .collect();
-        let waited: Vec<&CommandHookReport> = reports.iter().filter(|r| !r.background).collect();
+        // An observing hook's answer is recorded, not applied.
+        let waited: Vec<&CommandHookReport> = reports
+            .iter()
+            .filter(|r| !r.background && !r.observed)
+            .collect();
         let commands =
             (!waited.is_empty()).then(|| CommandOutcome::combine(waited.iter().map(|r| &r.answer)));
         timings.extend(reports.iter().map(|r| {

@@ -69,6 +69,9 @@ pub struct CommandHook {
     pub sequential: bool,
     /// Claude Code's other handler fields: `args`, `shell`, `asyncRewake`, `onFailure`.
     pub handler: Handler,
+    /// `"observe": true` (or the user's observe mode): its answers are recorded, not
+    /// applied. Never for a required or managed hook, unless the managed policy allows it.
+    pub observe: bool,
 }
 
 impl CommandHook {
@@ -124,6 +127,7 @@ impl CommandHook {
             persistent: Persistence::PerEvent,
             sequential: false,
             handler: Handler::default(),
+            observe: false,
         }
     }
 }
@@ -551,6 +555,7 @@ impl Reader<'_> {
             persistent,
             sequential: self.sequential,
             handler,
+            observe: self.flag(entry, "observe", at),
             ..CommandHook::new(event, self.dialect, command, self.source)
         })
     }

@@ -160,6 +160,17 @@ impl CommandHooks {
         picked
     }
 
+    /// Sets which hooks observe (their answers recorded, not applied): those `observes`
+    /// says.
+    pub(crate) fn observe_where(&mut self, mut observes: impl FnMut(&CommandHook) -> bool) {
+        for hook in &mut self.hooks {
+            let observe = observes(hook);
+            if hook.observe != observe {
+                Arc::make_mut(hook).observe = observe;
+            }
+        }
+    }
+
     /// Changes the target of every HTTP hook with `edit` (a managed policy narrowing the
     /// variables headers may use).
     pub(crate) fn edit_http(&mut self, mut edit: impl FnMut(&mut HttpTarget)) {
@@ -305,6 +316,8 @@ pub struct CommandHookReport {
     /// What it wrote to stderr (a long-running hook: since the previous event), for the
     /// host's log.
     pub stderr: String,
+    /// It observes: its answer (below) was recorded, not applied.
+    pub observed: bool,
     /// What it decided, and what was wrong with its answer.
     pub answer: Answer,
 }

@@ -53,6 +53,7 @@ mod crate_folder;
 mod entry;
 mod gemini;
 mod managed;
+mod observe;
 mod places;
 mod plugin_settings;
 mod providers;
@@ -135,6 +136,11 @@ pub struct DiscoveryOptions {
     /// Managed providers (by name) whose hooks do not run here, while their rules still
     /// apply: the calling agent runs its own managed hooks itself (`agent-hooks hook`).
     pub managed_rules_only: Vec<String>,
+    /// Every hook observes: its answers are recorded, not applied (the user's or a
+    /// project's observe mode); a hook can also observe alone (`"observe": true`). A
+    /// required or managed hook never observes, unless the managed policy's
+    /// `decisions.observeRequired` is true.
+    pub observe: bool,
 }
 
 impl DiscoveryOptions {
@@ -155,6 +161,7 @@ impl DiscoveryOptions {
                 .filter(|root| !root.is_empty())
                 .map(PathBuf::from),
             managed_rules_only: Vec::new(),
+            observe: false,
         }
     }
 
@@ -306,6 +313,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     for (name, config) in read.configs {
         load_options.configs.entry(name).or_insert(config);
     }
+    let observed_plugins = read.observed;
     let mut found_entries = Vec::new();
     for provider in &providers {
         match provider.discover(&ctx) {
@@ -376,6 +384,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
     discovered.policy = policy;
     required::mark(&mut discovered, &options.required);
     discovered.required_failures = required::failures(&discovered, &options.required);
+    observe::apply(&mut discovered, &observed_plugins, options.observe);
     discovered
 }
 

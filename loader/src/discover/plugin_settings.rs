@@ -29,6 +29,8 @@ struct Entry {
     max_memory_mb: Option<u64>,
     max_open_files: Option<u64>,
     in_process_deadline: Option<bool>,
+    /// Its answers are recorded, not applied (docs/decisions.md).
+    observe: Option<bool>,
     /// The plugin's own configuration: a JSON object handed to it as is.
     config: Option<Value>,
 }
@@ -46,6 +48,8 @@ pub(crate) struct Read {
     pub(crate) settings: BTreeMap<String, PluginSettings>,
     /// The plugins' own configuration objects.
     pub(crate) configs: BTreeMap<String, PluginConfig>,
+    /// The plugins set to observe: their answers recorded, not applied.
+    pub(crate) observed: Vec<String>,
     /// Problems, each naming the file.
     pub(crate) warnings: Vec<String>,
 }
@@ -78,6 +82,7 @@ pub(crate) fn read(path: &Path, defaults: PluginSettings, home: Option<&Path>) -
     };
     let mut warnings = Vec::new();
     let mut configs = BTreeMap::new();
+    let mut observed = Vec::new();
     let settings = file
         .plugins
         .into_iter()
@@ -121,6 +126,9 @@ pub(crate) fn read(path: &Path, defaults: PluginSettings, home: Option<&Path>) -
             if let Some(deadline) = entry.in_process_deadline {
                 settings.in_process_deadline = deadline;
             }
+            if entry.observe == Some(true) {
+                observed.push(name.clone());
+            }
             (name, settings)
         })
         .collect();
@@ -128,5 +136,6 @@ pub(crate) fn read(path: &Path, defaults: PluginSettings, home: Option<&Path>) -
         settings,
         configs,
         warnings,
+        observed,
     }
 }

@@ -204,6 +204,18 @@ impl HookRunner {
                 let dialect = hook.dialect.tool_dialect(&hook.event_name);
                 answer.updated_input = Some(tools.input_back(dialect, tool, updated, original));
             }
+            if hook.observe {
+                // Recorded, not applied: its report carries what it would have done.
+                report(
+                    &self.listeners,
+                    &self.command_reports,
+                    hook,
+                    run,
+                    answer,
+                    false,
+                );
+                continue;
+            }
             if let Some(reason) = &answer.block {
                 all_reasons.push(reason.clone());
             } else if let (true, Some(reason)) = (
@@ -261,14 +273,16 @@ impl HookRunner {
                 || answer.permission.is_some()
                 || answer.updated_input.is_some()
                 || answer.stop_agent.is_some();
-            if decided {
+            if decided && !hook.observe {
                 answer.problems.push(
                     "runs with `async`, so its decision (block, permission, updatedInput, continue) was ignored".into(),
                 );
             }
-            deliver(agent.as_ref(), &answer, true);
-            if hook.handler.async_rewake && run.exit == Exit::Code(2) {
-                rewake(agent.as_ref(), &run);
+            if !hook.observe {
+                deliver(agent.as_ref(), &answer, true);
+                if hook.handler.async_rewake && run.exit == Exit::Code(2) {
+                    rewake(agent.as_ref(), &run);
+                }
             }
             report(&listeners, &reports, &hook, run, answer, true);
         };
@@ -633,6 +647,7 @@ fn report(
         stderr: String::from_utf8(run.stderr)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         answer,
+        observed: hook.observe,
     });
 }
 

@@ -200,13 +200,20 @@ impl HookRunner {
             for handler in hook.handlers(E::KIND) {
                 hook.outbox().begin_call();
                 let started = timed.then(std::time::Instant::now);
-                let call = handler.call(&payload, serial, &context, timeout);
+                let mut call = handler.call(&payload, serial, &context, timeout);
                 // What it answered, as it wrote it, for the hosts that record each hook's
                 // answer (only when they listen: it is a copy).
                 let answer = match (&started, &call) {
                     (Some(_), Ok(output)) => output.clone(),
                     _ => None,
                 };
+                let observing = hook.is_observing();
+                if observing {
+                    // Recorded (above), not applied: as if it answered nothing.
+                    if let Ok(output) = &mut call {
+                        *output = None;
+                    }
+                }
                 let result = match call {
                     Ok(output) => parse_output::<E>(hook, output),
                     // A required plugin that is disabled fails a tool call (it is blocked)
@@ -243,6 +250,7 @@ impl HookRunner {
                         event: E::KIND,
                         duration: started.elapsed(),
                         answer,
+                        observed: observing,
                     });
                 }
                 match step(hook, result, &mut current) {

@@ -116,6 +116,8 @@ pub struct HandlerTiming {
     /// Its answer as the handler wrote it (JSON); `None` when it answered nothing or failed
     /// (a failure is reported to [`on_error`](HookRunner::on_error)).
     pub answer: Option<String>,
+    /// The hook observes: its answer was recorded, not applied.
+    pub observed: bool,
 }
 
 impl HookRunner {

@@ -37,6 +37,11 @@ impl HookRunner {
                     .into();
             }
             let done = job.run().await;
+            if hook.observe {
+                // Recorded, not applied: the hooks after it see what it was given.
+                finished.push(done);
+                continue;
+            }
             let mut answer = done.answer(&hook);
             crate::command_hook::adapt(hook.dialect, event, &done.run, &mut answer);
             if event == CommandEvent::UserPromptSubmit && !answer.context.is_empty() {

@@ -20,7 +20,7 @@ use agent_hooks::agents::{Agent, Decision};
 use serde_json::Value;
 
 pub use record::{HookRun, Record};
-pub use settings::Settings;
+pub use settings::{observes, Settings};
 
 use crate::{hook::Request, session::Records, session::Session};
 
@@ -132,6 +132,17 @@ fn of(settings: &Settings, answered: Answered) -> Record {
         Some(input) => redact::keep(input, settings.input),
         None => (None, None),
     };
+    // The strongest answer of an observing hook, when stronger than what was applied.
+    let would_have = answered
+        .hooks
+        .iter()
+        .filter(|h| h.observed)
+        .max_by_key(|h| record::strength(&h.answer))
+        .filter(|h| record::strength(&h.answer) > record::strength(decision))
+        .map(|h| match &h.reason {
+            Some(reason) => format!("{}: {}", h.answer, record::cut(reason.clone())),
+            None => h.answer.clone(),
+        });
     let mut record = Record {
         time: record::now(),
         agent: answered.agent.hook_name().to_owned(),
@@ -150,6 +161,7 @@ fn of(settings: &Settings, answered: Answered) -> Record {
         code: answered.code,
         answered_by: answered.by.name().to_owned(),
         required: answered.required,
+        would_have,
         problems: answered.problems.iter().cloned().map(record::cut).collect(),
         prev: String::new(),
         hash: None,

@@ -60,6 +60,10 @@ pub struct Record {
     /// A required hook decided: it could not run, so the call was blocked.
     #[serde(default)]
     pub required: bool,
+    /// What observing hooks would have made of it, when more than what was applied
+    /// (`block: REASON`): their answers were recorded, not applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub would_have: Option<String>,
     /// The problems the user was told with this answer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
@@ -89,6 +93,9 @@ pub struct HookRun {
     /// How it failed: a timeout, a crash, an answer that could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// It observes: its answer was recorded, not applied.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub observed: bool,
 }
 
 /// The word for what the hooks of an event decided, and its reason.
@@ -156,6 +163,22 @@ pub fn command_run(report: &CommandHookReport, long_running: bool) -> HookRun {
         reason: reason.map(cut),
         ms: millis(report.duration),
         failure: failure.filter(|f| !f.is_empty()).map(cut),
+        observed: report.observed,
+    }
+}
+
+/// How strong an answer is, for what observing hooks would have done: a block above a
+/// stop, an ask, a rewrite, an allow, ... and nothing.
+pub fn strength(answer: &str) -> u8 {
+    match answer {
+        "block" => 7,
+        "stop" => 6,
+        "ask" => 5,
+        "rewrite" => 4,
+        "allow" => 3,
+        "replace" => 2,
+        "feedback" | "context" => 1,
+        _ => 0,
     }
 }
 
@@ -223,6 +246,7 @@ pub fn native_run(timing: &HandlerTiming, error: Option<&HookError>) -> HookRun 
         answer,
         reason: reason.map(cut),
         ms: millis(timing.duration),
+        observed: timing.observed,
     }
 }
 

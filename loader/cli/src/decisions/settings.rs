@@ -88,7 +88,10 @@ impl Settings {
             input: InputForm::Redacted,
             problems: Vec::new(),
         };
-        let mut apply = |from: &Map<String, Value>, whose: &str, settings: &mut Settings| {
+        let apply = |from: &Map<String, Value>,
+                     whose: &str,
+                     settings: &mut Settings,
+                     problems: &mut Vec<String>| {
             if let Some(value) = from.get("record") {
                 match value.as_bool() {
                     Some(on) => settings.on = on,
@@ -108,14 +111,27 @@ impl Settings {
             }
         };
         if let Some(user) = &user {
-            apply(user, &file.display().to_string(), &mut settings);
+            apply(
+                user,
+                &file.display().to_string(),
+                &mut settings,
+                &mut problems,
+            );
+            match user.get("observe") {
+                None | Some(Value::Null | Value::Bool(_)) => {}
+                Some(Value::Array(folders)) if folders.iter().all(Value::is_string) => {}
+                Some(other) => problems.push(format!(
+                    "{}: `decisions.observe` must be true, false or a list of project folders, not {other}; nothing observes",
+                    file.display()
+                )),
+            }
         }
         if let Some(managed) = managed {
             let whose = "the managed policy";
             let user_form = settings.input;
             let mut organisation = settings.clone();
             organisation.input = InputForm::Full;
-            apply(managed, whose, &mut organisation);
+            apply(managed, whose, &mut organisation, &mut problems);
             if managed.contains_key("input") {
                 // The organisation's form holds unless the user's shows less.
                 settings.input = if user_form.openness() < organisation.input.openness() {
@@ -184,6 +200,29 @@ pub fn folder_to_read() -> PathBuf {
             policy.decisions
         });
     Settings::read(&options.config_dir(), home.as_deref(), managed.as_ref()).folder
+}
+
+/// Whether the user observes every hook in the project `cwd`: their settings'
+/// `decisions.observe` is `true`, or a list of folders one of which holds `cwd`. Only the
+/// user's own settings can say so: a project cannot turn its user's guards into observers.
+pub fn observes(config_dir: &Path, home: Option<&Path>, cwd: &Path) -> bool {
+    let mut ignored = Vec::new();
+    let Some(decisions) = user_decisions(&config_dir.join(SETTINGS_FILE), &mut ignored) else {
+        return false;
+    };
+    match decisions.get("observe") {
+        Some(Value::Bool(everywhere)) => *everywhere,
+        Some(Value::Array(folders)) => folders.iter().filter_map(Value::as_str).any(|folder| {
+            let folder = match (folder.strip_prefix("~/"), home) {
+                (Some(rest), Some(home)) => home.join(rest),
+                _ => PathBuf::from(folder),
+            };
+            let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
+            let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+            cwd.starts_with(folder)
+        }),
+        _ => false,
+    }
 }
 
 /// The `decisions` object of the user's settings file, if it has one.

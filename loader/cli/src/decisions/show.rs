@@ -219,6 +219,31 @@ pub fn line(record: &Record) -> String {
     if let Some(reason) = reason {
         text.push_str(&format!(": {reason}"));
     }
+    if let Some(would) = &record.would_have {
+        let observer = record
+            .hooks
+            .iter()
+            .find(|h| h.observed && would.starts_with(h.answer.as_str()));
+        let (answer, reason) = would.split_once(": ").unwrap_or((would.as_str(), ""));
+        let done = match answer {
+            "block" => "blocked",
+            "stop" => "stopped the agent",
+            "ask" => "asked the user",
+            "rewrite" => "rewritten the input",
+            "allow" => "allowed",
+            "replace" => "replaced the result",
+            _ => "added context",
+        };
+        let reason = if reason.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", one_line(reason, 160))
+        };
+        text.push_str(&format!(
+            "  (observed: {} would have {done}{reason})",
+            observer.map_or_else(|| "a hook".to_owned(), |h| short_id(&h.id)),
+        ));
+    }
     text
 }
 

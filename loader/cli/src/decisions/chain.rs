@@ -9,8 +9,9 @@
 use std::{
     fs::{File, OpenOptions},
     io::{Read, Seek, SeekFrom, Write},
-    os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt},
+    os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt},
     path::{Path, PathBuf},
+    sync::Mutex,
 };
 
 use nix::fcntl::{Flock, FlockArg};
@@ -33,9 +34,13 @@ pub const LIMIT_VAR: &str = "AGENT_HOOKS_DECISIONS_LIMIT";
 /// The `prev` of the first record ever written.
 pub const FIRST: &str = "";
 
-/// How far back from the end a writer looks for the last record (a record is at most
-/// [`super::record::LINE_LIMIT`]).
-const TAIL: u64 = 256 * 1024;
+/// How far back from the end a writer looks for the last record: a little first (a record
+/// is usually under a KiB), then as far as the longest record
+/// ([`super::record::LINE_LIMIT`]).
+const TAILS: [u64; 2] = [4 * 1024, 128 * 1024];
+
+/// The most a reader of the newest file moved aside looks back.
+const TAIL: u64 = TAILS[1];
 
 /// Why a record could not be appended.
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +77,17 @@ pub fn files(folder: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The file this process appended to last, kept open between events (the resident process
+/// answers many): one lock, one look at the path, one read and one write per record.
+static KEPT_OPEN: Mutex<Option<Opened>> = Mutex::new(None);
+
+/// A records file opened for appending, with the identity it had when opened.
+struct Opened {
+    path: PathBuf,
+    file: File,
+    id: (u64, u64),
+}
+
 /// Appends the record `body` (a JSON object whose `prev` is to be filled: `make` gets the
 /// previous record's hash and gives the object's text) to the records in `folder`.
 pub fn append(folder: &Path, make: impl FnOnce(&str) -> String) -> Result<(), AppendError> {
@@ -79,30 +95,36 @@ pub fn append(folder: &Path, make: impl FnOnce(&str) -> String) -> Result<(), Ap
         let path = path.to_path_buf();
         move |error| AppendError::Io { path, error }
     };
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(folder)
-        .map_err(io(folder))?;
     let path = folder.join(FILE);
-    let mut file = locked(&path)?;
-    let mut last = last_hash(&mut file).map_err(io(&path))?;
+    let mut kept = KEPT_OPEN.lock().unwrap_or_else(|p| p.into_inner());
+    let opened = kept.take().filter(|o| o.path == path);
+    let (mut file, id) = locked(folder, &path, opened)?;
     let size = file.metadata().map_err(io(&path))?.len();
+    let mut last = last_hash(&mut file, size).map_err(io(&path))?;
     if size == 0 && last.is_none() {
         last = newest_moved_aside(folder);
     }
-    if size >= limit() {
+    let (mut file, id) = if size >= limit() {
         move_aside(folder).map_err(io(&path))?;
+        drop(file);
         // Writers waiting on the old file see it moved and open the new one; one of them
         // may have written there first.
-        file = locked(&path)?;
-        if let Some(newer) = last_hash(&mut file).map_err(io(&path))? {
+        let (mut file, id) = locked(folder, &path, None)?;
+        let size = file.metadata().map_err(io(&path))?.len();
+        if let Some(newer) = last_hash(&mut file, size).map_err(io(&path))? {
             last = Some(newer);
         }
-    }
+        (file, id)
+    } else {
+        (file, id)
+    };
     let body = make(last.as_deref().unwrap_or(FIRST));
     let line = sealed(&body);
-    file.write_all(line.as_bytes()).map_err(io(&path))
+    file.write_all(line.as_bytes()).map_err(io(&path))?;
+    if let Ok(file) = file.unlock() {
+        *kept = Some(Opened { path, file, id });
+    }
+    Ok(())
 }
 
 /// The record `body` (a JSON object's text) with its hash as its last field, and a newline.
@@ -144,62 +166,90 @@ pub enum Broken {
     Changed,
 }
 
-/// `path` opened for appending and locked, the file at `path` now (not one moved aside
-/// while this writer waited for the lock).
-fn locked(path: &Path) -> Result<Flock<File>, AppendError> {
+/// `path` (`opened` when this process has it open already) locked, the file at `path` now:
+/// not one moved aside while this writer waited for the lock. The folder is made when
+/// missing.
+fn locked(
+    folder: &Path,
+    path: &Path,
+    mut opened: Option<Opened>,
+) -> Result<(Flock<File>, (u64, u64)), AppendError> {
+    let io = |error| AppendError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
     for _ in 0..8 {
-        let file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .open(path)
-            .map_err(|error| AppendError::Io {
-                path: path.to_path_buf(),
-                error,
-            })?;
-        let file =
-            Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, errno)| AppendError::Io {
-                path: path.to_path_buf(),
-                error: errno.into(),
-            })?;
-        let same = match (file.metadata(), std::fs::metadata(path)) {
-            (Ok(open), Ok(named)) => open.ino() == named.ino() && open.dev() == named.dev(),
-            _ => false,
+        let (file, id) = match opened.take() {
+            Some(o) => (o.file, o.id),
+            None => {
+                let file = open(folder, path).map_err(io)?;
+                let meta = file.metadata().map_err(io)?;
+                (file, (meta.dev(), meta.ino()))
+            }
         };
-        if same {
-            return Ok(file);
+        let file =
+            Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, errno)| io(errno.into()))?;
+        let now = std::fs::metadata(path).map(|m| (m.dev(), m.ino()));
+        if now.is_ok_and(|now| now == id) {
+            return Ok((file, id));
         }
     }
     Err(AppendError::Moving(path.to_path_buf()))
 }
 
-/// The hash of the last whole line of `file`; an unfinished last line (its writer was
-/// killed) is cut off first.
-fn last_hash(file: &mut File) -> std::io::Result<Option<String>> {
-    let size = file.metadata()?.len();
+/// `path` opened for appending (the user's alone), its folder made when missing.
+fn open(folder: &Path, path: &Path) -> std::io::Result<File> {
+    let options = || {
+        let mut options = OpenOptions::new();
+        options.read(true).append(true).create(true).mode(0o600);
+        options
+    };
+    match options().open(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(folder)?;
+            options().open(path)
+        }
+        other => other,
+    }
+}
+
+/// The hash of the last whole line of `file` (`size` bytes long); an unfinished last line
+/// (its writer was killed) is cut off first.
+fn last_hash(file: &mut File, size: u64) -> std::io::Result<Option<String>> {
     if size == 0 {
         return Ok(None);
     }
-    let start = size.saturating_sub(TAIL);
-    file.seek(SeekFrom::Start(start))?;
     let mut tail = Vec::new();
-    Read::by_ref(file).take(TAIL).read_to_end(&mut tail)?;
-    let whole = match tail.iter().rposition(|b| *b == b'\n') {
-        Some(end) => end + 1,
-        None => 0,
-    };
-    if whole < tail.len() {
-        file.set_len(start + whole as u64)?;
+    for reach in TAILS {
+        let start = size.saturating_sub(reach);
+        tail.resize(usize::try_from(size - start).unwrap_or(0), 0);
+        file.read_exact_at(&mut tail, start)?;
+        let whole = match tail.iter().rposition(|b| *b == b'\n') {
+            Some(end) => end + 1,
+            None => 0,
+        };
+        if whole < tail.len() {
+            // An unfinished line: its writer was killed mid-write.
+            file.set_len(start + whole as u64)?;
+            tail.truncate(whole);
+        }
+        // The last whole line, when it starts within what was read.
+        let lines = tail.strip_suffix(b"\n");
+        let last = match lines.map(|l| l.iter().rposition(|b| *b == b'\n')) {
+            Some(Some(at)) => lines.map(|l| &l[at + 1..]),
+            Some(None) if start == 0 => lines,
+            _ if start == 0 => return Ok(None),
+            _ => continue,
+        };
+        return Ok(last
+            .and_then(|l| std::str::from_utf8(l).ok())
+            .and_then(|l| unsealed(l).ok())
+            .map(|(_, hash)| hash));
     }
-    let lines = &tail[..whole];
-    let last = lines
-        .strip_suffix(b"\n")
-        .map(|l| l.rsplit(|b| *b == b'\n').next().unwrap_or(l));
-    Ok(last
-        .and_then(|l| std::str::from_utf8(l).ok())
-        .and_then(|l| unsealed(l).ok())
-        .map(|(_, hash)| hash))
+    Ok(None)
 }
 
 /// The last hash of the newest file moved aside, so that the chain goes on across files.

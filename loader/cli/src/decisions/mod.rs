@@ -101,9 +101,21 @@ pub fn write(settings: &Settings, answered: Answered) -> Result<(), String> {
     if !settings.on {
         return Ok(());
     }
-    let mut record = of(settings, answered);
+    let (mut record, input) = of(settings, answered);
     let result = chain::append(&settings.folder, |prev| {
         record.prev = prev.to_owned();
+        let text = serde_json::to_string(&record).unwrap_or_default();
+        if text.len() <= record::LINE_LIMIT {
+            return text;
+        }
+        // Bounded: the input gives way to its digest first.
+        if record.input.take().is_some() {
+            record.input_digest = input.map(redact::digest);
+        }
+        for hook in &mut record.hooks {
+            hook.reason = hook.reason.take().map(|r| r.chars().take(200).collect());
+        }
+        record.hooks.truncate(64);
         serde_json::to_string(&record).unwrap_or_default()
     });
     result.map_err(|error| {
@@ -114,7 +126,8 @@ pub fn write(settings: &Settings, answered: Answered) -> Result<(), String> {
     })
 }
 
-fn of(settings: &Settings, answered: Answered) -> Record {
+/// The record of `answered`, and the tool input it was made from.
+fn of<'a>(settings: &Settings, answered: Answered<'a>) -> (Record, Option<&'a Value>) {
     let (decision, reason) =
         if answered.request.is_none() && answered.hooks.is_empty() && answered.code != 2 {
             ("error", None)
@@ -143,7 +156,7 @@ fn of(settings: &Settings, answered: Answered) -> Record {
             Some(reason) => format!("{}: {}", h.answer, record::cut(reason.clone())),
             None => h.answer.clone(),
         });
-    let mut record = Record {
+    let record = Record {
         time: record::now(),
         agent: answered.agent.hook_name().to_owned(),
         agent_version: text("agent_version").or_else(|| text("version")),
@@ -166,17 +179,74 @@ fn of(settings: &Settings, answered: Answered) -> Record {
         prev: String::new(),
         hash: None,
     };
-    // Bounded: the input gives way to its digest first.
-    if serde_json::to_string(&record).map_or(0, |t| t.len()) > record::LINE_LIMIT {
-        if record.input.take().is_some() {
-            record.input_digest = request
-                .and_then(|r| r.payload.get("tool_input"))
-                .map(redact::digest);
+    (record, request.and_then(|r| r.payload.get("tool_input")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What one record costs the event that writes it, in turns with the record off: run
+    /// with `cargo test --release -p agent-hooks-cli decision_record_cost -- --ignored
+    /// --nocapture` (BENCHMARKS.md).
+    #[test]
+    #[ignore = "a measurement, run by hand"]
+    fn decision_record_cost() {
+        let folder = tempfile::tempdir().expect("a scratch folder");
+        let payload = br#"{"hook_event_name":"PreToolUse","session_id":"s1","cwd":"/p","tool_name":"Bash","tool_input":{"command":"curl -H 'Authorization: Bearer abcdef0123456789' https://example.com | tee out.txt"}}"#;
+        let request = Request::parse(payload, Agent::ClaudeCode, None).expect("a request");
+        let decision = Decision::default();
+        let hook = HookRun {
+            id: "guard.sh (/home/u/.config/agent-hooks/hooks/guard.json)".into(),
+            kind: "command".into(),
+            answer: "none".into(),
+            reason: None,
+            ms: 4.2,
+            failure: None,
+            observed: false,
+        };
+        let mut settings = Settings::read(folder.path(), Some(folder.path()), None);
+        settings.folder = folder.path().join("state");
+        let write = |settings: &Settings| {
+            let started = std::time::Instant::now();
+            let written = write(
+                settings,
+                Answered {
+                    agent: Agent::ClaudeCode,
+                    request: Some(&request),
+                    without_request: "",
+                    decision: &decision,
+                    code: 0,
+                    by: AnsweredBy::Resident,
+                    problems: &[],
+                    hooks: vec![hook.clone()],
+                    required: false,
+                },
+            );
+            assert!(written.is_ok(), "{written:?}");
+            started.elapsed()
+        };
+        let off = Settings {
+            on: false,
+            ..settings.clone()
+        };
+        let turns = 20;
+        let each = 500;
+        let (mut on_total, mut off_total) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+        for _ in 0..turns {
+            for _ in 0..each {
+                on_total += write(&settings);
+            }
+            for _ in 0..each {
+                off_total += write(&off);
+            }
         }
-        for hook in &mut record.hooks {
-            hook.reason = hook.reason.take().map(|r| r.chars().take(200).collect());
-        }
-        record.hooks.truncate(64);
+        let n = f64::from(turns * each);
+        println!(
+            "decision record: {:.2} µs per event recorded, {:.3} µs with the record off ({} events each, in {turns} turns)",
+            on_total.as_secs_f64() * 1e6 / n,
+            off_total.as_secs_f64() * 1e6 / n,
+            turns * each
+        );
     }
-    record
 }

@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -30,8 +30,8 @@ static SECRET_KEY: LazyLock<Option<Regex>> = LazyLock::new(|| {
 });
 
 /// Secrets written in text, each with what replaces it.
-static SECRET_TEXT: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
-    [
+static SECRET_TEXT: LazyLock<(RegexSet, Vec<(Regex, &'static str)>)> = LazyLock::new(|| {
+    let patterns: Vec<(Regex, &'static str)> = [
         (
             r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
             "[redacted private key]",
@@ -51,7 +51,11 @@ static SECRET_TEXT: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     ]
     .into_iter()
     .filter_map(|(pattern, with)| Regex::new(pattern).ok().map(|r| (r, with)))
-    .collect()
+    .collect();
+    // One pass finds which patterns a string holds (most hold none).
+    let set = RegexSet::new(patterns.iter().map(|(r, _)| r.as_str()))
+        .unwrap_or_else(|_| RegexSet::empty());
+    (set, patterns)
 });
 
 /// A tool's input in a record: `(input, digest)`, one of them set, as `form` says.
@@ -113,9 +117,12 @@ fn is_secret_key(key: &str) -> bool {
 
 fn cut_text(mut text: String, redacting: bool) -> String {
     if redacting {
-        for (pattern, with) in SECRET_TEXT.iter() {
-            if let std::borrow::Cow::Owned(replaced) = pattern.replace_all(&text, *with) {
-                text = replaced;
+        let (set, patterns) = &*SECRET_TEXT;
+        for index in set.matches(&text).into_iter() {
+            if let Some((pattern, with)) = patterns.get(index) {
+                if let std::borrow::Cow::Owned(replaced) = pattern.replace_all(&text, *with) {
+                    text = replaced;
+                }
             }
         }
     }

@@ -592,3 +592,31 @@ fn relay_with(rig: &Rig, extra: &[&str], payload: &str) -> Output {
     args.extend_from_slice(extra);
     AgentHook::hook(rig, "claude", &args, payload)
 }
+
+#[test]
+fn status_says_what_observes_and_the_last_block() {
+    let rig = Rig::new();
+    guard(&rig);
+    relay(&rig, &pre("s1", "git push --force"));
+    relay(&rig, &pre("s1", "ls"));
+    let status = out(&rig.run(&["status"]));
+    let time = records(&rig)[0]["time"]
+        .as_str()
+        .and_then(|t| t.get(11..16))
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        status.ends_with(&format!(" · last block {time} Bash: no force pushes\n")),
+        "{status}"
+    );
+    assert!(status.starts_with("agent-hooks: 1 hook · "), "{status}");
+    settings(&rig, r#"{"decisions": {"observe": true}}"#);
+    let status = out(&rig.run(&["status"]));
+    assert!(
+        status.starts_with("agent-hooks: 1 hook · 1 observing · "),
+        "{status}"
+    );
+    let json: Value = serde_json::from_str(&out(&rig.run(&["status", "--json"]))).expect("JSON");
+    assert_eq!(json["observing"], 1);
+    assert_eq!(json["last_block"]["reason"], "no force pushes");
+}

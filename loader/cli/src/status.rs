@@ -1,6 +1,6 @@
 //! `agent-hooks status`: one short line for a person, or for an agent's status line: how
-//! many hooks run here, how many problems stand in their way, whether the resident process
-//! is up, which agents are wired. Never the model's business: nothing of it reaches an agent
+//! many hooks run here (and how many observe), how many problems stand in their way, whether
+//! the resident process is up, which agents are wired, and the last block recorded (UTC). Never the model's business: nothing of it reaches an agent
 //! but where the user shows it.
 
 use std::{os::unix::net::UnixStream, path::PathBuf, process::ExitCode};
@@ -39,6 +39,19 @@ pub fn run(common: &Common) -> Outcome {
     let problems = session.load_failures().len();
     let untrusted = session.findings.untrusted.len();
     let up = resident_up();
+    let observing = session
+        .runner
+        .hooks()
+        .iter()
+        .filter(|h| h.is_observing())
+        .count()
+        + session
+            .runner
+            .command_hooks()
+            .hooks()
+            .filter(|h| h.observe)
+            .count();
+    let last_block = crate::decisions::show::last_block();
     let wired: Vec<&str> = install::wired(common)
         .iter()
         .map(|(agent, _)| agent.title())
@@ -49,11 +62,17 @@ pub fn run(common: &Common) -> Outcome {
         outln!(
             "{}",
             json!({"hooks": hooks, "problems": problems, "awaiting_trust": untrusted,
-                   "resident": up, "wired": wired})
+            "resident": up, "wired": wired, "observing": observing,
+            "last_block": last_block.as_ref().map(|r| json!({
+                "time": r.time, "agent": r.agent, "tool": r.tool, "reason": r.reason,
+            }))})
         );
         return Ok(ExitCode::SUCCESS);
     }
     let mut parts = vec![count(hooks, "hook")];
+    if observing > 0 {
+        parts.push(format!("{observing} observing"));
+    }
     if problems > 0 {
         parts.push(format!(
             "{} (agent-hooks doctor)",
@@ -76,6 +95,23 @@ pub fn run(common: &Common) -> Outcome {
     } else {
         format!("wired: {}", wired.join(", "))
     });
+    if let Some(block) = last_block {
+        let time = block.time.get(11..16).unwrap_or_default();
+        let reason: String = block
+            .reason
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let reason = match reason.char_indices().nth(60) {
+            Some((at, _)) => format!("{}…", &reason[..at]),
+            None => reason,
+        };
+        parts.push(format!(
+            "last block {time} {}: {reason}",
+            block.tool.as_deref().unwrap_or(&block.event)
+        ));
+    }
     outln!("agent-hooks: {}", parts.join(" · "));
     Ok(ExitCode::SUCCESS)
 }

@@ -133,8 +133,25 @@ pub fn records(folder: &Path) -> Vec<Record> {
         .collect()
 }
 
+/// The newest block among the recent records (the last 128 KiB of the current file), for
+/// `status`.
+pub fn last_block() -> Option<Record> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(folder_to_read().join(chain::FILE)).ok()?;
+    let size = file.metadata().ok()?.len();
+    let start = size.saturating_sub(128 * 1024);
+    let mut tail = vec![0; usize::try_from(size - start).ok()?];
+    file.read_exact_at(&mut tail, start).ok()?;
+    let text = String::from_utf8_lossy(&tail);
+    let block = whole_lines(&text)
+        .rev()
+        .filter_map(|line| serde_json::from_str::<Record>(line).ok())
+        .find(|record| record.decision == "block");
+    block
+}
+
 /// The finished lines of `text` (an unfinished last line is a writer's still).
-fn whole_lines(text: &str) -> impl Iterator<Item = &str> {
+fn whole_lines(text: &str) -> impl DoubleEndedIterator<Item = &str> {
     let whole = text.rfind('\n').map_or("", |end| &text[..end]);
     whole.lines().filter(|l| !l.is_empty())
 }

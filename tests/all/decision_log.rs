@@ -620,3 +620,40 @@ fn status_says_what_observes_and_the_last_block() {
     assert_eq!(json["observing"], 1);
     assert_eq!(json["last_block"]["reason"], "no force pushes");
 }
+
+#[test]
+fn log_follow_shows_each_record_as_it_is_written() {
+    use std::io::{BufRead, BufReader};
+    let rig = Rig::new();
+    guard(&rig);
+    relay(&rig, &pre("s1", "ls"));
+    let mut follow = cli::command(
+        &rig.project(),
+        &rig.home(),
+        &["log", "--follow", "-n", "0", "--decision", "block"],
+    )
+    .stdout(std::process::Stdio::piped())
+    .spawn()
+    .expect("log --follow starts");
+    let stdout = follow.stdout.take().expect("its stdout");
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // What the filter leaves out is not shown.
+    relay(&rig, &pre("s1", "pwd"));
+    relay(&rig, &pre("s2", "git push --force"));
+    let line = lines.recv_timeout(std::time::Duration::from_secs(10));
+    let _ = follow.kill();
+    let _ = follow.wait();
+    let line = line.expect("the block shown within 10 s");
+    assert!(
+        line.contains("  claude  PreToolUse  Bash  block  grep -q"),
+        "{line}"
+    );
+    assert!(line.ends_with(": no force pushes"), "{line}");
+}

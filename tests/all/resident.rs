@@ -953,3 +953,79 @@ fn from_an_npm_package_install_wires_a_link_that_doctor_finds_gone_after_an_unin
         "{text}"
     );
 }
+
+/// The guard of [`long_running_guard`], marked to serve every session of the user, writing
+/// its pid and each event's session.
+fn guard_for_every_session(rig: &Rig, persistent: serde_json::Value) -> PathBuf {
+    let seen = rig.root().join("seen");
+    let script = format!(
+        r#"import json, os, sys
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+send({{"type": "hello", "protocol": 1, "name": "guard"}})
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("type") == "event":
+        open({seen:?}, "a").write("%d %s\n" % (os.getpid(), m["payload"].get("session_id")))
+        command = (m["payload"].get("tool_input") or {{}}).get("command", "")
+        if "rm -rf" in command:
+            send({{"type": "answer", "id": m["id"], "block": "the guard refuses rm -rf"}})
+        else:
+            send({{"type": "answer", "id": m["id"]}})
+    elif m.get("type") == "goodbye":
+        break
+"#,
+        seen = seen.display().to_string()
+    );
+    let path = rig.user_hooks().join("guard.py");
+    std::fs::write(&path, script).unwrap();
+    let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+        "command": format!("python3 {}", path.display()), "persistent": persistent, "timeout": 10}]}]});
+    std::fs::write(rig.user_hooks().join("guard.json"), hooks.to_string()).unwrap();
+    seen
+}
+
+fn end(session: &str) -> String {
+    json!({"session_id": session, "hook_event_name": "SessionEnd", "reason": "exit"}).to_string()
+}
+
+#[test]
+fn a_hook_for_every_session_is_warm_for_the_next_session() {
+    let rig = Rig::new();
+    let seen = guard_for_every_session(&rig, json!("user"));
+    let out = rig.hook(&pre("s1", "rm -rf /"));
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    assert!(
+        err(&out).contains("the guard refuses rm -rf"),
+        "{}",
+        err(&out)
+    );
+    assert_eq!(rig.hook(&end("s1")).status.code(), Some(0));
+    // A new session: the same process, which sees each event's session.
+    assert_eq!(rig.hook(&pre("s2", "ls")).status.code(), Some(0));
+    let out = rig.hook(&pre("s3", "rm -rf ~"));
+    assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    let seen: Vec<(&str, &str)> = seen.lines().filter_map(|l| l.split_once(' ')).collect();
+    assert_eq!(
+        seen.iter().map(|(_, s)| *s).collect::<Vec<_>>(),
+        ["s1", "s2", "s3"]
+    );
+    assert!(
+        seen.iter().all(|(pid, _)| *pid == seen[0].0),
+        "one process served the three sessions: {seen:?}"
+    );
+}
+
+#[test]
+fn a_hook_for_one_session_is_started_again_for_the_next() {
+    let rig = Rig::new();
+    let seen = guard_for_every_session(&rig, json!(true));
+    assert_eq!(rig.hook(&pre("s1", "ls")).status.code(), Some(0));
+    assert_eq!(rig.hook(&end("s1")).status.code(), Some(0));
+    assert_eq!(rig.hook(&pre("s2", "ls")).status.code(), Some(0));
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    let pids: Vec<&str> = seen.lines().filter_map(|l| l.split(' ').next()).collect();
+    assert_eq!(pids.len(), 2);
+    assert_ne!(pids[0], pids[1], "each session its own process: {seen}");
+}

@@ -24,7 +24,7 @@ use crate::{
 /// until its first event found it out. Each is ended again at once.
 fn long_running_starts(commands: &CommandHooks, cwd: &Path) -> Vec<String> {
     let mut probe = commands.clone();
-    probe.retain(|h| h.persistent == Persistence::Session);
+    probe.retain(|h| matches!(h.persistent, Persistence::Session | Persistence::User));
     if probe.hooks().next().is_none() {
         return Vec::new();
     }

@@ -103,6 +103,7 @@ pub fn report(session: &Session) -> Value {
                 Persistence::PerEvent => json!(false),
                 Persistence::Session => json!(true),
                 Persistence::Startup => json!("startup"),
+                Persistence::User => json!("user"),
             },
             "command": hook.command,
             "timeout_s": hook.timeout.as_secs_f64(),
@@ -175,6 +176,9 @@ pub fn print(session: &Session, report: &Value, style: Style) {
                 let background = match (&h["async"], &h["persistent"]) {
                     (Value::Bool(true), _) => " (async)",
                     (_, Value::Bool(true)) => " (long-running)",
+                    (_, Value::String(when)) if when == "user" => {
+                        " (long-running, one for all the user's sessions)"
+                    }
                     (_, Value::String(_)) => " (long-running, started with the runner)",
                     _ => "",
                 };

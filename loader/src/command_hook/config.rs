@@ -146,11 +146,17 @@ pub enum Persistence {
     /// its hooks; what its hello registers (runner events, commands) joins the runner's
     /// hooks.
     Startup,
+    /// `"persistent": "user"`: long-running, one process for every session of the user in
+    /// the same project folder, kept between sessions by the program that runs the hooks
+    /// (the resident process), so that a new session's first event finds it warm. Events
+    /// carry their `session_id`; a hook that keeps state per session keys it by that, or
+    /// stays `true`.
+    User,
 }
 
 impl Persistence {
-    /// Whether its process stays running across events ([`Session`](Self::Session) or
-    /// [`Startup`](Self::Startup)).
+    /// Whether its process stays running across events ([`Session`](Self::Session),
+    /// [`Startup`](Self::Startup) or [`User`](Self::User)).
     pub fn is_long_running(self) -> bool {
         self != Self::PerEvent
     }
@@ -463,10 +469,11 @@ impl Reader<'_> {
         let handler = handler?;
         let persistent = match entry.get("persistent") {
             Some(Value::String(when)) if when == "startup" => Persistence::Startup,
+            Some(Value::String(when)) if when == "user" => Persistence::User,
             Some(Value::String(other)) => {
                 self.issue(
                     Some(format!("{at}.persistent")),
-                    format!("`persistent` must be true, false or \"startup\", not \"{other}\"; taken as true"),
+                    format!("`persistent` must be true, false, \"startup\" or \"user\", not \"{other}\"; taken as true"),
                     Severity::Warning,
                 );
                 Persistence::Session

@@ -201,7 +201,7 @@ impl CommandHooks {
     /// `agent-hooks doctor`, which runs no event.
     pub fn start_long_running_at_once(&mut self) -> &mut Self {
         for hook in &mut self.hooks {
-            if hook.persistent == Persistence::Session {
+            if matches!(hook.persistent, Persistence::Session | Persistence::User) {
                 Arc::make_mut(hook).persistent = Persistence::Startup;
             }
         }

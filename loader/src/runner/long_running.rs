@@ -2,11 +2,15 @@
 //! started on the first event it matches, sent one message per event. Its answer becomes
 //! the [`Run`] a one-shot hook's process would have given, so that the same rules read it,
 //! combine it and apply `required`.
+//!
+//! A hook marked `"persistent": "user"` has one process for every runner of the program (the
+//! resident process's sessions) by command and folder, kept when a runner ends: its events
+//! are taken one at a time, and what it sends during one goes to that event's agent.
 
 use std::{
     collections::HashMap,
     path::{Path, PathBuf},
-    sync::{Arc, Mutex},
+    sync::{Arc, LazyLock, Mutex},
     time::Instant,
 };
 
@@ -15,18 +19,34 @@ use serde_json::Value;
 use crate::sync::LockUnpoisoned;
 use crate::{
     command_hook::{CommandHook, Exit, Persistence, Run},
-    error::{HookErrorKind, LoadError, Termination},
+    error::{HookError, HookErrorKind, Listeners, LoadError, Termination},
     hook::Hook,
     host::{AgentHost, CallContext, Outbox, PluginApi, Site},
     protocol::frames::Target,
     remote::{CallFailure, PluginProcess, PluginSettings, Starting, CRASH_LIMIT},
 };
 
-/// The long-running hooks of a runner, by command. Dropping it kills their process groups.
+/// The long-running hooks of a runner, by command. Dropping it kills their process groups
+/// (not those of hooks shared by every session, [`SHARED`]).
 pub(crate) struct LongRunningHooks {
     processes: Mutex<HashMap<String, Arc<PluginProcess>>>,
     /// Where their messages and entries go (the runner's in-process outbox).
     outbox: Arc<Outbox>,
+    /// The runner's error listeners, for what a shared hook reports during its events.
+    listeners: Arc<Listeners<HookError>>,
+}
+
+/// The processes of `"persistent": "user"` hooks, by command and folder, for the life of the
+/// program: every runner's sessions share them.
+static SHARED: LazyLock<Mutex<HashMap<(String, PathBuf), Arc<Shared>>>> =
+    LazyLock::new(Mutex::default);
+
+/// A process shared by every session, its outbox (pointed at each event's agent in turn),
+/// and the turn its events take.
+struct Shared {
+    process: Arc<PluginProcess>,
+    outbox: Arc<Outbox>,
+    turn: tokio::sync::Mutex<()>,
 }
 
 /// What one event through a long-running hook came to: the run its answer stands for, and
@@ -48,11 +68,47 @@ pub(crate) struct StartingHook {
 }
 
 impl LongRunningHooks {
-    pub(crate) fn new(outbox: Arc<Outbox>) -> Self {
+    pub(crate) fn new(outbox: Arc<Outbox>, listeners: Arc<Listeners<HookError>>) -> Self {
         Self {
             processes: Mutex::default(),
             outbox,
+            listeners,
         }
+    }
+
+    /// The shared process of a `"persistent": "user"` hook, made on first use.
+    fn shared(
+        &self,
+        hook: &CommandHook,
+        env: impl FnOnce() -> Vec<(String, String)>,
+        cwd: &Path,
+    ) -> Arc<Shared> {
+        let mut shared = SHARED.lock_unpoisoned();
+        shared
+            .entry((hook.command.clone(), cwd.to_path_buf()))
+            .or_insert_with(|| {
+                let outbox = Arc::new(Outbox::default());
+                let api = PluginApi::new(
+                    outbox.clone(),
+                    cwd.to_path_buf(),
+                    &hook.command,
+                    Site::default(),
+                );
+                let process = Arc::new(PluginProcess::script(
+                    &hook.command,
+                    env(),
+                    false,
+                    cwd,
+                    settings_of(hook),
+                    api,
+                ));
+                Arc::new(Shared {
+                    process,
+                    outbox,
+                    turn: tokio::sync::Mutex::new(()),
+                })
+            })
+            .clone()
     }
 
     /// Starts `hook`'s process now (`"persistent": "startup"`) and returns without waiting
@@ -148,9 +204,26 @@ impl LongRunningHooks {
         agent: Arc<dyn AgentHost>,
         alone: bool,
     ) -> EventRun {
-        let process = self.process(&hook, env, &cwd);
+        // A shared process takes its events one at a time, and what it sends during one goes
+        // to that event's agent and listeners.
+        let (process, outbox, shared) = match hook.persistent {
+            Persistence::User => {
+                let shared = self.shared(&hook, env, &cwd);
+                (shared.process.clone(), shared.outbox.clone(), Some(shared))
+            }
+            _ => (self.process(&hook, env, &cwd), self.outbox.clone(), None),
+        };
+        let _turn = match &shared {
+            Some(shared) => {
+                let turn = shared.turn.lock().await;
+                shared.outbox.attach(agent.clone());
+                shared.outbox.report_to(self.listeners.clone());
+                Some(turn)
+            }
+            None => None,
+        };
         // What it sends during this event is counted afresh (see `Outbox::send`).
-        self.outbox.begin_call();
+        outbox.begin_call();
         let named = hook.clone();
         let started = Instant::now();
         // Its process runs (every event after the first): the event is awaited here, with

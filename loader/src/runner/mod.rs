@@ -125,6 +125,7 @@ impl HookRunner {
     /// as the agent's working folder.
     pub fn new(hooks: Vec<Hook>, cwd: impl Into<PathBuf>) -> Self {
         let in_process_outbox = Arc::new(Outbox::default());
+        let listeners: Arc<Listeners<HookError>> = Arc::default();
         let mut runner = Self {
             hooks: Vec::new(),
             native: vec![0; EventKind::COUNT].into_boxed_slice(),
@@ -134,9 +135,10 @@ impl HookRunner {
             cwd: cwd.into(),
             long_running: Arc::new(long_running::LongRunningHooks::new(
                 in_process_outbox.clone(),
+                listeners.clone(),
             )),
             in_process_outbox,
-            listeners: Arc::default(),
+            listeners,
             commands: CommandHooks::new(),
             command_reports: Arc::default(),
             session_id: commands::fresh_id("session"),

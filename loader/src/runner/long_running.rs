@@ -38,8 +38,10 @@ pub(crate) struct LongRunningHooks {
 
 /// The processes of `"persistent": "user"` hooks, by command and folder, for the life of the
 /// program: every runner's sessions share them.
-static SHARED: LazyLock<Mutex<HashMap<(String, PathBuf), Arc<Shared>>>> =
-    LazyLock::new(Mutex::default);
+static SHARED: LazyLock<Mutex<HashMap<SharedKey, Arc<Shared>>>> = LazyLock::new(Mutex::default);
+
+/// A shared process's command and folder.
+type SharedKey = (String, PathBuf);
 
 /// A process shared by every session, its outbox (pointed at each event's agent in turn),
 /// and the turn its events take.

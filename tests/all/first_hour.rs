@@ -622,6 +622,6 @@ fn status_says_in_one_line_what_runs_and_what_is_wired() {
     assert_eq!(
         parts,
         json!({"hooks": 1, "problems": 1, "awaiting_trust": 0, "resident": false,
-               "wired": ["Claude Code"]})
+               "wired": ["Claude Code"], "observing": 0, "last_block": null})
     );
 }

@@ -597,14 +597,15 @@ done
 }
 
 #[test]
-fn persistent_takes_true_false_or_startup_and_says_what_else_it_did() {
+fn persistent_takes_true_false_startup_or_user_and_says_what_else_it_did() {
     let (hooks, issues) = agent_hooks::command_hook::parse_hooks(
         r#"{"PreToolUse": [{"hooks": [
             {"command": "a", "persistent": true},
             {"command": "b", "persistent": "startup"},
             {"command": "c", "persistent": "always"},
             {"command": "d", "persistent": 1},
-            {"type": "http", "url": "http://127.0.0.1:9/h", "persistent": true}
+            {"type": "http", "url": "http://127.0.0.1:9/h", "persistent": true},
+            {"command": "e", "persistent": "user"}
         ]}]}"#,
         Path::new("hooks.json"),
     );
@@ -616,14 +617,15 @@ fn persistent_takes_true_false_or_startup_and_says_what_else_it_did() {
             Persistence::Startup,
             Persistence::Session,
             Persistence::PerEvent,
-            Persistence::PerEvent
+            Persistence::PerEvent,
+            Persistence::User
         ]
     );
     let messages: Vec<String> = issues.iter().map(ToString::to_string).collect();
     assert_eq!(
         messages,
         [
-            "hooks.json (PreToolUse[0].hooks[2].persistent): `persistent` must be true, false or \"startup\", not \"always\"; taken as true",
+            "hooks.json (PreToolUse[0].hooks[2].persistent): `persistent` must be true, false, \"startup\" or \"user\", not \"always\"; taken as true",
             "hooks.json (PreToolUse[0].hooks[3].persistent): `persistent` must be true or false, not 1; taken as false",
             "hooks.json (PreToolUse[0].hooks[4].persistent): `persistent` applies to command hooks only; this http hook posts once per event",
         ]

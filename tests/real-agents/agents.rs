@@ -410,6 +410,7 @@ pub fn agent_hooks(run: &Run, args: &[&str]) -> std::process::Output {
         .current_dir(run.project())
         .env("HOME", run.home())
         .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME")
         .output()
         .expect("agent-hooks runs");
     assert!(

@@ -187,6 +187,40 @@ fn a_native_plugin_blocks_the_command_and_the_model_is_told_why() {
         "the model was not told: {}",
         s.describe()
     );
+    // The session left a record of the block, whose chain holds.
+    let verify = agent_hooks(&s.run, &["log", "--verify"]);
+    let said = String::from_utf8_lossy(&verify.stdout);
+    assert!(said.starts_with("The chain holds: "), "{said}");
+    let log = agent_hooks(&s.run, &["log", "--json", "--decision", "block"]);
+    let blocks: Vec<serde_json::Value> = String::from_utf8_lossy(&log.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    assert_eq!(blocks.len(), 1, "{blocks:?}");
+    let block = &blocks[0];
+    assert_eq!(block["agent"], "claude");
+    assert_eq!(block["event"], "PreToolUse");
+    assert_eq!(block["tool"], "Bash");
+    assert_eq!(block["answered_by"], "resident");
+    assert_eq!(block["hooks"][0]["kind"], "plugin");
+    assert!(
+        block["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("Dangerous command blocked")),
+        "{block}"
+    );
+    let stats = agent_hooks(&s.run, &["stats", "--json"]);
+    let stats: serde_json::Value =
+        serde_json::from_slice(&stats.stdout).expect("stats as JSON");
+    assert!(
+        stats
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|h| h["hook"].as_str().is_some_and(|id| id.ends_with("libblock_dangerous.so"))
+                && h["blocks"] == 1),
+        "{stats}"
+    );
 }
 
 /// A plugin's warning is not the model's business: with the hooks run in the `hook` process

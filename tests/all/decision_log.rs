@@ -657,3 +657,30 @@ fn log_follow_shows_each_record_as_it_is_written() {
     );
     assert!(line.ends_with(": no force pushes"), "{line}");
 }
+
+#[test]
+fn a_link_in_place_of_the_records_is_not_followed() {
+    let rig = Rig::new();
+    guard(&rig);
+    let folder = rig.home().join(".local/state/agent-hooks");
+    std::fs::create_dir_all(&folder).expect("the state folder");
+    let elsewhere = rig.root().join("someone-elses-file");
+    std::fs::write(&elsewhere, "theirs\n").expect("a file");
+    std::os::unix::fs::symlink(&elsewhere, folder.join("decisions.jsonl")).expect("a link");
+    let out = relay(&rig, &pre("s1", "git push --force"));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "answered all the same: {}",
+        err(&out)
+    );
+    assert!(
+        err(&out).contains("agent-hooks: the decision record could not be written ("),
+        "{}",
+        err(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&elsewhere).ok().as_deref(),
+        Some("theirs\n")
+    );
+}

@@ -210,15 +210,12 @@ fn a_native_plugin_blocks_the_command_and_the_model_is_told_why() {
         "{block}"
     );
     let stats = agent_hooks(&s.run, &["stats", "--json"]);
-    let stats: serde_json::Value =
-        serde_json::from_slice(&stats.stdout).expect("stats as JSON");
+    let stats: serde_json::Value = serde_json::from_slice(&stats.stdout).expect("stats as JSON");
     assert!(
-        stats
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|h| h["hook"].as_str().is_some_and(|id| id.ends_with("libblock_dangerous.so"))
-                && h["blocks"] == 1),
+        stats.as_array().into_iter().flatten().any(|h| h["hook"]
+            .as_str()
+            .is_some_and(|id| id.ends_with("libblock_dangerous.so"))
+            && h["blocks"] == 1),
         "{stats}"
     );
 }

@@ -197,14 +197,22 @@ fn locked(
     Err(AppendError::Moving(path.to_path_buf()))
 }
 
-/// `path` opened for appending (the user's alone), its folder made when missing.
+/// `path` opened for appending (the user's alone), its folder made when missing. A link
+/// is not followed, and a file that is not a regular file of this user's is refused: in a
+/// folder others can write to (one a managed policy chose), another user could otherwise
+/// have the records written into a file of their choosing.
 fn open(folder: &Path, path: &Path) -> std::io::Result<File> {
     let options = || {
         let mut options = OpenOptions::new();
-        options.read(true).append(true).create(true).mode(0o600);
+        options
+            .read(true)
+            .append(true)
+            .create(true)
+            .mode(0o600)
+            .custom_flags(nix::libc::O_NOFOLLOW);
         options
     };
-    match options().open(path) {
+    let file = match options().open(path) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             std::fs::DirBuilder::new()
                 .recursive(true)
@@ -213,7 +221,14 @@ fn open(folder: &Path, path: &Path) -> std::io::Result<File> {
             options().open(path)
         }
         other => other,
+    }?;
+    let meta = file.metadata()?;
+    if !meta.file_type().is_file() || meta.uid() != nix::unistd::getuid().as_raw() {
+        return Err(std::io::Error::other(
+            "it is not a regular file of this user's, so nothing is written to it",
+        ));
     }
+    Ok(file)
 }
 
 /// The hash of the last whole line of `file` (`size` bytes long); an unfinished last line

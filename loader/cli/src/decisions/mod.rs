@@ -159,13 +159,19 @@ fn of<'a>(settings: &Settings, answered: Answered<'a>) -> (Record, Option<&'a Va
     let record = Record {
         time: record::now(),
         agent: answered.agent.hook_name().to_owned(),
-        agent_version: text("agent_version").or_else(|| text("version")),
-        session: request.and_then(|r| r.session_id.clone()),
+        // What the payload says is bounded like a reason.
+        agent_version: text("agent_version")
+            .or_else(|| text("version"))
+            .map(record::cut),
+        session: request.and_then(|r| r.session_id.clone()).map(record::cut),
         project: request
             .and_then(|r| r.cwd.as_ref())
-            .map(|p| p.display().to_string()),
-        event: request.map_or_else(|| answered.without_request.to_owned(), |r| r.event.clone()),
-        tool: request.and_then(|r| r.agent_tool.clone()),
+            .map(|p| record::cut(p.display().to_string())),
+        event: request.map_or_else(
+            || answered.without_request.to_owned(),
+            |r| record::cut(r.event.clone()),
+        ),
+        tool: request.and_then(|r| r.agent_tool.clone()).map(record::cut),
         input,
         input_digest,
         hooks: answered.hooks,

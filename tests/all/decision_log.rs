@@ -684,3 +684,37 @@ fn a_link_in_place_of_the_records_is_not_followed() {
         Some("theirs\n")
     );
 }
+
+#[test]
+fn doctor_says_when_the_record_cannot_be_written_or_its_settings_are_wrong() {
+    let rig = Rig::new();
+    guard(&rig);
+    let doctor = rig.run(&["doctor"]);
+    assert!(
+        !out(&doctor).contains("decision record"),
+        "{}",
+        out(&doctor)
+    );
+    // doctor made the folder and its file, writing nothing.
+    let folder = rig.home().join(".local/state/agent-hooks");
+    assert_eq!(
+        std::fs::read_to_string(folder.join("decisions.jsonl"))
+            .ok()
+            .as_deref(),
+        Some("")
+    );
+    std::fs::remove_dir_all(&folder).expect("the folder removed");
+    rig.write("home/.local/state/agent-hooks", "not a folder");
+    settings(&rig, r#"{"decisions": {"input": "everything"}}"#);
+    let doctor = rig.run(&["doctor"]);
+    assert_eq!(doctor.status.code(), Some(1), "{}", out(&doctor));
+    let said = out(&doctor);
+    assert!(
+        said.contains("decision record: it cannot be written ("),
+        "{said}"
+    );
+    assert!(
+        said.contains("`decisions.input` must be \"full\", \"redacted\" or \"digest\", not \"everything\"; inputs are kept redacted"),
+        "{said}"
+    );
+}

@@ -429,6 +429,7 @@ pub fn run(
         problems.extend(script_advice(hook, &session.cwd));
     }
     problems.extend(long_running_starts(commands, &session.cwd));
+    problems.extend(crate::decisions::check(&session.decisions));
     problems.extend(session.findings.warnings.iter().cloned());
     for hook in session.runner.hooks() {
         problems.extend(

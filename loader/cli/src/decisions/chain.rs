@@ -127,6 +127,15 @@ pub fn append(folder: &Path, make: impl FnOnce(&str) -> String) -> Result<(), Ap
     Ok(())
 }
 
+/// Whether a record could be appended in `folder`: its file opened (and made, with its
+/// folder, when missing), nothing written.
+pub fn can_append(folder: &Path) -> Result<(), AppendError> {
+    let path = folder.join(FILE);
+    open(folder, &path)
+        .map(drop)
+        .map_err(|error| AppendError::Io { path, error })
+}
+
 /// The record `body` (a JSON object's text) with its hash as its last field, and a newline.
 pub fn sealed(body: &str) -> String {
     let hash = hex(&Sha256::digest(body.as_bytes()));

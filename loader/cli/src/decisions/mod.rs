@@ -95,6 +95,25 @@ pub fn hooks_of(session: &Session, records: &Records) -> (Vec<HookRun>, bool) {
     (runs, required)
 }
 
+/// What stands in the way of the decision record, for `doctor`: its settings' problems,
+/// and a folder or file it cannot write to (opened, not written).
+pub fn check(settings: &Settings) -> Vec<String> {
+    let mut problems: Vec<String> = settings
+        .problems
+        .iter()
+        .map(|p| format!("decision record: {p}"))
+        .collect();
+    if settings.on {
+        if let Err(error) = chain::can_append(&settings.folder) {
+            problems.push(format!(
+                "decision record: it cannot be written ({error}), so events are answered and not recorded; make the folder yours and writable, or set `decisions.record` to false in {}",
+                settings::SETTINGS_FILE
+            ));
+        }
+    }
+    problems
+}
+
 /// Appends the record of `answered` where `settings` say, unless they turn it off. What
 /// went wrong comes back as a sentence for the user.
 pub fn write(settings: &Settings, answered: Answered) -> Result<(), String> {

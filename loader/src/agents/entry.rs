@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{copilot_cli, Agent};
+use super::{copilot_cli, pi, Agent};
 
 impl Agent {
     /// One matcher group whose hook runs `command`, as the agent's settings hold it.
@@ -22,10 +22,11 @@ impl Agent {
 
     /// The hooks file of agent-hooks' own that wires the agent to `command`, where
     /// [`entry_file_whole`](super::Profile::entry_file_whole) (Copilot CLI's
-    /// `agent-hooks.json`); `None` for an agent whose own file gets entries.
+    /// `agent-hooks.json`, pi's extension `agent-hooks.ts`); `None` for an agent whose own file gets entries.
     pub fn entry_file(self, command: &str) -> Option<String> {
         match self {
             Agent::Copilot => Some(copilot_cli::entry_file(command)),
+            Agent::Pi => Some(pi::extension(command)),
             _ => None,
         }
     }

@@ -1,0 +1,139 @@
+//! pi (`@earendil-works/pi-coding-agent`): it has no hooks files; it runs TypeScript
+//! extensions in its own process, from `~/.pi/agent/extensions/` and, once the project is
+//! trusted, a project's `.pi/extensions/`. agent-hooks wires it with one extension of its
+//! own ([`extension`]), which hands each of pi's events to `agent-hooks hook --agent pi` and
+//! applies the answer in pi's terms. The request it sends carries Claude Code's payload
+//! fields under pi's event names and pi's tool names, and the answer it reads is Claude
+//! Code's: the form every other agent's is read against, written once here for pi.
+
+use super::profile::{MatcherRule, Profile, DEFAULT_TIMEOUT};
+use crate::event::CommandEvent;
+
+/// The extension's text, with [`COMMAND_MARK`] where the command goes.
+const EXTENSION: &str = include_str!("extension.ts");
+
+/// The line of [`EXTENSION`] that holds the command it runs.
+const COMMAND_MARK: &str = "const COMMAND = \"agent-hooks hook --agent pi\";";
+
+/// pi.
+pub(super) static PROFILE: Profile = Profile {
+    name: "pi",
+    title: "pi",
+    hook_name: Some("pi"),
+    places: &[],
+    managed: None,
+    // It reads no hooks files.
+    owns_file: |_| false,
+    matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
+    timeout_unit: 1.0,
+    default_timeout: DEFAULT_TIMEOUT,
+    // pi's events (its extensions' `pi.on` names, read from 1.6.0), each with the moment it
+    // is to agent-hooks' runner. `input` is the prompt as typed (it can be refused or left
+    // alone), `agent_before_settle` the last moment a run can be kept going (a stop hook's
+    // block continues it), `session_shutdown` the end of every session.
+    event_names: &[
+        ("session_start", Some(CommandEvent::SessionStart)),
+        ("input", Some(CommandEvent::UserPromptSubmit)),
+        ("tool_call", Some(CommandEvent::PreToolUse)),
+        ("tool_result", Some(CommandEvent::PostToolUse)),
+        ("agent_before_settle", Some(CommandEvent::Stop)),
+        ("session_before_compact", Some(CommandEvent::PreCompact)),
+        ("session_compact", Some(CommandEvent::PostCompact)),
+        ("session_shutdown", Some(CommandEvent::SessionEnd)),
+        ("before_agent_start", None),
+        ("agent_start", None),
+        ("agent_end", None),
+        ("agent_settled", None),
+        ("turn_start", None),
+        ("turn_end", None),
+        ("context", None),
+        ("user_bash", None),
+    ],
+    events_of_its_own: true,
+    not_events: &[],
+    // Every event above with a moment here: the extension subscribes to these.
+    installed_events: &[
+        "session_start",
+        "input",
+        "tool_call",
+        "tool_result",
+        "agent_before_settle",
+        "session_before_compact",
+        "session_compact",
+        "session_shutdown",
+    ],
+    entry_files: (
+        ".pi/agent/extensions/agent-hooks.ts",
+        ".pi/extensions/agent-hooks.ts",
+    ),
+    entry_file_whole: true,
+    entry_fields: (None, None),
+    http_entries: false,
+    lenient_json: false,
+    after_install: Some(
+        "pi loads it when it starts (/reload in a running pi); a project's extensions load once pi trusts the project.",
+    ),
+    fail_open_exit: 1,
+    also_runs_project_files_of: &[],
+    ignores_once: false,
+    managed_rules: false,
+    own_payload: false,
+    plain_text_is_a_message: false,
+    ignores_context_on: &[],
+    reason_replaces_result_on: &[],
+    shows_every_reason_with_a_block: false,
+    extra_fields: &[],
+    renamed_fields: &[],
+    // pi has no permission modes.
+    absent_fields: &[("permission_mode", &[])],
+    tool_output_also_as: &[],
+    env: &[],
+    has_env_file: false,
+    // pi's built-in tools (1.6.0): `bash`, `read`, `edit`, `write`, `grep`, `find`, `ls`;
+    // `ls` has no counterpart among agent-hooks' tools and keeps its name.
+    tools: &[
+        ("exec", "bash"),
+        ("read", "read"),
+        ("write", "write"),
+        ("edit", "edit"),
+        ("glob", "find"),
+        ("grep", "grep"),
+    ],
+    // Its file tools take `path`, as agent-hooks' do.
+    file_path_field: None,
+    matcher_aliases: &[],
+    reads_continue_before_a_tool: true,
+    rewritten_input_field: "updatedInput",
+    rewrite_needs_allow: false,
+    top_level_decision: false,
+    claude_form_for_claude_names: false,
+};
+
+/// The extension `install` writes (`agent-hooks.ts`), which runs `command` (a shell
+/// command, as the other agents' entries run it) for each of pi's events.
+pub(super) fn extension(command: &str) -> String {
+    let quoted = serde_json::Value::String(command.to_owned()).to_string();
+    EXTENSION.replacen(COMMAND_MARK, &format!("const COMMAND = {quoted};"), 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_extension_runs_the_command_given() {
+        let text = extension("'/opt/a b/agent-hooks-hook' --agent pi");
+        assert!(text.contains(r#"const COMMAND = "'/opt/a b/agent-hooks-hook' --agent pi";"#));
+        assert!(!text.contains(COMMAND_MARK));
+    }
+
+    #[test]
+    fn the_extension_subscribes_to_every_installed_event() {
+        for event in PROFILE.installed_events {
+            assert!(
+                EXTENSION.contains(&format!("\"{event}\"")),
+                "{event} is not in the extension"
+            );
+        }
+    }
+}

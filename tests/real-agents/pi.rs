@@ -19,6 +19,7 @@ use std::{
     os::unix::process::CommandExt,
     path::{Path, PathBuf},
     process::{Command, Stdio},
+    sync::atomic::{AtomicBool, Ordering},
     time::{Duration, Instant},
 };
 
@@ -134,9 +135,20 @@ impl Session {
 /// One pi session whose model runs `command` once, after `install --agent pi` with `with`
 /// (other agents' files to run) and `setup` adding hooks.
 fn session(command: &str, with: Option<&str>, setup: impl FnOnce(&Run)) -> Session {
+    session_during(&[command], with, setup, |_, _| {})
+}
+
+/// [`session`] with the model's `script` of commands, and `during` running in a thread of
+/// its own while pi runs (`done` set when pi has ended).
+fn session_during(
+    script: &[&str],
+    with: Option<&str>,
+    setup: impl FnOnce(&Run),
+    during: impl FnOnce(&Run, &AtomicBool) + Send,
+) -> Session {
     agent_hooks_tests::relay_bin();
     let install = agents::install_dir();
-    let model = model::FakeModel::start(command);
+    let model = model::FakeModel::start_script(script);
     let run = Run::new();
     configure(&run, model.port());
     let mut args = vec!["install", "--agent", "pi"];
@@ -145,7 +157,13 @@ fn session(command: &str, with: Option<&str>, setup: impl FnOnce(&Run)) -> Sessi
     }
     agent_hooks(&run, &args);
     setup(&run);
-    let outcome = launch(&install, &run);
+    let done = AtomicBool::new(false);
+    let outcome = std::thread::scope(|scope| {
+        scope.spawn(|| during(&run, &done));
+        let outcome = launch(&install, &run);
+        done.store(true, Ordering::SeqCst);
+        outcome
+    });
     let told = model
         .requests()
         .iter()
@@ -369,4 +387,108 @@ fn install_then_uninstall_leaves_pi_s_folders_as_they_were() {
     assert_eq!(wired.code, Some(0), "{}", wired.describe());
     agent_hooks(&run, &["uninstall", "--agent", "pi"]);
     assert_eq!(tree(&pi), before);
+}
+
+/// A required long-running guard: it writes `deciding` in the project when it gets a command
+/// with `rm -rf`, waits until the test has killed the resident process running it (`killed`
+/// in the project), then blocks; every other event it lets through. Each event it gets is a
+/// line of its log (`rm` or `other`).
+const REQUIRED_GUARD: &str = r#"import json, os, sys, time
+project = sys.argv[1]
+def say(message):
+    print(json.dumps(message), flush=True)
+say({"type": "hello", "protocol": 1, "name": "required-guard"})
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("type") == "goodbye":
+        break
+    if message.get("type") != "event":
+        continue
+    dangerous = "rm -rf" in json.dumps(message.get("payload"))
+    with open(os.path.join(project, "guard.log"), "a") as log:
+        log.write("rm\n" if dangerous else "other\n")
+    if not dangerous:
+        say({"type": "answer", "id": message["id"]})
+        continue
+    open(os.path.join(project, "deciding"), "w").close()
+    for _ in range(300):
+        if os.path.exists(os.path.join(project, "killed")):
+            break
+        time.sleep(0.1)
+    say({"type": "answer", "id": message["id"], "block": "the required guard refuses rm -rf"})
+"#;
+
+/// The pid of the running `agent-hooks serve` of this run's home, from `/proc`.
+fn resident_pid(run: &Run) -> Option<i32> {
+    let home = format!("HOME={}", run.home().display());
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let environ = std::fs::read(entry.path().join("environ")).ok()?;
+            let serve = cmdline.split(|b| *b == 0).any(|w| w == b"serve");
+            let ours = environ.split(|b| *b == 0).any(|v| v == home.as_bytes());
+            (serve && ours).then_some(pid)
+        })
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_required_hook_fails_closed_when_the_resident_process_is_killed_mid_call() {
+    let killed = std::sync::Mutex::new(None);
+    let s = session_during(
+        &[
+            &format!("rm -rf gone; echo one >> {SIDE_EFFECT}"),
+            &format!("echo two >> {SIDE_EFFECT}"),
+        ],
+        None,
+        |run| {
+            let guard = run.write("home/required-guard.py", REQUIRED_GUARD);
+            std::fs::write(
+                user_hooks(run).join("guard.json"),
+                json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+                    "command": format!("python3 '{}' '{}'", guard.display(), run.project().display()),
+                    "persistent": true, "required": true, "timeout": 40}]}]})
+                .to_string(),
+            )
+            .expect("write the hook");
+        },
+        |run, done| {
+            let started = Instant::now();
+            while !run.project().join("deciding").exists() {
+                if done.load(Ordering::SeqCst) || started.elapsed() > RUN_LIMIT {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if let Some(pid) = resident_pid(run) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+                *killed.lock().unwrap_or_else(|p| p.into_inner()) = Some(pid);
+            }
+            run.write("project/killed", "");
+        },
+    );
+    let log = std::fs::read_to_string(s.run.project().join("guard.log")).unwrap_or_default();
+    let detail = format!("{}\n--- guard log\n{log}", s.describe());
+    let killed = killed.into_inner().unwrap_or_else(|p| p.into_inner());
+    assert!(
+        killed.is_some(),
+        "no resident process ran the guard: {detail}"
+    );
+    assert_eq!(s.side_effect().as_deref(), Some("two\n"), "{detail}");
+    assert!(
+        s.told
+            .iter()
+            .any(|t| t.contains("the required guard refuses rm -rf")),
+        "the model was not told the guard's reason: {detail}"
+    );
+    // The guard decided the first call twice (in the killed resident process, then again
+    // where the call was answered), and saw the second.
+    assert!(log.lines().filter(|l| *l == "rm").count() >= 2, "{detail}");
+    assert!(log.lines().any(|l| l == "other"), "{detail}");
 }

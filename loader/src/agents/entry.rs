@@ -22,11 +22,13 @@ impl Agent {
 
     /// The hooks file of agent-hooks' own that wires the agent to `command`, where
     /// [`entry_file_whole`](super::Profile::entry_file_whole) (Copilot CLI's
-    /// `agent-hooks.json`, pi's extension `agent-hooks.ts`); `None` for an agent whose own file gets entries.
-    pub fn entry_file(self, command: &str) -> Option<String> {
+    /// `agent-hooks.json`, pi's extension `agent-hooks.ts`); `None` for an agent whose own
+    /// file gets entries. `version`: the version of the agent-hooks program that writes it
+    /// (pi's extension names it to the resident process it talks to).
+    pub fn entry_file(self, command: &str, version: &str) -> Option<String> {
         match self {
             Agent::Copilot => Some(copilot_cli::entry_file(command)),
-            Agent::Pi => Some(pi::extension(command)),
+            Agent::Pi => Some(pi::extension(command, version)),
             _ => None,
         }
     }

@@ -487,7 +487,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let record = if let Some(text) = agent.entry_file(&command) {
+    let record = if let Some(text) = agent.entry_file(&command, env!("CARGO_PKG_VERSION")) {
         if before.is_some() {
             return Err(InstallError::Changed(path).into());
         }

@@ -1,8 +1,10 @@
-// agent-hooks for pi: each of pi's events below goes to agent-hooks (`agent-hooks hook
-// --agent pi`, which asks its warm resident process and runs the hooks itself when that
-// cannot answer), and its answer is applied in pi's terms: a blocked tool call, a rewritten
-// tool input, text added to a tool's result, context for the model, a run kept going, a
-// refused compaction, messages for the user.
+// agent-hooks for pi: each of pi's events below goes to agent-hooks, and its answer is
+// applied in pi's terms: a blocked tool call, a rewritten tool input, text added to a tool's
+// result, context for the model, a run kept going, a refused compaction, messages for the
+// user. An event goes straight to agent-hooks' warm resident process over its socket (one
+// round trip, no process started); when that cannot answer (not running, of another
+// version, gone mid-call), it goes through `agent-hooks hook --agent pi` (COMMAND), which
+// starts the resident process or runs the hooks itself, so the event is always answered.
 //
 // Written by `agent-hooks install --agent pi`; `agent-hooks uninstall --agent pi` removes it
 // as long as it is as written. It uses node's own modules only, and never throws into pi: a
@@ -14,8 +16,15 @@
 // stdout.
 
 import { spawn } from "node:child_process";
+import { statSync } from "node:fs";
+import { connect } from "node:net";
+import { isAbsolute, join } from "node:path";
 
 const COMMAND = "agent-hooks hook --agent pi";
+
+// The version of agent-hooks that wrote this extension: the resident process answers a
+// client of its own version only.
+const VERSION = "";
 
 // The longest one event may take. agent-hooks cuts each hook at its own timeout, well
 // before this; this bounds agent-hooks itself.
@@ -54,8 +63,119 @@ type Answer = {
   problem?: string;
 };
 
+// FNV-1a (64 bits, hex) of `text`: how agent-hooks names a user's socket folder.
+function fnv(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(text, "utf8")) {
+    hash ^= BigInt(byte);
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, "0");
+}
+
+// The resident process's socket for this user, where agent-hooks puts it:
+// `$XDG_RUNTIME_DIR/agent-hooks/<user>/serve.sock` or `~/.cache/agent-hooks/run/<user>/...`.
+function socketPath(): string | undefined {
+  const home = process.env.HOME;
+  if (!home || !isAbsolute(home)) return undefined;
+  const config = process.env.XDG_CONFIG_HOME;
+  const xdg = config && isAbsolute(config) ? config : "";
+  const tag = fnv(`${home}\0${xdg}`);
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  let base = join(home, ".cache", "agent-hooks", "run");
+  try {
+    if (runtime && isAbsolute(runtime) && statSync(runtime).isDirectory()) {
+      base = join(runtime, "agent-hooks");
+    }
+  } catch {
+    // No runtime folder: the home's.
+  }
+  return join(base, tag, "serve.sock");
+}
+
+// The agents whose hooks files run too (`--with` in COMMAND).
+const WITH = (/ --with ([^ ]+)/.exec(COMMAND)?.[1] ?? "").split(",").filter((name) => name !== "");
+
+// Whether events may go to the resident process's socket: not when COMMAND or the
+// environment says the hooks run in agent-hooks' own process, nor once a resident process of
+// another version gave way to this extension (the relay then answers, at its version).
+let direct = !COMMAND.includes("--no-serve") && process.env.AGENT_HOOKS_NO_SERVE === undefined;
+
+// Sends one event to the resident process: its reply, or `undefined` when it cannot answer
+// (the relay then does), or a problem when it took past CALL_LIMIT_MS.
+function resident(cwd: string, payload: Record<string, unknown>): Promise<{ reply?: Reply; problem?: string } | undefined> {
+  return new Promise((resolve) => {
+    const path = direct ? socketPath() : undefined;
+    if (!path) {
+      resolve(undefined);
+      return;
+    }
+    let settled = false;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const socket = connect(path);
+    const finish = (outcome: { reply?: Reply; problem?: string } | undefined) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(outcome);
+    };
+    const timer = setTimeout(
+      () => finish({ problem: `the resident process gave no answer within ${CALL_LIMIT_MS / 1000} s` }),
+      CALL_LIMIT_MS,
+    );
+    const answer = () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const line = text.slice(0, text.indexOf("\n") < 0 ? text.length : text.indexOf("\n"));
+      let value: any;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        finish(undefined);
+        return;
+      }
+      if (typeof value?.gave_way === "string") direct = false;
+      const readable =
+        typeof value?.code === "number" && typeof value?.stdout === "string" && typeof value?.stderr === "string";
+      finish(readable ? { reply: { code: value.code, stdout: value.stdout, stderr: value.stderr } } : undefined);
+    };
+    socket.on("error", () => finish(undefined));
+    socket.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > ANSWER_LIMIT) finish(undefined);
+      else if (chunk.includes(10)) answer();
+    });
+    socket.on("end", () => (size > 0 ? answer() : finish(undefined)));
+    socket.on("connect", () => {
+      const config = process.env.XDG_CONFIG_HOME;
+      const env = Object.entries(process.env).filter((pair): pair is [string, string] => typeof pair[1] === "string");
+      const header = {
+        v: 1,
+        agent: "pi",
+        event: null,
+        with: WITH,
+        home: process.env.HOME,
+        xdg_config_home: config && isAbsolute(config) ? config : null,
+        cwd,
+        hooks: [],
+        no_discover: false,
+        trust_project: false,
+        required: [],
+        in_process: false,
+        env,
+        program: process.env.AGENT_HOOKS_TEST_PROGRAM_VERSION || VERSION,
+        agent_pid: process.pid,
+      };
+      socket.write(`${JSON.stringify(header)}\n`);
+      socket.end(JSON.stringify(payload));
+    });
+  });
+}
+
 // Runs COMMAND with `payload` on stdin, bounded in time and size; resolves, never rejects.
-function call(payload: Record<string, unknown>): Promise<{ reply?: Reply; problem?: string }> {
+function relay(payload: Record<string, unknown>): Promise<{ reply?: Reply; problem?: string }> {
   return new Promise((resolve) => {
     let settled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -109,6 +229,11 @@ function call(payload: Record<string, unknown>): Promise<{ reply?: Reply; proble
     child.stdin?.on("error", () => {});
     child.stdin?.end(JSON.stringify(payload));
   });
+}
+
+// One event's reply: from the resident process, else through the relay.
+async function call(cwd: string, payload: Record<string, unknown>): Promise<{ reply?: Reply; problem?: string }> {
+  return (await resident(cwd, payload)) ?? (await relay(payload));
 }
 
 // The JSON object in `text`: the whole of it, or its last line that is one.
@@ -194,7 +319,8 @@ function base(event: string, ctx: any): Record<string, unknown> {
 
 // Sends one event and reads the answer, telling the user its messages and problems.
 async function send(event: string, ctx: any, fields: Record<string, unknown>): Promise<Answer> {
-  const answer = read(await call({ ...base(event, ctx), ...fields }));
+  const payload = { ...base(event, ctx), ...fields };
+  const answer = read(await call(String(payload.cwd ?? process.cwd()), payload));
   for (const message of answer.messages) tell(ctx, message, "info");
   if (answer.problem) tell(ctx, `agent-hooks: ${answer.problem}`, "error");
   return answer;

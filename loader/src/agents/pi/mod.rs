@@ -9,11 +9,15 @@
 use super::profile::{MatcherRule, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
-/// The extension's text, with [`COMMAND_MARK`] where the command goes.
+/// The extension's text, with [`COMMAND_MARK`] where the command goes and [`VERSION_MARK`]
+/// where the version goes.
 const EXTENSION: &str = include_str!("extension.ts");
 
 /// The line of [`EXTENSION`] that holds the command it runs.
 const COMMAND_MARK: &str = "const COMMAND = \"agent-hooks hook --agent pi\";";
+
+/// The line of [`EXTENSION`] that holds the version of agent-hooks that wrote it.
+const VERSION_MARK: &str = "const VERSION = \"\";";
 
 /// pi.
 pub(super) static PROFILE: Profile = Profile {
@@ -109,11 +113,22 @@ pub(super) static PROFILE: Profile = Profile {
     claude_form_for_claude_names: false,
 };
 
-/// The extension `install` writes (`agent-hooks.ts`), which runs `command` (a shell
-/// command, as the other agents' entries run it) for each of pi's events.
-pub(super) fn extension(command: &str) -> String {
-    let quoted = serde_json::Value::String(command.to_owned()).to_string();
-    EXTENSION.replacen(COMMAND_MARK, &format!("const COMMAND = {quoted};"), 1)
+/// The extension `install` writes (`agent-hooks.ts`) with agent-hooks' `version`: it sends
+/// each of pi's events to the resident process of that version, or runs `command` (a shell
+/// command, as the other agents' entries run it) when that cannot answer.
+pub(super) fn extension(command: &str, version: &str) -> String {
+    let text = |value: &str| serde_json::Value::String(value.to_owned()).to_string();
+    EXTENSION
+        .replacen(
+            COMMAND_MARK,
+            &format!("const COMMAND = {};", text(command)),
+            1,
+        )
+        .replacen(
+            VERSION_MARK,
+            &format!("const VERSION = {};", text(version)),
+            1,
+        )
 }
 
 #[cfg(test)]
@@ -122,9 +137,11 @@ mod tests {
 
     #[test]
     fn the_extension_runs_the_command_given() {
-        let text = extension("'/opt/a b/agent-hooks-hook' --agent pi");
+        let text = extension("'/opt/a b/agent-hooks-hook' --agent pi", "1.2.3");
         assert!(text.contains(r#"const COMMAND = "'/opt/a b/agent-hooks-hook' --agent pi";"#));
+        assert!(text.contains(r#"const VERSION = "1.2.3";"#));
         assert!(!text.contains(COMMAND_MARK));
+        assert!(!text.contains(VERSION_MARK));
     }
 
     #[test]

@@ -70,10 +70,7 @@ fn install_writes_the_extension_with_the_program_in_it_and_uninstall_leaves_pi_s
     );
     let text = std::fs::read_to_string(&extension).unwrap();
     assert!(
-        text.contains(&format!(
-            "const COMMAND = {};",
-            json!(relay_command()).to_string()
-        )),
+        text.contains(&format!("const COMMAND = {};", json!(relay_command()))),
         "{text}"
     );
     assert!(text.contains("export default function agentHooks(pi"));

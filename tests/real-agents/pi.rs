@@ -492,3 +492,157 @@ fn a_required_hook_fails_closed_when_the_resident_process_is_killed_mid_call() {
     assert!(log.lines().filter(|l| *l == "rm").count() >= 2, "{detail}");
     assert!(log.lines().any(|l| l == "other"), "{detail}");
 }
+
+/// What a pi session in RPC mode (pi with a UI: its dialogs are requests on stdout that the
+/// client answers on stdin) left: the confirm dialogs it showed, and the model's requests.
+struct RpcSession {
+    session: Session,
+    /// The `message` of each confirm dialog pi asked the client.
+    asked: Vec<String>,
+}
+
+/// One pi session in RPC mode whose model runs `command` once, with `setup` adding hooks
+/// after `install --agent pi`; every confirm dialog is answered `confirmed`.
+fn rpc_session(command: &str, setup: impl FnOnce(&Run), confirmed: bool) -> RpcSession {
+    use std::io::{BufRead, BufReader, Write};
+
+    agent_hooks_tests::relay_bin();
+    let install = agents::install_dir();
+    let model = model::FakeModel::start(command);
+    let run = Run::new();
+    configure(&run, model.port());
+    agent_hooks(&run, &["install", "--agent", "pi"]);
+    setup(&run);
+    let mut child = Command::new(install.join(NODE))
+        .arg(install.join(PACKAGE).join("dist/bundle/cli.js"))
+        .args([
+            "--mode",
+            "rpc",
+            "--no-session",
+            "--provider",
+            "fake",
+            "--model",
+            "fake-model",
+            "--offline",
+        ])
+        .env_clear()
+        .env("PI_OFFLINE", "1")
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", run.home())
+        .env("TMPDIR", run.path("tmp"))
+        .env("LANG", "C.UTF-8")
+        .env("TERM", "dumb")
+        .env("NO_COLOR", "1")
+        .current_dir(run.project())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(run.path("pi.stderr")).expect("stderr file"))
+        .process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("pi could not start: {e}"));
+    let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let started = Instant::now();
+    // The bound: pi is ended whatever it is doing.
+    let watchdog = std::thread::spawn(move || {
+        while started.elapsed() < RUN_LIMIT {
+            std::thread::sleep(Duration::from_millis(100));
+            if nix::sys::signal::killpg(pgid, None).is_err() {
+                return;
+            }
+        }
+        let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+    });
+    let mut stdin = child.stdin.take().expect("pi's stdin");
+    let stdout = child.stdout.take().expect("pi's stdout");
+    let prompt = json!({"id": "prompt-1", "type": "prompt", "message": PROMPT});
+    writeln!(stdin, "{prompt}").expect("send the prompt");
+    let mut asked = Vec::new();
+    let mut lines = String::new();
+    for line in BufReader::new(stdout).lines() {
+        let Ok(line) = line else { break };
+        lines.push_str(&line);
+        lines.push('\n');
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        match message["type"].as_str() {
+            Some("extension_ui_request") if message["method"] == "confirm" => {
+                asked.push(message["message"].as_str().unwrap_or_default().to_owned());
+                let answer = json!({"type": "extension_ui_response", "id": message["id"],
+                    "confirmed": confirmed});
+                writeln!(stdin, "{answer}").expect("answer the dialog");
+            }
+            Some("agent_settled") => break,
+            _ => {}
+        }
+    }
+    drop(stdin);
+    let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+    let status = child.wait().ok();
+    let _ = watchdog.join();
+    let outcome = Outcome {
+        code: status.and_then(|s| s.code()),
+        timed_out: started.elapsed() >= RUN_LIMIT,
+        stdout: lines,
+        stderr: std::fs::read_to_string(run.path("pi.stderr")).unwrap_or_default(),
+        took: started.elapsed(),
+    };
+    let told = model
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    let session = Session { run, outcome, told };
+    assert!(!session.outcome.timed_out, "{}", session.describe());
+    RpcSession { session, asked }
+}
+
+/// A hook that asks the user before any shell command (`permissionDecision: "ask"`).
+fn asking_hook(run: &Run) {
+    let answer = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "ask", "permissionDecisionReason": "M-ask: run this command?"}});
+    std::fs::write(
+        user_hooks(run).join("ask.json"),
+        json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+            "command": format!("echo '{answer}'")}]}]})
+        .to_string(),
+    )
+    .expect("write the hook");
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_hook_s_question_is_pi_s_confirm_dialog_and_a_yes_runs_the_call() {
+    let s = rpc_session(&format!("echo ran >> {SIDE_EFFECT}"), asking_hook, true);
+    assert_eq!(
+        s.asked,
+        vec!["M-ask: run this command?".to_owned()],
+        "{}",
+        s.session.describe()
+    );
+    assert_eq!(
+        s.session.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.session.describe()
+    );
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_hook_s_question_is_pi_s_confirm_dialog_and_a_no_blocks_the_call() {
+    let s = rpc_session(&format!("echo ran >> {SIDE_EFFECT}"), asking_hook, false);
+    assert_eq!(
+        s.asked,
+        vec!["M-ask: run this command?".to_owned()],
+        "{}",
+        s.session.describe()
+    );
+    assert_eq!(s.session.side_effect(), None, "{}", s.session.describe());
+    assert!(
+        s.session
+            .told_last("M-ask: run this command? (the user did not allow it)"),
+        "{}",
+        s.session.describe()
+    );
+}

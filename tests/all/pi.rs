@@ -229,3 +229,27 @@ fn a_rewritten_input_comes_back_in_pi_s_fields_under_pi_s_event_name() {
             "updatedInput": {"command": "echo safe"}}})
     );
 }
+
+#[test]
+fn doctor_says_when_the_program_pi_s_extension_runs_is_gone() {
+    let rig = Rig::new();
+    let out = rig.run(&[
+        "install",
+        "--agent",
+        "pi",
+        "--program",
+        "/nonexistent/agent-hooks",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = rig.run(&["doctor"]);
+    let said = format!(
+        "{}: pi's entry runs /nonexistent/agent-hooks, which is gone (uninstalled or moved): pi's events get no hooks",
+        user_extension(&rig).display()
+    );
+    assert!(
+        stdout(&out).contains(&said) || stderr(&out).contains(&said),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}

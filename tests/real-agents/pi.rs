@@ -646,3 +646,90 @@ fn a_hook_s_question_is_pi_s_confirm_dialog_and_a_no_blocks_the_call() {
         s.session.describe()
     );
 }
+
+/// Writes an agent-hooks hooks file named `name` with one command hook on `event`.
+fn hook_file(run: &Run, name: &str, event: &str, command: &str) {
+    std::fs::write(
+        user_hooks(run).join(name),
+        json!({event: [{"hooks": [{"type": "command", "command": command}]}]}).to_string(),
+    )
+    .expect("write the hook");
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_session_start_hook_s_context_reaches_the_model_with_the_first_prompt() {
+    let s = session(&format!("echo ran >> {SIDE_EFFECT}"), None, |run| {
+        let answer = json!({"hookSpecificOutput": {"hookEventName": "SessionStart",
+            "additionalContext": "M-context: the rules of this project"}});
+        hook_file(
+            run,
+            "start.json",
+            "SessionStart",
+            &format!("echo '{answer}'"),
+        );
+    });
+    assert!(
+        s.told
+            .first()
+            .is_some_and(|t| t.contains("M-context: the rules of this project")),
+        "{}",
+        s.describe()
+    );
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_prompt_hook_that_blocks_keeps_the_prompt_from_the_model() {
+    let s = session(&format!("echo ran >> {SIDE_EFFECT}"), None, |run| {
+        hook_file(
+            run,
+            "prompt.json",
+            "UserPromptSubmit",
+            "echo 'M-prompt: not this prompt' >&2; exit 2",
+        );
+    });
+    assert!(s.told.is_empty(), "the model was asked: {}", s.describe());
+    assert_eq!(s.side_effect(), None, "{}", s.describe());
+    assert!(
+        s.outcome.stderr.contains("M-prompt: not this prompt"),
+        "{}",
+        s.describe()
+    );
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_stop_hook_that_blocks_once_keeps_pi_going_with_its_reason() {
+    let s = session(&format!("echo ran >> {SIDE_EFFECT}"), None, |run| {
+        let marker = run.home().join("stopped-once");
+        hook_file(
+            run,
+            "stop.json",
+            "Stop",
+            &format!(
+                "test -e '{m}' && exit 0; touch '{m}'; echo 'M-stop: check the output first' >&2; exit 2",
+                m = marker.display()
+            ),
+        );
+    });
+    assert_eq!(s.outcome.code, Some(0), "{}", s.describe());
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
+    assert!(
+        s.told_last("M-stop: check the output first"),
+        "the model was not asked again with the reason: {}",
+        s.describe()
+    );
+    assert_eq!(s.told.len(), 3, "{}", s.describe());
+}

@@ -32,4 +32,13 @@ impl Agent {
             _ => None,
         }
     }
+
+    /// The command in the text of a file [`entry_file`](Self::entry_file) wrote that is not
+    /// JSON (pi's extension), for `doctor` to check the program it runs.
+    pub fn entry_file_command(self, text: &str) -> Option<String> {
+        match self {
+            Agent::Pi => pi::command_of(text),
+            _ => None,
+        }
+    }
 }

@@ -131,6 +131,14 @@ pub(super) fn extension(command: &str, version: &str) -> String {
         )
 }
 
+/// The command an extension written by [`extension`] runs, read back from its `text`.
+pub(super) fn command_of(text: &str) -> Option<String> {
+    let line = text
+        .lines()
+        .find_map(|line| line.strip_prefix("const COMMAND = "))?;
+    serde_json::from_str(line.strip_suffix(';')?).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +150,11 @@ mod tests {
         assert!(text.contains(r#"const VERSION = "1.2.3";"#));
         assert!(!text.contains(COMMAND_MARK));
         assert!(!text.contains(VERSION_MARK));
+        assert_eq!(
+            command_of(&text).as_deref(),
+            Some("'/opt/a b/agent-hooks-hook' --agent pi")
+        );
+        assert_eq!(command_of("const X = 1;"), None);
     }
 
     #[test]

@@ -253,3 +253,48 @@ fn doctor_says_when_the_program_pi_s_extension_runs_is_gone() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_claude_code_hook_on_write_sees_pi_s_write_with_claude_code_s_fields() {
+    let rig = Rig::new();
+    rig.write(
+        "home/.claude/settings.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command",
+            "command": "p=$(cat); echo \"$p\" | grep -q '\"tool_name\":\"Write\"' && echo \"$p\" | grep -q '\"file_path\":\"notes.txt\"' && { echo 'seen as Write with file_path' >&2; exit 2; }; exit 0"}]}]}}"#,
+    );
+    let write = tool_call(
+        &rig.project(),
+        "write",
+        json!({"path": "notes.txt", "content": "x"}),
+    );
+    let out = rig.hook("pi", &["--with", "claude"], &write);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "seen as Write with file_path\n");
+}
+
+#[test]
+fn a_claude_code_hook_s_rewrite_of_write_comes_back_in_pi_s_fields() {
+    let rig = Rig::new();
+    let rewrite = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "updatedInput": {"file_path": "other.txt", "content": "y"}}})
+    .to_string();
+    rig.write(
+        "home/.claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command",
+            "command": format!("echo '{rewrite}'")}]}]}})
+        .to_string(),
+    );
+    let write = tool_call(
+        &rig.project(),
+        "write",
+        json!({"path": "notes.txt", "content": "x"}),
+    );
+    let out = rig.hook("pi", &["--with", "claude"], &write);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        answer,
+        json!({"hookSpecificOutput": {"hookEventName": "tool_call",
+            "updatedInput": {"path": "other.txt", "content": "y"}}})
+    );
+}

@@ -298,3 +298,15 @@ fn a_claude_code_hook_s_rewrite_of_write_comes_back_in_pi_s_fields() {
             "updatedInput": {"path": "other.txt", "content": "y"}}})
     );
 }
+
+#[test]
+fn install_with_take_over_is_refused_for_pi_which_has_no_hooks_files() {
+    let rig = Rig::new();
+    let out = rig.run(&["install", "--agent", "pi", "--take-over"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "agent-hooks: install does not apply --take-over: this agent has no hooks files of its own to move under agent-hooks; run install without it\n"
+    );
+    assert!(!rig.home().join(".pi").exists());
+}

@@ -438,6 +438,17 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         .into());
     }
     let agent = args.agent;
+    let profile = agent.profile();
+    // An agent wired by a file of agent-hooks' own that reads no hooks files (pi, which runs
+    // agent-hooks' extension) has none to take over.
+    if args.take_over && profile.entry_file_whole && profile.places.is_empty() {
+        return Err(InstallError::NotApplied {
+            command: "install",
+            option: "--take-over",
+            why: "this agent has no hooks files of its own to move under agent-hooks; run install without it",
+        }
+        .into());
+    }
     let path = config_file(agent, !args.project, &project(common)?)?;
     let command = command(agent, args);
     let before = read(&path)?;

@@ -113,7 +113,13 @@ function resident(cwd: string, payload: Record<string, unknown>): Promise<{ repl
     let settled = false;
     const chunks: Buffer[] = [];
     let size = 0;
-    const socket = connect(path);
+    let socket: ReturnType<typeof connect>;
+    try {
+      socket = connect(path);
+    } catch {
+      resolve(undefined);
+      return;
+    }
     const finish = (outcome: { reply?: Reply; problem?: string } | undefined) => {
       if (settled) return;
       settled = true;

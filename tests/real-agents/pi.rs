@@ -733,3 +733,42 @@ fn a_stop_hook_that_blocks_once_keeps_pi_going_with_its_reason() {
     );
     assert_eq!(s.told.len(), 3, "{}", s.describe());
 }
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_tool_call_is_blocked_when_agent_hooks_cannot_be_run_and_pi_goes_on() {
+    agent_hooks_tests::relay_bin();
+    let install = agents::install_dir();
+    let model = model::FakeModel::start(&format!("echo ran >> {SIDE_EFFECT}"));
+    let run = Run::new();
+    configure(&run, model.port());
+    agent_hooks(
+        &run,
+        &[
+            "install",
+            "--agent",
+            "pi",
+            "--program",
+            "/nonexistent/agent-hooks",
+        ],
+    );
+    let outcome = launch(&install, &run);
+    let told = model
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    let s = Session { run, outcome, told };
+    assert_eq!(s.outcome.code, Some(0), "{}", s.describe());
+    assert_eq!(s.side_effect(), None, "the tool ran: {}", s.describe());
+    assert!(
+        s.told_last("agent-hooks could not check this call (agent-hooks is not where this extension runs it"),
+        "{}",
+        s.describe()
+    );
+    assert!(
+        s.outcome.stderr.contains("agent-hooks: agent-hooks is not where this extension runs it: /nonexistent/agent-hooks hook --agent pi"),
+        "{}",
+        s.describe()
+    );
+}

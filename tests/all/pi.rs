@@ -40,6 +40,13 @@ fn tree(dir: &Path) -> Vec<(PathBuf, Option<String>)> {
     found
 }
 
+/// A rig whose program has its relay beside it, as `cargo install` lays them out: `install`
+/// writes the relay into the extension only when it is there.
+fn rig() -> Rig {
+    relay_bin();
+    Rig::new()
+}
+
 /// The command the extension runs: the relay beside the program, quoted.
 fn relay_command() -> String {
     format!("'{}' --agent pi", relay_bin().display())
@@ -48,7 +55,7 @@ fn relay_command() -> String {
 #[test]
 fn install_writes_the_extension_with_the_program_in_it_and_uninstall_leaves_pi_s_folder_as_it_was()
 {
-    let rig = Rig::new();
+    let rig = rig();
     rig.write("home/.pi/agent/settings.json", "{}\n");
     rig.write(
         "home/.pi/agent/extensions/mine.ts",
@@ -97,7 +104,7 @@ fn install_writes_the_extension_with_the_program_in_it_and_uninstall_leaves_pi_s
 
 #[test]
 fn a_project_s_extension_goes_in_its_pi_extensions_and_its_folders_go_with_it() {
-    let rig = Rig::new();
+    let rig = rig();
     let out = rig.run(&["install", "--agent", "pi", "--project"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let extension = rig.project().join(".pi/extensions/agent-hooks.ts");
@@ -120,7 +127,7 @@ fn a_project_s_extension_goes_in_its_pi_extensions_and_its_folders_go_with_it() 
 
 #[test]
 fn installing_pi_again_is_a_no_op_that_says_so() {
-    let rig = Rig::new();
+    let rig = rig();
     assert!(rig.run(&["install", "--agent", "pi"]).status.success());
     let extension = user_extension(&rig);
     let written = std::fs::read_to_string(&extension).unwrap();
@@ -138,7 +145,7 @@ fn installing_pi_again_is_a_no_op_that_says_so() {
 
 #[test]
 fn uninstall_refuses_an_extension_the_user_changed_and_says_what_to_do() {
-    let rig = Rig::new();
+    let rig = rig();
     assert!(rig.run(&["install", "--agent", "pi"]).status.success());
     let extension = user_extension(&rig);
     let changed = format!("{}// mine\n", std::fs::read_to_string(&extension).unwrap());
@@ -157,7 +164,7 @@ fn uninstall_refuses_an_extension_the_user_changed_and_says_what_to_do() {
 
 #[test]
 fn list_and_doctor_say_whether_pi_is_wired() {
-    let rig = Rig::new();
+    let rig = rig();
     let not_wired = "  pi: not wired (agent-hooks install --agent pi)\n";
     let out = rig.run(&["doctor"]);
     assert!(stdout(&out).contains(not_wired), "{}", stdout(&out));
@@ -187,7 +194,7 @@ fn tool_call(project: &Path, tool: &str, input: serde_json::Value) -> String {
 
 #[test]
 fn a_claude_code_guard_on_bash_blocks_pi_s_bash_and_nothing_else() {
-    let rig = Rig::new();
+    let rig = rig();
     rig.write(
         "home/.claude/settings.json",
         r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
@@ -209,7 +216,7 @@ fn a_claude_code_guard_on_bash_blocks_pi_s_bash_and_nothing_else() {
 
 #[test]
 fn a_rewritten_input_comes_back_in_pi_s_fields_under_pi_s_event_name() {
-    let rig = Rig::new();
+    let rig = rig();
     let rewrite = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
         "updatedInput": {"command": "echo safe"}}})
     .to_string();
@@ -232,7 +239,7 @@ fn a_rewritten_input_comes_back_in_pi_s_fields_under_pi_s_event_name() {
 
 #[test]
 fn doctor_says_when_the_program_pi_s_extension_runs_is_gone() {
-    let rig = Rig::new();
+    let rig = rig();
     let out = rig.run(&[
         "install",
         "--agent",
@@ -256,7 +263,7 @@ fn doctor_says_when_the_program_pi_s_extension_runs_is_gone() {
 
 #[test]
 fn a_claude_code_hook_on_write_sees_pi_s_write_with_claude_code_s_fields() {
-    let rig = Rig::new();
+    let rig = rig();
     rig.write(
         "home/.claude/settings.json",
         r#"{"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command",
@@ -274,7 +281,7 @@ fn a_claude_code_hook_on_write_sees_pi_s_write_with_claude_code_s_fields() {
 
 #[test]
 fn a_claude_code_hook_s_rewrite_of_write_comes_back_in_pi_s_fields() {
-    let rig = Rig::new();
+    let rig = rig();
     let rewrite = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
         "updatedInput": {"file_path": "other.txt", "content": "y"}}})
     .to_string();
@@ -301,7 +308,7 @@ fn a_claude_code_hook_s_rewrite_of_write_comes_back_in_pi_s_fields() {
 
 #[test]
 fn install_with_take_over_is_refused_for_pi_which_has_no_hooks_files() {
-    let rig = Rig::new();
+    let rig = rig();
     let out = rig.run(&["install", "--agent", "pi", "--take-over"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(

@@ -317,3 +317,37 @@ fn install_with_take_over_is_refused_for_pi_which_has_no_hooks_files() {
     );
     assert!(!rig.home().join(".pi").exists());
 }
+
+#[test]
+fn a_native_plugin_s_change_of_a_result_comes_back_whole_for_pi() {
+    let rig = rig();
+    agent_hooks_tests::copy_to(
+        &agent_hooks_tests::plugin("redact-secrets"),
+        &rig.user_hooks(),
+        "libredact_secrets.so",
+    );
+    let result = json!({
+        "hook_event_name": "tool_result",
+        "cwd": rig.project(),
+        "session_id": "019af0c2-5b1e-7000-8000-000000000001",
+        "tool_name": "read",
+        "tool_input": {"path": ".env"},
+        "tool_use_id": "toolu_1",
+        "tool_response": {"output": "API_KEY=s3cr3t\nDEBUG=1", "is_error": false},
+    })
+    .to_string();
+    let out = rig.hook("pi", &[], &result);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        answer,
+        json!({"content": [{"type": "text", "text": "API_KEY=[REDACTED]\nDEBUG=1"}]})
+    );
+    // Under Claude Code the same answer carries no result (it takes none).
+    let claude = result
+        .replace("\"tool_result\"", "\"PostToolUse\"")
+        .replace("\"read\"", "\"Read\"");
+    let out = rig.hook("claude", &[], &claude);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+}

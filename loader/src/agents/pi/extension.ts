@@ -59,6 +59,9 @@ type Answer = {
   context: string[];
   // Messages for the user.
   messages: string[];
+  // The tool's result as the hooks left it (agent-hooks' content blocks), where one changed
+  // it: what hooks added for the model is in it already.
+  content?: any[];
   // agent-hooks gave no answer: why.
   problem?: string;
 };
@@ -279,6 +282,7 @@ function read(outcome: { reply?: Reply; problem?: string }): Answer {
     answer.stop = typeof reply.stopReason === "string" ? reply.stopReason : "agent-hooks stopped the agent";
   }
   if (reply.decision === "block" && typeof reply.reason === "string") answer.context.push(reply.reason);
+  if (Array.isArray(reply.content)) answer.content = reply.content;
   const specific = reply.hookSpecificOutput;
   if (specific && typeof specific === "object") {
     const reason = typeof specific.permissionDecisionReason === "string" ? specific.permissionDecisionReason : "";
@@ -431,9 +435,21 @@ export default function agentHooks(pi: any) {
       tell(ctx, answer.stop);
       ctx?.abort?.();
     }
-    const added = [...earlier, ...(answer.block ? [answer.block] : []), ...answer.context];
-    if (added.length === 0) return undefined;
-    return { content: [...(event.content ?? []), { type: "text", text: added.join("\n") }] };
+    const added = [...earlier, ...(answer.block ? [answer.block] : [])];
+    let content: any[] = event.content ?? [];
+    if (answer.content) {
+      // The result as the hooks left it: its text in place of pi's, what is not text (an
+      // image agent-hooks did not see) kept.
+      const texts = answer.content
+        .filter((block: any) => block?.type === "text" && typeof block.text === "string")
+        .map((block: any) => ({ type: "text", text: block.text }));
+      content = [...content.filter((block: any) => block?.type !== "text"), ...texts];
+    } else {
+      added.push(...answer.context);
+    }
+    if (added.length === 0 && !answer.content) return undefined;
+    if (added.length > 0) content = [...content, { type: "text", text: added.join("\n") }];
+    return { content };
   });
 
   guarded("agent_before_settle", async (event, ctx) => {

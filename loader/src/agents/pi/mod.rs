@@ -6,7 +6,12 @@
 //! fields under pi's event names and pi's tool names, and the answer it reads is Claude
 //! Code's: the form every other agent's is read against, written once here for pi.
 
-use super::profile::{MatcherRule, Profile, DEFAULT_TIMEOUT};
+use serde_json::{Map, Value};
+
+use super::{
+    decision::{Decision, ToAgent},
+    profile::{MatcherRule, Profile, DEFAULT_TIMEOUT},
+};
 use crate::event::CommandEvent;
 
 /// The extension's text, with [`COMMAND_MARK`] where the command goes and [`VERSION_MARK`]
@@ -131,6 +136,27 @@ pub(super) fn extension(command: &str, version: &str) -> String {
         )
 }
 
+/// pi's answer: Claude Code's, with the tool's result whole (`content`, agent-hooks' content
+/// blocks) where the hooks changed it, which the extension gives pi in place of its own (pi
+/// takes a changed result whole, where Claude Code takes text after it). A block (exit code 2)
+/// stays as it is.
+pub(super) fn with_content(answer: &mut ToAgent, decision: &Decision) {
+    let Some(content) = &decision.content else {
+        return;
+    };
+    if answer.code != 0 {
+        return;
+    }
+    let mut fields = match serde_json::from_str::<Value>(answer.stdout.trim()) {
+        Ok(Value::Object(fields)) => fields,
+        _ if answer.stdout.trim().is_empty() => Map::new(),
+        // Not an answer this adds to.
+        _ => return,
+    };
+    fields.insert("content".into(), content.clone());
+    answer.stdout = format!("{}\n", Value::Object(fields));
+}
+
 /// The command an extension written by [`extension`] runs, read back from its `text`.
 pub(super) fn command_of(text: &str) -> Option<String> {
     let line = text
@@ -142,6 +168,27 @@ pub(super) fn command_of(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_changed_result_is_added_whole_and_a_block_is_left_alone() {
+        let decision = Decision {
+            content: Some(serde_json::json!([{"type": "text", "text": "API_KEY=[REDACTED]"}])),
+            ..Decision::default()
+        };
+        let mut answer = ToAgent::default();
+        with_content(&mut answer, &decision);
+        assert!(answer.stdout.ends_with('\n'));
+        assert_eq!(
+            serde_json::from_str::<Value>(&answer.stdout).ok(),
+            Some(serde_json::json!({"content": [{"type": "text", "text": "API_KEY=[REDACTED]"}]}))
+        );
+        let mut blocked = ToAgent {
+            code: 2,
+            ..ToAgent::default()
+        };
+        with_content(&mut blocked, &decision);
+        assert_eq!(blocked.stdout, "");
+    }
 
     #[test]
     fn the_extension_runs_the_command_given() {

@@ -420,8 +420,10 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
         Agent::Copilot => ".github/hooks/hooks.json",
         Agent::Cursor => ".cursor/hooks.json",
         Agent::Devin => ".devin/hooks.v1.json",
+        Agent::Pi => unreachable!("pi reads no hooks files"),
     };
-    for dialect in Agent::ALL {
+    // pi has no hooks files of its own (agent-hooks' extension sends it Claude Code's fields).
+    for dialect in Agent::ALL.into_iter().filter(|d| *d != Agent::Pi) {
         for event in [
             CommandEvent::SessionStart,
             CommandEvent::PreToolUse,

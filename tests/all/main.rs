@@ -44,6 +44,7 @@ mod outside_plugin;
 mod panics;
 mod parity;
 mod permissions;
+mod pi;
 mod plugin_log;
 mod processes;
 mod required;

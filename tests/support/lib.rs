@@ -393,6 +393,8 @@ pub mod book {
     pub struct UnderCopilotCli;
     #[doc = include_str!("../../docs/under-devin.md")]
     pub struct UnderDevin;
+    #[doc = include_str!("../../docs/under-pi.md")]
+    pub struct UnderPi;
     #[doc = include_str!("../../docs/resident.md")]
     pub struct Resident;
     #[doc = include_str!("../../docs/decisions.md")]

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::{
     claude_form, copilot_cli,
     decision::{AgentEvent, Decision, ToAgent},
-    Agent,
+    pi, Agent,
 };
 
 impl Agent {
@@ -22,6 +22,9 @@ impl Agent {
         } else {
             self.claude_form_answer(event, decision, problems)
         };
+        if self == Agent::Pi {
+            pi::with_content(&mut answer, decision);
+        }
         answer.notes.extend(problems.iter().cloned());
         answer
     }

@@ -23,6 +23,9 @@ pub struct Decision {
     pub feedback: Vec<String>,
     /// Text that replaces a tool's result for the model.
     pub replacement: Option<String>,
+    /// The tool's result as the hooks left it (its content blocks), where one changed it:
+    /// for an agent that takes a changed result whole (pi).
+    pub content: Option<Value>,
     /// The agent stops (`continue: false`), with this reason for the user.
     pub stop: Option<String>,
     /// Messages for the user (`systemMessage`).

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{copilot_cli, Agent};
+use super::{copilot_cli, pi, Agent};
 
 impl Agent {
     /// One matcher group whose hook runs `command`, as the agent's settings hold it.
@@ -22,10 +22,22 @@ impl Agent {
 
     /// The hooks file of agent-hooks' own that wires the agent to `command`, where
     /// [`entry_file_whole`](super::Profile::entry_file_whole) (Copilot CLI's
-    /// `agent-hooks.json`); `None` for an agent whose own file gets entries.
-    pub fn entry_file(self, command: &str) -> Option<String> {
+    /// `agent-hooks.json`, pi's extension `agent-hooks.ts`); `None` for an agent whose own
+    /// file gets entries. `version`: the version of the agent-hooks program that writes it
+    /// (pi's extension names it to the resident process it talks to).
+    pub fn entry_file(self, command: &str, version: &str) -> Option<String> {
         match self {
             Agent::Copilot => Some(copilot_cli::entry_file(command)),
+            Agent::Pi => Some(pi::extension(command, version)),
+            _ => None,
+        }
+    }
+
+    /// The command in the text of a file [`entry_file`](Self::entry_file) wrote that is not
+    /// JSON (pi's extension), for `doctor` to check the program it runs.
+    pub fn entry_file_command(self, text: &str) -> Option<String> {
+        match self {
+            Agent::Pi => pi::command_of(text),
             _ => None,
         }
     }

@@ -17,6 +17,7 @@ mod decision;
 mod devin;
 mod entry;
 pub(crate) mod gemini_cli;
+mod pi;
 mod profile;
 
 use std::{borrow::Cow, path::Path, str::FromStr};
@@ -49,6 +50,8 @@ pub enum Agent {
     Cursor,
     /// Devin CLI.
     Devin,
+    /// pi (`@earendil-works/pi-coding-agent`), through an extension of agent-hooks'.
+    Pi,
 }
 
 /// A name `--agent` does not know.
@@ -61,7 +64,7 @@ pub struct UnknownAgent {
 
 impl Agent {
     /// Every agent, in the order of the events table's columns.
-    pub const ALL: [Agent; 7] = [
+    pub const ALL: [Agent; 8] = [
         Agent::AgentHooks,
         Agent::ClaudeCode,
         Agent::Codex,
@@ -69,17 +72,19 @@ impl Agent {
         Agent::Copilot,
         Agent::Cursor,
         Agent::Devin,
+        Agent::Pi,
     ];
 
     /// The order in which the agents are asked whether a hooks file is theirs (the most
     /// particular places first); a file none claims is agent-hooks' own.
-    pub const BY_FILE: [Agent; 6] = [
+    pub const BY_FILE: [Agent; 7] = [
         Agent::Copilot,
         Agent::Cursor,
         Agent::Codex,
         Agent::Gemini,
         Agent::Devin,
         Agent::ClaudeCode,
+        Agent::Pi,
     ];
 
     /// What agent-hooks knows of it.
@@ -92,6 +97,7 @@ impl Agent {
             Agent::Copilot => &copilot_cli::PROFILE,
             Agent::Cursor => &cursor::PROFILE,
             Agent::Devin => &devin::PROFILE,
+            Agent::Pi => &pi::PROFILE,
         }
     }
 
@@ -441,7 +447,7 @@ mod tests {
         }
         assert_eq!(
             "cursor".parse::<Agent>().map_err(|e| e.to_string()),
-            Err("unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin".into())
+            Err("unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi".into())
         );
     }
 

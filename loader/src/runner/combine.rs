@@ -480,10 +480,18 @@ impl Combine for ToolResultEvent {
     }
 
     /// What the command hooks said of the result: their reasons and feedback, context, a
-    /// replacement of the result.
-    fn decision(&self, _: &ToolResultPatch, said: Option<&CommandOutcome>) -> Decision {
+    /// replacement of the result; and the result's content as every handler left it, where
+    /// one changed it.
+    fn decision(&self, outcome: &ToolResultPatch, said: Option<&CommandOutcome>) -> Decision {
+        let content = outcome
+            .content
+            .as_ref()
+            .and_then(|content| serde_json::to_value(content).ok());
         let Some(said) = said else {
-            return Decision::default();
+            return Decision {
+                content,
+                ..Decision::default()
+            };
         };
         let mut feedback = said.reasons.clone();
         feedback.extend(said.feedback.iter().cloned());
@@ -491,6 +499,7 @@ impl Combine for ToolResultEvent {
             feedback,
             context: said.context.clone(),
             replacement: said.replacement.clone(),
+            content,
             ..Decision::default()
         }
     }

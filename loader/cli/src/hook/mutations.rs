@@ -47,12 +47,13 @@ fn original(agent: Agent, project: &Path) -> Value {
             let tool = match agent {
                 Agent::Gemini => "run_shell_command",
                 Agent::Devin => "exec",
+                Agent::Pi => "bash",
                 _ => "Bash",
             };
-            let event = if agent == Agent::Gemini {
-                "BeforeTool"
-            } else {
-                "PreToolUse"
+            let event = match agent {
+                Agent::Gemini => "BeforeTool",
+                Agent::Pi => "tool_call",
+                _ => "PreToolUse",
             };
             json!({
                 "session_id": "s-1", "transcript_path": "/nonexistent/t.jsonl", "cwd": project,

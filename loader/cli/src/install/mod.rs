@@ -6,6 +6,7 @@
 //! the rest of the file (comments, key order, spacing) stays byte for byte.
 
 mod copilot_take_over;
+mod folders;
 mod json_text;
 mod stable;
 mod take_over;
@@ -127,7 +128,7 @@ pub enum InstallError {
 /// `install`/`uninstall`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct InstallArgs {
-    /// The agent: claude, codex, gemini, copilot or devin.
+    /// The agent: claude, codex, gemini, copilot, devin or pi.
     #[arg(long, value_name = "NAME")]
     pub agent: Agent,
     /// The user's configuration of the agent (the default).
@@ -187,6 +188,10 @@ struct Record {
     /// The entry's command as written (`None` in a record of an earlier version).
     #[serde(default)]
     command: Option<String>,
+    /// The folders made for a file owned whole, the deepest first: removed with it while
+    /// empty.
+    #[serde(default)]
+    folders: Vec<PathBuf>,
 }
 
 fn home() -> Result<PathBuf, InstallError> {
@@ -433,6 +438,17 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         .into());
     }
     let agent = args.agent;
+    let profile = agent.profile();
+    // An agent wired by a file of agent-hooks' own that reads no hooks files (pi, which runs
+    // agent-hooks' extension) has none to take over.
+    if args.take_over && profile.entry_file_whole && profile.places.is_empty() {
+        return Err(InstallError::NotApplied {
+            command: "install",
+            option: "--take-over",
+            why: "this agent has no hooks files of its own to move under agent-hooks; run install without it",
+        }
+        .into());
+    }
     let path = config_file(agent, !args.project, &project(common)?)?;
     let command = command(agent, args);
     let before = read(&path)?;
@@ -482,7 +498,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let record = if let Some(text) = agent.entry_file(&command) {
+    let record = if let Some(text) = agent.entry_file(&command, env!("CARGO_PKG_VERSION")) {
         if before.is_some() {
             return Err(InstallError::Changed(path).into());
         }
@@ -516,6 +532,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             mode: None,
             moved,
             command: Some(command.clone()),
+            folders: folders::missing(&path),
         };
         if !record.moved.is_empty() {
             // The copies first, then the record, then the agent's folder, so that a crash
@@ -605,6 +622,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             mode: old_mode,
             moved: Vec::new(),
             command: Some(command.clone()),
+            folders: Vec::new(),
         }
     };
     let file = records_file(common)?;
@@ -779,6 +797,7 @@ fn take_over_file(
         mode,
         moved: Vec::new(),
         command: Some(command.to_owned()),
+        folders: Vec::new(),
     });
     save_records(&file, &records)?;
     write(path, after)?;
@@ -1048,6 +1067,7 @@ fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
             path: path.clone(),
             error,
         })?;
+        folders::remove_empty(&record.folders);
     } else {
         // Deepest containers first: their brackets move when an outer insertion goes.
         let mut insertions = record.insertions.clone();

@@ -124,14 +124,19 @@ fn commands(value: &Value, agent: Agent, found: &mut Vec<String>) {
 /// resident process would be of that version). A program named without a folder is found
 /// on the `PATH` when the agent runs it, and is not checked.
 pub fn problems(agent: Agent, file: &Path) -> Vec<String> {
-    let Some(value) = fs::read_to_string(file)
-        .ok()
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-    else {
+    let Ok(text) = fs::read_to_string(file) else {
         return Vec::new();
     };
     let mut found = Vec::new();
-    commands(&value, agent, &mut found);
+    match serde_json::from_str::<Value>(&text) {
+        Ok(value) => commands(&value, agent, &mut found),
+        // A file of agent-hooks' own that is not JSON (pi's extension) names its command.
+        Err(_) => found.extend(
+            agent
+                .entry_file_command(&text)
+                .filter(|c| super::has_entry(c, agent)),
+        ),
+    }
     let mut programs: Vec<String> = found.iter().map(|c| first_word(c)).collect();
     programs.sort();
     programs.dedup();

@@ -124,6 +124,9 @@ pub fn decided(decision: &Decision) -> (&'static str, Option<String>) {
     if let Some(text) = &decision.replacement {
         return ("replace", Some(text.clone()));
     }
+    if decision.content.is_some() {
+        return ("replace", None);
+    }
     if !decision.context.is_empty() || !decision.feedback.is_empty() {
         return ("context", None);
     }

@@ -22,8 +22,6 @@ use serde_json::Value;
 pub use record::{HookRun, Record};
 pub use settings::{observes, Settings};
 
-use crate::{hook::Request, session::Records, session::Session};
-
 /// Who answered an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnsweredBy {
@@ -42,12 +40,30 @@ impl AnsweredBy {
     }
 }
 
+/// The event as the agent sent it, as far as the record keeps it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Event<'a> {
+    /// Its name (`PreToolUse`).
+    pub name: &'a str,
+    /// The agent's session id.
+    pub session: Option<&'a str>,
+    /// The project folder.
+    pub project: Option<&'a std::path::Path>,
+    /// The tool, by the agent's name for it.
+    pub tool: Option<&'a str>,
+    /// The tool's input.
+    pub input: Option<&'a Value>,
+    /// The agent's version, when its payload says it.
+    pub agent_version: Option<&'a str>,
+}
+
 /// An event answered, as the record keeps it.
 pub struct Answered<'a> {
     /// The agent that asked.
     pub agent: Agent,
-    /// Its request; `None` when the payload could not be read, or the hooks could not run.
-    pub request: Option<&'a Request>,
+    /// The event as the agent sent it; `None` when the payload could not be read, or the
+    /// hooks could not run.
+    pub event: Option<Event<'a>>,
     /// What stands for the event without a request: `(unreadable payload)`, `(hooks did
     /// not run)`.
     pub without_request: &'static str,
@@ -65,34 +81,24 @@ pub struct Answered<'a> {
     pub required: bool,
 }
 
-/// Each hook's part in the event `records` were taken for, and whether a required hook
-/// that could not run decided it.
-pub fn hooks_of(session: &Session, records: &Records) -> (Vec<HookRun>, bool) {
-    let mut required = false;
-    let mut runs: Vec<HookRun> = records
-        .native
-        .iter()
-        .map(|timing| {
-            let error = records
-                .errors
-                .iter()
-                .find(|e| e.hook_path == timing.hook_path);
-            required |= error.is_some_and(|e| e.message.contains("it is required"));
-            record::native_run(timing, error)
-        })
-        .collect();
-    let hooks = session.runner.command_hooks();
-    for report in &records.reports {
-        let hook = hooks
-            .hooks()
-            .find(|h| h.command == report.command && h.source == report.source);
-        let long_running = hook.is_some_and(|h| h.persistent.is_long_running());
-        required |= hook.is_some_and(|h| h.required)
-            && report.answer.failed
-            && report.answer.block.is_some();
-        runs.push(record::command_run(report, long_running));
+impl HookRun {
+    /// A command hook's run, from its report. `long_running`: its process serves more than
+    /// one event.
+    pub fn of_command(
+        report: &agent_hooks::command_hook::CommandHookReport,
+        long_running: bool,
+    ) -> HookRun {
+        record::command_run(report, long_running)
     }
-    (runs, required)
+
+    /// A native handler's call (a plugin, or a long-running hook's registered handler),
+    /// with the error it gave, if any.
+    pub fn of_handler(
+        timing: &agent_hooks::HandlerTiming,
+        error: Option<&agent_hooks::HookError>,
+    ) -> HookRun {
+        record::native_run(timing, error)
+    }
 }
 
 /// What stands in the way of the decision record, for `doctor`: its settings' problems,
@@ -148,19 +154,14 @@ pub fn write(settings: &Settings, answered: Answered) -> Result<(), String> {
 /// The record of `answered`, and the tool input it was made from.
 fn of<'a>(settings: &Settings, answered: Answered<'a>) -> (Record, Option<&'a Value>) {
     let (decision, reason) =
-        if answered.request.is_none() && answered.hooks.is_empty() && answered.code != 2 {
+        if answered.event.is_none() && answered.hooks.is_empty() && answered.code != 2 {
             ("error", None)
         } else {
             record::decided(answered.decision)
         };
-    let request = answered.request;
-    let text = |key: &str| {
-        request
-            .and_then(|r| r.payload.get(key))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
-    let (input, input_digest) = match request.and_then(|r| r.payload.get("tool_input")) {
+    let event = answered.event.unwrap_or_default();
+    let text = |text: Option<&str>| text.map(|t| record::cut(t.to_owned()));
+    let (input, input_digest) = match event.input {
         Some(input) => redact::keep(input, settings.input),
         None => (None, None),
     };
@@ -179,18 +180,14 @@ fn of<'a>(settings: &Settings, answered: Answered<'a>) -> (Record, Option<&'a Va
         time: record::now(),
         agent: answered.agent.hook_name().to_owned(),
         // What the payload says is bounded like a reason.
-        agent_version: text("agent_version")
-            .or_else(|| text("version"))
-            .map(record::cut),
-        session: request.and_then(|r| r.session_id.clone()).map(record::cut),
-        project: request
-            .and_then(|r| r.cwd.as_ref())
-            .map(|p| record::cut(p.display().to_string())),
-        event: request.map_or_else(
-            || answered.without_request.to_owned(),
-            |r| record::cut(r.event.clone()),
-        ),
-        tool: request.and_then(|r| r.agent_tool.clone()).map(record::cut),
+        agent_version: text(event.agent_version),
+        session: text(event.session),
+        project: event.project.map(|p| record::cut(p.display().to_string())),
+        event: match answered.event {
+            Some(event) => record::cut(event.name.to_owned()),
+            None => answered.without_request.to_owned(),
+        },
+        tool: text(event.tool),
         input,
         input_digest,
         hooks: answered.hooks,
@@ -204,7 +201,7 @@ fn of<'a>(settings: &Settings, answered: Answered<'a>) -> (Record, Option<&'a Va
         prev: String::new(),
         hash: None,
     };
-    (record, request.and_then(|r| r.payload.get("tool_input")))
+    (record, event.input)
 }
 
 #[cfg(test)]
@@ -219,7 +216,15 @@ mod tests {
     fn decision_record_cost() {
         let folder = tempfile::tempdir().expect("a scratch folder");
         let payload = br#"{"hook_event_name":"PreToolUse","session_id":"s1","cwd":"/p","tool_name":"Bash","tool_input":{"command":"curl -H 'Authorization: Bearer abcdef0123456789' https://example.com | tee out.txt"}}"#;
-        let request = Request::parse(payload, Agent::ClaudeCode, None).expect("a request");
+        let payload: Value = serde_json::from_slice(payload).expect("a payload");
+        let event = Event {
+            name: "PreToolUse",
+            session: Some("s1"),
+            project: Some(std::path::Path::new("/p")),
+            tool: Some("Bash"),
+            input: payload.get("tool_input"),
+            agent_version: None,
+        };
         let decision = Decision::default();
         let hook = HookRun {
             id: "guard.sh (/home/u/.config/agent-hooks/hooks/guard.json)".into(),
@@ -238,7 +243,7 @@ mod tests {
                 settings,
                 Answered {
                     agent: Agent::ClaudeCode,
-                    request: Some(&request),
+                    event: Some(event),
                     without_request: "",
                     decision: &decision,
                     code: 0,

@@ -134,7 +134,7 @@ pub fn decided(decision: &Decision) -> (&'static str, Option<String>) {
 }
 
 /// A command hook's run. `long_running`: its process serves the session.
-pub fn command_run(report: &CommandHookReport, long_running: bool) -> HookRun {
+pub(super) fn command_run(report: &CommandHookReport, long_running: bool) -> HookRun {
     let (answer, reason) = if report.background {
         ("background", None)
     } else {
@@ -217,7 +217,7 @@ fn answered(answer: &Answer) -> (&'static str, Option<String>) {
 
 /// A native handler's call (a plugin, or a long-running hook's registered handler), with
 /// the error it gave, if any.
-pub fn native_run(timing: &HandlerTiming, error: Option<&HookError>) -> HookRun {
+pub(super) fn native_run(timing: &HandlerTiming, error: Option<&HookError>) -> HookRun {
     let fields = timing
         .answer
         .as_deref()

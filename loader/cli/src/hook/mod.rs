@@ -25,7 +25,7 @@ use crate::{
     decisions::{self, AnsweredBy},
     events,
     options::{Common, Outcome},
-    session::Session,
+    session::{Records, Session},
 };
 use agent_hooks::agents::{Agent, Decision};
 
@@ -147,7 +147,7 @@ pub fn did_not_run(
         &settings,
         decisions::Answered {
             agent,
-            request: None,
+            event: None,
             without_request: "(hooks did not run)",
             decision: &decision,
             code: reply.code,
@@ -315,14 +315,14 @@ pub fn answer_with(
         format!("{path}\n{error}")
     });
     session.keep_untold(&mut records.errors, ToString::to_string);
-    let (hooks, required) = decisions::hooks_of(session, &records);
+    let (hooks, required) = hooks_of(session, &records);
     let (mut reply, decision, problems) =
         answer::render(agent, request, result, &records, &load_failures);
     let recorded = decisions::write(
         &session.decisions,
         decisions::Answered {
             agent,
-            request: Some(request),
+            event: Some(recorded(request)),
             without_request: "",
             decision: &decision,
             code: reply.code,
@@ -338,6 +338,49 @@ pub fn answer_with(
     );
     tell_once(session, &mut reply, recorded.err());
     reply
+}
+
+/// The event of `request` as the decision record keeps it.
+fn recorded(request: &Request) -> decisions::Event<'_> {
+    let text = |key: &str| request.payload.get(key).and_then(serde_json::Value::as_str);
+    decisions::Event {
+        name: &request.event,
+        session: request.session_id.as_deref(),
+        project: request.cwd.as_deref(),
+        tool: request.agent_tool.as_deref(),
+        input: request.payload.get("tool_input"),
+        agent_version: text("agent_version").or_else(|| text("version")),
+    }
+}
+
+/// Each hook's part in the event `records` were taken for, and whether a required hook
+/// that could not run decided it.
+fn hooks_of(session: &Session, records: &Records) -> (Vec<decisions::HookRun>, bool) {
+    let mut required = false;
+    let mut runs: Vec<decisions::HookRun> = records
+        .native
+        .iter()
+        .map(|timing| {
+            let error = records
+                .errors
+                .iter()
+                .find(|e| e.hook_path == timing.hook_path);
+            required |= error.is_some_and(|e| e.message.contains("it is required"));
+            decisions::HookRun::of_handler(timing, error)
+        })
+        .collect();
+    let hooks = session.runner.command_hooks();
+    for report in &records.reports {
+        let hook = hooks
+            .hooks()
+            .find(|h| h.command == report.command && h.source == report.source);
+        let long_running = hook.is_some_and(|h| h.persistent.is_long_running());
+        required |= hook.is_some_and(|h| h.required)
+            && report.answer.failed
+            && report.answer.block.is_some();
+        runs.push(decisions::HookRun::of_command(report, long_running));
+    }
+    (runs, required)
 }
 
 /// Tells the user a problem of agent-hooks' own (the decision record's, its settings') once
@@ -389,7 +432,7 @@ pub fn unreadable(
         &session.decisions,
         decisions::Answered {
             agent,
-            request: None,
+            event: None,
             without_request: "(unreadable payload)",
             decision: &decision,
             code: reply.code,

@@ -23,7 +23,7 @@ fn guard(rig: &Rig) {
 
 fn pre(session: &str, command: &str) -> String {
     json!({"session_id": session, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-           "cwd": "/work/project", "tool_input": {"command": command}})
+           "cwd": "/home/u/project", "tool_input": {"command": command}})
     .to_string()
 }
 
@@ -65,7 +65,7 @@ fn each_event_answered_is_recorded_with_its_hook_and_the_answer_the_agent_got() 
     let first = &records[0];
     assert_eq!(first["agent"], "claude");
     assert_eq!(first["session"], "s1");
-    assert_eq!(first["project"], "/work/project");
+    assert_eq!(first["project"], "/home/u/project");
     assert_eq!(first["event"], "PreToolUse");
     assert_eq!(first["tool"], "Bash");
     assert_eq!(first["input"], json!({"command": "git push --force"}));

@@ -23,6 +23,7 @@ pub(super) static PROFILE: Profile = Profile {
     event_names: &[],
     events_of_its_own: false,
     not_events: &[],
+    disabled_list: None,
     installed_events: &[],
     entry_files: ("", ""),
     entry_file_whole: false,

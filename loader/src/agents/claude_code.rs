@@ -29,6 +29,7 @@ pub(super) static PROFILE: Profile = Profile {
     event_names: &[],
     events_of_its_own: false,
     not_events: &[],
+    disabled_list: None,
     // Every event 2.1.332 accepts in its settings (read from the installed program), except
     // where the mere presence of a hook changes what it does even when the hook answers
     // nothing: `WorktreeCreate` (a hook replaces git's worktree creation: it must make the

@@ -38,6 +38,7 @@ pub(super) static PROFILE: Profile = Profile {
     event_names: &[],
     events_of_its_own: false,
     not_events: &["state", "managed_dir", "windows_managed_dir"],
+    disabled_list: None,
     // Every event of 0.171.0 but `Interrupt` (agent-hooks has no such event).
     installed_events: &[
         "SessionStart",

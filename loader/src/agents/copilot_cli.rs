@@ -84,6 +84,7 @@ pub(super) static PROFILE: Profile = Profile {
     ],
     events_of_its_own: true,
     not_events: &[],
+    disabled_list: None,
     // Every event of 1.0.102 but `userPromptTransformed` and `preMcpToolCall` (no moment
     // here).
     installed_events: &[

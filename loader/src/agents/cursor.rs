@@ -58,6 +58,7 @@ pub(super) static PROFILE: Profile = Profile {
     ],
     events_of_its_own: true,
     not_events: &[],
+    disabled_list: None,
     installed_events: &[],
     entry_files: ("", ""),
     entry_file_whole: false,

@@ -36,6 +36,7 @@ pub(super) static PROFILE: Profile = Profile {
     event_names: &[("PostCompaction", Some(CommandEvent::PostCompact))],
     events_of_its_own: false,
     not_events: &[],
+    disabled_list: None,
     installed_events: &[
         "SessionStart",
         "UserPromptSubmit",

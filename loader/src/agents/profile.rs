@@ -138,6 +138,9 @@ pub struct Profile {
     pub events_of_its_own: bool,
     /// Keys beside the events in its `hooks` object that are not events.
     pub not_events: &'static [&'static str],
+    /// The key beside the events that lists the names of hooks turned off (Gemini CLI's
+    /// `disabled`), if it has one.
+    pub disabled_list: Option<&'static str>,
     /// The events its `agent-hooks hook` entry is installed for, by its names.
     pub installed_events: &'static [&'static str],
     /// The file `install` writes its entry into, under the home folder and under the

@@ -249,9 +249,9 @@ impl Reader<'_> {
     }
 
     fn events(&mut self, events: &Map<String, Value>, prefix: &str) {
-        if self.dialect == Agent::Gemini {
+        if let Some(key) = self.dialect.profile().disabled_list {
             self.disabled = events
-                .get("disabled")
+                .get(key)
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()

@@ -48,6 +48,7 @@ pub(super) static PROFILE: Profile = Profile {
     ],
     events_of_its_own: false,
     not_events: &["enabled", "disabled", "notifications"],
+    disabled_list: Some("disabled"),
     // Every event of 0.61.0 but `BeforeModel`, `AfterModel` and `BeforeToolSelection` (the
     // runner has no model-request moment: an entry would only start a process per request).
     installed_events: &[

@@ -60,6 +60,7 @@ pub(super) static PROFILE: Profile = Profile {
     ],
     events_of_its_own: true,
     not_events: &[],
+    disabled_list: None,
     // Every event above with a moment here: the extension subscribes to these.
     installed_events: &[
         "session_start",

@@ -140,14 +140,14 @@ enum Command {
     /// The resident process `hook` talks to (started by the first `hook` call): keeps
     /// discovery, trust, plugin processes and long-running hooks warm, per agent session.
     Serve(serve::ServeArgs),
-    /// Wire an agent to agent-hooks: write the one hook entry (`agent-hooks hook --agent
-    /// NAME`) into the agent's configuration, for every event it has.
     /// The decisions recorded for the events agent-hooks answered under an agent, newest
     /// last: time, agent, event, tool, decision, the hook that decided and its reason.
     Log(decisions::show::LogArgs),
     /// Per hook, over the recorded decisions: calls, blocks, asks, rewrites, errors,
     /// timeouts and how long it took; the slowest first.
     Stats(decisions::stats::StatsArgs),
+    /// Wire an agent to agent-hooks: write the one hook entry (`agent-hooks hook --agent
+    /// NAME`) into the agent's configuration, for every event it has.
     Install(install::InstallArgs),
     /// Take out exactly what `install` wrote; the rest of the file stays byte for byte.
     Uninstall(install::InstallArgs),

@@ -101,14 +101,11 @@ impl Session {
                 .extend(crate::taken_over::providers());
         }
         adjust(&mut options);
-        let (config_dir, home) = (options.config_dir(), options.home.clone());
-        options.observe |= crate::decisions::observes(&config_dir, home.as_deref(), &cwd);
+        let home = options.home.clone();
+        let user = crate::decisions::UserSettings::read(&options.config_dir());
+        options.observe |= user.observes(home.as_deref(), &cwd);
         let mut findings = discover_and_load_hooks_with(&common.hooks, options);
-        let decisions = crate::decisions::Settings::read(
-            &config_dir,
-            home.as_deref(),
-            findings.policy.decisions.as_ref(),
-        );
+        let decisions = user.settings(home.as_deref(), findings.policy.decisions.as_ref());
         findings.commands.retain(keep);
         let wiring_only: Vec<PathBuf> = findings
             .untrusted

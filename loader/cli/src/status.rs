@@ -1,7 +1,7 @@
 //! `agent-hooks status`: one short line for a person, or for an agent's status line: how
 //! many hooks run here (and how many observe), how many problems stand in their way, whether
-//! the resident process is up, which agents are wired, and the last block recorded (UTC). Never the model's business: nothing of it reaches an agent
-//! but where the user shows it.
+//! the resident process is up, which agents are wired, and the last block recorded (UTC).
+//! Never the model's business: nothing of it reaches an agent but where the user shows it.
 
 use std::{os::unix::net::UnixStream, path::PathBuf, process::ExitCode};
 
@@ -97,16 +97,7 @@ pub fn run(common: &Common) -> Outcome {
     });
     if let Some(block) = last_block {
         let time = block.time.get(11..16).unwrap_or_default();
-        let reason: String = block
-            .reason
-            .unwrap_or_default()
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        let reason = match reason.char_indices().nth(60) {
-            Some((at, _)) => format!("{}…", &reason[..at]),
-            None => reason,
-        };
+        let reason = crate::decisions::show::one_line(block.reason.as_deref().unwrap_or(""), 60);
         parts.push(format!(
             "last block {time} {}: {reason}",
             block.tool.as_deref().unwrap_or(&block.event)

@@ -26,10 +26,26 @@ pub(crate) fn apply(discovered: &mut Discovered, plugins: &[String], everywhere:
         .map(|e| e.path.clone())
         .collect();
     let mut refused = Vec::new();
-    let mut refuse = |what: String, why: &str| {
-        refused.push(format!(
-            "{what} is set to observe, but it is {why}, so its answers are applied: the managed policy's `decisions.observeRequired` would allow it"
-        ));
+    // Whether a hook observes: it `asked` (or every hook does), and it is neither required
+    // nor managed unless the policy allows those; one that asked and may not is said.
+    let mut observes = |asked: bool,
+                        required: bool,
+                        is_managed: bool,
+                        what: &dyn Fn() -> String| {
+        if !(everywhere || asked) {
+            return false;
+        }
+        if may_observe_required || !(required || is_managed) {
+            return true;
+        }
+        if asked {
+            let why = if is_managed { "managed" } else { "required" };
+            refused.push(format!(
+                "{} is set to observe, but it is {why}, so its answers are applied: the managed policy's `decisions.observeRequired` would allow it",
+                what()
+            ));
+        }
+        false
     };
     for hook in &mut discovered.loaded.hooks {
         let path = hook.path().to_owned();
@@ -39,35 +55,19 @@ pub(crate) fn apply(discovered: &mut Discovered, plugins: &[String], everywhere:
                     .file_name()
                     .is_some_and(|f| f == name.as_str())
         });
-        if !(everywhere || named) {
-            continue;
-        }
         let is_managed = managed.iter().any(|m| *m == Path::new(&path));
-        if !may_observe_required && (hook.is_required() || is_managed) {
-            if named {
-                let why = if is_managed { "managed" } else { "required" };
-                refuse(format!("plugin {path}"), why);
-            }
-            continue;
-        }
-        hook.set_observing(true);
+        let observe = observes(named, hook.is_required(), is_managed, &|| {
+            format!("plugin {path}")
+        });
+        hook.set_observing(observe);
     }
     discovered.commands.observe_where(|hook| {
-        if !(everywhere || hook.observe) {
-            return false;
-        }
-        let is_managed = managed.contains(&hook.source);
-        if !may_observe_required && (hook.required || is_managed) {
-            if hook.observe {
-                let why = if is_managed { "managed" } else { "required" };
-                refuse(
-                    format!("hook `{}` ({})", hook.command, hook.source.display()),
-                    why,
-                );
-            }
-            return false;
-        }
-        true
+        observes(
+            hook.observe,
+            hook.required,
+            managed.contains(&hook.source),
+            &|| format!("hook `{}` ({})", hook.command, hook.source.display()),
+        )
     });
     discovered.warnings.extend(refused);
 }

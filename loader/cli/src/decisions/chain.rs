@@ -8,7 +8,7 @@
 
 use std::{
     fs::{File, OpenOptions},
-    io::{Read, Seek, SeekFrom, Write},
+    io::Write,
     os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt},
     path::{Path, PathBuf},
     sync::Mutex,
@@ -38,9 +38,6 @@ pub const FIRST: &str = "";
 /// is usually under a KiB), then as far as the longest record
 /// ([`super::record::LINE_LIMIT`]).
 const TAILS: [u64; 2] = [4 * 1024, 128 * 1024];
-
-/// The most a reader of the newest file moved aside looks back.
-const TAIL: u64 = TAILS[1];
 
 /// Why a record could not be appended.
 #[derive(Debug, thiserror::Error)]
@@ -280,13 +277,7 @@ fn last_hash(file: &mut File, size: u64) -> std::io::Result<Option<String>> {
 fn newest_moved_aside(folder: &Path) -> Option<String> {
     let mut file = File::open(folder.join("decisions.1.jsonl")).ok()?;
     let size = file.metadata().ok()?.len();
-    file.seek(SeekFrom::Start(size.saturating_sub(TAIL))).ok()?;
-    let mut tail = String::new();
-    file.take(TAIL).read_to_string(&mut tail).ok()?;
-    tail.lines()
-        .rev()
-        .find_map(|l| unsealed(l).ok())
-        .map(|(_, hash)| hash)
+    last_hash(&mut file, size).ok().flatten()
 }
 
 /// Moves the files aside: `.1` to `.2` (the oldest dropped), the file to `.1`.

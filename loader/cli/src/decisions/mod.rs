@@ -20,7 +20,7 @@ use agent_hooks::agents::{Agent, Decision};
 use serde_json::Value;
 
 pub use record::{HookRun, Record};
-pub use settings::{observes, Settings};
+pub use settings::{Settings, UserSettings};
 
 /// Who answered an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -272,7 +272,10 @@ pub fn cut(mut text: String) -> String {
 
 /// Now, as a record's `time`.
 pub fn now() -> String {
-    jiff::Timestamp::now()
-        .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
-        .to_string()
+    time_of(jiff::Timestamp::now())
+}
+
+/// `time` as a record's `time`: RFC 3339, UTC, milliseconds (so that times sort as text).
+pub fn time_of(time: jiff::Timestamp) -> String {
+    time.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }

@@ -78,9 +78,38 @@ impl Settings {
         home: Option<&Path>,
         managed: Option<&Map<String, Value>>,
     ) -> Settings {
-        let mut problems = Vec::new();
+        UserSettings::read(config_dir).settings(home, managed)
+    }
+}
+
+/// The `decisions` object of the user's settings file, read once for what it says of the
+/// record ([`settings`](Self::settings)) and of observe mode ([`observes`](Self::observes)).
+pub struct UserSettings {
+    file: PathBuf,
+    decisions: Option<Map<String, Value>>,
+    /// What was wrong with reading it.
+    problems: Vec<String>,
+}
+
+impl UserSettings {
+    /// The user's settings in `config_dir`.
+    pub fn read(config_dir: &Path) -> UserSettings {
         let file = config_dir.join(SETTINGS_FILE);
-        let user = user_decisions(&file, &mut problems);
+        let mut problems = Vec::new();
+        let decisions = user_decisions(&file, &mut problems);
+        UserSettings {
+            file,
+            decisions,
+            problems,
+        }
+    }
+
+    /// The record's settings in force for a user whose home is `home`, under `managed` (the
+    /// `decisions` object of the managed policy, if any).
+    pub fn settings(&self, home: Option<&Path>, managed: Option<&Map<String, Value>>) -> Settings {
+        let mut problems = self.problems.clone();
+        let file = &self.file;
+        let user = &self.decisions;
         let mut settings = Settings {
             on: true,
             required: false,
@@ -175,6 +204,27 @@ impl Settings {
         settings.problems = problems;
         settings
     }
+
+    /// Whether the user observes every hook in the project `cwd`: their settings'
+    /// `decisions.observe` is `true`, or a list of folders one of which holds `cwd`. Only the
+    /// user's own settings can say so: a project cannot turn its user's guards into
+    /// observers.
+    pub fn observes(&self, home: Option<&Path>, cwd: &Path) -> bool {
+        match self.decisions.as_ref().and_then(|d| d.get("observe")) {
+            Some(Value::Bool(everywhere)) => *everywhere,
+            Some(Value::Array(folders)) => {
+                let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+                folders.iter().filter_map(Value::as_str).any(|folder| {
+                    let folder = match (folder.strip_prefix("~/"), home) {
+                        (Some(rest), Some(home)) => home.join(rest),
+                        _ => PathBuf::from(folder),
+                    };
+                    cwd.starts_with(std::fs::canonicalize(&folder).unwrap_or(folder))
+                })
+            }
+            _ => false,
+        }
+    }
 }
 
 /// The folder `agent-hooks log` and `stats` read: where this user's records are written,
@@ -188,8 +238,18 @@ pub fn folder_to_read() -> PathBuf {
             .filter(|r| !r.is_empty())
             .map(PathBuf::from),
     );
+    // agent-hooks' own managed files (its policy file), under each system root.
+    let policy_files = agent_hooks::agents::Agent::AgentHooks
+        .profile()
+        .managed
+        .map_or(&[][..], |m| m.files);
     let managed = roots
-        .map(|root| root.join("etc/agent-hooks/policy.json"))
+        .flat_map(|root| {
+            policy_files
+                .iter()
+                .filter(|(_, folder)| !folder)
+                .map(move |(file, _)| root.join(file))
+        })
         .filter_map(|file| std::fs::read(&file).ok().map(|bytes| (file, bytes)))
         .find_map(|(file, bytes)| {
             let (policy, _) = agent_hooks::discover::ManagedPolicy::read(
@@ -200,29 +260,6 @@ pub fn folder_to_read() -> PathBuf {
             policy.decisions
         });
     Settings::read(&options.config_dir(), home.as_deref(), managed.as_ref()).folder
-}
-
-/// Whether the user observes every hook in the project `cwd`: their settings'
-/// `decisions.observe` is `true`, or a list of folders one of which holds `cwd`. Only the
-/// user's own settings can say so: a project cannot turn its user's guards into observers.
-pub fn observes(config_dir: &Path, home: Option<&Path>, cwd: &Path) -> bool {
-    let mut ignored = Vec::new();
-    let Some(decisions) = user_decisions(&config_dir.join(SETTINGS_FILE), &mut ignored) else {
-        return false;
-    };
-    match decisions.get("observe") {
-        Some(Value::Bool(everywhere)) => *everywhere,
-        Some(Value::Array(folders)) => folders.iter().filter_map(Value::as_str).any(|folder| {
-            let folder = match (folder.strip_prefix("~/"), home) {
-                (Some(rest), Some(home)) => home.join(rest),
-                _ => PathBuf::from(folder),
-            };
-            let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
-            let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-            cwd.starts_with(folder)
-        }),
-        _ => false,
-    }
 }
 
 /// The `decisions` object of the user's settings file, if it has one.

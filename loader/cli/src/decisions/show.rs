@@ -13,7 +13,7 @@ use agent_hooks::agents::Agent;
 
 use super::{
     chain::{self, Broken},
-    record::Record,
+    record::{time_of, Record},
     settings::folder_to_read,
 };
 use crate::options::{Common, Outcome};
@@ -82,6 +82,15 @@ impl Filter {
         })
     }
 
+    /// Whether it filters anything out.
+    fn is_any(&self) -> bool {
+        self.session.is_some()
+            || self.decision.is_some()
+            || self.hook.is_some()
+            || self.agent.is_some()
+            || self.since.is_some()
+    }
+
     /// Whether `record` passes.
     pub fn passes(&self, record: &Record) -> bool {
         self.session
@@ -102,9 +111,8 @@ impl Filter {
 
 /// `--since`'s value as a record's time (records' times sort as text).
 fn since(when: &str) -> Result<String, String> {
-    let format = |t: jiff::Timestamp| t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
     if let Ok(time) = when.parse::<jiff::Timestamp>() {
-        return Ok(format(time));
+        return Ok(time_of(time));
     }
     if let Ok(day) = when.parse::<jiff::civil::Date>() {
         return Ok(format!("{day}T00:00:00.000Z"));
@@ -116,7 +124,7 @@ fn since(when: &str) -> Result<String, String> {
         None => when.parse::<jiff::SignedDuration>().ok(),
     };
     match span.and_then(|s| jiff::Timestamp::now().checked_sub(s).ok()) {
-        Some(time) => Ok(format(time)),
+        Some(time) => Ok(time_of(time)),
         None => Err(format!(
             "--since {when}: not a time (2026-12-06T10:00:00Z), a day (2026-12-06) or a span back from now (30m, 2h, 1d)"
         )),
@@ -128,8 +136,11 @@ pub fn records(folder: &Path) -> Vec<Record> {
     chain::files(folder)
         .iter()
         .filter_map(|file| std::fs::read_to_string(file).ok())
-        .flat_map(|text| whole_lines(&text).map(str::to_owned).collect::<Vec<_>>())
-        .filter_map(|line| serde_json::from_str(&line).ok())
+        .flat_map(|text| {
+            whole_lines(&text)
+                .filter_map(|line| serde_json::from_str(line).ok())
+                .collect::<Vec<Record>>()
+        })
         .collect()
 }
 
@@ -185,16 +196,6 @@ pub fn run(common: &Common, args: &LogArgs) -> Outcome {
         follow(&folder, &filter, common.json);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-impl Filter {
-    fn is_any(&self) -> bool {
-        self.session.is_some()
-            || self.decision.is_some()
-            || self.hook.is_some()
-            || self.agent.is_some()
-            || self.since.is_some()
-    }
 }
 
 fn show(record: &Record, json: bool) {
@@ -274,7 +275,9 @@ fn short_id(id: &str) -> String {
     }
 }
 
-fn one_line(text: &str, most: usize) -> String {
+/// `text` on one line (its runs of white space made one space), cut at `most` characters
+/// with `…`.
+pub fn one_line(text: &str, most: usize) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() <= most {
         return flat;

@@ -101,7 +101,13 @@ pub fn answer_here(
     let session = match open(&common, args) {
         Ok(session) => session,
         Err(error) => {
-            return did_not_run(args.agent, &common.required, "agent-hooks hook", &error);
+            return did_not_run(
+                args.agent,
+                &common.required,
+                "agent-hooks hook",
+                &error,
+                AnsweredBy::Relay,
+            );
         }
     };
     match request {
@@ -112,6 +118,7 @@ pub fn answer_here(
                 &required_hooks(&session, &common),
                 "agent-hooks hook",
                 &error,
+                AnsweredBy::Relay,
             ),
         },
         Err(error) => unreadable(&session, &common, args.agent, &error, AnsweredBy::Relay),
@@ -133,38 +140,49 @@ pub fn did_not_run(
     required: &[String],
     who: &str,
     error: &dyn std::fmt::Display,
+    by: AnsweredBy,
 ) -> Reply {
     let mut reply = did_not_run_reply(agent, required, who, error);
     // No session: the user's settings, without the managed policy's (discovery failed).
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let config_dir = agent_hooks::DiscoveryOptions::new(".").config_dir();
     let settings = decisions::Settings::read(&config_dir, home.as_deref(), None);
-    let decision = Decision {
-        block: (reply.code == 2).then(|| reply.stderr.trim_end().to_owned()),
-        ..Decision::default()
-    };
-    let recorded = decisions::write(
-        &settings,
-        decisions::Answered {
-            agent,
-            event: None,
-            without_request: "(hooks did not run)",
-            decision: &decision,
-            code: reply.code,
-            by: if who.ends_with("serve") {
-                AnsweredBy::Resident
-            } else {
-                AnsweredBy::Relay
-            },
-            problems: &[error.to_string()],
-            hooks: Vec::new(),
-            required: reply.code == 2,
-        },
-    );
+    let recorded = record_unanswered(&settings, agent, &reply, "(hooks did not run)", by, error);
     if let Err(problem) = recorded {
         reply.note(&format!("agent-hooks: {problem}"));
     }
     reply
+}
+
+/// Records an event whose hooks did not run (`without_request` says why): its answer
+/// `reply`, a block when it blocked (a required hook would have run), and `error`.
+fn record_unanswered(
+    settings: &decisions::Settings,
+    agent: Agent,
+    reply: &Reply,
+    without_request: &'static str,
+    by: AnsweredBy,
+    error: &dyn std::fmt::Display,
+) -> Result<(), String> {
+    let blocked = reply.code == 2;
+    let decision = Decision {
+        block: blocked.then(|| reply.stderr.trim_end().to_owned()),
+        ..Decision::default()
+    };
+    decisions::write(
+        settings,
+        decisions::Answered {
+            agent,
+            event: None,
+            without_request,
+            decision: &decision,
+            code: reply.code,
+            by,
+            problems: &[error.to_string()],
+            hooks: Vec::new(),
+            required: blocked,
+        },
+    )
 }
 
 fn did_not_run_reply(
@@ -424,23 +442,13 @@ pub fn unreadable(
     by: AnsweredBy,
 ) -> Reply {
     let mut reply = unreadable_reply(session, common, agent, error);
-    let decision = Decision {
-        block: (reply.code == 2).then(|| reply.stderr.trim_end().to_owned()),
-        ..Decision::default()
-    };
-    let recorded = decisions::write(
+    let recorded = record_unanswered(
         &session.decisions,
-        decisions::Answered {
-            agent,
-            event: None,
-            without_request: "(unreadable payload)",
-            decision: &decision,
-            code: reply.code,
-            by,
-            problems: &[error.to_string()],
-            hooks: Vec::new(),
-            required: reply.code == 2,
-        },
+        agent,
+        &reply,
+        "(unreadable payload)",
+        by,
+        error,
     );
     tell_once(session, &mut reply, recorded.err());
     reply

@@ -679,13 +679,25 @@ fn handle(
         let session = match hook::open_for(&common, args, user) {
             Ok(session) => session,
             Err(error) => {
-                return hook::did_not_run(args.agent, &common.required, "agent-hooks serve", &error)
+                return hook::did_not_run(
+                    args.agent,
+                    &common.required,
+                    "agent-hooks serve",
+                    &error,
+                    crate::decisions::AnsweredBy::Resident,
+                )
             }
         };
         let runtime = match crate::runtime::build() {
             Ok(runtime) => runtime,
             Err(error) => {
-                return hook::did_not_run(args.agent, &common.required, "agent-hooks serve", &error)
+                return hook::did_not_run(
+                    args.agent,
+                    &common.required,
+                    "agent-hooks serve",
+                    &error,
+                    crate::decisions::AnsweredBy::Resident,
+                )
             }
         };
         let places = places(header, &session);

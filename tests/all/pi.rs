@@ -17,29 +17,6 @@ fn user_extension(rig: &Rig) -> PathBuf {
     rig.home().join(".pi/agent/extensions/agent-hooks.ts")
 }
 
-/// Every path under `dir`, relative to it, sorted, with each file's text.
-fn tree(dir: &Path) -> Vec<(PathBuf, Option<String>)> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&at) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let relative = path.strip_prefix(dir).unwrap().to_path_buf();
-            if path.is_dir() {
-                found.push((relative, None));
-                stack.push(path);
-            } else {
-                found.push((relative, std::fs::read_to_string(&path).ok()));
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
 /// A rig whose program has its relay beside it, as `cargo install` lays them out: `install`
 /// writes the relay into the extension only when it is there.
 fn rig() -> Rig {
@@ -61,7 +38,7 @@ fn install_writes_the_extension_with_the_program_in_it_and_uninstall_leaves_pi_s
         "home/.pi/agent/extensions/mine.ts",
         "export default () => {};\n",
     );
-    let before = tree(&rig.home());
+    let before = agent_hooks_tests::tree(&rig.home(), |_| false);
     let out = rig.run(&["install", "--agent", "pi"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let extension = user_extension(&rig);
@@ -91,7 +68,7 @@ fn install_writes_the_extension_with_the_program_in_it_and_uninstall_leaves_pi_s
         "{}",
         stdout(&out)
     );
-    let after: Vec<_> = tree(&rig.home())
+    let after: Vec<_> = agent_hooks_tests::tree(&rig.home(), |_| false)
         .into_iter()
         .filter(|(p, _)| p.starts_with(".pi"))
         .collect();

@@ -6,7 +6,7 @@
 use std::{
     io::{Read, Write},
     os::unix::{fs::PermissionsExt, net::UnixStream},
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::{Command, Output, Stdio},
     time::{Duration, Instant},
 };
@@ -48,6 +48,13 @@ fn err(output: &Output) -> String {
 /// A long-running hook that writes its pid into `pids` on every event and blocks `rm -rf`.
 fn long_running_guard(rig: &Rig) -> PathBuf {
     let pids = rig.root().join("pids");
+    python_guard(rig, json!(true), &pids, r#"str(os.getpid()) + "\n""#);
+    pids
+}
+
+/// A long-running Python guard, marked `persistent`, that appends `written` (a Python
+/// expression over the event message `m`) to `file` on every event and blocks `rm -rf`.
+fn python_guard(rig: &Rig, persistent: serde_json::Value, file: &Path, written: &str) {
     let script = format!(
         r#"import json, os, sys
 def send(m):
@@ -56,7 +63,7 @@ send({{"type": "hello", "protocol": 1, "name": "guard"}})
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("type") == "event":
-        open({pids:?}, "a").write(str(os.getpid()) + "\n")
+        open({file:?}, "a").write({written})
         command = (m["payload"].get("tool_input") or {{}}).get("command", "")
         if "rm -rf" in command:
             send({{"type": "answer", "id": m["id"], "block": "the guard refuses rm -rf"}})
@@ -65,14 +72,13 @@ for line in sys.stdin:
     elif m.get("type") == "goodbye":
         break
 "#,
-        pids = pids.display().to_string()
+        file = file.display().to_string()
     );
     let path = rig.user_hooks().join("guard.py");
     std::fs::write(&path, script).unwrap();
     let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
-        "command": format!("python3 {}", path.display()), "persistent": true, "timeout": 10}]}]});
+        "command": format!("python3 {}", path.display()), "persistent": persistent, "timeout": 10}]}]});
     std::fs::write(rig.user_hooks().join("guard.json"), hooks.to_string()).unwrap();
-    pids
 }
 
 #[test]
@@ -954,34 +960,16 @@ fn from_an_npm_package_install_wires_a_link_that_doctor_finds_gone_after_an_unin
     );
 }
 
-/// The guard of [`long_running_guard`], marked to serve every session of the user, writing
-/// its pid and each event's session.
+/// The guard of [`long_running_guard`], marked `persistent` as given, writing its pid and
+/// each event's session.
 fn guard_for_every_session(rig: &Rig, persistent: serde_json::Value) -> PathBuf {
     let seen = rig.root().join("seen");
-    let script = format!(
-        r#"import json, os, sys
-def send(m):
-    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
-send({{"type": "hello", "protocol": 1, "name": "guard"}})
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("type") == "event":
-        open({seen:?}, "a").write("%d %s\n" % (os.getpid(), m["payload"].get("session_id")))
-        command = (m["payload"].get("tool_input") or {{}}).get("command", "")
-        if "rm -rf" in command:
-            send({{"type": "answer", "id": m["id"], "block": "the guard refuses rm -rf"}})
-        else:
-            send({{"type": "answer", "id": m["id"]}})
-    elif m.get("type") == "goodbye":
-        break
-"#,
-        seen = seen.display().to_string()
+    python_guard(
+        rig,
+        persistent,
+        &seen,
+        r#""%d %s\n" % (os.getpid(), m["payload"].get("session_id"))"#,
     );
-    let path = rig.user_hooks().join("guard.py");
-    std::fs::write(&path, script).unwrap();
-    let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
-        "command": format!("python3 {}", path.display()), "persistent": persistent, "timeout": 10}]}]});
-    std::fs::write(rig.user_hooks().join("guard.json"), hooks.to_string()).unwrap();
     seen
 }
 

@@ -372,23 +372,9 @@ fn launch_named(
             }
         })
     });
-    let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the agent") {
-            break Some(status);
-        }
-        if started.elapsed() > RUN_LIMIT {
-            timed_out = true;
-            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_bounded(&mut child, started);
+    let timed_out = status.is_none();
     let took = started.elapsed();
-    // Whatever the agent left running in its group (background shells) ends with it.
-    let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
     if let Some(copier) = copier {
         let _ = copier.join();
     }
@@ -400,6 +386,29 @@ fn launch_named(
         stderr: read(&err),
         took,
     }
+}
+
+/// Waits for `child`, the leader of its own process group, until [`RUN_LIMIT`] after
+/// `started`: its exit status, or `None` when it ran past that and was killed. Whatever it
+/// left running in its group (background shells) is killed either way.
+pub fn wait_bounded(
+    child: &mut std::process::Child,
+    started: Instant,
+) -> Option<std::process::ExitStatus> {
+    let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the agent") {
+            break Some(status);
+        }
+        if started.elapsed() > RUN_LIMIT {
+            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+    status
 }
 
 /// Runs the `agent-hooks` program in `run` as its user would (the run's home, the project

@@ -78,22 +78,9 @@ fn launch(install: &Path, run: &Run) -> Outcome {
     let mut child = command
         .spawn()
         .unwrap_or_else(|e| panic!("pi could not start: {e}"));
-    let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for pi") {
-            break Some(status);
-        }
-        if started.elapsed() > RUN_LIMIT {
-            timed_out = true;
-            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = agents::wait_bounded(&mut child, started);
+    let timed_out = status.is_none();
     let took = started.elapsed();
-    let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
     let read = |name: &str| std::fs::read_to_string(run.path(name)).unwrap_or_default();
     Outcome {
         code: status.and_then(|s| s.code()),
@@ -341,32 +328,6 @@ for line in sys.stdin:
     );
 }
 
-/// Every path under `dir` but pi's sessions, with each file's text.
-fn tree(dir: &Path) -> Vec<(PathBuf, Option<String>)> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&at) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let relative = path.strip_prefix(dir).expect("under dir").to_path_buf();
-            if relative.starts_with("agent/sessions") {
-                continue;
-            }
-            if path.is_dir() {
-                found.push((relative, None));
-                stack.push(path);
-            } else {
-                found.push((relative, std::fs::read_to_string(&path).ok()));
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
 #[test]
 #[ignore = "runs the real pi: tests/real-agents/run"]
 fn install_then_uninstall_leaves_pi_s_folders_as_they_were() {
@@ -379,14 +340,14 @@ fn install_then_uninstall_leaves_pi_s_folders_as_they_were() {
     let first = launch(&install, &run);
     assert_eq!(first.code, Some(0), "{}", first.describe());
     let pi = run.home().join(".pi");
-    let before = tree(&pi);
+    let before = pi_folders(&pi);
     agent_hooks(&run, &["install", "--agent", "pi"]);
     let extension = pi.join("agent/extensions/agent-hooks.ts");
     assert!(extension.is_file());
     let wired = launch(&install, &run);
     assert_eq!(wired.code, Some(0), "{}", wired.describe());
     agent_hooks(&run, &["uninstall", "--agent", "pi"]);
-    assert_eq!(tree(&pi), before);
+    assert_eq!(pi_folders(&pi), before);
 }
 
 /// A required long-running guard: it writes `deciding` in the project when it gets a command
@@ -771,4 +732,9 @@ fn a_tool_call_is_blocked_when_agent_hooks_cannot_be_run_and_pi_goes_on() {
         "{}",
         s.describe()
     );
+}
+
+/// Every path under `dir` but pi's sessions, with each file's text.
+fn pi_folders(dir: &Path) -> Vec<(PathBuf, Option<String>)> {
+    agent_hooks_tests::tree(dir, |relative| relative.starts_with("agent/sessions"))
 }

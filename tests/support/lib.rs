@@ -268,6 +268,33 @@ pub fn alone_in_process(module: &str, name: &str) -> bool {
     false
 }
 
+/// Every path under `dir` but those `leave_out` names (given relative to `dir`), relative to
+/// it and sorted, with each file's text: what a folder holds, to compare before and after.
+pub fn tree(dir: &Path, leave_out: impl Fn(&Path) -> bool) -> Vec<(PathBuf, Option<String>)> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&at) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let relative = path.strip_prefix(dir).expect("under dir").to_path_buf();
+            if leave_out(&relative) {
+                continue;
+            }
+            if path.is_dir() {
+                found.push((relative, None));
+                stack.push(path);
+            } else {
+                found.push((relative, std::fs::read_to_string(&path).ok()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// A temporary folder that other users may enter (the default is private), so that tests
 /// may also run the loader as another user.
 pub fn temp_dir() -> tempfile::TempDir {

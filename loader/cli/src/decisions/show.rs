@@ -135,7 +135,7 @@ fn since(when: &str) -> Result<String, String> {
 pub fn records(folder: &Path) -> Vec<Record> {
     chain::files(folder)
         .iter()
-        .filter_map(|file| std::fs::read_to_string(file).ok())
+        .filter_map(|file| read_bounded(file).ok())
         .flat_map(|text| {
             whole_lines(&text)
                 .filter_map(|line| serde_json::from_str(line).ok())
@@ -159,6 +159,19 @@ pub fn last_block() -> Option<Record> {
         .filter_map(|line| serde_json::from_str::<Record>(line).ok())
         .find(|record| record.decision == "block");
     block
+}
+
+/// The most of one records file read: eight times what a writer lets it grow to, so that a
+/// file that is not the writers' (a folder others can write to) cannot exhaust memory.
+const READ_LIMIT: u64 = 64 << 20;
+
+/// `file`'s text, up to [`READ_LIMIT`] (invalid UTF-8 replaced).
+fn read_bounded(file: &Path) -> std::io::Result<String> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)?
+        .take(READ_LIMIT)
+        .read_to_end(&mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// The finished lines of `text` (an unfinished last line is a writer's still).
@@ -340,7 +353,7 @@ fn verify(folder: &Path) -> Outcome {
     let mut starts_late = false;
     let mut unfinished = None;
     for file in &files {
-        let text = std::fs::read_to_string(file)
+        let text = read_bounded(file)
             .map_err(|e| format!("{}: could not be read ({e})", file.display()))?;
         if !text.is_empty() && !text.ends_with('\n') {
             unfinished = Some(file.clone());

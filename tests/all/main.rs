@@ -20,6 +20,7 @@ mod compatibility_matrix;
 mod concurrency;
 mod copilot_cursor;
 mod copilot_open;
+mod decision_export;
 mod decision_log;
 mod dedup;
 mod dialect_files;

@@ -256,6 +256,13 @@ pub fn run(args: &ServeArgs) -> Outcome {
     });
     watchdog(state.clone());
     on_signals(signals, state.clone(), socket.clone(), inode);
+    let decisions = crate::decisions::in_force();
+    for problem in decisions.problems.iter().filter(|p| p.contains("export")) {
+        eprintln!("agent-hooks serve: {problem}");
+    }
+    if let (true, Some(collector)) = (decisions.on, decisions.export) {
+        crate::decisions::export::start(decisions.folder, collector);
+    }
     let config_dir = match &xdg {
         Some(xdg) => xdg.join("agent-hooks"),
         None => home.join(".config/agent-hooks"),

@@ -54,6 +54,7 @@ mod runner;
 mod samples;
 mod services;
 mod soak;
+mod status_line;
 mod take_over;
 mod template;
 mod trust_config;

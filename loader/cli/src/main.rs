@@ -68,7 +68,7 @@ enum Command {
     List,
     /// One short line: the hooks that run here, the problems in their way, whether the
     /// resident process is up, which agents are wired (for a person, or a status line).
-    Status,
+    Status(status::StatusArgs),
     /// What `list` shows, plus advice on every problem found. Exit code 1 on a problem.
     Doctor {
         /// The agent's tool names, to check matchers against (default: agent-hooks' own tool
@@ -183,7 +183,7 @@ fn main() -> ExitCode {
     log::init(cli.common.verbose);
     let outcome = match cli.command.unwrap_or(Command::Demo) {
         Command::List => list::run(&cli.common),
-        Command::Status => status::run(&cli.common),
+        Command::Status(args) => status::run(&cli.common, &args),
         Command::Doctor { tools, agent } => doctor::run(&cli.common, &tools, agent),
         Command::Emit {
             event,

@@ -515,6 +515,10 @@ fn serve_one(state: &State, stream: UnixStream) {
     };
     let mut payload = Vec::new();
     let read = reader.read_to_end(&mut payload);
+    if header.status {
+        let _ = answer(stream, &status_of(state, &header, &payload));
+        return;
+    }
     if let Some(theirs) = header.program.as_ref().filter(|v| **v != state.version) {
         give_way(state, theirs);
         let refusal = crate::relay::Refusal {
@@ -535,6 +539,54 @@ fn serve_one(state: &State, stream: UnixStream) {
         Ok(_) => Ok(payload),
     };
     let _ = answer(stream, &reply_for(state, &header, request));
+}
+
+/// How the session a status request names stands (its figures as `status` shows them), from
+/// the sessions this process serves for that user, agent and folder: the one of the
+/// payload's `session_id` first, else the one used last. None runs a hook, and a session
+/// busy answering an event is passed over rather than waited for. `{"session": false}` when
+/// none is served.
+fn status_of(state: &State, header: &Header, payload: &[u8]) -> Reply {
+    let session_id = serde_json::from_slice::<serde_json::Value>(payload)
+        .ok()
+        .and_then(|v| v["session_id"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let wanted = serde_json::json!([
+        header.home,
+        header.xdg_config_home,
+        header.cwd,
+        header.agent
+    ]);
+    let slots: Vec<(bool, Arc<Mutex<Option<Warm>>>)> = lock(&state.sessions)
+        .iter()
+        .filter_map(|(key, slot)| {
+            let key: serde_json::Value = serde_json::from_str(key).ok()?;
+            let same_place = (0..4).all(|i| key[i] == wanted[i]);
+            same_place.then(|| (key[10] == session_id.as_str(), slot.clone()))
+        })
+        .collect();
+    let mut best: Option<((bool, Instant), crate::status::Figures)> = None;
+    for (same_session, slot) in slots {
+        let Ok(warm) = slot.try_lock() else {
+            continue;
+        };
+        let Some(w) = warm.as_ref() else {
+            continue;
+        };
+        let rank = (same_session, w.used);
+        if best.as_ref().is_none_or(|(r, _)| rank > *r) {
+            best = Some((rank, crate::status::Figures::of(&w.session)));
+        }
+    }
+    let stdout = match best {
+        Some((_, figures)) => serde_json::to_string(&figures).unwrap_or_default(),
+        None => serde_json::json!({"session": false}).to_string(),
+    };
+    Reply {
+        code: 0,
+        stdout,
+        stderr: String::new(),
+    }
 }
 
 /// Makes way for a resident process of the client's version `theirs`: the socket removed

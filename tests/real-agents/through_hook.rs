@@ -14,6 +14,8 @@ mod dialect_files;
 #[allow(dead_code)]
 #[path = "model.rs"]
 mod model;
+#[path = "status_line.rs"]
+mod status_line;
 
 use std::{
     path::PathBuf,

@@ -14,6 +14,8 @@ mod dialect_files;
 #[allow(dead_code)]
 #[path = "model.rs"]
 mod model;
+#[path = "npm_package.rs"]
+mod npm_package;
 #[path = "status_line.rs"]
 mod status_line;
 

@@ -60,7 +60,7 @@ use crate::{
     session::Session,
     sync::lock,
 };
-use agent_hooks::agents::Agent;
+use agent_hooks::agents::{Agent, PlaceFiles};
 use wire::{Header, HEADER_LIMIT, VERSION};
 
 /// `serve`'s options.
@@ -656,6 +656,7 @@ fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
         config.join("plugins.toml"),
         header.cwd.join(".agent-hooks/hooks"),
     ];
+    // Claude Code's files (read by a reader of their own, not named by its profile's places).
     for base in [&header.home, &header.cwd] {
         for relative in [
             ".claude",
@@ -663,13 +664,25 @@ fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
             ".claude/settings.local.json",
             ".claude/hooks/pre",
             ".claude/hooks/post",
-            ".codex/hooks.json",
-            ".gemini/settings.json",
-            ".devin/hooks.v1.json",
-            ".devin/config.json",
-            ".config/devin/config.json",
         ] {
             places.push(base.join(relative));
+        }
+    }
+    // Every other agent's hooks files where its profile says they are, so that one made
+    // during a session is seen.
+    for agent in Agent::ALL {
+        for place in agent.profile().places {
+            let base = if place.project {
+                &header.cwd
+            } else {
+                &header.home
+            };
+            match place.files {
+                PlaceFiles::Files(files) => {
+                    places.extend(files.iter().map(|(file, _)| base.join(file)));
+                }
+                PlaceFiles::Folder(folder, _) => places.push(base.join(folder)),
+            }
         }
     }
     let f = &session.findings;

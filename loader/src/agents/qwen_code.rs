@@ -295,7 +295,12 @@ mod tests {
             notes: vec!["too big".into()],
         };
         let problems = ["a problem".to_owned()];
-        in_its_terms(&mut answer, &event("PostToolUse"), &Decision::default(), &problems);
+        in_its_terms(
+            &mut answer,
+            &event("PostToolUse"),
+            &Decision::default(),
+            &problems,
+        );
         assert_eq!(answer.code, 0);
         assert!(answer.notes.is_empty());
         let reply: Value = serde_json::from_str(&answer.stdout).unwrap();
@@ -307,7 +312,12 @@ mod tests {
             stdout: r#"{"decision":"block","reason":"see this","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"first"}}"#.into(),
             notes: Vec::new(),
         };
-        in_its_terms(&mut answer, &event("PostToolUse"), &Decision::default(), &[]);
+        in_its_terms(
+            &mut answer,
+            &event("PostToolUse"),
+            &Decision::default(),
+            &[],
+        );
         let reply: Value = serde_json::from_str(&answer.stdout).unwrap();
         assert_eq!(
             reply,

@@ -74,10 +74,14 @@ fn read_json(bytes: &[u8], source: &Path, dialect: Agent) -> Result<Value, Confi
     match serde_json::from_slice::<Value>(bytes) {
         Ok(value) => Ok(value),
         // Gemini CLI and Qwen Code strip comments before parsing their settings.
-        Err(e) if matches!(dialect, Agent::Gemini | Agent::Qwen) => match std::str::from_utf8(bytes) {
-            Ok(text) => serde_json::from_str(&gemini_cli::strip_comments(text)).map_err(invalid),
-            Err(_) => Err(invalid(e)),
-        },
+        Err(e) if matches!(dialect, Agent::Gemini | Agent::Qwen) => {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => {
+                    serde_json::from_str(&gemini_cli::strip_comments(text)).map_err(invalid)
+                }
+                Err(_) => Err(invalid(e)),
+            }
+        }
         Err(e) => Err(invalid(e)),
     }
 }

@@ -135,8 +135,7 @@ impl Session {
             .as_array()?
             .iter()
             .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-            .filter(|c| c["type"] == "tool_result")
-            .last()
+            .rfind(|c| c["type"] == "tool_result")
     }
 
     /// Whether the model's last request (the one after the tool call) carries `marker`.

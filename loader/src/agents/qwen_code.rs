@@ -152,6 +152,9 @@ pub(super) static PROFILE: Profile = Profile {
     rewrite_needs_allow: false,
     top_level_decision: false,
     claude_form_for_claude_names: false,
+    // It has one (`ui.statusLine`), not wired by `install --status-line`: its input is not
+    // checked against what agent-hooks' status line reads.
+    status_line: None,
 };
 
 /// How many seconds one unit of `timeout` is in a Qwen Code file: seconds, but a value of

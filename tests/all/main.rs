@@ -48,6 +48,7 @@ mod permissions;
 mod pi;
 mod plugin_log;
 mod processes;
+mod qwen;
 mod required;
 mod resident;
 mod runner;

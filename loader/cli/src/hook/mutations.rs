@@ -47,6 +47,7 @@ fn original(agent: Agent, project: &Path) -> Value {
                 Agent::Gemini => "run_shell_command",
                 Agent::Devin => "exec",
                 Agent::Pi => "bash",
+                Agent::Qwen => "run_shell_command",
                 _ => "Bash",
             };
             let event = match agent {

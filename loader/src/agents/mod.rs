@@ -17,6 +17,7 @@ mod decision;
 mod devin;
 mod entry;
 pub(crate) mod gemini_cli;
+mod opencode;
 mod pi;
 mod profile;
 
@@ -52,6 +53,10 @@ pub enum Agent {
     Devin,
     /// pi (`@earendil-works/pi-coding-agent`), through an extension of agent-hooks'.
     Pi,
+    /// OpenCode (`opencode-ai`), through a plugin of agent-hooks'.
+    OpenCode,
+    /// Kilo Code's CLI (`@kilocode/cli`), through the same plugin as OpenCode.
+    Kilo,
 }
 
 /// A name `--agent` does not know.
@@ -64,7 +69,7 @@ pub struct UnknownAgent {
 
 impl Agent {
     /// Every agent, in the order of the events table's columns.
-    pub const ALL: [Agent; 8] = [
+    pub const ALL: [Agent; 10] = [
         Agent::AgentHooks,
         Agent::ClaudeCode,
         Agent::Codex,
@@ -73,11 +78,13 @@ impl Agent {
         Agent::Cursor,
         Agent::Devin,
         Agent::Pi,
+        Agent::OpenCode,
+        Agent::Kilo,
     ];
 
     /// The order in which the agents are asked whether a hooks file is theirs (the most
     /// particular places first); a file none claims is agent-hooks' own.
-    pub const BY_FILE: [Agent; 7] = [
+    pub const BY_FILE: [Agent; 9] = [
         Agent::Copilot,
         Agent::Cursor,
         Agent::Codex,
@@ -85,6 +92,8 @@ impl Agent {
         Agent::Devin,
         Agent::ClaudeCode,
         Agent::Pi,
+        Agent::OpenCode,
+        Agent::Kilo,
     ];
 
     /// What agent-hooks knows of it.
@@ -98,6 +107,8 @@ impl Agent {
             Agent::Cursor => &cursor::PROFILE,
             Agent::Devin => &devin::PROFILE,
             Agent::Pi => &pi::PROFILE,
+            Agent::OpenCode => &opencode::OPENCODE,
+            Agent::Kilo => &opencode::KILO,
         }
     }
 
@@ -447,7 +458,7 @@ mod tests {
         }
         assert_eq!(
             "cursor".parse::<Agent>().map_err(|e| e.to_string()),
-            Err("unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi".into())
+            Err("unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, opencode, kilo".into())
         );
     }
 

@@ -102,6 +102,77 @@ const WITH = (/ --with ([^ ]+)/.exec(COMMAND)?.[1] ?? "").split(",").filter((nam
 // another version gave way to this plugin (the relay then answers, at its version).
 let direct = !COMMAND.includes("--no-serve") && process.env.AGENT_HOOKS_NO_SERVE === undefined;
 
+// What a connection to the resident process reports.
+type Wire = { data: (chunk: Buffer) => void; end: () => void; error: () => void };
+
+// Opens a connection to the socket at `path`, sends `request` and closes the sending side,
+// reporting what comes back to `wire`; the function returned closes it. Under Bun (OpenCode
+// and Kilo Code run plugins in Bun) through Bun's own sockets, whose sending side can be
+// closed while the answer is read (Bun's `node:net` closes both at `end()`); elsewhere
+// through `node:net`.
+function dial(path: string, request: Buffer, wire: Wire): () => void {
+  const bun = (globalThis as any).Bun;
+  if (typeof bun?.connect === "function") {
+    let socket: any;
+    let rest = request;
+    let sent = false;
+    const flush = (s: any) => {
+      while (rest.length > 0) {
+        const written = s.write(rest);
+        if (!(written > 0)) return;
+        rest = rest.subarray(written);
+      }
+      if (!sent) {
+        sent = true;
+        s.shutdown();
+      }
+    };
+    Promise.resolve(
+      bun.connect({
+        unix: path,
+        allowHalfOpen: true,
+        socket: {
+          open(s: any) {
+            socket = s;
+            flush(s);
+          },
+          drain(s: any) {
+            flush(s);
+          },
+          data(_s: any, chunk: Uint8Array) {
+            wire.data(Buffer.from(chunk));
+          },
+          end() {
+            wire.end();
+          },
+          close() {
+            wire.end();
+          },
+          error() {
+            wire.error();
+          },
+          connectError() {
+            wire.error();
+          },
+        },
+      }),
+    ).catch(() => wire.error());
+    return () => {
+      try {
+        socket?.end();
+      } catch {
+        // Closed already.
+      }
+    };
+  }
+  const socket = connect(path);
+  socket.on("error", () => wire.error());
+  socket.on("data", (chunk: Buffer) => wire.data(chunk));
+  socket.on("end", () => wire.end());
+  socket.on("connect", () => socket.end(request));
+  return () => socket.destroy();
+}
+
 // Sends one event to the resident process: its reply, or `undefined` when it cannot answer
 // (the relay then does), or a problem when it took past CALL_LIMIT_MS.
 function resident(cwd: string, payload: Record<string, unknown>): Promise<Outcome | undefined> {
@@ -114,18 +185,12 @@ function resident(cwd: string, payload: Record<string, unknown>): Promise<Outcom
     let settled = false;
     const chunks: Buffer[] = [];
     let size = 0;
-    let socket: ReturnType<typeof connect>;
-    try {
-      socket = connect(path);
-    } catch {
-      resolve(undefined);
-      return;
-    }
+    let close = () => {};
     const finish = (outcome: Outcome | undefined) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      socket.destroy();
+      close();
       resolve(outcome);
     };
     const timer = setTimeout(
@@ -147,37 +212,40 @@ function resident(cwd: string, payload: Record<string, unknown>): Promise<Outcom
         typeof value?.code === "number" && typeof value?.stdout === "string" && typeof value?.stderr === "string";
       finish(readable ? { reply: { code: value.code, stdout: value.stdout, stderr: value.stderr } } : undefined);
     };
-    socket.on("error", () => finish(undefined));
-    socket.on("data", (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > ANSWER_LIMIT) finish(undefined);
-      else if (chunk.includes(10)) answer();
-    });
-    socket.on("end", () => (size > 0 ? answer() : finish(undefined)));
-    socket.on("connect", () => {
-      const config = process.env.XDG_CONFIG_HOME;
-      const env = Object.entries(process.env).filter((pair): pair is [string, string] => typeof pair[1] === "string");
-      const header = {
-        v: 1,
-        agent: AGENT,
-        event: null,
-        with: WITH,
-        home: process.env.HOME,
-        xdg_config_home: config && isAbsolute(config) ? config : null,
-        cwd,
-        hooks: [],
-        no_discover: false,
-        trust_project: false,
-        required: [],
-        in_process: false,
-        env,
-        program: process.env.AGENT_HOOKS_TEST_PROGRAM_VERSION || VERSION,
-        agent_pid: process.pid,
-      };
-      socket.write(`${JSON.stringify(header)}\n`);
-      socket.end(JSON.stringify(payload));
-    });
+    const config = process.env.XDG_CONFIG_HOME;
+    const env = Object.entries(process.env).filter((pair): pair is [string, string] => typeof pair[1] === "string");
+    const header = {
+      v: 1,
+      agent: AGENT,
+      event: null,
+      with: WITH,
+      home: process.env.HOME,
+      xdg_config_home: config && isAbsolute(config) ? config : null,
+      cwd,
+      hooks: [],
+      no_discover: false,
+      trust_project: false,
+      required: [],
+      in_process: false,
+      env,
+      program: process.env.AGENT_HOOKS_TEST_PROGRAM_VERSION || VERSION,
+      agent_pid: process.pid,
+    };
+    const request = Buffer.from(`${JSON.stringify(header)}\n${JSON.stringify(payload)}`, "utf8");
+    try {
+      close = dial(path, request, {
+        data: (chunk) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size > ANSWER_LIMIT) finish(undefined);
+          else if (chunk.includes(10)) answer();
+        },
+        end: () => (size > 0 ? answer() : finish(undefined)),
+        error: () => finish(undefined),
+      });
+    } catch {
+      finish(undefined);
+    }
   });
 }
 

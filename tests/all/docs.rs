@@ -425,10 +425,7 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
     // pi, OpenCode and Kilo Code have no hooks files of their own (agent-hooks' extension or
     // plugin sends them Claude Code's fields).
     let no_files = [Agent::Pi, Agent::OpenCode, Agent::Kilo];
-    for dialect in Agent::ALL
-        .into_iter()
-        .filter(|d| !no_files.contains(d))
-    {
+    for dialect in Agent::ALL.into_iter().filter(|d| !no_files.contains(d)) {
         for event in [
             CommandEvent::SessionStart,
             CommandEvent::PreToolUse,

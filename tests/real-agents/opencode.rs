@@ -113,7 +113,10 @@ fn configure(which: Which, run: &Run, port: u16) {
         "share": "disabled",
     });
     let dir = which.config_dir();
-    run.write(&format!("{dir}/{}", which.config_file()), &config.to_string());
+    run.write(
+        &format!("{dir}/{}", which.config_file()),
+        &config.to_string(),
+    );
     installed_plugin_package(which, run, dir);
 }
 
@@ -671,7 +674,12 @@ fn a_post_tool_hook_s_context_is_added_to_the_output_the_model_reads() {
         |run| {
             let answer = json!({"hookSpecificOutput": {"hookEventName": "PostToolUse",
             "additionalContext": "M-after: the command ran in a sandbox"}});
-            hook_file(run, "after.json", "PostToolUse", &format!("echo '{answer}'"));
+            hook_file(
+                run,
+                "after.json",
+                "PostToolUse",
+                &format!("echo '{answer}'"),
+            );
         },
     );
     assert_eq!(
@@ -711,7 +719,9 @@ fn a_tool_call_is_blocked_when_agent_hooks_cannot_be_run_and_opencode_goes_on() 
     assert_eq!(s.outcome.code, Some(0), "{}", s.describe());
     assert_eq!(s.side_effect(), None, "the tool ran: {}", s.describe());
     assert!(
-        s.told_last("agent-hooks could not check this call (agent-hooks is not where this plugin runs it"),
+        s.told_last(
+            "agent-hooks could not check this call (agent-hooks is not where this plugin runs it"
+        ),
         "{}",
         s.describe()
     );

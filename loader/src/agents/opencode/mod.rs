@@ -42,7 +42,10 @@ const EVENT_NAMES: &[(&str, Option<CommandEvent>)] = &[
     ("chat.message", Some(CommandEvent::UserPromptSubmit)),
     ("tool.execute.before", Some(CommandEvent::PreToolUse)),
     ("tool.execute.after", Some(CommandEvent::PostToolUse)),
-    ("message.part.updated", Some(CommandEvent::PostToolUseFailure)),
+    (
+        "message.part.updated",
+        Some(CommandEvent::PostToolUseFailure),
+    ),
     ("session.idle", Some(CommandEvent::Stop)),
     (
         "experimental.session.compacting",
@@ -133,8 +136,9 @@ const fn profile(
         env: &[],
         has_env_file: false,
         tools: TOOLS,
-        // Its file tools take `filePath`.
-        file_path_field: Some("filePath"),
+        // Its file tools take `filePath`, which the plugin sends as agent-hooks' `path` and
+        // gives back as `filePath`.
+        file_path_field: None,
         matcher_aliases: &[],
         reads_continue_before_a_tool: true,
         rewritten_input_field: "updatedInput",

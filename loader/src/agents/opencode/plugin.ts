@@ -365,6 +365,19 @@ function tell(text: string) {
   }
 }
 
+// OpenCode's file tools name their file `filePath`; agent-hooks' own tools name it `path`
+// (which each hook sees in its agent's terms: a Claude Code hook's `file_path`).
+const FILE_TOOLS = new Set(["read", "write", "edit"]);
+
+// `input` with `from` renamed `to` where `tool` is a file tool.
+function renamed(tool: unknown, input: any, from: string, to: string): any {
+  if (!FILE_TOOLS.has(String(tool)) || !input || typeof input !== "object" || Array.isArray(input)) return input;
+  if (!(from in input) || to in input) return input;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) out[key === from ? to : key] = value;
+  return out;
+}
+
 // The text of a message's parts.
 function textOf(parts: unknown): string {
   if (!Array.isArray(parts)) return "";
@@ -446,7 +459,7 @@ export const AgentHooks = async (input: any) => {
       failed.add(call);
       await send("message.part.updated", part.sessionID ?? session, {
         tool_name: part.tool,
-        tool_input: part.state?.input ?? {},
+        tool_input: renamed(part.tool, part.state?.input ?? {}, "filePath", "path"),
         tool_use_id: call,
         error: String(part.state?.error ?? ""),
       });
@@ -482,7 +495,7 @@ export const AgentHooks = async (input: any) => {
       try {
         answer = await send("tool.execute.before", info?.sessionID, {
           tool_name: info?.tool,
-          tool_input: output?.args ?? {},
+          tool_input: renamed(info?.tool, output?.args ?? {}, "filePath", "path"),
           tool_use_id: info?.callID,
         });
       } catch (error) {
@@ -504,7 +517,7 @@ export const AgentHooks = async (input: any) => {
       }
       if (answer.input && output?.args && typeof output.args === "object") {
         for (const key of Object.keys(output.args)) delete output.args[key];
-        Object.assign(output.args, answer.input);
+        Object.assign(output.args, renamed(info?.tool, answer.input, "path", "filePath"));
       }
       if (answer.context.length > 0) beforeResult.set(String(info?.callID ?? ""), answer.context);
     },
@@ -516,7 +529,7 @@ export const AgentHooks = async (input: any) => {
       const text = typeof output?.output === "string" ? output.output : "";
       const answer = await send("tool.execute.after", info?.sessionID, {
         tool_name: info?.tool,
-        tool_input: info?.args ?? {},
+        tool_input: renamed(info?.tool, info?.args ?? {}, "filePath", "path"),
         tool_use_id: call,
         tool_response: { output: text, metadata: output?.metadata ?? null },
       });

@@ -731,3 +731,36 @@ fn a_tool_call_is_blocked_when_agent_hooks_cannot_be_run_and_opencode_goes_on() 
         s.describe()
     );
 }
+
+#[test]
+#[ignore = "runs the real OpenCode: tests/real-agents/run"]
+fn a_stop_hook_runs_when_opencode_is_idle_and_its_block_is_told_not_obeyed() {
+    let s = session(
+        Which::OpenCode,
+        &format!("echo ran >> {SIDE_EFFECT}"),
+        None,
+        |run| {
+            let marker = run.home().join("stopped");
+            hook_file(
+                run,
+                "stop.json",
+                "Stop",
+                &format!(
+                    "touch '{}'; echo 'M-stop: check the output first' >&2; exit 2",
+                    marker.display()
+                ),
+            );
+        },
+    );
+    assert!(s.run.home().join("stopped").exists(), "{}", s.describe());
+    assert!(
+        s.outcome.stderr.contains(
+            "agent-hooks: a Stop hook asked to go on (M-stop: check the output first); OpenCode's plugins cannot keep a session going, so it stops"
+        ),
+        "{}",
+        s.describe()
+    );
+    // The model was not asked again: a tool call, then the final answer.
+    assert_eq!(s.told.len(), 2, "{}", s.describe());
+    assert_eq!(s.outcome.code, Some(0), "{}", s.describe());
+}

@@ -466,8 +466,21 @@ export const AgentHooks = async (input: any) => {
     }
   });
 
+  // The bus events' hooks still running: OpenCode does not wait for them, but it waits for a
+  // plugin's `dispose` when it ends (`opencode run` ends as soon as the session is idle).
+  const running = new Set<Promise<void>>();
+
   return {
-    event: onEvent,
+    event: (input: any) => {
+      const job = onEvent(input);
+      running.add(job);
+      job.finally(() => running.delete(job));
+      return job;
+    },
+
+    dispose: async () => {
+      await Promise.allSettled([...running]);
+    },
 
     "chat.message": guarded("chat.message", async (info: any, output: any) => {
       const session = info?.sessionID;

@@ -420,11 +420,13 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
         Agent::Copilot => ".github/hooks/hooks.json",
         Agent::Cursor => ".cursor/hooks.json",
         Agent::Devin => ".devin/hooks.v1.json",
-        Agent::Pi => unreachable!("pi reads no hooks files"),
+        Agent::Pi | Agent::OpenCode | Agent::Kilo => unreachable!("it reads no hooks files"),
         Agent::Qwen => ".qwen/settings.json",
     };
-    // pi has no hooks files of its own (agent-hooks' extension sends it Claude Code's fields).
-    for dialect in Agent::ALL.into_iter().filter(|d| *d != Agent::Pi) {
+    // pi, OpenCode and Kilo Code have no hooks files of their own (agent-hooks' extension or
+    // plugin sends them Claude Code's fields).
+    let no_files = [Agent::Pi, Agent::OpenCode, Agent::Kilo];
+    for dialect in Agent::ALL.into_iter().filter(|d| !no_files.contains(d)) {
         for event in [
             CommandEvent::SessionStart,
             CommandEvent::PreToolUse,

@@ -41,6 +41,7 @@ mod keeper;
 mod load_errors;
 mod long_running;
 mod managed_policy;
+mod opencode;
 mod outside_plugin;
 mod panics;
 mod parity;

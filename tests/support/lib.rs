@@ -424,6 +424,8 @@ pub mod book {
     pub struct UnderPi;
     #[doc = include_str!("../../docs/under-qwen-code.md")]
     pub struct UnderQwenCode;
+    #[doc = include_str!("../../docs/under-opencode.md")]
+    pub struct UnderOpenCode;
     #[doc = include_str!("../../docs/resident.md")]
     pub struct Resident;
     #[doc = include_str!("../../docs/decisions.md")]

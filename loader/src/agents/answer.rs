@@ -22,7 +22,7 @@ impl Agent {
         } else {
             self.claude_form_answer(event, decision, problems)
         };
-        if self == Agent::Pi {
+        if matches!(self, Agent::Pi | Agent::OpenCode | Agent::Kilo) {
             pi::with_content(&mut answer, decision);
         }
         if self == Agent::Qwen {

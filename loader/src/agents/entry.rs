@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{copilot_cli, pi, Agent};
+use super::{copilot_cli, opencode, pi, Agent};
 
 impl Agent {
     /// One matcher group whose hook runs `command`, as the agent's settings hold it.
@@ -29,6 +29,9 @@ impl Agent {
         match self {
             Agent::Copilot => Some(copilot_cli::entry_file(command)),
             Agent::Pi => Some(pi::extension(command, version)),
+            Agent::OpenCode | Agent::Kilo => {
+                Some(opencode::plugin(self.hook_name(), command, version))
+            }
             _ => None,
         }
     }
@@ -38,6 +41,7 @@ impl Agent {
     pub fn entry_file_command(self, text: &str) -> Option<String> {
         match self {
             Agent::Pi => pi::command_of(text),
+            Agent::OpenCode | Agent::Kilo => opencode::command_of(text),
             _ => None,
         }
     }

@@ -17,6 +17,7 @@ mod decision;
 mod devin;
 mod entry;
 pub(crate) mod gemini_cli;
+mod opencode;
 mod pi;
 mod profile;
 pub(crate) mod qwen_code;
@@ -55,6 +56,10 @@ pub enum Agent {
     Pi,
     /// Qwen Code (`@qwen-code/qwen-code`).
     Qwen,
+    /// OpenCode (`opencode-ai`), through a plugin of agent-hooks'.
+    OpenCode,
+    /// Kilo Code's CLI (`@kilocode/cli`), through the same plugin as OpenCode.
+    Kilo,
 }
 
 /// A name `--agent` does not know.
@@ -67,7 +72,7 @@ pub struct UnknownAgent {
 
 impl Agent {
     /// Every agent, in the order of the events table's columns.
-    pub const ALL: [Agent; 9] = [
+    pub const ALL: [Agent; 11] = [
         Agent::AgentHooks,
         Agent::ClaudeCode,
         Agent::Codex,
@@ -77,11 +82,13 @@ impl Agent {
         Agent::Devin,
         Agent::Pi,
         Agent::Qwen,
+        Agent::OpenCode,
+        Agent::Kilo,
     ];
 
     /// The order in which the agents are asked whether a hooks file is theirs (the most
     /// particular places first); a file none claims is agent-hooks' own.
-    pub const BY_FILE: [Agent; 8] = [
+    pub const BY_FILE: [Agent; 10] = [
         Agent::Copilot,
         Agent::Cursor,
         Agent::Codex,
@@ -90,6 +97,8 @@ impl Agent {
         Agent::ClaudeCode,
         Agent::Pi,
         Agent::Qwen,
+        Agent::OpenCode,
+        Agent::Kilo,
     ];
 
     /// What agent-hooks knows of it.
@@ -104,6 +113,8 @@ impl Agent {
             Agent::Devin => &devin::PROFILE,
             Agent::Pi => &pi::PROFILE,
             Agent::Qwen => &qwen_code::PROFILE,
+            Agent::OpenCode => &opencode::OPENCODE,
+            Agent::Kilo => &opencode::KILO,
         }
     }
 
@@ -454,7 +465,7 @@ mod tests {
         assert_eq!(
             "cursor".parse::<Agent>().map_err(|e| e.to_string()),
             Err(
-                "unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, qwen"
+                "unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, qwen, opencode, kilo"
                     .into()
             )
         );

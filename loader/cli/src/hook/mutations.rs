@@ -46,13 +46,14 @@ fn original(agent: Agent, project: &Path) -> Value {
             let tool = match agent {
                 Agent::Gemini => "run_shell_command",
                 Agent::Devin => "exec",
-                Agent::Pi => "bash",
+                Agent::Pi | Agent::OpenCode | Agent::Kilo => "bash",
                 Agent::Qwen => "run_shell_command",
                 _ => "Bash",
             };
             let event = match agent {
                 Agent::Gemini => "BeforeTool",
                 Agent::Pi => "tool_call",
+                Agent::OpenCode | Agent::Kilo => "tool.execute.before",
                 _ => "PreToolUse",
             };
             json!({

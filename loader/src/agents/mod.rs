@@ -15,6 +15,7 @@ mod copilot_cli;
 mod cursor;
 mod decision;
 mod devin;
+mod droid;
 mod entry;
 pub(crate) mod gemini_cli;
 mod pi;
@@ -52,6 +53,8 @@ pub enum Agent {
     Devin,
     /// pi (`@earendil-works/pi-coding-agent`), through an extension of agent-hooks'.
     Pi,
+    /// Factory Droid (`droid`).
+    Droid,
 }
 
 /// A name `--agent` does not know.
@@ -64,7 +67,7 @@ pub struct UnknownAgent {
 
 impl Agent {
     /// Every agent, in the order of the events table's columns.
-    pub const ALL: [Agent; 8] = [
+    pub const ALL: [Agent; 9] = [
         Agent::AgentHooks,
         Agent::ClaudeCode,
         Agent::Codex,
@@ -73,11 +76,12 @@ impl Agent {
         Agent::Cursor,
         Agent::Devin,
         Agent::Pi,
+        Agent::Droid,
     ];
 
     /// The order in which the agents are asked whether a hooks file is theirs (the most
     /// particular places first); a file none claims is agent-hooks' own.
-    pub const BY_FILE: [Agent; 7] = [
+    pub const BY_FILE: [Agent; 8] = [
         Agent::Copilot,
         Agent::Cursor,
         Agent::Codex,
@@ -85,6 +89,7 @@ impl Agent {
         Agent::Devin,
         Agent::ClaudeCode,
         Agent::Pi,
+        Agent::Droid,
     ];
 
     /// What agent-hooks knows of it.
@@ -98,6 +103,7 @@ impl Agent {
             Agent::Cursor => &cursor::PROFILE,
             Agent::Devin => &devin::PROFILE,
             Agent::Pi => &pi::PROFILE,
+            Agent::Droid => &droid::PROFILE,
         }
     }
 
@@ -447,7 +453,10 @@ mod tests {
         }
         assert_eq!(
             "cursor".parse::<Agent>().map_err(|e| e.to_string()),
-            Err("unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi".into())
+            Err(
+                "unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, droid"
+                    .into()
+            )
         );
     }
 
@@ -474,6 +483,9 @@ mod tests {
             ),
             ("/tmp/root/etc/gemini-cli/settings.json", Agent::Gemini),
             ("/etc/agent-hooks/policy.json", Agent::AgentHooks),
+            ("/h/.factory/settings.json", Agent::Droid),
+            ("/p/.factory/hooks.json", Agent::Droid),
+            ("/etc/factory/settings.json", Agent::Droid),
         ] {
             assert_eq!(Agent::of_file(Path::new(path)), agent, "{path}");
         }

@@ -48,6 +48,7 @@ fn original(agent: Agent, project: &Path) -> Value {
                 Agent::Gemini => "run_shell_command",
                 Agent::Devin => "exec",
                 Agent::Pi => "bash",
+                Agent::Droid => "Execute",
                 _ => "Bash",
             };
             let event = match agent {

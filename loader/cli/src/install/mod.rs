@@ -129,7 +129,7 @@ pub enum InstallError {
 /// `install`/`uninstall`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct InstallArgs {
-    /// The agent: claude, codex, gemini, copilot, devin or pi.
+    /// The agent: claude, codex, gemini, copilot, devin, pi or droid.
     #[arg(long, value_name = "NAME")]
     pub agent: Agent,
     /// The user's configuration of the agent (the default).

@@ -1,0 +1,134 @@
+//! Factory Droid (`droid` on npm, also `@factory/cli`): the `hooks` of
+//! `~/.factory/settings.json` and `.factory/settings.json`, `~/.factory/hooks.json` and
+//! `.factory/hooks.json` (events at the top), `/etc/factory/settings.json`. Claude Code's
+//! form, its own tool names (`Execute`, `Create`, ...). Measured with droid 0.215.0 running
+//! headless (`droid exec`) against a fake model:
+//!
+//! - Its events are Claude Code's classic nine, by Claude Code's names. `droid exec` fires
+//!   `SessionStart`, `PreToolUse`, `PostToolUse`, `Stop` and `SessionEnd`; it sends
+//!   `UserPromptSubmit` only in its interactive sessions.
+//! - A matcher is `*`, `""` or none (every tool), the tool's exact name, or else an
+//!   unanchored regular expression. A group may also carry `commandRegex`, which droid
+//!   tests against an `Execute` call's command.
+//! - Within one folder, `hooks.json` takes the place of the `hooks` of `settings.json` event
+//!   by event (an event listed in both runs the `hooks.json` list only); the user's and the
+//!   project's lists are joined. `.factory/settings.local.json` holds no hooks for it.
+//! - `droid exec` runs a project's hooks without asking (its folder trust is asked only in
+//!   the interactive interface).
+//! - `timeout` is in seconds (60 when none); a hook cut at its timeout counts as exit 1,
+//!   which droid reads as a warning, and the tool runs.
+//! - Exit 2 blocks with stderr as the reason; exit 3 aborts the whole run; `continue:
+//!   false` stops it; `hookSpecificOutput.permissionDecision` `deny` blocks and `allow` with
+//!   `updatedInput` runs the call with those fields put over its input.
+//! - Its hooks get `FACTORY_PROJECT_DIR`, `DROID_PROJECT_DIR` and `CLAUDE_PROJECT_DIR`, and
+//!   each top-level text field of the payload as a variable of its name (`session_id`,
+//!   `tool_name`, `cwd`; at `SessionStart`, `CLAUDE_ENV_FILE`).
+
+use super::profile::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
+use crate::event::CommandEvent;
+
+/// Factory Droid.
+pub(super) static PROFILE: Profile = Profile {
+    name: "factory-droid",
+    title: "Factory Droid",
+    hook_name: Some("droid"),
+    places: &[
+        Place {
+            provider: "droid (user)",
+            priority: 12,
+            project: false,
+            files: PlaceFiles::Files(&[
+                (".factory/settings.json", true),
+                (".factory/hooks.json", false),
+            ]),
+        },
+        Place {
+            provider: "droid (project)",
+            priority: 11,
+            project: true,
+            files: PlaceFiles::Files(&[
+                (".factory/settings.json", true),
+                (".factory/hooks.json", false),
+            ]),
+        },
+    ],
+    managed: Some(Managed {
+        provider: "factory-droid (managed)",
+        priority: 150,
+        files: &[("etc/factory/settings.json", false)],
+    }),
+    owns_file: |at| at.has(".factory"),
+    // `*`, `""` or none: every tool; otherwise an exact name or an unanchored regex.
+    matcher_rule: (MatcherRule::RegexOrStar, MatcherRule::RegexOrStar),
+    timeout_unit: 1.0,
+    default_timeout: DEFAULT_TIMEOUT,
+    event_names: &[],
+    events_of_its_own: false,
+    not_events: &["hooksDisabled", "showHookOutput"],
+    disabled_list: None,
+    installed_events: &[
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "Notification",
+        "SubagentStop",
+        "Stop",
+        "PreCompact",
+        "SessionEnd",
+    ],
+    // The `hooks` of settings.json: the file Factory documents, and one whose entries shadow
+    // none of the user's own (an event of hooks.json would replace settings.json's).
+    entry_files: (".factory/settings.json", ".factory/settings.json"),
+    entry_file_whole: false,
+    // Its default timeout is 60 s; agent-hooks bounds each hook itself.
+    entry_fields: (None, Some(600)),
+    http_entries: false,
+    lenient_json: true,
+    after_install: None,
+    fail_open_exit: 1,
+    also_runs_project_files_of: &[],
+    ignores_once: false,
+    managed_rules: false,
+    own_payload: false,
+    plain_text_is_a_message: false,
+    ignores_context_on: &[],
+    reason_replaces_result_on: &[],
+    shows_every_reason_with_a_block: false,
+    extra_fields: &[],
+    renamed_fields: &[],
+    absent_fields: &[
+        ("prompt_id", &[]),
+        ("tool_use_id", &[]),
+        ("model", &[CommandEvent::SessionStart]),
+        ("agent_type", &[CommandEvent::SessionStart]),
+        ("last_assistant_message", &[CommandEvent::Stop]),
+    ],
+    tool_output_also_as: &[],
+    env: &[
+        ("CLAUDE_PROJECT_DIR", HookEnv::ProjectDir),
+        ("FACTORY_PROJECT_DIR", HookEnv::ProjectDir),
+        ("DROID_PROJECT_DIR", HookEnv::ProjectDir),
+        ("session_id", HookEnv::SessionId),
+    ],
+    has_env_file: true,
+    tools: &[
+        ("exec", "Execute"),
+        ("read", "Read"),
+        ("write", "Create"),
+        ("edit", "Edit"),
+        ("glob", "Glob"),
+        ("grep", "Grep"),
+        ("webfetch", "FetchUrl"),
+        ("todo_write", "TodoWrite"),
+        ("run_subagent", "Task"),
+    ],
+    file_path_field: Some("file_path"),
+    matcher_aliases: &[],
+    reads_continue_before_a_tool: true,
+    rewritten_input_field: "updatedInput",
+    rewrite_needs_allow: false,
+    top_level_decision: false,
+    claude_form_for_claude_names: false,
+    status_line: None,
+};

@@ -24,6 +24,8 @@
 //!   each top-level text field of the payload as a variable of its name (`session_id`,
 //!   `tool_name`, `cwd`; at `SessionStart`, `CLAUDE_ENV_FILE`).
 
+use std::path::{Path, PathBuf};
+
 use super::profile::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
@@ -132,3 +134,32 @@ pub(super) static PROFILE: Profile = Profile {
     claude_form_for_claude_names: false,
     status_line: None,
 };
+
+/// Where droid's `hooks.json` takes the place of the `hooks` of `settings`, the settings file
+/// `install` writes its entry into: the `hooks.json` beside it (or, without one, its
+/// `hooks/hooks.json`) and the events of `events` that file lists. Droid reads that file's
+/// list of such an event and not the settings file's, so an entry there would never run.
+/// `None` when no such file lists one of them (or it cannot be read: droid ignores it too).
+pub(super) fn shadowing(settings: &Path, events: &[&str]) -> Option<(PathBuf, Vec<String>)> {
+    let folder = settings.parent()?;
+    let beside = folder.join("hooks.json");
+    let file = if beside.is_file() {
+        beside
+    } else {
+        folder.join("hooks").join("hooks.json")
+    };
+    let text = std::fs::read_to_string(&file).ok()?;
+    let lists = |event: &str| match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(value) => value.get(event).is_some(),
+        // Droid reads comments and trailing commas too: a key of that name is enough.
+        Err(_) => text
+            .match_indices(&format!("\"{event}\""))
+            .any(|(at, key)| text[at + key.len()..].trim_start().starts_with(':')),
+    };
+    let listed: Vec<String> = events
+        .iter()
+        .filter(|e| lists(e))
+        .map(|e| (*e).to_owned())
+        .collect();
+    (!listed.is_empty()).then_some((file, listed))
+}

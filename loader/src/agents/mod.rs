@@ -387,6 +387,18 @@ impl Agent {
     }
 }
 
+impl Agent {
+    /// The file that takes the place of the entries `install` writes into `entry_file` for
+    /// some of the installed events, and those events (Factory Droid's `hooks.json` beside
+    /// its `settings.json`); `None` where nothing does.
+    pub fn entry_shadowed(self, entry_file: &Path) -> Option<(std::path::PathBuf, Vec<String>)> {
+        match self {
+            Agent::Droid => droid::shadowing(entry_file, self.profile().installed_events),
+            _ => None,
+        }
+    }
+}
+
 impl CommandEvent {
     /// Reads an event name: a Claude Code name, or another agent's alias (with its agent).
     pub fn lookup(name: &str) -> Option<(CommandEvent, Option<Agent>)> {

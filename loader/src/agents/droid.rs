@@ -27,7 +27,6 @@
 use std::path::{Path, PathBuf};
 
 use super::profile::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
-use crate::event::CommandEvent;
 
 /// Factory Droid.
 pub(super) static PROFILE: Profile = Profile {
@@ -99,13 +98,10 @@ pub(super) static PROFILE: Profile = Profile {
     shows_every_reason_with_a_block: false,
     extra_fields: &[],
     renamed_fields: &[],
-    absent_fields: &[
-        ("prompt_id", &[]),
-        ("tool_use_id", &[]),
-        ("model", &[CommandEvent::SessionStart]),
-        ("agent_type", &[CommandEvent::SessionStart]),
-        ("last_assistant_message", &[CommandEvent::Stop]),
-    ],
+    // It sends neither on any event. (Its `SessionStart` also has no `model` or
+    // `agent_type`, its `Stop` no `last_assistant_message`; agent-hooks gives a hook what
+    // the calling agent sent.)
+    absent_fields: &[("prompt_id", &[]), ("tool_use_id", &[])],
     tool_output_also_as: &[],
     env: &[
         ("CLAUDE_PROJECT_DIR", HookEnv::ProjectDir),

@@ -327,11 +327,9 @@ for line in sys.stdin:
 
 #[test]
 #[ignore = "runs the real droid: tests/real-agents/run"]
-fn a_droid_hooks_file_runs_under_another_agent_s_names_when_named() {
-    // droid's own project file, its matcher on its own tool name; the session is droid's,
-    // and agent-hooks runs the file only because it is named with --with droid (droid itself
-    // runs it too, so this case checks the file's hook saw droid's names through agent-hooks:
-    // its second line says so).
+fn droid_s_own_hooks_file_runs_once_beside_agent_hooks_even_when_named() {
+    // Droid's own project file, its matcher on its own tool name. Droid runs it itself, so
+    // `hook --agent droid` does not run it again, even named with --with droid.
     let s = session(
         &format!("echo ran >> {SIDE_EFFECT}"),
         Some("droid"),
@@ -344,6 +342,15 @@ fn a_droid_hooks_file_runs_under_another_agent_s_names_when_named() {
                 .to_string(),
             );
             agent_hooks(run, &["trust"]);
+            // A user hook of agent-hooks': it proves agent-hooks ran on the same call.
+            let seen = run.home().join("seen.txt");
+            std::fs::write(
+                user_hooks(run).join("seen.json"),
+                json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+                "command": format!("echo seen >> '{}'", seen.display())}]}]})
+                .to_string(),
+            )
+            .expect("write the hook");
         },
     );
     let log = std::fs::read_to_string(s.run.home().join("droid-hook.log")).unwrap_or_default();
@@ -352,17 +359,22 @@ fn a_droid_hooks_file_runs_under_another_agent_s_names_when_named() {
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
-    // Once by droid itself, once through agent-hooks: both with droid's names.
-    assert_eq!(seen.len(), 2, "{log}\n{}", s.describe());
-    for payload in &seen {
-        assert_eq!(payload["tool_name"], "Execute", "{log}");
-        assert_eq!(payload["hook_event_name"], "PreToolUse", "{log}");
-        assert_eq!(
-            payload["tool_input"]["command"],
-            format!("echo ran >> {SIDE_EFFECT}"),
-            "{log}"
-        );
-    }
+    assert_eq!(seen.len(), 1, "{log}\n{}", s.describe());
+    assert_eq!(seen[0]["tool_name"], "Execute", "{log}");
+    assert_eq!(seen[0]["hook_event_name"], "PreToolUse", "{log}");
+    assert_eq!(
+        seen[0]["tool_input"]["command"],
+        format!("echo ran >> {SIDE_EFFECT}"),
+        "{log}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.run.home().join("seen.txt"))
+            .ok()
+            .as_deref(),
+        Some("seen\n"),
+        "agent-hooks did not run: {}",
+        s.describe()
+    );
     assert_eq!(
         s.side_effect().as_deref(),
         Some("ran\n"),

@@ -16,7 +16,9 @@
 //! - `droid exec` runs a project's hooks without asking (its folder trust is asked only in
 //!   the interactive interface).
 //! - `timeout` is in seconds (60 when none); a hook cut at its timeout counts as exit 1,
-//!   which droid reads as a warning, and the tool runs.
+//!   which droid reads as a warning, and the tool runs; the stderr of a hook that exits 1
+//!   goes at the head of the tool's result for the model, that of one that exits 0 nowhere
+//!   (`droid exec` shows no hook's output).
 //! - Exit 2 blocks with stderr as the reason; exit 3 aborts the whole run; `continue:
 //!   false` stops it; `hookSpecificOutput.permissionDecision` `deny` blocks and `allow` with
 //!   `updatedInput` runs the call with those fields put over its input.
@@ -87,7 +89,9 @@ pub(super) static PROFILE: Profile = Profile {
     http_entries: false,
     lenient_json: true,
     after_install: None,
-    fail_open_exit: 1,
+    // Droid puts a hook's stderr on exit 1 at the head of the tool's result for the model;
+    // on exit 0 it keeps stderr from the model. A problem meant for the user exits 0.
+    fail_open_exit: 0,
     also_runs_project_files_of: &[],
     ignores_once: false,
     managed_rules: false,

@@ -67,10 +67,14 @@ fn read_json(bytes: &[u8], source: &Path, dialect: Agent) -> Result<Value, Confi
         Ok(value) => Ok(value),
         // Gemini CLI strips comments before parsing its settings; Factory Droid reads them
         // too (a trailing comma makes it ignore the whole file).
-        Err(e) if matches!(dialect, Agent::Gemini | Agent::Droid) => match std::str::from_utf8(bytes) {
-            Ok(text) => serde_json::from_str(&gemini_cli::strip_comments(text)).map_err(invalid),
-            Err(_) => Err(invalid(e)),
-        },
+        Err(e) if matches!(dialect, Agent::Gemini | Agent::Droid) => {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => {
+                    serde_json::from_str(&gemini_cli::strip_comments(text)).map_err(invalid)
+                }
+                Err(_) => Err(invalid(e)),
+            }
+        }
         Err(e) => Err(invalid(e)),
     }
 }

@@ -34,6 +34,8 @@ pub enum Agent {
     Gemini,
     /// `@github/copilot`.
     Copilot,
+    /// `droid` (Factory Droid).
+    Droid,
 }
 
 impl Agent {
@@ -44,6 +46,7 @@ impl Agent {
             Agent::Codex => "Codex CLI",
             Agent::Gemini => "Gemini CLI",
             Agent::Copilot => "Copilot CLI",
+            Agent::Droid => "Factory Droid",
         }
     }
 
@@ -54,6 +57,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Copilot => "copilot",
+            Agent::Droid => "droid",
         }
     }
 
@@ -63,6 +67,7 @@ impl Agent {
             Agent::Claude | Agent::Copilot => "project/.claude/settings.json",
             Agent::Codex => "home/.codex/hooks.json",
             Agent::Gemini => "project/.gemini/settings.json",
+            Agent::Droid => "project/.factory/settings.json",
         }
     }
 }
@@ -213,6 +218,25 @@ enabled = false
                 &serde_json::to_string_pretty(&json!({ "hooks": hooks })).expect("JSON"),
             )
         }
+        Agent::Droid => {
+            // The fake model as a custom model of droid's (`custom:Fake-0`), no account.
+            run.write(
+                "home/.factory/config.json",
+                &json!({"custom_models": [{
+                    "model_display_name": "Fake",
+                    "model": "fake-model",
+                    "base_url": format!("http://127.0.0.1:{port}"),
+                    "api_key": "fake",
+                    "provider": "anthropic",
+                    "max_tokens": 4096,
+                }]})
+                .to_string(),
+            );
+            run.write(
+                agent.hooks_file(),
+                &serde_json::to_string_pretty(&json!({ "hooks": hooks })).expect("JSON"),
+            )
+        }
     }
 }
 
@@ -318,6 +342,11 @@ fn launch_named(
                 .env("COPILOT_MODEL", "claude-sonnet-4.5")
                 .env("COPILOT_ALLOW_ALL", "true")
                 .env("COPILOT_AUTO_UPDATE", "false");
+            c
+        }
+        Agent::Droid => {
+            let mut c = Command::new(install.join("node_modules/@factory/cli-linux-x64/bin/droid"));
+            c.args(["exec", "-m", "custom:Fake-0", "--auto", "high", prompt]);
             c
         }
     };

@@ -57,6 +57,14 @@ pub fn events(agent: Agent) -> &'static [&'static str] {
             "AfterAgent",
             "SessionEnd",
         ],
+        // `droid exec` sends UserPromptSubmit only in its interactive sessions.
+        Agent::Droid => &[
+            "SessionStart",
+            "PreToolUse",
+            "PostToolUse",
+            "Stop",
+            "SessionEnd",
+        ],
     }
 }
 

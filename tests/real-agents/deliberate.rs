@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::agents::Agent::{self, Claude, Codex, Gemini};
+use crate::agents::Agent::{self, Claude, Codex, Droid, Gemini};
 
 /// One deliberate difference, as both sides show it.
 pub struct Expected {
@@ -254,7 +254,14 @@ const BRIDGED: &[Row] = &[
         r#"{"BeforeAgent":1,"BeforeTool":1,"SessionStart":1}"#, LIBERAL),
     (Gemini, "pre: permissionDecision ask", "model requests", "2", "1", LIBERAL),
     (Gemini, "pre: permissionDecision ask", "tool ran, with what input", r#""ran""#, "null", LIBERAL),
+    // Factory Droid 0.215.0.
+    (Droid, "pre: exit 1", "model was told", r#"["M-exit1"]"#, "[]", FAILED_HOOK_TO_THE_USER),
 ];
+
+/// Droid puts the stderr of a hook that exits 1 (a failed hook, not a block) at the head of
+/// the tool's result for its model; agent-hooks tells the user of a failed hook and keeps it
+/// from the model.
+const FAILED_HOOK_TO_THE_USER: &str = "Factory Droid gives the model a failed hook's stderr (exit 1); agent-hooks tells the user, and nothing meant for the user reaches the model";
 
 /// Codex CLI reads no `continue` before a tool: agent-hooks blocks the call (exit 2), which
 /// is all Codex lets a hook do there, and the agent goes on.

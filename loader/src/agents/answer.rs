@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::{
     claude_form, copilot_cli,
     decision::{AgentEvent, Decision, ToAgent},
-    pi, Agent,
+    droid, pi, Agent,
 };
 
 impl Agent {
@@ -26,6 +26,9 @@ impl Agent {
             pi::with_content(&mut answer, decision);
         }
         answer.notes.extend(problems.iter().cloned());
+        if self == Agent::Droid {
+            droid::in_droid_terms(&mut answer, event, problems);
+        }
         answer
     }
 

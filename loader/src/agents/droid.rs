@@ -28,6 +28,9 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::{json, Map, Value};
+
+use super::decision::{AgentEvent, ToAgent};
 use super::profile::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
 
 /// Factory Droid.
@@ -162,4 +165,55 @@ pub(super) fn shadowing(settings: &Path, events: &[&str]) -> Option<(PathBuf, Ve
         .map(|e| (*e).to_owned())
         .collect();
     (!listed.is_empty()).then_some((file, listed))
+}
+
+/// The answer of Claude Code's form put in the terms droid 0.215.0 reads: before a tool it
+/// reads no top-level `decision` (a block is `permissionDecision: "deny"`), after a tool it
+/// gives the model the stderr of an exit 2 and no `reason`; and whatever it gets on stderr
+/// with an exit 2 goes to the model, so the problems meant for the user go in
+/// `systemMessage` instead.
+pub(super) fn in_droid_terms(reply: &mut ToAgent, event: &AgentEvent, problems: &[String]) {
+    let mut fields = match serde_json::from_str::<Value>(reply.stdout.trim()) {
+        Ok(Value::Object(fields)) => fields,
+        _ if reply.stdout.trim().is_empty() => Map::new(),
+        _ => return,
+    };
+    let blocks = fields.get("decision").and_then(Value::as_str) == Some("block");
+    let reason = fields
+        .get("reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    match (event.event, blocks, reason) {
+        ("PreToolUse", true, Some(reason)) => {
+            fields.remove("decision");
+            fields.remove("reason");
+            let specific = fields
+                .entry("hookSpecificOutput")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(specific) = specific {
+                specific.insert("hookEventName".into(), json!(event.agent_event));
+                specific.insert("permissionDecision".into(), json!("deny"));
+                specific.insert("permissionDecisionReason".into(), json!(reason));
+            }
+        }
+        ("PostToolUse", true, Some(reason)) => {
+            fields.remove("decision");
+            fields.remove("reason");
+            reply.code = 2;
+            reply.notes.retain(|n| !problems.contains(n));
+            reply.notes.insert(0, reason);
+        }
+        _ => {}
+    }
+    if reply.code == 2 && !problems.is_empty() {
+        reply.notes.retain(|n| !problems.contains(n));
+        if !fields.contains_key("systemMessage") {
+            fields.insert("systemMessage".into(), json!(problems.join("\n")));
+        }
+    }
+    reply.stdout = if fields.is_empty() {
+        String::new()
+    } else {
+        format!("{}\n", Value::Object(fields))
+    };
 }

@@ -342,3 +342,29 @@ fn list_names_droid_s_files_and_their_dialect() {
     assert!(line.contains("droid (user)"), "{line}");
     assert!(line.contains("PreToolUse [Execute]"), "{line}");
 }
+
+#[test]
+fn feedback_after_droid_s_tool_is_an_exit_2_with_the_text_on_stderr_as_droid_reads_it() {
+    let rig = rig();
+    rig.write(
+        "home/.claude/settings.json",
+        r#"{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+            "command": "echo 'the output holds a secret' >&2; exit 2"}]}]}}"#,
+    );
+    let post = json!({
+        "session_id": "0dd65094-78da-4f1e-8d76-a5987a701b0e",
+        "transcript_path": "/nonexistent/session.jsonl",
+        "cwd": rig.project(),
+        "permission_mode": "auto-high",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Execute",
+        "tool_input": {"command": "cat .env", "riskLevel": "low", "riskLevelReason": "a test"},
+        "tool_response": "Command completed successfully\n\n[Process exited with code 0]",
+    })
+    .to_string();
+    let out = rig.hook("droid", &["--with", "claude"], &post);
+    // Droid reads no `decision`/`reason` after a tool: the feedback is exit 2's stderr.
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert_eq!(stderr(&out), "the output holds a secret\n");
+    assert_eq!(stdout(&out), "");
+}

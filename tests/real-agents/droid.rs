@@ -278,10 +278,19 @@ fn a_hook_that_hangs_is_cut_at_its_timeout_and_droid_goes_on() {
         "{}",
         s.describe()
     );
-    // Nothing of the problem reaches the model.
+    // Nothing of the problem reaches the model; `droid exec` shows no hook's output, so
+    // the user reads it in agent-hooks' log.
     assert!(
         !s.told.iter().any(|t| t.contains("timed out")),
         "{}",
+        s.describe()
+    );
+    let log = agent_hooks(&s.run, &["log"]);
+    assert!(
+        String::from_utf8_lossy(&log.stdout)
+            .contains("hangs.json timed out after 2s on PreToolUse"),
+        "{}\n{}",
+        String::from_utf8_lossy(&log.stdout),
         s.describe()
     );
     assert_eq!(s.outcome.code, Some(0), "{}", s.describe());

@@ -10,6 +10,7 @@
 //! - A matcher is `*`, `""` or none (every tool), the tool's exact name, or else an
 //!   unanchored regular expression. A group may also carry `commandRegex`, which droid
 //!   tests against an `Execute` call's command.
+//! - The hooks of `/etc/factory/settings.json` (its managed settings on Linux) run too.
 //! - Within one folder, `hooks.json` takes the place of the `hooks` of `settings.json` event
 //!   by event (an event listed in both runs the `hooks.json` list only); the user's and the
 //!   project's lists are joined. `.factory/settings.local.json` holds no hooks for it.

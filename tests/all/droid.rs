@@ -368,3 +368,23 @@ fn feedback_after_droid_s_tool_is_an_exit_2_with_the_text_on_stderr_as_droid_rea
     assert_eq!(stderr(&out), "the output holds a secret\n");
     assert_eq!(stdout(&out), "");
 }
+
+#[test]
+fn a_droid_group_s_command_regex_is_said_not_read() {
+    let rig = rig();
+    let file = rig.write(
+        "home/.factory/hooks.json",
+        r#"{"PreToolUse": [{"matcher": "Execute", "commandRegex": "^git push", "hooks": [{"type": "command", "command": "guard"}]}]}"#,
+    );
+    let out = rig.run(&["list"]);
+    let said = format!(
+        "{} (PreToolUse[0].commandRegex): `commandRegex` is not read here: its hooks run on every call the matcher selects, whatever the command",
+        file.display()
+    );
+    assert!(
+        stdout(&out).contains(&said) || stderr(&out).contains(&said),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}

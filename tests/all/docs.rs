@@ -422,6 +422,7 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
         Agent::Devin => ".devin/hooks.v1.json",
         Agent::Pi | Agent::OpenCode | Agent::Kilo => unreachable!("it reads no hooks files"),
         Agent::Qwen => ".qwen/settings.json",
+        Agent::Droid => ".factory/settings.json",
     };
     // pi, OpenCode and Kilo Code have no hooks files of their own (agent-hooks' extension or
     // plugin sends them Claude Code's fields).

@@ -26,6 +26,7 @@ mod dedup;
 mod dialect_files;
 mod discovery;
 mod docs;
+mod droid;
 mod factory_context;
 mod fail_closed;
 mod file_checks;

@@ -36,6 +36,8 @@ pub enum Agent {
     Copilot,
     /// `@qwen-code/qwen-code`.
     Qwen,
+    /// `droid` (Factory Droid).
+    Droid,
 }
 
 impl Agent {
@@ -47,6 +49,7 @@ impl Agent {
             Agent::Gemini => "Gemini CLI",
             Agent::Copilot => "Copilot CLI",
             Agent::Qwen => "Qwen Code",
+            Agent::Droid => "Factory Droid",
         }
     }
 
@@ -58,6 +61,7 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Copilot => "copilot",
             Agent::Qwen => "qwen",
+            Agent::Droid => "droid",
         }
     }
 
@@ -68,6 +72,7 @@ impl Agent {
             Agent::Codex => "home/.codex/hooks.json",
             Agent::Gemini => "project/.gemini/settings.json",
             Agent::Qwen => "project/.qwen/settings.json",
+            Agent::Droid => "project/.factory/settings.json",
         }
     }
 }
@@ -239,6 +244,25 @@ enabled = false
                     .expect("JSON"),
             )
         }
+        Agent::Droid => {
+            // The fake model as a custom model of droid's (`custom:Fake-0`), no account.
+            run.write(
+                "home/.factory/config.json",
+                &json!({"custom_models": [{
+                    "model_display_name": "Fake",
+                    "model": "fake-model",
+                    "base_url": format!("http://127.0.0.1:{port}"),
+                    "api_key": "fake",
+                    "provider": "anthropic",
+                    "max_tokens": 4096,
+                }]})
+                .to_string(),
+            );
+            run.write(
+                agent.hooks_file(),
+                &serde_json::to_string_pretty(&json!({ "hooks": hooks })).expect("JSON"),
+            )
+        }
     }
 }
 
@@ -364,6 +388,11 @@ fn launch_named(
                 .env("ANTHROPIC_API_KEY", "sk-ant-fake")
                 .env("ANTHROPIC_MODEL", "fake-model")
                 .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
+            c
+        }
+        Agent::Droid => {
+            let mut c = Command::new(install.join("node_modules/@factory/cli-linux-x64/bin/droid"));
+            c.args(["exec", "-m", "custom:Fake-0", "--auto", "high", prompt]);
             c
         }
     };

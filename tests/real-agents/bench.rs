@@ -187,7 +187,7 @@ fn release_relay() -> PathBuf {
 /// the only tool called), in the agent's names and units.
 fn hooks_map(agent: Agent, command: &str) -> Value {
     match agent {
-        Agent::Claude | Agent::Codex => {
+        Agent::Claude | Agent::Codex | Agent::Droid => {
             json!({"PreToolUse": [{"hooks": [{"type": "command", "command": command, "timeout": 30}]}]})
         }
         Agent::Gemini => {
@@ -281,6 +281,7 @@ fn session(
                     Agent::Gemini => "gemini",
                     Agent::Copilot => "copilot",
                     Agent::Qwen => "qwen",
+                    Agent::Droid => "droid",
                 }
             ))
         }

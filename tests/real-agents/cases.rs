@@ -35,6 +35,7 @@ const ALL: &[Agent] = &[
     Agent::Gemini,
     Agent::Copilot,
     Agent::Qwen,
+    Agent::Droid,
 ];
 
 impl Case {

@@ -65,6 +65,14 @@ pub fn events(agent: Agent) -> &'static [&'static str] {
             "PostToolUse",
             "Stop",
         ],
+        // `droid exec` sends UserPromptSubmit only in its interactive sessions.
+        Agent::Droid => &[
+            "SessionStart",
+            "PreToolUse",
+            "PostToolUse",
+            "Stop",
+            "SessionEnd",
+        ],
     }
 }
 

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::agents::Agent::{self, Claude, Codex, Gemini, Qwen};
+use crate::agents::Agent::{self, Claude, Codex, Droid, Gemini, Qwen};
 
 /// One deliberate difference, as both sides show it.
 pub struct Expected {
@@ -287,7 +287,14 @@ const BRIDGED: &[Row] = &[
     (Qwen, "pre: updatedInput", "hooks that ran", QWEN_RAN_ON, QWEN_RAN_OFF, QWEN_NO_REWRITE),
     (Qwen, "pre: updatedInput", "tool ran, with what input", r#""ran""#, "null", QWEN_NO_REWRITE),
     (Qwen, "post: exit 2", "model was told", "[]", r#"["M-post-exit2"]"#, QWEN_AFTER_A_TOOL),
+    // Factory Droid 0.215.0.
+    (Droid, "pre: exit 1", "model was told", r#"["M-exit1"]"#, "[]", FAILED_HOOK_TO_THE_USER),
 ];
+
+/// Droid puts the stderr of a hook that exits 1 (a failed hook, not a block) at the head of
+/// the tool's result for its model; agent-hooks tells the user of a failed hook and keeps it
+/// from the model.
+const FAILED_HOOK_TO_THE_USER: &str = "Factory Droid gives the model a failed hook's stderr (exit 1); agent-hooks tells the user, and nothing meant for the user reaches the model";
 
 /// Codex CLI reads no `continue` before a tool: agent-hooks blocks the call (exit 2), which
 /// is all Codex lets a hook do there, and the agent goes on.

@@ -238,6 +238,7 @@ fn shell_tool(names: &[String]) -> Option<String> {
         "shell",
         "exec_command",
         "run_shell_command",
+        "Execute",
     ]
     .iter()
     .find(|n| names.iter().any(|have| have == *n))
@@ -249,6 +250,9 @@ fn shell_arguments(tool: &str, command: &str) -> Value {
     match tool {
         "shell" => json!({"command": ["bash", "-lc", command]}),
         "exec_command" => json!({"cmd": command}),
+        // Factory Droid's shell tool asks the model to rate the command's risk.
+        "Execute" => json!({"command": command, "riskLevel": "low",
+            "riskLevelReason": "the scripted command"}),
         _ => json!({"command": command, "description": "Run the scripted command"}),
     }
 }

@@ -95,6 +95,7 @@ fn installed_file(agent: Agent, run: &Run, user: bool) -> PathBuf {
         (Agent::Claude, _) => ".claude/settings.json",
         (Agent::Codex, _) => ".codex/hooks.json",
         (Agent::Gemini, _) => ".gemini/settings.json",
+        (Agent::Droid, _) => ".factory/settings.json",
         (Agent::Copilot, true) => ".copilot/hooks/agent-hooks.json",
         (Agent::Copilot, false) => ".github/hooks/agent-hooks.json",
         (Agent::Qwen, _) => ".qwen/settings.json",
@@ -636,6 +637,14 @@ fn other_agents_file_under(agent: Agent, other: Agent) {
                     .to_string(),
                 );
             }
+            Agent::Droid => {
+                run.write(
+                    "home/.factory/settings.json",
+                    &json!({"hooks": {"PreToolUse": [{"matcher": "Execute", "hooks": [
+                        {"type": "command", "command": block, "timeout": 5}]}]}})
+                    .to_string(),
+                );
+            }
             Agent::Copilot => unreachable!("Copilot CLI's own format is not another agent's"),
             Agent::Qwen => unreachable!("Qwen Code's sessions through agent-hooks are in qwen.rs"),
         },
@@ -647,6 +656,14 @@ fn other_agents_file_under(agent: Agent, other: Agent) {
         "the model was not told {marker}: {}",
         s.describe()
     );
+}
+
+/// Factory Droid's settings, its matcher on droid's `Execute`, run under the real Claude Code
+/// with `--with droid`: the hook sees Claude Code's `Bash` as `Execute`, and blocks it.
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn a_factory_droid_hooks_file_runs_under_claude_code_when_named() {
+    other_agents_file_under(Agent::Claude, Agent::Droid);
 }
 
 #[test]

@@ -426,6 +426,8 @@ pub mod book {
     pub struct UnderQwenCode;
     #[doc = include_str!("../../docs/under-opencode.md")]
     pub struct UnderOpenCode;
+    #[doc = include_str!("../../docs/under-droid.md")]
+    pub struct UnderDroid;
     #[doc = include_str!("../../docs/resident.md")]
     pub struct Resident;
     #[doc = include_str!("../../docs/decisions.md")]

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::{
     claude_form, copilot_cli,
     decision::{AgentEvent, Decision, ToAgent},
-    pi, qwen_code, Agent,
+    droid, pi, qwen_code, Agent,
 };
 
 impl Agent {
@@ -29,6 +29,9 @@ impl Agent {
             qwen_code::in_its_terms(&mut answer, event, decision, problems);
         }
         answer.notes.extend(problems.iter().cloned());
+        if self == Agent::Droid {
+            droid::in_droid_terms(&mut answer, event, problems);
+        }
         answer
     }
 

@@ -15,6 +15,7 @@ mod copilot_cli;
 mod cursor;
 mod decision;
 mod devin;
+mod droid;
 mod entry;
 pub(crate) mod gemini_cli;
 mod opencode;
@@ -60,6 +61,8 @@ pub enum Agent {
     OpenCode,
     /// Kilo Code's CLI (`@kilocode/cli`), through the same plugin as OpenCode.
     Kilo,
+    /// Factory Droid (`droid`).
+    Droid,
 }
 
 /// A name `--agent` does not know.
@@ -72,7 +75,7 @@ pub struct UnknownAgent {
 
 impl Agent {
     /// Every agent, in the order of the events table's columns.
-    pub const ALL: [Agent; 11] = [
+    pub const ALL: [Agent; 12] = [
         Agent::AgentHooks,
         Agent::ClaudeCode,
         Agent::Codex,
@@ -84,11 +87,12 @@ impl Agent {
         Agent::Qwen,
         Agent::OpenCode,
         Agent::Kilo,
+        Agent::Droid,
     ];
 
     /// The order in which the agents are asked whether a hooks file is theirs (the most
     /// particular places first); a file none claims is agent-hooks' own.
-    pub const BY_FILE: [Agent; 10] = [
+    pub const BY_FILE: [Agent; 11] = [
         Agent::Copilot,
         Agent::Cursor,
         Agent::Codex,
@@ -99,6 +103,7 @@ impl Agent {
         Agent::Qwen,
         Agent::OpenCode,
         Agent::Kilo,
+        Agent::Droid,
     ];
 
     /// What agent-hooks knows of it.
@@ -115,6 +120,7 @@ impl Agent {
             Agent::Qwen => &qwen_code::PROFILE,
             Agent::OpenCode => &opencode::OPENCODE,
             Agent::Kilo => &opencode::KILO,
+            Agent::Droid => &droid::PROFILE,
         }
     }
 
@@ -398,6 +404,18 @@ impl Agent {
     }
 }
 
+impl Agent {
+    /// The file that takes the place of the entries `install` writes into `entry_file` for
+    /// some of the installed events, and those events (Factory Droid's `hooks.json` beside
+    /// its `settings.json`); `None` where nothing does.
+    pub fn entry_shadowed(self, entry_file: &Path) -> Option<(std::path::PathBuf, Vec<String>)> {
+        match self {
+            Agent::Droid => droid::shadowing(entry_file, self.profile().installed_events),
+            _ => None,
+        }
+    }
+}
+
 impl CommandEvent {
     /// Reads an event name: a Claude Code name, or another agent's alias (with its agent).
     pub fn lookup(name: &str) -> Option<(CommandEvent, Option<Agent>)> {
@@ -465,7 +483,7 @@ mod tests {
         assert_eq!(
             "cursor".parse::<Agent>().map_err(|e| e.to_string()),
             Err(
-                "unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, qwen, opencode, kilo"
+                "unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, qwen, opencode, kilo, droid"
                     .into()
             )
         );
@@ -496,6 +514,9 @@ mod tests {
             ("/etc/agent-hooks/policy.json", Agent::AgentHooks),
             ("/p/.qwen/settings.json", Agent::Qwen),
             ("/etc/qwen-code/system-defaults.json", Agent::Qwen),
+            ("/h/.factory/settings.json", Agent::Droid),
+            ("/p/.factory/hooks.json", Agent::Droid),
+            ("/etc/factory/settings.json", Agent::Droid),
         ] {
             assert_eq!(Agent::of_file(Path::new(path)), agent, "{path}");
         }

@@ -295,6 +295,15 @@ impl Reader<'_> {
     }
 
     fn group(&mut self, event: CommandEvent, event_name: &str, group: &Value, at: &str) {
+        if group.get("commandRegex").is_some() {
+            // Factory Droid runs such a group on an `Execute` call only when its command
+            // matches; this runner does not read it.
+            self.issue(
+                Some(format!("{at}.commandRegex")),
+                "`commandRegex` is not read here: its hooks run on every call the matcher selects, whatever the command".into(),
+                Severity::Warning,
+            );
+        }
         let matcher_text = match group.get("matcher") {
             None | Some(Value::Null) => None,
             Some(Value::String(m)) => Some(m.clone()),

@@ -73,8 +73,9 @@ fn read_json(bytes: &[u8], source: &Path, dialect: Agent) -> Result<Value, Confi
     };
     match serde_json::from_slice::<Value>(bytes) {
         Ok(value) => Ok(value),
-        // Gemini CLI and Qwen Code strip comments before parsing their settings.
-        Err(e) if matches!(dialect, Agent::Gemini | Agent::Qwen) => {
+        // Gemini CLI and Qwen Code strip comments before parsing their settings; Factory Droid
+        // reads them too (a trailing comma makes it ignore the whole file).
+        Err(e) if matches!(dialect, Agent::Gemini | Agent::Qwen | Agent::Droid) => {
             match std::str::from_utf8(bytes) {
                 Ok(text) => {
                     serde_json::from_str(&gemini_cli::strip_comments(text)).map_err(invalid)

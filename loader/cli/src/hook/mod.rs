@@ -32,13 +32,13 @@ use agent_hooks::agents::{Agent, Decision};
 /// `agent-hooks hook`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct HookArgs {
-    /// The agent that runs this command: claude, codex, gemini, copilot, devin or pi.
+    /// The agent that runs this command: claude, codex, gemini, copilot, devin, pi or droid.
     #[arg(long, value_name = "NAME")]
     pub agent: Agent,
     /// The event, when the agent's payload does not name it (Copilot CLI's own hooks files).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
-    /// Also run these agents' hooks files (comma-separated: claude, codex, gemini, devin).
+    /// Also run these agents' hooks files (comma-separated: claude, codex, gemini, devin, droid).
     #[arg(long, value_delimiter = ',', value_name = "AGENTS")]
     pub with: Vec<Agent>,
     /// Run the hooks in this process, not through the resident process.

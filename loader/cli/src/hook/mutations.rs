@@ -48,6 +48,7 @@ fn original(agent: Agent, project: &Path) -> Value {
                 Agent::Devin => "exec",
                 Agent::Pi | Agent::OpenCode | Agent::Kilo => "bash",
                 Agent::Qwen => "run_shell_command",
+                Agent::Droid => "Execute",
                 _ => "Bash",
             };
             let event = match agent {

@@ -124,12 +124,24 @@ pub enum InstallError {
         /// The copy of the hooks taken over.
         copy: PathBuf,
     },
+    /// Another file of the agent's takes the place of the entries for some events.
+    #[error("{file} lists {events}: {agent} reads that file's hooks for those events in place of the `hooks` of {path}, so agent-hooks would not run on them. Move those hooks into the `hooks` of {path} ({agent} runs both files' other events), then run install again")]
+    Shadowed {
+        /// The agent's title.
+        agent: &'static str,
+        /// The file install writes into.
+        path: PathBuf,
+        /// The file that takes its place.
+        file: PathBuf,
+        /// The events, comma-separated.
+        events: String,
+    },
 }
 
 /// `install`/`uninstall`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct InstallArgs {
-    /// The agent: claude, codex, gemini, copilot, devin or pi.
+    /// The agent: claude, codex, gemini, copilot, devin, pi or droid.
     #[arg(long, value_name = "NAME")]
     pub agent: Agent,
     /// The user's configuration of the agent (the default).
@@ -467,6 +479,15 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         .into());
     }
     let path = config_file(agent, !args.project, &project(common)?)?;
+    if let Some((file, events)) = agent.entry_shadowed(&path) {
+        return Err(InstallError::Shadowed {
+            agent: agent.title(),
+            path,
+            file,
+            events: events.join(", "),
+        }
+        .into());
+    }
     let command = command(agent, args);
     let before = read(&path)?;
     if let Some(record) = load_records(&records_file(common)?)
@@ -1232,7 +1253,20 @@ pub fn wired(common: &Common) -> Vec<(Agent, PathBuf)> {
 pub fn entry_problems(common: &Common) -> Vec<String> {
     wired(common)
         .iter()
-        .flat_map(|(agent, file)| stable::problems(*agent, file))
+        .flat_map(|(agent, file)| {
+            let mut problems = stable::problems(*agent, file);
+            problems.extend(agent.entry_shadowed(file).map(|(by, events)| {
+                format!(
+                    "{}: {} lists {}, which {} reads in place of agent-hooks' entries there: agent-hooks does not run on them; move those hooks into the `hooks` of {}",
+                    file.display(),
+                    by.display(),
+                    events.join(", "),
+                    agent.title(),
+                    file.display()
+                )
+            }));
+            problems
+        })
         .collect()
 }
 

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{copilot_cli, pi, Agent};
+use super::{cline, copilot_cli, pi, Agent};
 
 impl Agent {
     /// One matcher group whose hook runs `command`, as the agent's settings hold it.
@@ -29,6 +29,7 @@ impl Agent {
         match self {
             Agent::Copilot => Some(copilot_cli::entry_file(command)),
             Agent::Pi => Some(pi::extension(command, version)),
+            Agent::Cline => Some(cline::hook_file(command, version)),
             _ => None,
         }
     }
@@ -38,6 +39,7 @@ impl Agent {
     pub fn entry_file_command(self, text: &str) -> Option<String> {
         match self {
             Agent::Pi => pi::command_of(text),
+            Agent::Cline => cline::command_of(text),
             _ => None,
         }
     }

@@ -10,6 +10,7 @@ mod agent_hooks;
 mod answer;
 mod claude_code;
 mod claude_form;
+pub mod cline;
 mod codex_cli;
 mod copilot_cli;
 mod cursor;
@@ -52,6 +53,8 @@ pub enum Agent {
     Devin,
     /// pi (`@earendil-works/pi-coding-agent`), through an extension of agent-hooks'.
     Pi,
+    /// Cline (the `cline` CLI), through hook files of agent-hooks' in its hooks folders.
+    Cline,
 }
 
 /// A name `--agent` does not know.
@@ -64,7 +67,7 @@ pub struct UnknownAgent {
 
 impl Agent {
     /// Every agent, in the order of the events table's columns.
-    pub const ALL: [Agent; 8] = [
+    pub const ALL: [Agent; 9] = [
         Agent::AgentHooks,
         Agent::ClaudeCode,
         Agent::Codex,
@@ -73,11 +76,12 @@ impl Agent {
         Agent::Cursor,
         Agent::Devin,
         Agent::Pi,
+        Agent::Cline,
     ];
 
     /// The order in which the agents are asked whether a hooks file is theirs (the most
     /// particular places first); a file none claims is agent-hooks' own.
-    pub const BY_FILE: [Agent; 7] = [
+    pub const BY_FILE: [Agent; 8] = [
         Agent::Copilot,
         Agent::Cursor,
         Agent::Codex,
@@ -85,6 +89,7 @@ impl Agent {
         Agent::Devin,
         Agent::ClaudeCode,
         Agent::Pi,
+        Agent::Cline,
     ];
 
     /// What agent-hooks knows of it.
@@ -98,6 +103,7 @@ impl Agent {
             Agent::Cursor => &cursor::PROFILE,
             Agent::Devin => &devin::PROFILE,
             Agent::Pi => &pi::PROFILE,
+            Agent::Cline => &cline::PROFILE,
         }
     }
 
@@ -447,7 +453,7 @@ mod tests {
         }
         assert_eq!(
             "cursor".parse::<Agent>().map_err(|e| e.to_string()),
-            Err("unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi".into())
+            Err("unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, cline".into())
         );
     }
 

@@ -2,7 +2,7 @@
 //! (a command that leaves a side effect) per command of its script, one at a time, then a
 //! final text. Stateless per request: the number of tool results already in the request
 //! says which turn it is. It speaks what each
-//! agent calls: Anthropic Messages (Claude Code, Copilot CLI), OpenAI Responses (Codex CLI)
+//! agent calls: Anthropic Messages (Claude Code, Copilot CLI, pi, Cline), OpenAI Responses (Codex CLI)
 //! and Gemini `streamGenerateContent` (Gemini CLI), each with server-sent events. Every
 //! request's path and body is logged, so a test can see what the model was told.
 //!
@@ -238,6 +238,7 @@ fn shell_tool(names: &[String]) -> Option<String> {
         "shell",
         "exec_command",
         "run_shell_command",
+        "run_commands",
     ]
     .iter()
     .find(|n| names.iter().any(|have| have == *n))
@@ -249,6 +250,7 @@ fn shell_arguments(tool: &str, command: &str) -> Value {
     match tool {
         "shell" => json!({"command": ["bash", "-lc", command]}),
         "exec_command" => json!({"cmd": command}),
+        "run_commands" => json!({"commands": [command]}),
         _ => json!({"command": command, "description": "Run the scripted command"}),
     }
 }

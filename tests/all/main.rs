@@ -10,6 +10,7 @@
 mod agent_hook;
 mod bounds;
 mod claude_code;
+mod cline;
 mod cli;
 mod cli_layout;
 mod cli_recording;

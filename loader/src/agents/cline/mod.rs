@@ -266,7 +266,7 @@ fn command_text(value: &Value) -> String {
             .into_iter()
             .flatten()
             .filter_map(Value::as_str)
-            .map(crate::command_hook::shell_quote),
+            .map(|arg| format!("'{}'", arg.replace('\'', r"'\''"))),
     );
     words.join(" ")
 }

@@ -72,14 +72,20 @@ fn install_writes_a_hook_file_per_event_and_uninstall_leaves_the_folder_as_it_wa
     for event in EVENTS {
         let file = dir.join(event);
         let text = std::fs::read_to_string(&file).unwrap_or_default();
-        assert!(text.starts_with("#!/bin/sh\n# agent-hooks: wires Cline"), "{text}");
+        assert!(
+            text.starts_with("#!/bin/sh\n# agent-hooks: wires Cline"),
+            "{text}"
+        );
         assert!(text.ends_with(&format!("exec {command}\n")), "{text}");
         let mode = std::fs::metadata(&file).map_or(0, |m| m.permissions().mode());
         assert_eq!(mode & 0o777, 0o755, "{event}");
     }
     let list = rig.run(&["list"]);
     assert!(
-        stdout(&list).contains(&format!("Cline: runs agent-hooks: {}", dir.join("PreToolUse").display())),
+        stdout(&list).contains(&format!(
+            "Cline: runs agent-hooks: {}",
+            dir.join("PreToolUse").display()
+        )),
         "{}",
         stdout(&list)
     );
@@ -154,7 +160,11 @@ fn hook_reads_cline_s_payload_and_a_claude_code_block_is_cline_s_cancel() {
     );
     rig.run(&["trust"]);
     let project = rig.project().display().to_string();
-    let out = rig.hook("cline", &["--with", "claude"], &pre_tool_use(&project, "rm -rf x"));
+    let out = rig.hook(
+        "cline",
+        &["--with", "claude"],
+        &pre_tool_use(&project, "rm -rf x"),
+    );
     // Cline reads no exit code: the answer is its JSON, exit 0.
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
@@ -217,10 +227,18 @@ fn claude_pre_tool_use(project: &str, command: &str) -> String {
 #[test]
 fn cline_s_hook_file_under_claude_code_gets_cline_s_payload_and_its_cancel_blocks() {
     let rig = rig();
-    let got = cline_hook(&rig, r#"{"cancel": true, "errorMessage": "the Cline guard says no"}"#, 1);
+    let got = cline_hook(
+        &rig,
+        r#"{"cancel": true, "errorMessage": "the Cline guard says no"}"#,
+        1,
+    );
     rig.run(&["trust"]);
     let project = rig.project().display().to_string();
-    let out = rig.hook("claude", &["--with", "cline"], &claude_pre_tool_use(&project, "ls"));
+    let out = rig.hook(
+        "claude",
+        &["--with", "cline"],
+        &claude_pre_tool_use(&project, "ls"),
+    );
     let seen: Value =
         serde_json::from_str(&std::fs::read_to_string(&got).unwrap_or_default()).unwrap();
     assert_eq!(seen["hookName"], "tool_call");
@@ -264,7 +282,11 @@ fn cline_s_hook_file_s_override_input_and_bad_json_read_as_cline_reads_them() {
     );
     rig.run(&["trust"]);
     let project = rig.project().display().to_string();
-    let out = rig.hook("claude", &["--with", "cline"], &claude_pre_tool_use(&project, "ls"));
+    let out = rig.hook(
+        "claude",
+        &["--with", "cline"],
+        &claude_pre_tool_use(&project, "ls"),
+    );
     let answer_value = answer(&out);
     assert_eq!(
         answer_value["hookSpecificOutput"]["updatedInput"],
@@ -277,11 +299,18 @@ fn cline_s_hook_file_s_override_input_and_bad_json_read_as_cline_reads_them() {
     );
     cline_hook(&rig, "not json", 2);
     rig.run(&["trust"]);
-    let out = rig.hook("claude", &["--with", "cline"], &claude_pre_tool_use(&project, "ls"));
+    let out = rig.hook(
+        "claude",
+        &["--with", "cline"],
+        &claude_pre_tool_use(&project, "ls"),
+    );
     // Neither exit 2 nor the output blocks: Cline reads neither; the user is told.
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let answer_value = answer(&out);
-    assert!(answer_value.get("hookSpecificOutput").is_none(), "{answer_value}");
+    assert!(
+        answer_value.get("hookSpecificOutput").is_none(),
+        "{answer_value}"
+    );
     let message = answer_value["systemMessage"].as_str().unwrap_or_default();
     assert!(message.contains("exited with code 2"), "{message}");
     assert!(

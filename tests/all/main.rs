@@ -10,10 +10,10 @@
 mod agent_hook;
 mod bounds;
 mod claude_code;
-mod cline;
 mod cli;
 mod cli_layout;
 mod cli_recording;
+mod cline;
 mod command_examples;
 mod command_hooks;
 mod compatibility;

@@ -58,7 +58,14 @@ fn configure(run: &Run, port: u16) {
 fn launch(install: &Path, run: &Run) -> Outcome {
     let mut command = Command::new(install.join(CLINE));
     command
-        .args(["--json", "-P", "anthropic", "-m", "claude-sonnet-4-5", "--data-dir"])
+        .args([
+            "--json",
+            "-P",
+            "anthropic",
+            "-m",
+            "claude-sonnet-4-5",
+            "--data-dir",
+        ])
         .arg(run.path(DATA))
         .arg(PROMPT)
         .env_clear()
@@ -231,7 +238,12 @@ fn another_agent_s_file_does_not_run_under_cline_unless_named() {
         claude_guard(run);
         agent_hooks(run, &["trust"]);
     });
-    assert_eq!(s.side_effect().as_deref(), Some("ran\n"), "{}", s.describe());
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
     assert!(!s.run.path("guard-got.json").exists(), "{}", s.describe());
     assert_eq!(s.finish().as_deref(), Some("completed"), "{}", s.describe());
 }
@@ -263,7 +275,12 @@ fn an_untrusted_project_guard_does_not_run_under_cline() {
         "agent-hooks' hook files did not run: {}",
         s.describe()
     );
-    assert_eq!(s.side_effect().as_deref(), Some("ran\n"), "{}", s.describe());
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
     assert!(!s.run.path("guard-got.json").exists(), "{}", s.describe());
     assert_eq!(s.finish().as_deref(), Some("completed"), "{}", s.describe());
 }
@@ -271,14 +288,18 @@ fn an_untrusted_project_guard_does_not_run_under_cline() {
 #[test]
 #[ignore = "runs the real Cline: tests/real-agents/run"]
 fn a_native_plugin_blocks_rm_rf_under_cline() {
-    let s = session(&format!("rm -rf victim; echo ran >> {SIDE_EFFECT}"), &[], |run| {
-        std::fs::create_dir_all(run.project().join("victim")).expect("victim");
-        agent_hooks_tests::copy_to(
-            &agent_hooks_tests::plugin("block-dangerous"),
-            &user_hooks(run),
-            "libblock_dangerous.so",
-        );
-    });
+    let s = session(
+        &format!("rm -rf victim; echo ran >> {SIDE_EFFECT}"),
+        &[],
+        |run| {
+            std::fs::create_dir_all(run.project().join("victim")).expect("victim");
+            agent_hooks_tests::copy_to(
+                &agent_hooks_tests::plugin("block-dangerous"),
+                &user_hooks(run),
+                "libblock_dangerous.so",
+            );
+        },
+    );
     assert_eq!(s.side_effect(), None, "the tool ran: {}", s.describe());
     assert!(s.run.project().join("victim").is_dir(), "{}", s.describe());
     assert_eq!(s.finish().as_deref(), Some("aborted"), "{}", s.describe());
@@ -308,7 +329,12 @@ fn a_hook_that_hangs_is_cut_at_its_timeout_and_cline_goes_on() {
     );
     // A hook that fails is not a block: the call runs, as Cline runs it when its own hook
     // times out.
-    assert_eq!(s.side_effect().as_deref(), Some("ran\n"), "{}", s.describe());
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.describe()
+    );
     assert_eq!(s.finish().as_deref(), Some("completed"), "{}", s.describe());
 }
 
@@ -432,8 +458,16 @@ fn observed(s: &Session) -> (Option<String>, Option<String>, usize, Vec<String>)
 #[ignore = "runs the real Cline: tests/real-agents/run"]
 fn cline_s_own_hook_file_does_the_same_run_by_cline_and_through_agent_hooks() {
     for (command, expected_effect, expected_finish) in [
-        ("echo original >> side-effect.txt", Some("rewritten\n"), "completed"),
-        ("echo plain >> side-effect.txt", Some("plain\n"), "completed"),
+        (
+            "echo original >> side-effect.txt",
+            Some("rewritten\n"),
+            "completed",
+        ),
+        (
+            "echo plain >> side-effect.txt",
+            Some("plain\n"),
+            "completed",
+        ),
         ("echo forbidden >> side-effect.txt", None, "aborted"),
     ] {
         let setup = |run: &Run| {
@@ -443,7 +477,10 @@ fn cline_s_own_hook_file_does_the_same_run_by_cline_and_through_agent_hooks() {
         let bridged = session_during(&[command], Some(&["--take-over"]), setup, |_, _| {});
         // The take-over moved the file under agent-hooks: Cline ran only agent-hooks' files.
         assert!(
-            !bridged.run.path(&format!("{USER_HOOKS}/PreToolUse.py")).exists(),
+            !bridged
+                .run
+                .path(&format!("{USER_HOOKS}/PreToolUse.py"))
+                .exists(),
             "{}",
             bridged.describe()
         );
@@ -454,7 +491,12 @@ fn cline_s_own_hook_file_does_the_same_run_by_cline_and_through_agent_hooks() {
             "{command}: {}",
             direct.describe()
         );
-        assert_eq!(d.1.as_deref(), Some(expected_finish), "{}", direct.describe());
+        assert_eq!(
+            d.1.as_deref(),
+            Some(expected_finish),
+            "{}",
+            direct.describe()
+        );
         assert_eq!(
             d,
             b,

@@ -453,7 +453,10 @@ mod tests {
         }
         assert_eq!(
             "cursor".parse::<Agent>().map_err(|e| e.to_string()),
-            Err("unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, cline".into())
+            Err(
+                "unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, cline"
+                    .into()
+            )
         );
     }
 

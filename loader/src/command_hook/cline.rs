@@ -30,9 +30,6 @@ use super::{
 use crate::agents::{cline, Agent};
 use crate::event::CommandEvent;
 
-/// How long Cline waits for a `PreToolUse` or `PostToolUse` hook.
-pub const TOOL_HOOK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
-
 /// The line prefix that marks the answer among other output.
 const CONTROL_PREFIX: &str = "HOOK_CONTROL\t";
 
@@ -84,7 +81,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<Confi
     let waited = matches!(event, CommandEvent::PreToolUse | CommandEvent::PostToolUse);
     let hook = CommandHook {
         event_name: event_name.to_owned(),
-        timeout: TOOL_HOOK_TIMEOUT,
+        timeout: Agent::Cline.default_timeout(),
         run_async: !waited,
         ..CommandHook::new(event, Agent::Cline, command, source)
     };
@@ -173,7 +170,10 @@ pub(super) fn payload(event: CommandEvent, event_name: &str, claude: Map<String,
     out.insert("taskId".into(), json!(session));
     out.insert("sessionContext".into(), json!({"rootSessionId": session}));
     out.insert("workspaceRoots".into(), json!([cwd]));
-    out.insert("workspaceInfo".into(), json!({"rootPath": cwd, "hint": hint}));
+    out.insert(
+        "workspaceInfo".into(),
+        json!({"rootPath": cwd, "hint": hint}),
+    );
     out.insert("userId".into(), json!(user));
     out.insert("agent_id".into(), json!(session));
     out.insert("parent_agent_id".into(), Value::Null);
@@ -253,10 +253,7 @@ pub(super) fn payload(event: CommandEvent, event_name: &str, claude: Map<String,
                 Value::Null => String::new(),
                 other => other.to_string(),
             };
-            out.insert(
-                "error".into(),
-                json!({"name": "Error", "message": message}),
-            );
+            out.insert("error".into(), json!({"name": "Error", "message": message}));
         }
         CommandEvent::SessionEnd => {
             out.insert("reason".into(), get("reason"));
@@ -299,7 +296,10 @@ pub(super) fn interpret(event: CommandEvent, run: &Run) -> Answer {
     let said = if stderr.is_empty() {
         String::new()
     } else {
-        format!(" (its stderr: {})", stderr.chars().take(300).collect::<String>())
+        format!(
+            " (its stderr: {})",
+            stderr.chars().take(300).collect::<String>()
+        )
     };
     match &run.exit {
         Exit::TimedOut => {
@@ -439,12 +439,18 @@ mod tests {
 
     #[test]
     fn a_file_is_one_hook_of_its_event() {
-        let (hooks, issues) = parse(b"#!/bin/sh\n", Path::new("/p/.clinerules/hooks/pretooluse.sh"));
+        let (hooks, issues) = parse(
+            b"#!/bin/sh\n",
+            Path::new("/p/.clinerules/hooks/pretooluse.sh"),
+        );
         assert!(issues.is_empty());
         assert_eq!(hooks[0].event, CommandEvent::PreToolUse);
         assert_eq!(hooks[0].event_name, "PreToolUse");
-        assert_eq!(hooks[0].command, "'sh' '/p/.clinerules/hooks/pretooluse.sh'");
-        assert_eq!(hooks[0].timeout, TOOL_HOOK_TIMEOUT);
+        assert_eq!(
+            hooks[0].command,
+            "'sh' '/p/.clinerules/hooks/pretooluse.sh'"
+        );
+        assert_eq!(hooks[0].timeout, std::time::Duration::from_secs(120));
         assert!(!hooks[0].run_async);
         let (hooks, _) = parse(b"", Path::new("/p/.clinerules/hooks/TaskStart"));
         assert!(hooks[0].run_async);
@@ -500,6 +506,8 @@ mod tests {
             payload["preToolUse"],
             json!({"toolName": "run_commands", "parameters": {"commands": "[\"ls\"]"}})
         );
-        assert!(payload["timestamp"].as_str().is_some_and(|t| t.ends_with('Z')));
+        assert!(payload["timestamp"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z')));
     }
 }

@@ -132,7 +132,7 @@ pub enum InstallError {
 /// `install`/`uninstall`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct InstallArgs {
-    /// The agent: claude, codex, gemini, copilot, devin or pi.
+    /// The agent: claude, codex, gemini, copilot, devin, pi or cline.
     #[arg(long, value_name = "NAME")]
     pub agent: Agent,
     /// The user's configuration of the agent (the default).
@@ -223,10 +223,14 @@ fn event_files_beside(agent: Agent, path: &Path) -> Vec<PathBuf> {
 /// events (Cline's), rather than a `*.json` hooks file.
 fn is_event_file(agent: Agent, file: &Path) -> bool {
     let name = file.file_name().unwrap_or_default().to_string_lossy();
-    agent.profile().places.iter().any(|place| match place.files {
-        agent_hooks::agents::PlaceFiles::EventFiles(_, _, is_event) => is_event(&name),
-        _ => false,
-    })
+    agent
+        .profile()
+        .places
+        .iter()
+        .any(|place| match place.files {
+            agent_hooks::agents::PlaceFiles::EventFiles(_, _, is_event) => is_event(&name),
+            _ => false,
+        })
 }
 
 fn home() -> Result<PathBuf, InstallError> {
@@ -571,7 +575,12 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
                 .flatten()
                 .map(|e| e.path())
                 .filter(|p| is_event_file(agent, p))
-                .map(|p| p.file_name().unwrap_or_default().to_string_lossy().into_owned())
+                .map(|p| {
+                    p.file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned()
+                })
                 .collect();
             if !theirs.is_empty() {
                 return Err(InstallError::Occupied(dir.to_path_buf(), theirs.join(", ")).into());

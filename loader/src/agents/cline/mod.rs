@@ -28,7 +28,7 @@ use serde_json::{json, Map, Value};
 
 use super::{
     decision::{AgentEvent, Decision, ToAgent},
-    profile::{MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT},
+    profile::{MatcherRule, Place, PlaceFiles, Profile},
 };
 use crate::event::CommandEvent;
 
@@ -82,7 +82,9 @@ pub(super) static PROFILE: Profile = Profile {
     // Cline's hooks have no matcher: each runs for every tool.
     matcher_rule: (MatcherRule::Regex, MatcherRule::Regex),
     timeout_unit: 1.0,
-    default_timeout: DEFAULT_TIMEOUT,
+    // Cline waits 120 s for a `PreToolUse` or `PostToolUse` hook (the others it does not
+    // wait for).
+    default_timeout: std::time::Duration::from_secs(120),
     // Its hook files' names (3.0.65), each with the moment it is to agent-hooks' runner.
     // `TaskCancel` (a task stopped by its user) has no moment here; `PreCompact` is in its
     // list, but 3.0.65 runs no file of that name.

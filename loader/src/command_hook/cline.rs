@@ -344,7 +344,7 @@ pub(super) fn interpret(event: CommandEvent, run: &Run) -> Answer {
         .lines()
         .map(str::trim)
         .filter_map(|line| line.strip_prefix(CONTROL_PREFIX))
-        .last()
+        .next_back()
         .unwrap_or(trimmed);
     let fields = match serde_json::from_str::<Value>(control) {
         Ok(Value::Object(fields)) => fields,

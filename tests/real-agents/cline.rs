@@ -336,6 +336,17 @@ fn a_hook_that_hangs_is_cut_at_its_timeout_and_cline_goes_on() {
         s.describe()
     );
     assert_eq!(s.finish().as_deref(), Some("completed"), "{}", s.describe());
+    // Cline shows no hook's message: the user reads it in agent-hooks' record.
+    let log = agent_hooks(&s.run, &["log"]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&log.stdout),
+        String::from_utf8_lossy(&log.stderr)
+    );
+    assert!(
+        said.contains("sleep 120") && said.contains("timed out"),
+        "{said}"
+    );
 }
 
 #[test]

@@ -483,6 +483,10 @@ mod tests {
             ),
             ("/tmp/root/etc/gemini-cli/settings.json", Agent::Gemini),
             ("/etc/agent-hooks/policy.json", Agent::AgentHooks),
+            ("/h/Documents/Cline/Hooks/PreToolUse", Agent::Cline),
+            ("/h/.cline/hooks/TaskStart.py", Agent::Cline),
+            ("/p/.clinerules/hooks/PostToolUse.sh", Agent::Cline),
+            ("/p/.clinerules/workflows/x.json", Agent::AgentHooks),
         ] {
             assert_eq!(Agent::of_file(Path::new(path)), agent, "{path}");
         }

@@ -344,7 +344,46 @@ pub fn claude_fields(payload: &mut Map<String, Value>) {
     {
         payload.insert("prompt".into(), prompt);
     }
+    if let Some(message) = payload.get("error").and_then(|e| e.get("message")).cloned() {
+        payload.insert("error".into(), message);
+    }
+    if let Some(text) = payload
+        .get("turn")
+        .and_then(|t| t.get("outputText"))
+        .cloned()
+    {
+        payload.insert("last_assistant_message".into(), text);
+    }
+    // Cline's own fields, now given in Claude Code's names, are not passed on.
+    for field in CLINE_FIELDS {
+        payload.remove(*field);
+    }
 }
+
+/// The fields of Cline's payloads that [`claude_fields`] gives in Claude Code's names.
+const CLINE_FIELDS: &[&str] = &[
+    "clineVersion",
+    "hookName",
+    "timestamp",
+    "taskId",
+    "sessionContext",
+    "workspaceRoots",
+    "workspaceInfo",
+    "userId",
+    "agent_id",
+    "parent_agent_id",
+    "iteration",
+    "tool_call",
+    "tool_result",
+    "preToolUse",
+    "postToolUse",
+    "userPromptSubmit",
+    "taskStart",
+    "taskResume",
+    "taskCancel",
+    "taskComplete",
+    "turn",
+];
 
 /// The answer Cline reads from agent-hooks: one JSON object on stdout, exit 0 (Cline reads
 /// no exit code). A block is `cancel: true` with the reason as `errorMessage`: the only way
@@ -461,6 +500,26 @@ mod tests {
         assert_eq!(
             input_from_own("read_files", &json!({"path": "/p/a.txt"})),
             json!({"files": [{"path": "/p/a.txt"}]})
+        );
+    }
+
+    #[test]
+    fn cline_s_payload_reads_as_claude_code_s_fields() {
+        let mut payload = json!({"clineVersion": "", "hookName": "tool_result", "taskId": "c1",
+            "workspaceRoots": ["/p"], "iteration": 1,
+            "tool_result": {"id": "t1", "name": "run_commands", "input": {"commands": ["ls"]},
+                "output": [{"query": "ls", "result": "a", "success": true}]},
+            "postToolUse": {"toolName": "run_commands"}});
+        let Value::Object(fields) = &mut payload else {
+            unreachable!()
+        };
+        claude_fields(fields);
+        assert_eq!(
+            payload,
+            json!({"hook_event_name": "PostToolUse", "session_id": "c1", "cwd": "/p",
+                "tool_name": "run_commands", "tool_input": {"command": "ls"}, "tool_use_id": "t1",
+                "tool_response": {"success": true, "error": null,
+                    "output": r#"[{"query":"ls","result":"a","success":true}]"#}})
         );
     }
 

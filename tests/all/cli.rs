@@ -905,3 +905,119 @@ fn doctor_notes_where_agent_hooks_is_deliberately_stricter_than_a_hook_s_own_age
         "none for Stop, none for Gemini CLI's AfterTool"
     );
 }
+
+/// The options of `--help` for `args`.
+fn options_of(args: &[&str]) -> Vec<String> {
+    let dir = temp_dir();
+    let output = run(dir.path(), dir.path(), args, None);
+    stdout(&output)
+        .lines()
+        .flat_map(|l| l.split_whitespace().take(2).collect::<Vec<_>>())
+        .filter(|w| w.starts_with("--"))
+        .map(|w| w.trim_end_matches([',', '.']).to_owned())
+        .collect()
+}
+
+#[test]
+fn each_command_shows_its_own_options_and_install_comes_first() {
+    let install = options_of(&["install", "--help"]);
+    for theirs in [
+        "--ui",
+        "--host-script",
+        "--strict",
+        "--require",
+        "--in-process",
+        "--hook",
+        "--json",
+    ] {
+        assert!(
+            !install.iter().any(|o| o == theirs),
+            "install --help shows {theirs}: {install:?}"
+        );
+    }
+    for own in [
+        "--agent",
+        "--project",
+        "--take-over",
+        "--status-line",
+        "--cwd",
+        "--verbose",
+    ] {
+        assert!(
+            install.iter().any(|o| o == own),
+            "install --help lacks {own}: {install:?}"
+        );
+    }
+    let emit = options_of(&["emit", "--help"]);
+    for own in [
+        "--input",
+        "--hook",
+        "--require",
+        "--strict",
+        "--ui",
+        "--host-script",
+        "--json",
+    ] {
+        assert!(
+            emit.iter().any(|o| o == own),
+            "emit --help lacks {own}: {emit:?}"
+        );
+    }
+    let log = options_of(&["log", "--help"]);
+    assert!(!log.iter().any(|o| o == "--hook" || o == "--ui"), "{log:?}");
+    let dir = temp_dir();
+    let help = stdout(&run(dir.path(), dir.path(), &["--help"], None));
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take(4)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        commands,
+        ["install", "uninstall", "list", "doctor"],
+        "{help}"
+    );
+    assert!(
+        help.starts_with("The hook system under your coding agent"),
+        "{help}"
+    );
+}
+
+#[test]
+fn options_before_the_command_still_work_for_this_release_and_say_where_they_go() {
+    let project = project();
+    let home = temp_dir();
+    let before = run(&project.root, home.path(), &["--json", "list"], None);
+    let after = run(&project.root, home.path(), &["list", "--json"], None);
+    assert_eq!(json_of(&before), json_of(&after));
+    assert_eq!(
+        agent_hooks_tests::cli::stderr(&before),
+        "agent-hooks: --json before the command is read for this release only: write it after it (`agent-hooks list --json ...`)\n"
+    );
+    assert_eq!(agent_hooks_tests::cli::stderr(&after), "");
+    // One the command does not take is said to be ignored.
+    let events = run(&project.root, home.path(), &["--json", "events"], None);
+    assert_eq!(events.status.code(), Some(0));
+    assert_eq!(
+        agent_hooks_tests::cli::stderr(&events),
+        "agent-hooks: events does not take --json: ignored\n"
+    );
+    // After the command, an option it does not take is clap's error.
+    let wrong = run(&project.root, home.path(), &["events", "--json"], None);
+    assert_eq!(wrong.status.code(), Some(2));
+    // install refuses the options of the commands that run hooks, with what to do instead.
+    let install = run(
+        &project.root,
+        home.path(),
+        &["install", "--agent", "claude", "--require", "guard.json"],
+        None,
+    );
+    assert_eq!(install.status.code(), Some(2));
+    assert!(
+        agent_hooks_tests::cli::stderr(&install).contains("`\"required\": true` in its hooks file"),
+        "{}",
+        agent_hooks_tests::cli::stderr(&install)
+    );
+}

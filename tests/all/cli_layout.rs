@@ -22,7 +22,7 @@ fn a_crate_folder_given_as_a_hook_gets_one_hint_to_build_it() {
     let output = run(
         dir.path(),
         dir.path(),
-        &["--no-discover", "--hook", "demo-guard", "list"],
+        &["list", "--no-discover", "--hook", "demo-guard"],
         None,
     );
     assert_eq!(
@@ -47,7 +47,7 @@ fn a_factory_error_of_several_lines_stays_indented_under_its_plugin() {
     let output = run(
         dir.path(),
         dir.path(),
-        &[&args[..], &["list"]].concat(),
+        &[&["list"][..], &args[..]].concat(),
         None,
     );
     assert_eq!(output.status.code(), Some(1));
@@ -60,7 +60,7 @@ fn a_factory_error_of_several_lines_stays_indented_under_its_plugin() {
     let output = run(
         dir.path(),
         dir.path(),
-        &[&args[..], &["doctor"]].concat(),
+        &[&["doctor"][..], &args[..]].concat(),
         None,
     );
     assert!(
@@ -74,7 +74,7 @@ fn a_factory_error_of_several_lines_stays_indented_under_its_plugin() {
     let output = run(
         dir.path(),
         dir.path(),
-        &[&args[..], &["emit", "turn_end"]].concat(),
+        &[&["emit"][..], &args[..], &["turn_end"]].concat(),
         None,
     );
     assert_eq!(
@@ -93,7 +93,7 @@ fn a_factory_error_of_several_lines_stays_indented_under_its_plugin() {
 fn emit_names_input_fields_the_event_does_not_have() {
     let dir = temp_dir();
     let emit = |event: &str, input: &str, json: bool| {
-        let mut args = vec!["--no-discover", "emit", event, "--input", input];
+        let mut args = vec!["emit", "--no-discover", event, "--input", input];
         if json {
             args.push("--json");
         }
@@ -165,9 +165,9 @@ fn a_handler_with_its_own_runtime_awaits_in_a_plugin_process_and_in_process() {
             ("ls", "tool_call allowed\n"),
         ] {
             let input = format!(r#"{{"tool_name": "exec", "input": {{"command": "{command}"}}}}"#);
-            let mut args = vec!["--no-discover", "--hook", "hooks/libasync.so"];
+            let mut args = vec!["emit", "--no-discover", "--hook", "hooks/libasync.so"];
             args.extend_from_slice(isolation);
-            args.extend(["emit", "tool_call", "--input", &input]);
+            args.extend(["tool_call", "--input", &input]);
             let output = run(dir.path(), dir.path(), &args, None);
             let text = stdout(&output);
             assert!(

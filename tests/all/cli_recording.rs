@@ -22,10 +22,12 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
-/// Runs the program in `dir` with the plugin and `args` (after the common options).
+/// Runs the program in `dir` with `args` (a subcommand and its options), the plugin added
+/// to the subcommand's options.
 fn agent_hooks(dir: &Path, args: &[&str]) -> std::process::Output {
-    let mut all = vec!["--no-discover", "--hook", "hooks/libui_audit.so"];
-    all.extend_from_slice(args);
+    let mut all = args[..1].to_vec();
+    all.extend(["--no-discover", "--hook", "hooks/libui_audit.so"]);
+    all.extend_from_slice(&args[1..]);
     run(dir, dir, &all, None)
 }
 
@@ -43,8 +45,9 @@ const DEPLOY: &str = r#"{"tool_name": "exec", "input": {"command": "deploy prod"
 fn without_a_ui_the_plugin_sees_none_and_what_it_did_is_shown() {
     let dir = project();
     for isolation in [&[][..], &["--in-process"][..]] {
-        let mut args = isolation.to_vec();
-        args.extend(["emit", "tool_call", "--input", DEPLOY]);
+        let mut args = vec!["emit"];
+        args.extend_from_slice(isolation);
+        args.extend(["tool_call", "--input", DEPLOY]);
         let output = agent_hooks(dir.path(), &args);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         assert_eq!(
@@ -61,7 +64,7 @@ fn ui_yes_answers_the_confirm_and_the_call_goes_through() {
     let dir = project();
     let output = agent_hooks(
         dir.path(),
-        &["--ui", "yes", "emit", "tool_call", "--input", DEPLOY],
+        &["emit", "--ui", "yes", "tool_call", "--input", DEPLOY],
     );
     assert_eq!(
         without_timings(&stdout(&output)),
@@ -75,10 +78,10 @@ fn ui_yes_answers_the_confirm_and_the_call_goes_through() {
     let output = agent_hooks(
         dir.path(),
         &[
+            "emit",
             "--ui",
             "yes",
             "--json",
-            "emit",
             "tool_call",
             "--input",
             DEPLOY,
@@ -105,7 +108,7 @@ fn a_ui_file_answers_in_order_or_by_title() {
     std::fs::write(dir.path().join("by-title.json"), r#"{"Deploy": true}"#).unwrap();
     let output = agent_hooks(
         dir.path(),
-        &["--ui", "no.json", "emit", "tool_call", "--input", DEPLOY],
+        &["emit", "--ui", "no.json", "tool_call", "--input", DEPLOY],
     );
     let text = stdout(&output);
     assert!(
@@ -119,10 +122,10 @@ fn a_ui_file_answers_in_order_or_by_title() {
     let output = agent_hooks(
         dir.path(),
         &[
+            "emit",
             "--ui",
             "by-title.json",
             "--json",
-            "emit",
             "tool_call",
             "--input",
             DEPLOY,
@@ -139,7 +142,7 @@ fn a_ui_file_that_runs_out_or_does_not_fit_is_reported_by_position() {
     std::fs::write(dir.path().join("answers.json"), r#"["messages", 3]"#).unwrap();
     let output = agent_hooks(
         dir.path(),
-        &["--ui", "answers.json", "command", "audit", "now"],
+        &["command", "--ui", "answers.json", "audit", "now"],
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
@@ -153,7 +156,7 @@ fn a_ui_file_that_runs_out_or_does_not_fit_is_reported_by_position() {
     );
     let output = agent_hooks(
         dir.path(),
-        &["--ui", "answers.json", "--json", "command", "audit", "now"],
+        &["command", "--ui", "answers.json", "--json", "audit", "now"],
     );
     assert_eq!(
         json_of(&output)["warnings"],
@@ -171,7 +174,7 @@ fn a_ui_file_that_runs_out_or_does_not_fit_is_reported_by_position() {
     .unwrap();
     let output = agent_hooks(
         dir.path(),
-        &["--ui", "title.json", "--json", "command", "audit"],
+        &["command", "--ui", "title.json", "--json", "audit"],
     );
     assert_eq!(
         json_of(&output)["warnings"],
@@ -204,7 +207,7 @@ fn a_bad_ui_file_stops_the_run_with_its_name_and_position() {
         ),
     ];
     for (file, error) in cases {
-        let output = agent_hooks(dir.path(), &["--ui", file, "emit", "turn_end"]);
+        let output = agent_hooks(dir.path(), &["emit", "--ui", file, "turn_end"]);
         assert_eq!(output.status.code(), Some(2));
         assert_eq!(stderr(&output), error);
     }
@@ -214,8 +217,9 @@ fn a_bad_ui_file_stops_the_run_with_its_name_and_position() {
 fn command_runs_a_plugin_command_and_shows_everything_it_did() {
     let dir = project();
     for isolation in [&[][..], &["--in-process"][..]] {
-        let mut args = isolation.to_vec();
-        args.extend(["--ui", "yes", "command", "/audit", "--since", "monday"]);
+        let mut args = vec!["command"];
+        args.extend_from_slice(isolation);
+        args.extend(["--ui", "yes", "/audit", "--since", "monday"]);
         let output = agent_hooks(dir.path(), &args);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         assert_eq!(
@@ -233,7 +237,7 @@ fn command_runs_a_plugin_command_and_shows_everything_it_did() {
              status audit cleared; status line: \"\"\n"
         );
     }
-    let output = agent_hooks(dir.path(), &["--json", "command", "audit"]);
+    let output = agent_hooks(dir.path(), &["command", "--json", "audit"]);
     let outcome = json_of(&output);
     assert_eq!(outcome["ok"], true);
     assert_eq!(outcome["command"], "audit");
@@ -271,7 +275,7 @@ fn an_unknown_command_names_the_known_ones() {
     let output = run(
         empty.path(),
         empty.path(),
-        &["--no-discover", "command", "audit"],
+        &["command", "--no-discover", "audit"],
         None,
     );
     assert_eq!(output.status.code(), Some(2));
@@ -290,7 +294,7 @@ fn a_command_that_fails_exits_1_with_its_error() {
         stdout(&output),
         "/audit-fail FAILED: the audit log is locked / close the other session first\n  abort requested\n"
     );
-    let output = agent_hooks(dir.path(), &["--json", "command", "audit-fail"]);
+    let output = agent_hooks(dir.path(), &["command", "--json", "audit-fail"]);
     assert_eq!(output.status.code(), Some(1));
     let outcome = json_of(&output);
     assert_eq!(outcome["ok"], false);
@@ -315,10 +319,10 @@ fn a_command_s_session_actions_are_recorded_and_done() {
         dir.path(),
         dir.path(),
         &[
+            "command",
             "--no-discover",
             "--hook",
             "hooks/libhandoff.so",
-            "command",
             "handoff",
         ],
         None,
@@ -342,7 +346,7 @@ fn replay_runs_command_lines_and_shows_native_context_as_added() {
     .map(|l| l.to_string())
     .join("\n");
     std::fs::write(dir.path().join("session.jsonl"), session).unwrap();
-    let output = agent_hooks(dir.path(), &["--json", "replay", "session.jsonl"]);
+    let output = agent_hooks(dir.path(), &["replay", "--json", "session.jsonl"]);
     let records: Vec<Value> = stdout(&output)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -407,7 +411,7 @@ fn a_custom_component_is_answered_by_its_kind() {
     .unwrap();
     let output = agent_hooks(
         dir.path(),
-        &["--ui", "answers.json", "--json", "command", "audit"],
+        &["command", "--ui", "answers.json", "--json", "audit"],
     );
     let outcome = json_of(&output);
     assert_eq!(outcome["warnings"], json!([]));
@@ -441,18 +445,19 @@ fn the_factory_is_told_of_the_ui_and_an_ask_is_confirmed_through_it_in_replay() 
     .unwrap();
     let run_with = |ui: &str, args: &[&str], stdin: Option<&str>| {
         let mut all = vec![
+            args[0],
             "--no-discover",
             "--hook",
             "hooks/libboundary.so",
             "--ui",
             ui,
         ];
-        all.extend_from_slice(args);
+        all.extend_from_slice(&args[1..]);
         run(dir.path(), dir.path(), &all, stdin)
     };
     let info = r#"{"tool_name": "exec", "input": {"command": "info"}}"#;
     for (ui, has_ui) in [("no", false), ("yes", true)] {
-        let output = run_with(ui, &["--json", "emit", "tool_call", "--input", info], None);
+        let output = run_with(ui, &["emit", "--json", "tool_call", "--input", info], None);
         assert_eq!(json_of(&output)["input"]["has_ui"], has_ui, "--ui {ui}");
     }
     let session = r#"{"event": "tool_call", "tool_name": "exec", "input": {"command": "deploy"}}"#;
@@ -483,8 +488,8 @@ fn the_factory_is_told_of_the_ui_and_an_ask_is_confirmed_through_it_in_replay() 
 fn a_command_s_text_is_everything_after_its_name() {
     let dir = project();
     let text_of = |args: &[&str]| {
-        let mut all = vec!["--json"];
-        all.extend_from_slice(args);
+        let mut all = vec![args[0], "--json"];
+        all.extend_from_slice(&args[1..]);
         let output = agent_hooks(dir.path(), &all);
         assert_eq!(
             output.status.code(),

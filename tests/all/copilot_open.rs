@@ -48,16 +48,17 @@ impl Rig {
         .unwrap();
     }
 
-    /// `agent-hooks [BEFORE...] hook --agent AGENT --no-serve [AFTER...]` with `payload`.
+    /// `agent-hooks hook [OPTIONS...] --agent AGENT --no-serve [AFTER...]` with `payload`.
     fn hook(
         &self,
-        before: &[&str],
+        options: &[&str],
         agent: &str,
         after: &[&str],
         payload: &str,
     ) -> std::process::Output {
-        let mut args: Vec<&str> = before.to_vec();
-        args.extend(["hook", "--agent", agent, "--no-serve"]);
+        let mut args: Vec<&str> = vec!["hook"];
+        args.extend_from_slice(options);
+        args.extend(["--agent", agent, "--no-serve"]);
         args.extend_from_slice(after);
         run(&self.project(), &self.home(), &args, Some(payload))
     }

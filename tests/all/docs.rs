@@ -421,6 +421,7 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
         Agent::Cursor => ".cursor/hooks.json",
         Agent::Devin => ".devin/hooks.v1.json",
         Agent::Pi => unreachable!("pi reads no hooks files"),
+        Agent::Qwen => ".qwen/settings.json",
         Agent::Cline => unreachable!("Cline's hooks are scripts named after events"),
     };
     // pi has no hooks files of its own (agent-hooks' extension sends it Claude Code's fields).

@@ -617,7 +617,7 @@ fn status_says_in_one_line_what_runs_and_what_is_wired() {
         stdout(&out),
         "agent-hooks: 1 hook · 1 problem (agent-hooks doctor) · resident not running · wired: Claude Code\n"
     );
-    let out = rig.run(&["--json", "status"]);
+    let out = rig.run(&["status", "--json"]);
     let parts: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(
         parts,

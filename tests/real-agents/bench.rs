@@ -194,6 +194,7 @@ fn hooks_map(agent: Agent, command: &str) -> Value {
             json!({"BeforeTool": [{"hooks": [{"type": "command", "name": "guard", "command": command, "timeout": 30000}]}]})
         }
         Agent::Copilot => unreachable!("Copilot CLI's hooks go into .github/hooks"),
+        Agent::Qwen => unreachable!("the bench does not run Qwen Code"),
     }
 }
 
@@ -279,6 +280,7 @@ fn session(
                     Agent::Codex => "codex",
                     Agent::Gemini => "gemini",
                     Agent::Copilot => "copilot",
+                    Agent::Qwen => "qwen",
                 }
             ))
         }

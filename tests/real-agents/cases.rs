@@ -29,7 +29,13 @@ pub struct Case {
     answers: fn(Agent) -> Vec<(&'static str, Value)>,
 }
 
-const ALL: &[Agent] = &[Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Copilot];
+const ALL: &[Agent] = &[
+    Agent::Claude,
+    Agent::Codex,
+    Agent::Gemini,
+    Agent::Copilot,
+    Agent::Qwen,
+];
 
 impl Case {
     /// The agent's name of a moment (or the name itself when it is already one).

@@ -57,6 +57,14 @@ pub fn events(agent: Agent) -> &'static [&'static str] {
             "AfterAgent",
             "SessionEnd",
         ],
+        // Headless, Qwen Code 0.24.4 fires no SessionEnd.
+        Agent::Qwen => &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "Stop",
+        ],
     }
 }
 

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::agents::Agent::{self, Claude, Codex, Gemini};
+use crate::agents::Agent::{self, Claude, Codex, Gemini, Qwen};
 
 /// One deliberate difference, as both sides show it.
 pub struct Expected {
@@ -191,6 +191,35 @@ const TABLE: &[Row] = &[
     (Gemini, "stop: exit 2, once", "hooks that ran",
         GEMINI_AGAIN,
         GEMINI_SAME_TURN, CONTINUATION),
+    // Qwen Code 0.24.4.
+    (Qwen, "no answers", "hooks that ran", QWEN_RAN_ON, QWEN_REPLAY_ON, QWEN_PROMPT_AGAIN),
+    (Qwen, "no answers", "stdin fields of PostToolUse",
+        r#"["cwd","duration_ms","hook_event_name","permission_mode","prompt_id","session_id","timestamp","tool_call_id","tool_input","tool_name","tool_response","tool_use_id","transcript_path"]"#,
+        r#"["cwd","hook_event_name","permission_mode","prompt_id","session_id","timestamp","tool_input","tool_name","tool_response","tool_use_id","transcript_path"]"#, AGENT_STATE),
+    (Qwen, "no answers", "stdin fields of PreToolUse",
+        r#"["cwd","hook_event_name","permission_mode","prompt_id","session_id","timestamp","tool_call_id","tool_input","tool_name","tool_use_id","transcript_path"]"#,
+        r#"["cwd","hook_event_name","permission_mode","prompt_id","session_id","timestamp","tool_input","tool_name","tool_use_id","transcript_path"]"#, AGENT_STATE),
+    (Qwen, "no answers", "stdin fields of SessionStart",
+        r#"["cwd","hook_event_name","model","permission_mode","session_id","source","timestamp","transcript_path"]"#,
+        r#"["cwd","hook_event_name","permission_mode","session_id","source","timestamp","transcript_path"]"#, AGENT_STATE),
+    (Qwen, "no answers", "stdin fields of Stop",
+        r#"["background_tasks","context_limit","context_usage","crons","cwd","hook_event_name","input_tokens","last_assistant_message","permission_mode","prompt_id","session_id","stop_hook_active","timestamp","transcript_path"]"#,
+        r#"["cwd","hook_event_name","permission_mode","prompt_id","session_id","stop_hook_active","timestamp","transcript_path"]"#, AGENT_STATE),
+    (Qwen, "no answers", "stdin fields of UserPromptSubmit",
+        r#"["cwd","hook_event_name","permission_mode","prompt","prompt_id","session_id","submitted_prompt","timestamp","transcript_path"]"#,
+        r#"["cwd","hook_event_name","permission_mode","prompt","prompt_id","session_id","timestamp","transcript_path"]"#, AGENT_STATE),
+    (Qwen, "pre: exit 2 with a reason on stderr", "hooks that ran", QWEN_RAN_OFF, QWEN_REPLAY_OFF, QWEN_PROMPT_AGAIN),
+    (Qwen, "pre: exit 1", "hooks that ran", QWEN_RAN_ON, QWEN_REPLAY_ON, QWEN_PROMPT_AGAIN),
+    (Qwen, "pre: decision block", "hooks that ran", QWEN_RAN_OFF, QWEN_REPLAY_OFF, QWEN_PROMPT_AGAIN),
+    (Qwen, "pre: permissionDecision deny", "hooks that ran", QWEN_RAN_OFF, QWEN_REPLAY_OFF, QWEN_PROMPT_AGAIN),
+    (Qwen, "pre: updatedInput", "hooks that ran", QWEN_RAN_ON, QWEN_REPLAY_ON, QWEN_PROMPT_AGAIN),
+    (Qwen, "pre: updatedInput", "tool ran, with what input", r#""ran""#, r#""rewritten""#, QWEN_NO_REWRITE),
+    (Qwen, "post: exit 2", "hooks that ran", QWEN_RAN_ON, QWEN_REPLAY_ON, QWEN_PROMPT_AGAIN),
+    (Qwen, "post: exit 2", "model was told", "[]", r#"["M-post-exit2"]"#, QWEN_AFTER_A_TOOL),
+    (Qwen, "post: additionalContext", "hooks that ran", QWEN_RAN_ON, QWEN_REPLAY_ON, QWEN_PROMPT_AGAIN),
+    (Qwen, "stop: decision block, once", "hooks that ran",
+        r#"{"PostToolUse":1,"PreToolUse":1,"SessionStart":1,"Stop":2,"UserPromptSubmit":3}"#,
+        r#"{"PostToolUse":1,"PreToolUse":1,"SessionStart":1,"Stop":2,"UserPromptSubmit":1}"#, QWEN_PROMPT_AGAIN),
 ];
 
 /// Gemini CLI's hooks that ran when the tool ran, and when agent-hooks blocked it.
@@ -254,6 +283,10 @@ const BRIDGED: &[Row] = &[
         r#"{"BeforeAgent":1,"BeforeTool":1,"SessionStart":1}"#, LIBERAL),
     (Gemini, "pre: permissionDecision ask", "model requests", "2", "1", LIBERAL),
     (Gemini, "pre: permissionDecision ask", "tool ran, with what input", r#""ran""#, "null", LIBERAL),
+    // Qwen Code 0.24.4.
+    (Qwen, "pre: updatedInput", "hooks that ran", QWEN_RAN_ON, QWEN_RAN_OFF, QWEN_NO_REWRITE),
+    (Qwen, "pre: updatedInput", "tool ran, with what input", r#""ran""#, "null", QWEN_NO_REWRITE),
+    (Qwen, "post: exit 2", "model was told", "[]", r#"["M-post-exit2"]"#, QWEN_AFTER_A_TOOL),
 ];
 
 /// Codex CLI reads no `continue` before a tool: agent-hooks blocks the call (exit 2), which
@@ -302,3 +335,24 @@ pub fn rows(agent: Agent) -> Vec<(&'static str, &'static str)> {
         .map(|row| (row.1, row.2))
         .collect()
 }
+
+/// Qwen Code's hooks that ran when the tool ran, and when it was blocked: its
+/// `UserPromptSubmit` fires again, with an empty prompt, when it sends the tool's result to
+/// the model; it fires no `SessionEnd` headless.
+const QWEN_RAN_ON: &str =
+    r#"{"PostToolUse":1,"PreToolUse":1,"SessionStart":1,"Stop":1,"UserPromptSubmit":2}"#;
+const QWEN_RAN_OFF: &str = r#"{"PreToolUse":1,"SessionStart":1,"Stop":1,"UserPromptSubmit":2}"#;
+/// The same session replayed through agent-hooks' runner: one prompt.
+const QWEN_REPLAY_ON: &str =
+    r#"{"PostToolUse":1,"PreToolUse":1,"SessionStart":1,"Stop":1,"UserPromptSubmit":1}"#;
+const QWEN_REPLAY_OFF: &str = r#"{"PreToolUse":1,"SessionStart":1,"Stop":1,"UserPromptSubmit":1}"#;
+
+/// Qwen Code fires `UserPromptSubmit` for each request with the tool's results too; the
+/// runner's replay of the session has the user's prompt alone.
+const QWEN_PROMPT_AGAIN: &str = "Qwen Code fires UserPromptSubmit again (an empty prompt) when it sends a tool's result to the model; agent-hooks' replay of the session has the user's one prompt";
+
+/// Qwen Code 0.24.4 reads no rewritten input before a tool.
+const QWEN_NO_REWRITE: &str = "Qwen Code ignores updatedInput and runs the original call; agent-hooks' runner runs the rewrite, and under Qwen Code agent-hooks denies the call and tells the model the rewritten input, so that the original the hook meant to replace never runs";
+
+/// After a tool Qwen Code reads only additionalContext and continue.
+const QWEN_AFTER_A_TOOL: &str = "after a tool Qwen Code gives its model neither a block's reason (exit 2) nor decision: block; agent-hooks tells the model as the hook meant, through additionalContext, which Qwen Code reads";

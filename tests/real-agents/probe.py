@@ -12,7 +12,7 @@ try:
     payload = json.loads(raw)
 except ValueError:
     payload = {"__not_json__": raw}
-prefixes = ("CLAUDE", "CODEX", "GEMINI", "COPILOT", "AGENT_HOOKS", "DEVIN")
+prefixes = ("CLAUDE", "CODEX", "GEMINI", "COPILOT", "AGENT_HOOKS", "DEVIN", "QWEN")
 env = {k: v for k, v in os.environ.items() if k.startswith(prefixes)}
 counts = os.path.join(here, "counts")
 os.makedirs(counts, exist_ok=True)

@@ -42,6 +42,21 @@ const COPILOT_SUBSET: &[&str] = &[
     "stop: exit 2, once",
 ];
 
+/// The Qwen Code cases (its sessions run through agent-hooks too; the rest of its answers are
+/// read as Claude Code's, which the other cases compare).
+const QWEN_SUBSET: &[&str] = &[
+    "no answers",
+    "pre: exit 2 with a reason on stderr",
+    "pre: exit 1",
+    "pre: decision block",
+    "pre: permissionDecision deny",
+    "pre: updatedInput",
+    "post: exit 2",
+    "post: additionalContext",
+    "prompt: exit 2",
+    "stop: decision block, once",
+];
+
 /// The variables agents give their hooks, compared by name.
 const HOOK_VARIABLES: &[&str] = &[
     "CLAUDE_PROJECT_DIR",
@@ -51,6 +66,8 @@ const HOOK_VARIABLES: &[&str] = &[
     "GEMINI_CWD",
     "GEMINI_SESSION_ID",
     "COPILOT_PROJECT_DIR",
+    "QWEN_PROJECT_DIR",
+    "QWEN_CODE_SESSION_ID",
 ];
 
 /// Stdin fields whose values both sides must agree on (the rest are compared by name).
@@ -304,6 +321,7 @@ fn suite(agent: Agent, fail: bool) -> usize {
                     .as_deref()
                     .is_none_or(|o| o.split('|').any(|o| case.name.contains(o)))
                 && (agent != Agent::Copilot || full || COPILOT_SUBSET.contains(&case.name))
+                && (agent != Agent::Qwen || full || QWEN_SUBSET.contains(&case.name))
         })
         .collect();
     // Two sessions at a time (the agents' start-up is most of a run), in case order.
@@ -398,6 +416,12 @@ fn codex_and_agent_hooks_agree() {
 #[ignore = "runs the real agents: tests/real-agents/run"]
 fn gemini_cli_and_agent_hooks_agree() {
     suite(Agent::Gemini, true);
+}
+
+#[test]
+#[ignore = "runs the real agents: tests/real-agents/run"]
+fn qwen_code_and_agent_hooks_agree() {
+    suite(Agent::Qwen, true);
 }
 
 /// Copilot CLI's run of a project's `.claude/settings.json` (which it reads its own way) is

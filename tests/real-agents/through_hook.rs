@@ -14,6 +14,10 @@ mod dialect_files;
 #[allow(dead_code)]
 #[path = "model.rs"]
 mod model;
+#[path = "npm_package.rs"]
+mod npm_package;
+#[path = "status_line.rs"]
+mod status_line;
 
 use std::{
     path::PathBuf,
@@ -93,6 +97,7 @@ fn installed_file(agent: Agent, run: &Run, user: bool) -> PathBuf {
         (Agent::Gemini, _) => ".gemini/settings.json",
         (Agent::Copilot, true) => ".copilot/hooks/agent-hooks.json",
         (Agent::Copilot, false) => ".github/hooks/agent-hooks.json",
+        (Agent::Qwen, _) => ".qwen/settings.json",
     })
 }
 
@@ -632,6 +637,7 @@ fn other_agents_file_under(agent: Agent, other: Agent) {
                 );
             }
             Agent::Copilot => unreachable!("Copilot CLI's own format is not another agent's"),
+            Agent::Qwen => unreachable!("Qwen Code's sessions through agent-hooks are in qwen.rs"),
         },
         |_, _| {},
     );

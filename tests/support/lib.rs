@@ -422,6 +422,8 @@ pub mod book {
     pub struct UnderDevin;
     #[doc = include_str!("../../docs/under-pi.md")]
     pub struct UnderPi;
+    #[doc = include_str!("../../docs/under-qwen-code.md")]
+    pub struct UnderQwenCode;
     #[doc = include_str!("../../docs/under-cline.md")]
     pub struct UnderCline;
     #[doc = include_str!("../../docs/resident.md")]

@@ -115,6 +115,7 @@ fn main() -> ExitCode {
             in_process: false,
             env: Some(relay::environment()),
             agent_pid: relay::agent_pid(),
+            status: false,
             program: Some(relay::program_version()),
         })
     });

@@ -46,6 +46,20 @@ pub fn read(args: &[String]) -> Option<Quick> {
         host_script: None,
         verbose: 0,
     };
+    // The subcommand comes first: options before it are clap's to read (and to warn of).
+    let command = args.first().map(String::as_str)?;
+    if !matches!(command, "emit" | "hook") {
+        return None;
+    }
+    // The options the subcommand takes besides `-v`: emit's and hook's are not the same.
+    let takes = |word: &str| match word {
+        "--cwd" | "--hook" | "--no-discover" | "--trust-project" | "--require" | "--in-process" => {
+            true
+        }
+        "--json" | "--strict" | "--ui" | "--host-script" | "--input" => command == "emit",
+        "--agent" | "--event" | "--with" | "--no-serve" => command == "hook",
+        _ => word.starts_with("-v") || word == "--verbose",
+    };
     let mut seen: Vec<&str> = Vec::new();
     let mut words: Vec<&str> = Vec::new();
     let (mut input, mut agent, mut event, mut with, mut no_serve) =
@@ -59,7 +73,7 @@ pub fn read(args: &[String]) -> Option<Quick> {
             continue;
         }
         // Each option once: clap refuses most repeats, and says so better.
-        if seen.contains(&word) {
+        if seen.contains(&word) || !takes(word) {
             return None;
         }
         seen.push(word);

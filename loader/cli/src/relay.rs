@@ -139,6 +139,10 @@ pub struct Header {
     /// older client, an HTTP hook): the session ends at its `SessionEnd` or when idle.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_pid: Option<u32>,
+    /// A status request, not an event: the resident process says how the session of the
+    /// payload (the agent's status line input) stands, and runs no hook.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub status: bool,
 }
 
 /// The agent that runs this process: its parent, or, when the parent is a shell running a
@@ -296,7 +300,7 @@ pub fn ask(header: &Header, payload: &[u8], program: &Path) -> Result<Reply, Str
                 wait_for(&socket)?
             }
         };
-        match exchange(stream, header, payload)? {
+        match exchange(stream, header, payload, CALL_LIMIT)? {
             Answer::Reply(reply) => return Ok(reply),
             Answer::GaveWay(version) => gave_way.push(version),
         }
@@ -315,10 +319,26 @@ enum Answer {
     GaveWay(String),
 }
 
-fn exchange(mut stream: UnixStream, header: &Header, payload: &[u8]) -> Result<Answer, String> {
+/// Sends one request to the resident process of `header`'s user if it runs (none is
+/// started), waiting at most `limit` for its answer.
+pub fn ask_running(header: &Header, payload: &[u8], limit: Duration) -> Result<Reply, String> {
+    let socket = folder(&header.home, header.xdg_config_home.as_deref()).join(SOCKET);
+    let stream = UnixStream::connect(&socket).map_err(|_| "not running".to_owned())?;
+    match exchange(stream, header, payload, limit)? {
+        Answer::Reply(reply) => Ok(reply),
+        Answer::GaveWay(version) => Err(format!("it gave way to agent-hooks {version}")),
+    }
+}
+
+fn exchange(
+    mut stream: UnixStream,
+    header: &Header,
+    payload: &[u8],
+    limit: Duration,
+) -> Result<Answer, String> {
     stream
-        .set_read_timeout(Some(CALL_LIMIT))
-        .and_then(|_| stream.set_write_timeout(Some(CALL_LIMIT)))
+        .set_read_timeout(Some(limit))
+        .and_then(|_| stream.set_write_timeout(Some(limit)))
         .map_err(|e| e.to_string())?;
     let mut line = serde_json::to_vec(header).map_err(|e| e.to_string())?;
     line.push(b'\n');

@@ -58,4 +58,5 @@ pub(super) static PROFILE: Profile = Profile {
     rewrite_needs_allow: false,
     top_level_decision: false,
     claude_form_for_claude_names: false,
+    status_line: None,
 };

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::{
     claude_form, cline, copilot_cli,
     decision::{AgentEvent, Decision, ToAgent},
-    pi, Agent,
+    pi, qwen_code, Agent,
 };
 
 impl Agent {
@@ -26,6 +26,9 @@ impl Agent {
         };
         if self == Agent::Pi {
             pi::with_content(&mut answer, decision);
+        }
+        if self == Agent::Qwen {
+            qwen_code::in_its_terms(&mut answer, event, decision, problems);
         }
         answer.notes.extend(problems.iter().cloned());
         answer

@@ -116,6 +116,7 @@ pub(super) static PROFILE: Profile = Profile {
     rewrite_needs_allow: false,
     top_level_decision: false,
     claude_form_for_claude_names: false,
+    status_line: Some("statusLine"),
 };
 
 /// The root of the Claude Code plugin a hooks file belongs to: `<root>/hooks/hooks.json`

@@ -154,6 +154,7 @@ pub(super) static PROFILE: Profile = Profile {
     rewrite_needs_allow: false,
     top_level_decision: false,
     claude_form_for_claude_names: true,
+    status_line: None,
 };
 
 /// The answer to an event that came in Copilot CLI's own form (docs/command-hooks.md): a

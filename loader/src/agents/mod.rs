@@ -20,6 +20,7 @@ mod entry;
 pub(crate) mod gemini_cli;
 mod pi;
 mod profile;
+pub(crate) mod qwen_code;
 
 use std::{borrow::Cow, path::Path, str::FromStr};
 
@@ -53,6 +54,8 @@ pub enum Agent {
     Devin,
     /// pi (`@earendil-works/pi-coding-agent`), through an extension of agent-hooks'.
     Pi,
+    /// Qwen Code (`@qwen-code/qwen-code`).
+    Qwen,
     /// Cline (the `cline` CLI), through hook files of agent-hooks' in its hooks folders.
     Cline,
 }
@@ -67,7 +70,7 @@ pub struct UnknownAgent {
 
 impl Agent {
     /// Every agent, in the order of the events table's columns.
-    pub const ALL: [Agent; 9] = [
+    pub const ALL: [Agent; 10] = [
         Agent::AgentHooks,
         Agent::ClaudeCode,
         Agent::Codex,
@@ -76,12 +79,13 @@ impl Agent {
         Agent::Cursor,
         Agent::Devin,
         Agent::Pi,
+        Agent::Qwen,
         Agent::Cline,
     ];
 
     /// The order in which the agents are asked whether a hooks file is theirs (the most
     /// particular places first); a file none claims is agent-hooks' own.
-    pub const BY_FILE: [Agent; 8] = [
+    pub const BY_FILE: [Agent; 9] = [
         Agent::Copilot,
         Agent::Cursor,
         Agent::Codex,
@@ -89,6 +93,7 @@ impl Agent {
         Agent::Devin,
         Agent::ClaudeCode,
         Agent::Pi,
+        Agent::Qwen,
         Agent::Cline,
     ];
 
@@ -103,6 +108,7 @@ impl Agent {
             Agent::Cursor => &cursor::PROFILE,
             Agent::Devin => &devin::PROFILE,
             Agent::Pi => &pi::PROFILE,
+            Agent::Qwen => &qwen_code::PROFILE,
             Agent::Cline => &cline::PROFILE,
         }
     }
@@ -454,7 +460,7 @@ mod tests {
         assert_eq!(
             "cursor".parse::<Agent>().map_err(|e| e.to_string()),
             Err(
-                "unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, cline"
+                "unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, qwen, cline"
                     .into()
             )
         );
@@ -483,6 +489,8 @@ mod tests {
             ),
             ("/tmp/root/etc/gemini-cli/settings.json", Agent::Gemini),
             ("/etc/agent-hooks/policy.json", Agent::AgentHooks),
+            ("/p/.qwen/settings.json", Agent::Qwen),
+            ("/etc/qwen-code/system-defaults.json", Agent::Qwen),
             ("/h/Documents/Cline/Hooks/PreToolUse", Agent::Cline),
             ("/h/.cline/hooks/TaskStart.py", Agent::Cline),
             ("/p/.clinerules/hooks/PostToolUse.sh", Agent::Cline),

@@ -219,4 +219,7 @@ pub struct Profile {
     /// Whether a hook on one of Claude Code's (PascalCase) event names sees Claude Code's
     /// tool names and fields rather than its own (Copilot CLI's VS Code-compatible form).
     pub claude_form_for_claude_names: bool,
+    /// The key of its settings file that names a status line command (`statusLine`), which
+    /// gets a JSON status input on stdin and whose first line of output it shows the user.
+    pub status_line: Option<&'static str>,
 }

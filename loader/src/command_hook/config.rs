@@ -688,7 +688,10 @@ impl Reader<'_> {
             return DEFAULT_TIMEOUT;
         };
         let default = DEFAULT_TIMEOUT.as_secs();
-        let unit = self.dialect.timeout_unit();
+        let unit = match self.dialect {
+            Agent::Qwen => crate::agents::qwen_code::timeout_unit(value),
+            dialect => dialect.timeout_unit(),
+        };
         let unit_name = if unit < 1.0 {
             "milliseconds"
         } else {

@@ -11,7 +11,7 @@ use super::{
     codex,
     config::{ConfigIssue, Severity},
 };
-use crate::agents::{gemini_cli, Agent};
+use crate::agents::{gemini_cli, qwen_code, Agent};
 
 /// Whether `source` is a TOML hooks file: only Codex writes hooks in TOML.
 pub fn is_toml(source: &Path) -> bool {
@@ -51,6 +51,14 @@ pub fn read(bytes: &[u8], source: &Path, dialect: Agent) -> Result<Value, Config
             }
             gemini_cli::normalize(&mut value, source);
         }
+        Agent::Qwen if qwen_code::hooks_turned_off(&value) => {
+            return Err(ConfigIssue {
+                file: source.to_path_buf(),
+                location: Some("disableAllHooks".into()),
+                message: "Qwen Code's hooks are turned off in this file (`disableAllHooks: true`); none of its hooks run".into(),
+                severity: Severity::Warning,
+            });
+        }
         _ => {}
     }
     Ok(value)
@@ -65,11 +73,15 @@ fn read_json(bytes: &[u8], source: &Path, dialect: Agent) -> Result<Value, Confi
     };
     match serde_json::from_slice::<Value>(bytes) {
         Ok(value) => Ok(value),
-        // Gemini CLI strips comments before parsing its settings.
-        Err(e) if dialect == Agent::Gemini => match std::str::from_utf8(bytes) {
-            Ok(text) => serde_json::from_str(&gemini_cli::strip_comments(text)).map_err(invalid),
-            Err(_) => Err(invalid(e)),
-        },
+        // Gemini CLI and Qwen Code strip comments before parsing their settings.
+        Err(e) if matches!(dialect, Agent::Gemini | Agent::Qwen) => {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => {
+                    serde_json::from_str(&gemini_cli::strip_comments(text)).map_err(invalid)
+                }
+                Err(_) => Err(invalid(e)),
+            }
+        }
         Err(e) => Err(invalid(e)),
     }
 }

@@ -56,7 +56,7 @@ pub enum AppendError {
 }
 
 /// The limit of one file in force.
-fn limit() -> u64 {
+pub fn limit() -> u64 {
     std::env::var(LIMIT_VAR)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())

@@ -8,8 +8,10 @@
 //! - `record`: what a record holds, built from an answered event.
 //! - `chain`: the files, appended to by any number of writers at once.
 //! - `redact`: secrets out of tool inputs.
+//! - [`export`]: the records sent on to an OpenTelemetry collector.
 
 mod chain;
+pub mod export;
 mod record;
 mod redact;
 mod settings;
@@ -20,7 +22,7 @@ use agent_hooks::agents::{Agent, Decision};
 use serde_json::Value;
 
 pub use record::{HookRun, Record};
-pub use settings::{Settings, UserSettings};
+pub use settings::{in_force, Settings, UserSettings};
 
 /// Who answered an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +118,16 @@ pub fn check(settings: &Settings) -> Vec<String> {
                 settings::SETTINGS_FILE
             ));
         }
+        if let Some(collector) = &settings.export {
+            problems.extend(export::check(&settings.folder, collector));
+        }
+    } else if let Some(collector) = &settings.export {
+        problems.push(format!(
+            "decision export: {} asks for records to be sent to {}, but the record is off, so nothing is sent; set `decisions.record` to true in {}",
+            collector.by,
+            collector.address(),
+            settings::SETTINGS_FILE
+        ));
     }
     problems
 }

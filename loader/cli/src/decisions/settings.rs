@@ -60,6 +60,8 @@ pub struct Settings {
     pub folder: PathBuf,
     /// How tool inputs are kept.
     pub input: InputForm,
+    /// Where the records are exported, if anywhere.
+    pub export: Option<super::export::Collector>,
     /// What was wrong with the settings, each a sentence for the user.
     pub problems: Vec<String>,
 }
@@ -115,6 +117,7 @@ impl UserSettings {
             required: false,
             folder: state_folder(home),
             input: InputForm::Redacted,
+            export: None,
             problems: Vec::new(),
         };
         let apply = |from: &Map<String, Value>,
@@ -201,6 +204,13 @@ impl UserSettings {
                 settings.on = organisation.on;
             }
         }
+        let whose = file.display().to_string();
+        settings.export = super::export::collector(
+            user.as_ref().map(|user| (user, whose.as_str())),
+            managed,
+            |name| std::env::var(name).ok(),
+            &mut problems,
+        );
         settings.problems = problems;
         settings
     }
@@ -231,6 +241,12 @@ impl UserSettings {
 /// by the user's settings and the managed policy files (read here only for where they put
 /// the records: reading changes nothing).
 pub fn folder_to_read() -> PathBuf {
+    in_force().folder
+}
+
+/// This user's record settings, by the user's settings file and the managed policy files,
+/// without discovering hooks.
+pub fn in_force() -> Settings {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let options = agent_hooks::DiscoveryOptions::new(".");
     let roots = std::iter::once(PathBuf::from("/")).chain(
@@ -259,7 +275,7 @@ pub fn folder_to_read() -> PathBuf {
             );
             policy.decisions
         });
-    Settings::read(&options.config_dir(), home.as_deref(), managed.as_ref()).folder
+    Settings::read(&options.config_dir(), home.as_deref(), managed.as_ref())
 }
 
 /// The `decisions` object of the user's settings file, if it has one.

@@ -9,7 +9,6 @@
 
 use std::path::Path;
 
-use clap::Parser;
 use proptest::{prelude::*, test_runner::TestRunner};
 use serde_json::{json, Value};
 
@@ -48,6 +47,7 @@ fn original(agent: Agent, project: &Path) -> Value {
                 Agent::Gemini => "run_shell_command",
                 Agent::Devin => "exec",
                 Agent::Pi => "bash",
+                Agent::Qwen => "run_shell_command",
                 _ => "Bash",
             };
             let event = match agent {
@@ -202,32 +202,25 @@ for line in sys.stdin:
     file
 }
 
-#[derive(Parser)]
-struct Options {
-    #[command(flatten)]
-    common: Common,
-}
-
 /// The session `hook --agent AGENT` opens with the guard alone.
 fn session(agent: Agent, project: &Path, hooks: &Path) -> (Common, HookArgs, Session) {
-    let options = Options::parse_from([
-        "agent-hooks".as_ref(),
-        "--no-discover".as_ref(),
-        "--cwd".as_ref(),
-        project.as_os_str(),
-        "--hook".as_ref(),
-        hooks.as_os_str(),
-    ]);
+    let common = Common {
+        cwd: Some(project.to_path_buf()),
+        hooks: vec![hooks.display().to_string()],
+        no_discover: true,
+        ui: "no".into(),
+        ..Common::default()
+    };
     let args = HookArgs {
         agent,
         event: (agent == Agent::Copilot).then(|| "preToolUse".to_owned()),
         with: Vec::new(),
         no_serve: true,
     };
-    let mut session = open(&options.common, &args).expect("a session");
+    let mut session = open(&common, &args).expect("a session");
     // Not recorded: the user's state folder is not the test's to write.
     session.decisions.on = false;
-    (options.common, args, session)
+    (common, args, session)
 }
 
 /// Every mutation of every agent's payload is blocked by the guard, required or not.

@@ -30,6 +30,7 @@ pub fn ask(common: &Common, args: &HookArgs, payload: &[u8]) -> Result<Reply, St
         in_process: common.in_process,
         env: Some(relay::environment()),
         agent_pid: relay::agent_pid(),
+        status: false,
         program: Some(relay::program_version()),
     };
     let program = std::env::current_exe().map_err(|e| e.to_string())?;

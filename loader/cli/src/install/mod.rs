@@ -9,6 +9,7 @@ mod copilot_take_over;
 mod folders;
 mod json_text;
 mod stable;
+mod status_line;
 mod take_over;
 
 use std::{
@@ -159,6 +160,11 @@ pub struct InstallArgs {
     /// commands that start it. User level only.
     #[arg(long, conflicts_with = "project")]
     pub http: bool,
+    /// install: the agent's status line (Claude Code's) shows agent-hooks' (`agent-hooks
+    /// status --agent NAME`: the session's hooks, problems, the last block), when it has no
+    /// status line of its own; uninstall takes it out.
+    #[arg(long)]
+    pub status_line: bool,
 }
 
 /// One insertion: the container it went into (`[]` the top object, `["hooks"]`, or
@@ -196,6 +202,9 @@ struct Record {
     /// empty.
     #[serde(default)]
     folders: Vec<PathBuf>,
+    /// The status line entry `--status-line` wrote (after the hooks' entries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    status_line: Option<Insertion>,
     /// Other files written whole with the same text as `owned` (Cline's one hook file per
     /// event beside the first).
     #[serde(default)]
@@ -488,6 +497,14 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         }
         .into());
     }
+    if args.status_line && profile.status_line.is_none() {
+        return Err(InstallError::NotApplied {
+            command: "install",
+            option: "--status-line",
+            why: "this agent has no status line command to show agent-hooks' in; `agent-hooks status` prints the same line in a terminal",
+        }
+        .into());
+    }
     let path = config_file(agent, !args.project, &project(common)?)?;
     let command = command(agent, args);
     let before = read(&path)?;
@@ -500,6 +517,9 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             None => before.as_deref().is_some_and(|t| has_entry(t, agent)),
         };
         if holds {
+            if record.status_line.is_none() {
+                with_status_line(common, args, &path)?;
+            }
             return installed_already(&record, args, &command, &path);
         }
     }
@@ -597,6 +617,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             moved,
             command: Some(command.clone()),
             folders: folders::missing(&path),
+            status_line: None,
             also: also.clone(),
         };
         if !record.moved.is_empty() {
@@ -658,6 +679,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             args.project,
             old_mode,
         )?;
+        with_status_line(common, args, &path)?;
         return Ok(ExitCode::SUCCESS);
     } else {
         let created = before.is_none();
@@ -698,6 +720,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             moved: Vec::new(),
             command: Some(command.clone()),
             folders: Vec::new(),
+            status_line: None,
             also: Vec::new(),
         }
     };
@@ -715,12 +738,51 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
     if let Some(note) = agent.profile().after_install {
         outln!("{note}");
     }
+    with_status_line(common, args, &path)?;
     outln!(
         "Undo with: agent-hooks uninstall --agent {}{}",
         agent.hook_name(),
         if args.project { " --project" } else { "" }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--status-line`: the agent's status line entry written into `path` (its settings file,
+/// which install wrote into) and kept in that install's record; said either way.
+fn with_status_line(
+    common: &Common,
+    args: &InstallArgs,
+    path: &Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let Some(key) = args
+        .agent
+        .profile()
+        .status_line
+        .filter(|_| args.status_line)
+    else {
+        return Ok(());
+    };
+    let program = match &args.program {
+        Some(program) => program.clone(),
+        None => std::env::current_exe()
+            .map(|p| shell_quote(&p.to_string_lossy()))
+            .unwrap_or_else(|_| "agent-hooks".into()),
+    };
+    let ours = status_line::command(&program, args.agent);
+    let added = status_line::add(path, key, &ours)?;
+    outln!(
+        "{}",
+        status_line::said(&added, args.agent.title(), path, &ours)
+    );
+    if let status_line::Added::Written(insertion) = added {
+        let file = records_file(common)?;
+        let mut records = load_records(&file);
+        if let Some(record) = records.iter_mut().find(|r| r.path == path) {
+            record.status_line = Some(insertion);
+        }
+        save_records(&file, &records)?;
+    }
+    Ok(())
 }
 
 /// The options of the commands that run hooks, which `install` and `uninstall` do not
@@ -874,6 +936,7 @@ fn take_over_file(
         moved: Vec::new(),
         command: Some(command.to_owned()),
         folders: Vec::new(),
+        status_line: None,
         also: Vec::new(),
     });
     save_records(&file, &records)?;
@@ -1137,6 +1200,17 @@ fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
         outln!("{} is gone already", path.display());
         return Ok(ExitCode::SUCCESS);
     };
+    // The status line first: it was written last, right after the top object's brace.
+    if let Some(insertion) = &record.status_line {
+        if status_line::remove(&mut text, insertion) {
+            write(&path, &text)?;
+        } else {
+            eprintln!(
+                "agent-hooks: the status line install wrote into {} was changed since, so it is left there; remove its `statusLine` by hand if it still runs agent-hooks",
+                path.display()
+            );
+        }
+    }
     if let Some(taken) = &record.taken_over {
         // Read before the undo removes it: the copy as it is, to carry its trust back.
         let copy_now = read(&taken.copy)?;

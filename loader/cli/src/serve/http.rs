@@ -348,6 +348,7 @@ fn connection(
             env: None,
             // Nor its agent's process: the session ends at its end or when idle.
             agent_pid: None,
+            status: false,
             // Served by the resident process itself: no client of another version.
             program: None,
         };

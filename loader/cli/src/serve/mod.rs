@@ -60,7 +60,7 @@ use crate::{
     session::Session,
     sync::lock,
 };
-use agent_hooks::agents::Agent;
+use agent_hooks::agents::{Agent, PlaceFiles};
 use wire::{Header, HEADER_LIMIT, VERSION};
 
 /// `serve`'s options.
@@ -256,6 +256,13 @@ pub fn run(args: &ServeArgs) -> Outcome {
     });
     watchdog(state.clone());
     on_signals(signals, state.clone(), socket.clone(), inode);
+    let decisions = crate::decisions::in_force();
+    for problem in decisions.problems.iter().filter(|p| p.contains("export")) {
+        eprintln!("agent-hooks serve: {problem}");
+    }
+    if let (true, Some(collector)) = (decisions.on, decisions.export) {
+        crate::decisions::export::start(decisions.folder, collector);
+    }
     let config_dir = match &xdg {
         Some(xdg) => xdg.join("agent-hooks"),
         None => home.join(".config/agent-hooks"),
@@ -508,6 +515,10 @@ fn serve_one(state: &State, stream: UnixStream) {
     };
     let mut payload = Vec::new();
     let read = reader.read_to_end(&mut payload);
+    if header.status {
+        let _ = answer(stream, &status_of(state, &header, &payload));
+        return;
+    }
     if let Some(theirs) = header.program.as_ref().filter(|v| **v != state.version) {
         give_way(state, theirs);
         let refusal = crate::relay::Refusal {
@@ -528,6 +539,54 @@ fn serve_one(state: &State, stream: UnixStream) {
         Ok(_) => Ok(payload),
     };
     let _ = answer(stream, &reply_for(state, &header, request));
+}
+
+/// How the session a status request names stands (its figures as `status` shows them), from
+/// the sessions this process serves for that user, agent and folder: the one of the
+/// payload's `session_id` first, else the one used last. None runs a hook, and a session
+/// busy answering an event is passed over rather than waited for. `{"session": false}` when
+/// none is served.
+fn status_of(state: &State, header: &Header, payload: &[u8]) -> Reply {
+    let session_id = serde_json::from_slice::<serde_json::Value>(payload)
+        .ok()
+        .and_then(|v| v["session_id"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let wanted = serde_json::json!([
+        header.home,
+        header.xdg_config_home,
+        header.cwd,
+        header.agent
+    ]);
+    let slots: Vec<(bool, Arc<Mutex<Option<Warm>>>)> = lock(&state.sessions)
+        .iter()
+        .filter_map(|(key, slot)| {
+            let key: serde_json::Value = serde_json::from_str(key).ok()?;
+            let same_place = (0..4).all(|i| key[i] == wanted[i]);
+            same_place.then(|| (key[10] == session_id.as_str(), slot.clone()))
+        })
+        .collect();
+    let mut best: Option<((bool, Instant), crate::status::Figures)> = None;
+    for (same_session, slot) in slots {
+        let Ok(warm) = slot.try_lock() else {
+            continue;
+        };
+        let Some(w) = warm.as_ref() else {
+            continue;
+        };
+        let rank = (same_session, w.used);
+        if best.as_ref().is_none_or(|(r, _)| rank > *r) {
+            best = Some((rank, crate::status::Figures::of(&w.session)));
+        }
+    }
+    let stdout = match best {
+        Some((_, figures)) => serde_json::to_string(&figures).unwrap_or_default(),
+        None => serde_json::json!({"session": false}).to_string(),
+    };
+    Reply {
+        code: 0,
+        stdout,
+        stderr: String::new(),
+    }
 }
 
 /// Makes way for a resident process of the client's version `theirs`: the socket removed
@@ -597,6 +656,7 @@ fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
         config.join("plugins.toml"),
         header.cwd.join(".agent-hooks/hooks"),
     ];
+    // Claude Code's files (read by a reader of their own, not named by its profile's places).
     for base in [&header.home, &header.cwd] {
         for relative in [
             ".claude",
@@ -604,13 +664,27 @@ fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
             ".claude/settings.local.json",
             ".claude/hooks/pre",
             ".claude/hooks/post",
-            ".codex/hooks.json",
-            ".gemini/settings.json",
-            ".devin/hooks.v1.json",
-            ".devin/config.json",
-            ".config/devin/config.json",
         ] {
             places.push(base.join(relative));
+        }
+    }
+    // Every other agent's hooks files where its profile says they are, so that one made
+    // during a session is seen.
+    for agent in Agent::ALL {
+        for place in agent.profile().places {
+            let base = if place.project {
+                &header.cwd
+            } else {
+                &header.home
+            };
+            match place.files {
+                PlaceFiles::Files(files) => {
+                    places.extend(files.iter().map(|(file, _)| base.join(file)));
+                }
+                PlaceFiles::Folder(folder, _) | PlaceFiles::EventFiles(folder, _, _) => {
+                    places.push(base.join(folder))
+                }
+            }
         }
     }
     let f = &session.findings;

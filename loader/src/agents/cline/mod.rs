@@ -159,6 +159,8 @@ pub(super) static PROFILE: Profile = Profile {
     rewrite_needs_allow: false,
     top_level_decision: false,
     claude_form_for_claude_names: false,
+    // Cline's CLI has no status line a hook's program can draw.
+    status_line: None,
 };
 
 /// Whether Cline runs a file named `name` in one of its hooks folders as a hook: an event's

@@ -115,4 +115,5 @@ pub(super) static PROFILE: Profile = Profile {
     rewrite_needs_allow: false,
     top_level_decision: true,
     claude_form_for_claude_names: false,
+    status_line: None,
 };

@@ -1,0 +1,470 @@
+//! The record's export to an OpenTelemetry collector: the resident process follows the
+//! records file and sends each record as an OTLP log record (HTTP, protobuf), at its own
+//! pace. The event's way to its answer never waits on the collector: the file is the queue.
+//! A collector that is away leaves the records waiting in the file; records the file's
+//! rotation takes away before they were sent are counted as lost.
+//!
+//! - [`Collector`]: where records go, from the managed policy, the user's settings or the
+//!   standard `OTEL_EXPORTER_OTLP_*` variables.
+//! - `follow`: the records not yet sent, in batches, across the file's rotation.
+//! - `otlp`: a record as an OTLP log record, and the exporter that sends a batch.
+//! - [`Progress`]: what was sent, what failed, kept beside the records for `doctor`.
+
+mod follow;
+mod otlp;
+
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::record::now;
+
+/// Where records are exported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collector {
+    /// The collector's OTLP/HTTP address (`http://collector:4318`), logs sent to its
+    /// `/v1/logs`; `None` when the `OTEL_EXPORTER_OTLP_*` variables say it.
+    pub endpoint: Option<String>,
+    /// Headers sent with each request (besides `OTEL_EXPORTER_OTLP_HEADERS`).
+    pub headers: Vec<(String, String)>,
+    /// Who asked for the export: the managed policy, the user's settings file, or a
+    /// variable.
+    pub by: String,
+}
+
+impl Collector {
+    /// The address records are sent to, as the user would write it.
+    pub fn address(&self) -> String {
+        self.endpoint
+            .clone()
+            .or_else(|| std::env::var(LOGS_ENDPOINT).ok().filter(|e| !e.is_empty()))
+            .or_else(|| {
+                std::env::var(ENDPOINT)
+                    .ok()
+                    .filter(|e| !e.is_empty())
+                    .map(|e| logs_path(&e))
+            })
+            .unwrap_or_default()
+    }
+}
+
+const ENDPOINT: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+const LOGS_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT";
+const PROTOCOL: &str = "OTEL_EXPORTER_OTLP_PROTOCOL";
+const LOGS_PROTOCOL: &str = "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL";
+
+/// The only protocol sent.
+const HTTP_PROTOBUF: &str = "http/protobuf";
+
+/// `endpoint` with the logs' path (`/v1/logs`) added, as the OTLP variables' base address
+/// is read.
+fn logs_path(endpoint: &str) -> String {
+    format!("{}/v1/logs", endpoint.trim_end_matches('/'))
+}
+
+/// Where records go, by the managed policy's `decisions.export` (which the user cannot turn
+/// off), else the user's (`false` turns the variables' export off), else the standard
+/// variables `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT` and `OTEL_EXPORTER_OTLP_ENDPOINT` (unless
+/// `OTEL_SDK_DISABLED=true` or `OTEL_LOGS_EXPORTER=none`). What is wrong is said in
+/// `problems`, and nothing is exported where the setting cannot be read.
+pub fn collector(
+    user: Option<(&Map<String, Value>, &str)>,
+    managed: Option<&Map<String, Value>>,
+    var: impl Fn(&str) -> Option<String>,
+    problems: &mut Vec<String>,
+) -> Option<Collector> {
+    let var = |name: &str| var(name).filter(|v| !v.is_empty());
+    if let Some(setting) = managed.and_then(|m| m.get("export")) {
+        return from_setting(setting, "the managed policy", problems);
+    }
+    if let Some((user, file)) = user {
+        if let Some(setting) = user.get("export") {
+            return from_setting(setting, file, problems);
+        }
+    }
+    if var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"))
+        || var("OTEL_LOGS_EXPORTER").is_some_and(|v| v.eq_ignore_ascii_case("none"))
+    {
+        return None;
+    }
+    let by = [LOGS_ENDPOINT, ENDPOINT]
+        .into_iter()
+        .find(|name| var(name).is_some())?;
+    let protocol = [LOGS_PROTOCOL, PROTOCOL]
+        .into_iter()
+        .find_map(|name| var(name).map(|value| (name, value)));
+    if let Some((name, value)) = protocol {
+        if value != HTTP_PROTOBUF {
+            problems.push(format!(
+                "decision export: {name} is {value:?}, and agent-hooks sends OTLP as {HTTP_PROTOBUF} only, so nothing is exported. Set {LOGS_PROTOCOL}={HTTP_PROTOBUF} and {LOGS_ENDPOINT} to the collector's OTLP/HTTP address (usually port 4318), or `decisions.export` in agent-hooks' settings"
+            ));
+            return None;
+        }
+    }
+    Some(Collector {
+        endpoint: None,
+        headers: Vec::new(),
+        by: by.to_owned(),
+    })
+}
+
+/// A `decisions.export` setting: `false`, or `{"endpoint": URL, "headers": {NAME: VALUE}}`.
+fn from_setting(setting: &Value, whose: &str, problems: &mut Vec<String>) -> Option<Collector> {
+    let wrong = |problems: &mut Vec<String>, what: String| {
+        problems.push(format!(
+            "{whose}: `decisions.export` {what}; nothing is exported"
+        ));
+        None
+    };
+    let object = match setting {
+        Value::Bool(false) | Value::Null => return None,
+        Value::Object(object) => object,
+        other => {
+            return wrong(
+                problems,
+                format!("must be false or {{\"endpoint\": \"http://HOST:4318\"}}, not {other}"),
+            )
+        }
+    };
+    let endpoint = match object.get("endpoint") {
+        Some(Value::String(endpoint)) if endpoint.starts_with("http://") => endpoint,
+        Some(Value::String(endpoint)) if endpoint.starts_with("https://") => {
+            return wrong(
+                problems,
+                format!("names {endpoint:?}: this build sends over plain HTTP only (no TLS); point it at a collector on the machine or the network that takes OTLP over HTTP"),
+            )
+        }
+        other => {
+            return wrong(
+                problems,
+                format!(
+                    "needs an `endpoint`, the collector's OTLP/HTTP address (\"http://HOST:4318\"), not {}",
+                    other.map_or("nothing".to_owned(), Value::to_string)
+                ),
+            )
+        }
+    };
+    let mut headers = Vec::new();
+    match object.get("headers") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(map)) if map.values().all(Value::is_string) => {
+            headers.extend(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned())),
+            );
+        }
+        Some(other) => {
+            return wrong(
+                problems,
+                format!("`headers` must be an object of strings, not {other}"),
+            )
+        }
+    }
+    Some(Collector {
+        endpoint: Some(logs_path(endpoint)),
+        headers,
+        by: whose.to_owned(),
+    })
+}
+
+/// What the exporter has done, kept in [`PROGRESS_FILE`] beside the records: the last
+/// record sent (by its hash), how many were sent, and since when the collector refuses.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Where records are sent.
+    pub address: String,
+    /// The hash of the last record the collector took (or the last one written before the
+    /// export began); `None`: every record in the files is to be sent.
+    #[serde(default)]
+    pub sent_up_to: Option<String>,
+    /// Records the collector took.
+    #[serde(default)]
+    pub sent: u64,
+    /// Times records were moved out of the files by rotation before they were sent.
+    #[serde(default)]
+    pub lost: u64,
+    /// Since when sending fails (RFC 3339), while it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing_since: Option<String>,
+    /// Why it failed last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// When this was written.
+    #[serde(default)]
+    pub at: String,
+}
+
+/// The exporter's progress file, in the records' folder.
+pub const PROGRESS_FILE: &str = "export.json";
+
+impl Progress {
+    fn read(folder: &Path) -> Option<Progress> {
+        let text = std::fs::read_to_string(folder.join(PROGRESS_FILE)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    fn write(&mut self, folder: &Path) {
+        self.at = now();
+        let Ok(text) = serde_json::to_string_pretty(self) else {
+            return;
+        };
+        let Ok(mut file) = tempfile::NamedTempFile::new_in(folder) else {
+            return;
+        };
+        use std::io::Write;
+        if file.write_all(text.as_bytes()).is_ok() {
+            let _ = file.persist(folder.join(PROGRESS_FILE));
+        }
+    }
+}
+
+/// The longest wait between two tries while the collector refuses.
+const MOST_BACKOFF: Duration = Duration::from_secs(30);
+
+/// How often the file is looked at for new records.
+const POLL: Duration = Duration::from_millis(500);
+
+/// Starts exporting the records in `folder` to `collector`, on a thread of its own, for
+/// the life of the process: the records after the last one sent (all those written from
+/// now on, the first time). What goes wrong is said once on stderr (the resident process's
+/// log) and kept in the progress file for `doctor`.
+pub fn start(folder: PathBuf, collector: Collector) {
+    let address = collector.address();
+    // The first time, records are sent from the one after the last already written.
+    let mut progress = Progress::read(&folder)
+        .filter(|p| p.address == address)
+        .unwrap_or_else(|| Progress {
+            address: address.clone(),
+            sent_up_to: follow::last_hash(&folder),
+            ..Progress::default()
+        });
+    // Where to start is fixed before this process answers its first event.
+    let at = follow::Position::after(&folder, progress.sent_up_to.as_deref());
+    if at.lost {
+        progress.lost += 1;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("decision-export".into())
+        .spawn(move || run(&folder, &collector, progress, at));
+    if let Err(error) = spawned {
+        eprintln!("agent-hooks serve: the decision export could not start ({error})");
+    }
+}
+
+fn run(folder: &Path, collector: &Collector, mut progress: Progress, mut at: follow::Position) {
+    let address = progress.address.clone();
+    let exporter = match otlp::Exporter::new(collector) {
+        Ok(exporter) => exporter,
+        Err(error) => {
+            eprintln!(
+                "agent-hooks serve: the decision export to {address} could not start: {error}"
+            );
+            progress.failing_since = Some(now());
+            progress.error = Some(error);
+            progress.write(folder);
+            return;
+        }
+    };
+    progress.write(folder);
+    eprintln!("agent-hooks serve: decisions are exported to {address}");
+    let mut backoff = Duration::from_secs(1);
+    loop {
+        let batch = at.next_batch(folder);
+        if batch.lost {
+            progress.lost += 1;
+            progress.write(folder);
+        }
+        if batch.records.is_empty() {
+            at = batch.then;
+            std::thread::sleep(POLL);
+            continue;
+        }
+        match exporter.send(&batch.records) {
+            Ok(()) => {
+                progress.sent += batch.records.len() as u64;
+                progress.sent_up_to = batch.records.last().and_then(|r| r.hash.clone());
+                if progress.failing_since.take().is_some() {
+                    eprintln!("agent-hooks serve: the collector at {address} takes records again");
+                }
+                progress.error = None;
+                progress.write(folder);
+                at = batch.then;
+                backoff = Duration::from_secs(1);
+            }
+            Err(error) => {
+                if progress.failing_since.is_none() {
+                    eprintln!(
+                        "agent-hooks serve: records could not be sent to the collector at {address} ({error}); they wait in the records file and are sent when it takes them"
+                    );
+                    progress.failing_since = Some(now());
+                }
+                progress.error = Some(error);
+                progress.write(folder);
+                std::thread::sleep(backoff);
+                backoff = (backoff * 2).min(MOST_BACKOFF);
+            }
+        }
+    }
+}
+
+/// What `doctor` says of the export to `collector` of the records in `folder`: a problem
+/// when the collector refuses records or records were lost, nothing when all is well.
+pub fn check(folder: &Path, collector: &Collector) -> Vec<String> {
+    let address = collector.address();
+    let Some(progress) = Progress::read(folder).filter(|p| p.address == address) else {
+        return Vec::new();
+    };
+    let mut problems = Vec::new();
+    if let Some(since) = &progress.failing_since {
+        let waiting =
+            follow::Position::after(folder, progress.sent_up_to.as_deref()).waiting(folder);
+        problems.push(format!(
+            "decision export: the collector at {address} has not taken records since {since} ({}); records waiting in the records file: {waiting}, sent when it takes them",
+            progress.error.as_deref().unwrap_or("no answer")
+        ));
+    }
+    if progress.lost > 0 {
+        problems.push(format!(
+            "decision export: records were moved out of the records files before they could be sent to {address} ({} times); the files keep about {} MiB, so a collector away for long loses the oldest",
+            progress.lost,
+            3 * (super::chain::limit() >> 20)
+        ));
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn object(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+
+    fn with(
+        user: Option<Value>,
+        managed: Option<Value>,
+        vars: &[(&str, &str)],
+    ) -> (Option<Collector>, Vec<String>) {
+        let mut problems = Vec::new();
+        let user = user.map(object);
+        let managed = managed.map(object);
+        let found = collector(
+            user.as_ref().map(|u| (u, "settings.json")),
+            managed.as_ref(),
+            |name| {
+                vars.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| (*v).to_owned())
+            },
+            &mut problems,
+        );
+        (found, problems)
+    }
+
+    #[test]
+    fn nothing_is_exported_unless_asked() {
+        assert_eq!(with(None, None, &[]), (None, Vec::new()));
+    }
+
+    #[test]
+    fn the_standard_variables_turn_it_on() {
+        let (found, problems) = with(None, None, &[(ENDPOINT, "http://c:4318")]);
+        assert!(problems.is_empty(), "{problems:?}");
+        let found = found.expect("exported");
+        assert_eq!(found.endpoint, None);
+        assert_eq!(found.by, ENDPOINT);
+        for off in [
+            ("OTEL_SDK_DISABLED", "true"),
+            ("OTEL_LOGS_EXPORTER", "none"),
+        ] {
+            assert_eq!(
+                with(None, None, &[(ENDPOINT, "http://c:4318"), off]).0,
+                None
+            );
+        }
+    }
+
+    #[test]
+    fn grpc_is_refused_with_what_to_do() {
+        let (found, problems) = with(
+            None,
+            None,
+            &[(ENDPOINT, "http://c:4317"), (PROTOCOL, "grpc")],
+        );
+        assert_eq!(found, None);
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0].starts_with("decision export: OTEL_EXPORTER_OTLP_PROTOCOL is \"grpc\""),
+            "{problems:?}"
+        );
+        // The logs' own variable wins.
+        let (found, _) = with(
+            None,
+            None,
+            &[
+                (ENDPOINT, "http://c:4317"),
+                (PROTOCOL, "grpc"),
+                (LOGS_PROTOCOL, "http/protobuf"),
+            ],
+        );
+        assert!(found.is_some());
+    }
+
+    #[test]
+    fn settings_name_the_collector_and_the_organisation_wins() {
+        let user = json!({"export": {"endpoint": "http://mine:4318/", "headers": {"x-team": "a"}}});
+        let (found, _) = with(Some(user.clone()), None, &[]);
+        let found = found.expect("exported");
+        assert_eq!(found.endpoint.as_deref(), Some("http://mine:4318/v1/logs"));
+        assert_eq!(found.headers, vec![("x-team".to_owned(), "a".to_owned())]);
+        assert_eq!(found.by, "settings.json");
+        // The user's false turns the variables off; the managed policy's export holds.
+        let (found, _) = with(
+            Some(json!({"export": false})),
+            None,
+            &[(ENDPOINT, "http://c:4318")],
+        );
+        assert_eq!(found, None);
+        let (found, _) = with(
+            Some(json!({"export": false})),
+            Some(json!({"export": {"endpoint": "http://org:4318"}})),
+            &[],
+        );
+        let found = found.expect("the organisation's export");
+        assert_eq!(found.endpoint.as_deref(), Some("http://org:4318/v1/logs"));
+        assert_eq!(found.by, "the managed policy");
+    }
+
+    #[test]
+    fn a_wrong_setting_is_said_and_exports_nothing() {
+        for (setting, said) in [
+            (json!({"export": true}), "must be false or"),
+            (json!({"export": {}}), "needs an `endpoint`"),
+            (
+                json!({"export": {"endpoint": "https://c:4318"}}),
+                "plain HTTP only",
+            ),
+            (
+                json!({"export": {"endpoint": "http://c:4318", "headers": {"a": 1}}}),
+                "`headers` must be an object of strings",
+            ),
+        ] {
+            let (found, problems) = with(Some(setting), None, &[(ENDPOINT, "http://c:4318")]);
+            assert_eq!(found, None);
+            assert!(
+                problems.len() == 1 && problems[0].contains(said),
+                "{problems:?}"
+            );
+        }
+    }
+}

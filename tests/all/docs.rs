@@ -423,10 +423,13 @@ async fn the_events_tables_payload_fields_are_what_hooks_get() {
         Agent::Pi | Agent::OpenCode | Agent::Kilo => unreachable!("it reads no hooks files"),
         Agent::Qwen => ".qwen/settings.json",
         Agent::Droid => ".factory/settings.json",
+        Agent::Cline => unreachable!("Cline's hooks are scripts named after events"),
     };
     // pi, OpenCode and Kilo Code have no hooks files of their own (agent-hooks' extension or
-    // plugin sends them Claude Code's fields).
-    let no_files = [Agent::Pi, Agent::OpenCode, Agent::Kilo];
+    // plugin sends them Claude Code's fields). Cline's hooks are scripts, not hooks files:
+    // its payload is tested through the program in tests/all/cline.rs, and with the real
+    // Cline.
+    let no_files = [Agent::Pi, Agent::OpenCode, Agent::Kilo, Agent::Cline];
     for dialect in Agent::ALL.into_iter().filter(|d| !no_files.contains(d)) {
         for event in [
             CommandEvent::SessionStart,

@@ -13,6 +13,7 @@ mod claude_code;
 mod cli;
 mod cli_layout;
 mod cli_recording;
+mod cline;
 mod command_examples;
 mod command_hooks;
 mod compatibility;

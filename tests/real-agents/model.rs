@@ -2,7 +2,7 @@
 //! (a command that leaves a side effect) per command of its script, one at a time, then a
 //! final text. Stateless per request: the number of tool results already in the request
 //! says which turn it is. It speaks what each
-//! agent calls: Anthropic Messages (Claude Code, Copilot CLI), OpenAI Responses (Codex CLI)
+//! agent calls: Anthropic Messages (Claude Code, Copilot CLI, pi, Cline), OpenAI Responses (Codex CLI)
 //! and Gemini `streamGenerateContent` (Gemini CLI), each with server-sent events. Every
 //! request's path and body is logged, so a test can see what the model was told.
 //!
@@ -239,6 +239,7 @@ fn shell_tool(names: &[String]) -> Option<String> {
         "exec_command",
         "run_shell_command",
         "Execute",
+        "run_commands",
     ]
     .iter()
     .find(|n| names.iter().any(|have| have == *n))
@@ -253,6 +254,7 @@ fn shell_arguments(tool: &str, command: &str) -> Value {
         // Factory Droid's shell tool asks the model to rate the command's risk.
         "Execute" => json!({"command": command, "riskLevel": "low",
             "riskLevelReason": "the scripted command"}),
+        "run_commands" => json!({"commands": [command]}),
         _ => json!({"command": command, "description": "Run the scripted command"}),
     }
 }

@@ -428,6 +428,8 @@ pub mod book {
     pub struct UnderOpenCode;
     #[doc = include_str!("../../docs/under-droid.md")]
     pub struct UnderDroid;
+    #[doc = include_str!("../../docs/under-cline.md")]
+    pub struct UnderCline;
     #[doc = include_str!("../../docs/resident.md")]
     pub struct Resident;
     #[doc = include_str!("../../docs/decisions.md")]

@@ -118,7 +118,14 @@ impl DiscoveryProvider for TakenOver {
     }
 }
 
-/// The `*.json` files under `dir`, a few folders deep.
+/// Whether `path` is a copy of one of Cline's hook files (named after its event, in a
+/// folder Cline reads).
+fn is_cline_hook(path: &Path) -> bool {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    Agent::of_file(path) == Agent::Cline && agent_hooks::agents::cline::is_hook_file(&name)
+}
+
+/// The `*.json` files under `dir`, a few folders deep, and copies of Cline's hook files.
 fn json_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     if depth > 4 {
         return;
@@ -130,7 +137,7 @@ fn json_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
         let path = entry.path();
         if path.is_dir() {
             json_files(&path, depth + 1, out);
-        } else if path.extension().is_some_and(|e| e == "json") {
+        } else if path.extension().is_some_and(|e| e == "json") || is_cline_hook(&path) {
             out.push(path);
         }
     }

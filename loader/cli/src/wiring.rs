@@ -13,11 +13,23 @@ pub const AGENT_HOOKS_SECRET_HEADER: &str = "x-agent-hooks-secret";
 /// to agent-hooks itself, so it is never run by agent-hooks, listed as a hook, or trusted.
 pub fn is_wiring(hook: &CommandHook) -> bool {
     is_agent_hooks_entry(&hook.command)
+        || is_cline_hook_file(hook)
         || hook.http.as_ref().is_some_and(|h| {
             h.headers
                 .iter()
                 .any(|(name, _)| name.eq_ignore_ascii_case(AGENT_HOOKS_SECRET_HEADER))
         })
+}
+
+/// Whether a hook is one of the hook files `install --agent cline` writes (its command runs
+/// the file, whose text names agent-hooks' command).
+fn is_cline_hook_file(hook: &CommandHook) -> bool {
+    use agent_hooks::agents::Agent;
+    hook.dialect == Agent::Cline
+        && std::fs::read_to_string(&hook.source)
+            .ok()
+            .and_then(|text| Agent::Cline.entry_file_command(&text))
+            .is_some()
 }
 
 /// Whether a command hook's command is an `agent-hooks hook` entry.

@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 use super::{
-    claude_form, copilot_cli,
+    claude_form, cline, copilot_cli,
     decision::{AgentEvent, Decision, ToAgent},
     droid, pi, qwen_code, Agent,
 };
@@ -17,7 +17,9 @@ impl Agent {
     /// user) where the agent shows its user what it is told, and on stderr after whatever
     /// else is there.
     pub fn answer(self, event: &AgentEvent, decision: &Decision, problems: &[String]) -> ToAgent {
-        let mut answer = if event.copilot_form {
+        let mut answer = if self == Agent::Cline {
+            cline::answer(event, decision, problems)
+        } else if event.copilot_form {
             copilot_cli::answer(event, decision, problems)
         } else {
             self.claude_form_answer(event, decision, problems)

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{copilot_cli, opencode, pi, Agent};
+use super::{cline, copilot_cli, opencode, pi, Agent};
 
 impl Agent {
     /// One matcher group whose hook runs `command`, as the agent's settings hold it.
@@ -32,6 +32,7 @@ impl Agent {
             Agent::OpenCode | Agent::Kilo => {
                 Some(opencode::plugin(self.hook_name(), command, version))
             }
+            Agent::Cline => Some(cline::hook_file(command, version)),
             _ => None,
         }
     }
@@ -42,6 +43,7 @@ impl Agent {
         match self {
             Agent::Pi => pi::command_of(text),
             Agent::OpenCode | Agent::Kilo => opencode::command_of(text),
+            Agent::Cline => cline::command_of(text),
             _ => None,
         }
     }

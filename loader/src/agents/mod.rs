@@ -10,6 +10,7 @@ mod agent_hooks;
 mod answer;
 mod claude_code;
 mod claude_form;
+pub mod cline;
 mod codex_cli;
 mod copilot_cli;
 mod cursor;
@@ -63,6 +64,8 @@ pub enum Agent {
     Kilo,
     /// Factory Droid (`droid`).
     Droid,
+    /// Cline (the `cline` CLI), through hook files of agent-hooks' in its hooks folders.
+    Cline,
 }
 
 /// A name `--agent` does not know.
@@ -75,7 +78,7 @@ pub struct UnknownAgent {
 
 impl Agent {
     /// Every agent, in the order of the events table's columns.
-    pub const ALL: [Agent; 12] = [
+    pub const ALL: [Agent; 13] = [
         Agent::AgentHooks,
         Agent::ClaudeCode,
         Agent::Codex,
@@ -88,11 +91,12 @@ impl Agent {
         Agent::OpenCode,
         Agent::Kilo,
         Agent::Droid,
+        Agent::Cline,
     ];
 
     /// The order in which the agents are asked whether a hooks file is theirs (the most
     /// particular places first); a file none claims is agent-hooks' own.
-    pub const BY_FILE: [Agent; 11] = [
+    pub const BY_FILE: [Agent; 12] = [
         Agent::Copilot,
         Agent::Cursor,
         Agent::Codex,
@@ -104,6 +108,7 @@ impl Agent {
         Agent::OpenCode,
         Agent::Kilo,
         Agent::Droid,
+        Agent::Cline,
     ];
 
     /// What agent-hooks knows of it.
@@ -121,6 +126,7 @@ impl Agent {
             Agent::OpenCode => &opencode::OPENCODE,
             Agent::Kilo => &opencode::KILO,
             Agent::Droid => &droid::PROFILE,
+            Agent::Cline => &cline::PROFILE,
         }
     }
 
@@ -483,7 +489,7 @@ mod tests {
         assert_eq!(
             "cursor".parse::<Agent>().map_err(|e| e.to_string()),
             Err(
-                "unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, qwen, opencode, kilo, droid"
+                "unknown agent `cursor`; agents: claude, codex, gemini, copilot, devin, pi, qwen, opencode, kilo, droid, cline"
                     .into()
             )
         );
@@ -517,6 +523,10 @@ mod tests {
             ("/h/.factory/settings.json", Agent::Droid),
             ("/p/.factory/hooks.json", Agent::Droid),
             ("/etc/factory/settings.json", Agent::Droid),
+            ("/h/Documents/Cline/Hooks/PreToolUse", Agent::Cline),
+            ("/h/.cline/hooks/TaskStart.py", Agent::Cline),
+            ("/p/.clinerules/hooks/PostToolUse.sh", Agent::Cline),
+            ("/p/.clinerules/workflows/x.json", Agent::AgentHooks),
         ] {
             assert_eq!(Agent::of_file(Path::new(path)), agent, "{path}");
         }

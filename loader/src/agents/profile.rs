@@ -88,6 +88,10 @@ pub enum PlaceFiles {
     /// Every `*.json` at the top of this folder, in name order; when the variable is set,
     /// its value's `hooks` folder instead (Copilot CLI's `COPILOT_HOME`).
     Folder(&'static str, Option<&'static str>),
+    /// Every file at the top of this folder whose name the function takes as one of the
+    /// agent's events (Cline's hook files, named after their event), in name order; when the
+    /// variable is set, its value's `hooks` folder instead (Cline's `CLINE_DIR`).
+    EventFiles(&'static str, Option<&'static str>, fn(&str) -> bool),
 }
 
 /// An agent's managed (system-wide, root-owned) files.

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::{
     answer::{self, Answer},
+    cline,
     config::{self, CommandHook, ConfigIssue, Severity},
     copilot, cursor, file_form,
     process::Run,
@@ -60,6 +61,7 @@ pub fn parse_hooks_as(
     match dialect {
         Agent::Copilot => return copilot::parse(bytes, source),
         Agent::Cursor => return cursor::parse(bytes, source),
+        Agent::Cline => return cline::parse(bytes, source),
         _ => {}
     }
     config::parse_hooks_value(file_form::read(bytes, source, dialect), source, dialect)
@@ -71,6 +73,7 @@ pub(crate) fn interpret_hook(hook: &CommandHook, run: &Run) -> Answer {
     match hook.dialect {
         Agent::Copilot => copilot::interpret(hook.event, &hook.event_name, run),
         Agent::Cursor => cursor::interpret(hook.event, &hook.event_name, run),
+        Agent::Cline => cline::interpret(hook.event, run),
         _ => answer::interpret(hook.event, run),
     }
 }
@@ -85,6 +88,7 @@ pub fn payload_in(agent: Agent, event: CommandEvent, event_name: &str, claude: V
     match agent {
         Agent::Copilot => copilot::payload(event, event_name, fields),
         Agent::Cursor => cursor::payload(event, event_name, fields),
+        Agent::Cline => cline::payload(event, event_name, fields),
         _ => Value::Object(fields),
     }
 }

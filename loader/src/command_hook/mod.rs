@@ -19,6 +19,7 @@
 //! ```
 
 mod answer;
+mod cline;
 mod codex;
 mod condition;
 mod config;

@@ -270,7 +270,7 @@ pub fn events_table() -> String {
     let _ = writeln!(out, "## Payloads of their own");
     let _ = writeln!(
         out,
-        "\nThe fields a Copilot CLI or Cursor hook gets on each event it has (the payload its dialect writes; every field a host gives, with the agent's own names).\n"
+        "\nThe fields a Copilot CLI, Cursor or Cline hook gets on each event it has (the payload its dialect writes; every field a host gives, with the agent's own names).\n"
     );
     let own: Vec<Agent> = agents.iter().copied().filter(|d| d.own_payload()).collect();
     let mut header = vec!["event".to_owned()];

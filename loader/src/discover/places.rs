@@ -118,6 +118,28 @@ impl DiscoveryProvider for AgentPlace {
                     found.entries.push(self.entry(file, name));
                 }
             }
+            PlaceFiles::EventFiles(relative, variable, is_event) => {
+                let set = variable
+                    .and_then(std::env::var_os)
+                    .filter(|value| !value.is_empty());
+                let (dir, shown) = match set {
+                    Some(value) => {
+                        let dir = PathBuf::from(value).join("hooks");
+                        let shown = format!("{}/", dir.display());
+                        (dir, shown)
+                    }
+                    None => {
+                        let Some((base, prefix)) = self.base(ctx) else {
+                            return Ok(found);
+                        };
+                        (base.join(relative), format!("{prefix}{relative}/"))
+                    }
+                };
+                for file in event_files(&dir, is_event) {
+                    let name = format!("{shown}{}", file_name(&file));
+                    found.entries.push(self.entry(file, name));
+                }
+            }
         }
         Ok(found)
     }
@@ -130,6 +152,23 @@ fn json_files(dir: &Path) -> Vec<PathBuf> {
             entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// The regular files at the top of `dir` whose name `is_event` takes, in name order (the
+/// agent runs no link nor folder there).
+fn event_files(dir: &Path, is_event: fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .map(|e| e.path())
+                .filter(|p| is_event(&file_name(p)))
                 .collect()
         })
         .unwrap_or_default();

@@ -32,7 +32,8 @@ use agent_hooks::agents::{Agent, Decision};
 /// `agent-hooks hook`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct HookArgs {
-    /// The agent that runs this command: claude, codex, gemini, copilot, devin, pi or droid.
+    /// The agent that runs this command: claude, codex, gemini, copilot, devin, pi, qwen,
+    /// opencode, kilo, droid or cline.
     #[arg(long, value_name = "NAME")]
     pub agent: Agent,
     /// The event, when the agent's payload does not name it (Copilot CLI's own hooks files).

@@ -61,6 +61,9 @@ impl Request {
                 kind_of(&value)
             )));
         };
+        if agent == Agent::Cline {
+            agent_hooks::agents::cline::claude_fields(&mut payload);
+        }
         let copilot_form = !payload.contains_key("hook_event_name")
             && (payload.contains_key("toolName") || payload.contains_key("timestamp"));
         if copilot_form {

@@ -36,6 +36,17 @@ pub fn plan(
     own: &Path,
     copy_of: &dyn Fn(&str) -> PathBuf,
 ) -> Result<Vec<MovedFile>, InstallError> {
+    let json = |p: &Path| p.extension().is_some_and(|e| e == "json") && p != own;
+    plan_where(folder, &json, copy_of)
+}
+
+/// [`plan`] for the files of `folder` that `hooks` takes as the agent's hooks files (Cline's
+/// files named after its events), agent-hooks' own included when it is among them.
+pub fn plan_where(
+    folder: &Path,
+    hooks: &dyn Fn(&Path) -> bool,
+    copy_of: &dyn Fn(&str) -> PathBuf,
+) -> Result<Vec<MovedFile>, InstallError> {
     let entries = match fs::read_dir(folder) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -49,7 +60,7 @@ pub fn plan(
     let mut paths: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json") && p != own)
+        .filter(|p| hooks(p))
         .collect();
     paths.sort();
     let mut moved = Vec::new();

@@ -81,6 +81,10 @@ pub enum InstallError {
     /// No home folder.
     #[error("no home folder: set HOME")]
     NoHome,
+    /// The agent's own hook files stand where install writes agent-hooks' (Cline's files
+    /// named after events).
+    #[error("{0} holds hook files of your own ({1}): install with --take-over to move them under agent-hooks, which runs them (uninstall puts them back), or move them away")]
+    Occupied(PathBuf, String),
     /// Copilot CLI's hooks files that `install --take-over` moved have new files in their
     /// places.
     #[error("{0} were made again since `install --take-over` moved the files of those names under agent-hooks; uninstall does not overwrite them. Move them away (or put what you want into the copies agent-hooks runs) and run uninstall again, or run `uninstall --force` to put the old files back (what they replace is kept beside the copies)")]
@@ -141,7 +145,8 @@ pub enum InstallError {
 /// `install`/`uninstall`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct InstallArgs {
-    /// The agent: claude, codex, gemini, copilot, devin, pi or droid.
+    /// The agent: claude, codex, gemini, copilot, devin, pi, qwen, opencode, kilo, droid or
+    /// cline.
     #[arg(long, value_name = "NAME")]
     pub agent: Agent,
     /// The user's configuration of the agent (the default).
@@ -213,6 +218,41 @@ struct Record {
     /// The status line entry `--status-line` wrote (after the hooks' entries).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     status_line: Option<Insertion>,
+    /// Other files written whole with the same text as `owned` (Cline's one hook file per
+    /// event beside the first).
+    #[serde(default)]
+    also: Vec<PathBuf>,
+}
+
+/// The files beside `path` that an agent whose entry file is named after one of its
+/// events gets for each other event it is installed for (Cline's `TaskStart`, ... beside
+/// `PreToolUse`); none for the others.
+fn event_files_beside(agent: Agent, path: &Path) -> Vec<PathBuf> {
+    let events = agent.profile().installed_events;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    if !events.contains(&name.as_ref()) {
+        return Vec::new();
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    events
+        .iter()
+        .filter(|e| **e != name)
+        .map(|e| dir.join(e))
+        .collect()
+}
+
+/// Whether `file` is one of the agent's own hook files of a folder of files named after its
+/// events (Cline's), rather than a `*.json` hooks file.
+fn is_event_file(agent: Agent, file: &Path) -> bool {
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    agent
+        .profile()
+        .places
+        .iter()
+        .any(|place| match place.files {
+            agent_hooks::agents::PlaceFiles::EventFiles(_, _, is_event) => is_event(&name),
+            _ => false,
+        })
 }
 
 fn home() -> Result<PathBuf, InstallError> {
@@ -540,7 +580,9 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         return Ok(ExitCode::SUCCESS);
     }
     let record = if let Some(text) = agent.entry_file(&command, env!("CARGO_PKG_VERSION")) {
-        if before.is_some() {
+        let also = event_files_beside(agent, &path);
+        let by_event = !also.is_empty();
+        if before.is_some() && !by_event {
             return Err(InstallError::Changed(path).into());
         }
         let moved = if args.take_over {
@@ -559,10 +601,33 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
                 )
             };
             let dir = path.parent().unwrap_or(Path::new("."));
-            copilot_take_over::plan(dir, &path, &copy_of)?
+            if by_event {
+                copilot_take_over::plan_where(dir, &|p| is_event_file(agent, p), &copy_of)?
+            } else {
+                copilot_take_over::plan(dir, &path, &copy_of)?
+            }
         } else {
             Vec::new()
         };
+        if by_event && !args.take_over {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let theirs: Vec<String> = fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| is_event_file(agent, p))
+                .map(|p| {
+                    p.file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .collect();
+            if !theirs.is_empty() {
+                return Err(InstallError::Occupied(dir.to_path_buf(), theirs.join(", ")).into());
+            }
+        }
         let record = Record {
             agent: agent.hook_name().into(),
             path: path.clone(),
@@ -575,6 +640,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             command: Some(command.clone()),
             folders: folders::missing(&path),
             status_line: None,
+            also: also.clone(),
         };
         if !record.moved.is_empty() {
             // The copies first, then the record, then the agent's folder, so that a crash
@@ -586,8 +652,18 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             records.push(record.clone());
             save_records(&file, &records)?;
         }
-        write(&path, &text)?;
         copilot_take_over::remove_originals(&record.moved)?;
+        for file in std::iter::once(&path).chain(&also) {
+            write(file, &text)?;
+            if by_event {
+                // Cline runs it through `sh` whatever its mode; executable as a script is.
+                fs::set_permissions(file, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                    .map_err(|error| InstallError::Io {
+                        path: file.clone(),
+                        error,
+                    })?;
+            }
+        }
         if let Some(first) = record.moved.first() {
             outln!(
                 "Its {} hooks files there moved under agent-hooks, which runs them now: {}",
@@ -667,6 +743,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             command: Some(command.clone()),
             folders: Vec::new(),
             status_line: None,
+            also: Vec::new(),
         }
     };
     let file = records_file(common)?;
@@ -882,6 +959,7 @@ fn take_over_file(
         command: Some(command.to_owned()),
         folders: Vec::new(),
         status_line: None,
+        also: Vec::new(),
     });
     save_records(&file, &records)?;
     write(path, after)?;
@@ -1047,7 +1125,17 @@ fn undo_copilot_take_over(record: &Record, force: bool) -> Result<(), InstallErr
     if own.is_some() && own != record.owned {
         return Err(InstallError::Changed(record.path.clone()));
     }
-    let taken = copilot_take_over::taken_places(&record.moved)?;
+    for file in &record.also {
+        let text = read(file)?;
+        if text.is_some() && text != record.owned {
+            return Err(InstallError::Changed(file.clone()));
+        }
+    }
+    // agent-hooks' own files may stand where moved ones were (Cline's `PreToolUse`): those
+    // places are agent-hooks' to give back.
+    let ours = |p: &PathBuf| *p == record.path || record.also.contains(p);
+    let mut taken = copilot_take_over::taken_places(&record.moved)?;
+    taken.retain(|p| !ours(p));
     if !taken.is_empty() {
         if !force {
             let names: Vec<String> = taken.iter().map(|p| p.display().to_string()).collect();
@@ -1071,7 +1159,18 @@ fn undo_copilot_take_over(record: &Record, force: bool) -> Result<(), InstallErr
             error,
         })?;
     }
-    copilot_take_over::put_back(&record.moved)
+    for file in &record.also {
+        match fs::remove_file(file) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            other => other.map_err(|error| InstallError::Io {
+                path: file.clone(),
+                error,
+            })?,
+        }
+    }
+    copilot_take_over::put_back(&record.moved)?;
+    folders::remove_empty(&record.folders);
+    Ok(())
 }
 
 /// `agent-hooks uninstall`: once no agent is wired any more, the resident process is
@@ -1158,10 +1257,23 @@ fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
         if &text != owned {
             return Err(InstallError::Changed(path).into());
         }
-        fs::remove_file(&path).map_err(|error| InstallError::Io {
-            path: path.clone(),
-            error,
-        })?;
+        let changed: Vec<&PathBuf> = record
+            .also
+            .iter()
+            .filter(|f| read(f).ok().flatten().is_some_and(|t| &t != owned))
+            .collect();
+        if let Some(first) = changed.first() {
+            return Err(InstallError::Changed((*first).clone()).into());
+        }
+        for file in std::iter::once(&path).chain(&record.also) {
+            match fs::remove_file(file) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                other => other.map_err(|error| InstallError::Io {
+                    path: file.clone(),
+                    error,
+                })?,
+            }
+        }
         folders::remove_empty(&record.folders);
     } else {
         // Deepest containers first: their brackets move when an outer insertion goes.

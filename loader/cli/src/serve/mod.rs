@@ -681,7 +681,9 @@ fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
                 PlaceFiles::Files(files) => {
                     places.extend(files.iter().map(|(file, _)| base.join(file)));
                 }
-                PlaceFiles::Folder(folder, _) => places.push(base.join(folder)),
+                PlaceFiles::Folder(folder, _) | PlaceFiles::EventFiles(folder, _, _) => {
+                    places.push(base.join(folder))
+                }
             }
         }
     }

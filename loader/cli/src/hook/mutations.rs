@@ -38,6 +38,14 @@ const DANGEROUS: &str = "rm -rf /";
 /// `agent`'s payload of a shell call running [`DANGEROUS`], as it writes it today.
 fn original(agent: Agent, project: &Path) -> Value {
     match agent {
+        Agent::Cline => json!({
+            "clineVersion": "3.0.65", "timestamp": "2026-12-05T10:00:00.000Z", "taskId": "s-1",
+            "workspaceRoots": [project], "hookName": "tool_call",
+            "tool_call": {"id": "t-1", "name": "run_commands",
+                "input": {"commands": [DANGEROUS]}},
+            "preToolUse": {"toolName": "run_commands",
+                "parameters": {"commands": json!([DANGEROUS]).to_string()}},
+        }),
         Agent::Copilot => json!({
             "timestamp": 1_765_000_000_000_u64, "sessionId": "s-1", "cwd": project,
             "toolName": "bash", "toolArgs": json!({"command": DANGEROUS}).to_string(),
@@ -171,7 +179,13 @@ fn blocks(agent: Agent, reply: &Reply) -> bool {
                 || answer["hookSpecificOutput"]["permissionDecision"] == "deny"
         })
     };
-    reply.code == 2 || (agent == Agent::Copilot && denied())
+    // Cline reads no exit code: a block is `cancel` in the answer.
+    let cancelled = || {
+        serde_json::from_str::<Value>(&reply.stdout).is_ok_and(|answer| answer["cancel"] == true)
+    };
+    reply.code == 2
+        || (agent == Agent::Copilot && denied())
+        || (agent == Agent::Cline && cancelled())
 }
 
 /// A long-running guard on every tool call that refuses [`DANGEROUS`] wherever the tool's

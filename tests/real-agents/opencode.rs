@@ -293,11 +293,9 @@ fn a_claude_code_guard_blocks_kilo_s_bash_and_the_model_is_told_why() {
     claude_guard_blocks(Which::Kilo);
 }
 
-#[test]
-#[ignore = "runs the real OpenCode: tests/real-agents/run"]
-fn an_untrusted_project_guard_does_not_run_under_opencode() {
+fn untrusted_project_guard_does_not_run(which: Which) {
     let s = session(
-        Which::OpenCode,
+        which,
         &format!("echo ran >> {SIDE_EFFECT}"),
         Some("claude"),
         |run| {
@@ -332,6 +330,18 @@ fn an_untrusted_project_guard_does_not_run_under_opencode() {
         s.describe()
     );
     assert!(!s.told_last("the untrusted guard ran"), "{}", s.describe());
+}
+
+#[test]
+#[ignore = "runs the real OpenCode: tests/real-agents/run"]
+fn an_untrusted_project_guard_does_not_run_under_opencode() {
+    untrusted_project_guard_does_not_run(Which::OpenCode);
+}
+
+#[test]
+#[ignore = "runs the real Kilo Code: tests/real-agents/run"]
+fn an_untrusted_project_guard_does_not_run_under_kilo() {
+    untrusted_project_guard_does_not_run(Which::Kilo);
 }
 
 fn native_plugin_blocks(which: Which) {
@@ -369,23 +379,16 @@ fn a_native_plugin_blocks_rm_rf_under_kilo_and_the_model_is_told_why() {
     native_plugin_blocks(Which::Kilo);
 }
 
-#[test]
-#[ignore = "runs the real OpenCode: tests/real-agents/run"]
-fn a_hook_that_hangs_is_cut_at_its_timeout_and_opencode_goes_on() {
-    let s = session(
-        Which::OpenCode,
-        &format!("echo ran >> {SIDE_EFFECT}"),
-        None,
-        |run| {
-            std::fs::write(
-                user_hooks(run).join("hangs.json"),
-                json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+fn hang_is_cut(which: Which) {
+    let s = session(which, &format!("echo ran >> {SIDE_EFFECT}"), None, |run| {
+        std::fs::write(
+            user_hooks(run).join("hangs.json"),
+            json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
                 "command": "sleep 120", "timeout": 2}]}]})
-                .to_string(),
-            )
-            .expect("write the hook");
-        },
-    );
+            .to_string(),
+        )
+        .expect("write the hook");
+    });
     assert!(
         s.outcome.took >= Duration::from_secs(2) && s.outcome.took < Duration::from_secs(60),
         "not cut at its timeout: {}",
@@ -409,6 +412,18 @@ fn a_hook_that_hangs_is_cut_at_its_timeout_and_opencode_goes_on() {
     assert_eq!(s.outcome.code, Some(0), "{}", s.describe());
 }
 
+#[test]
+#[ignore = "runs the real OpenCode: tests/real-agents/run"]
+fn a_hook_that_hangs_is_cut_at_its_timeout_and_opencode_goes_on() {
+    hang_is_cut(Which::OpenCode);
+}
+
+#[test]
+#[ignore = "runs the real Kilo Code: tests/real-agents/run"]
+fn a_hook_that_hangs_is_cut_at_its_timeout_and_kilo_goes_on() {
+    hang_is_cut(Which::Kilo);
+}
+
 /// A long-running guard that rewrites `original` to `rewritten` in a shell command.
 const REWRITER: &str = r#"import json, sys
 print(json.dumps({"type": "hello", "protocol": 1, "name": "rewriter"}), flush=True)
@@ -426,30 +441,35 @@ for line in sys.stdin:
     print(json.dumps(answer), flush=True)
 "#;
 
-#[test]
-#[ignore = "runs the real OpenCode: tests/real-agents/run"]
-fn a_long_running_python_guard_rewrites_opencode_s_bash_command() {
-    let s = session(
-        Which::OpenCode,
-        "echo original >> side-effect.txt",
-        None,
-        |run| {
-            let guard = run.write("home/guard.py", REWRITER);
-            std::fs::write(
-                user_hooks(run).join("guard.json"),
-                json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+fn guard_rewrites(which: Which) {
+    let s = session(which, "echo original >> side-effect.txt", None, |run| {
+        let guard = run.write("home/guard.py", REWRITER);
+        std::fs::write(
+            user_hooks(run).join("guard.json"),
+            json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
                 "command": format!("python3 {}", guard.display()), "persistent": true}]}]})
-                .to_string(),
-            )
-            .expect("write the hook");
-        },
-    );
+            .to_string(),
+        )
+        .expect("write the hook");
+    });
     assert_eq!(
         s.side_effect().as_deref(),
         Some("rewritten\n"),
         "{}",
         s.describe()
     );
+}
+
+#[test]
+#[ignore = "runs the real OpenCode: tests/real-agents/run"]
+fn a_long_running_python_guard_rewrites_opencode_s_bash_command() {
+    guard_rewrites(Which::OpenCode);
+}
+
+#[test]
+#[ignore = "runs the real Kilo Code: tests/real-agents/run"]
+fn a_long_running_python_guard_rewrites_kilo_s_bash_command() {
+    guard_rewrites(Which::Kilo);
 }
 
 /// Every path under `dir` but what the agent keeps of its sessions and caches.
@@ -534,12 +554,10 @@ fn resident_pid(run: &Run) -> Option<i32> {
         })
 }
 
-#[test]
-#[ignore = "runs the real OpenCode: tests/real-agents/run"]
-fn a_required_hook_fails_closed_when_the_resident_process_is_killed_mid_call() {
+fn required_fails_closed(which: Which) {
     let killed = std::sync::Mutex::new(None);
     let s = session_during(
-        Which::OpenCode,
+        which,
         &[
             &format!("rm -rf gone; echo one >> {SIDE_EFFECT}"),
             &format!("echo two >> {SIDE_EFFECT}"),
@@ -592,6 +610,18 @@ fn a_required_hook_fails_closed_when_the_resident_process_is_killed_mid_call() {
     // where the call was answered), and saw the second.
     assert!(log.lines().filter(|l| *l == "rm").count() >= 2, "{detail}");
     assert!(log.lines().any(|l| l == "other"), "{detail}");
+}
+
+#[test]
+#[ignore = "runs the real OpenCode: tests/real-agents/run"]
+fn a_required_hook_fails_closed_when_the_resident_process_is_killed_mid_call() {
+    required_fails_closed(Which::OpenCode);
+}
+
+#[test]
+#[ignore = "runs the real Kilo Code: tests/real-agents/run"]
+fn a_required_hook_fails_closed_under_kilo_when_the_resident_process_is_killed_mid_call() {
+    required_fails_closed(Which::Kilo);
 }
 
 /// Writes an agent-hooks hooks file named `name` with one command hook on `event`.

@@ -23,7 +23,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use agents::{agent_hooks, Outcome, Run, PROMPT, RUN_LIMIT};
+use agents::{
+    agent_hooks, resident_pid, user_hooks, Outcome, Run, PROMPT, REQUIRED_GUARD, RUN_LIMIT,
+};
 use serde_json::json;
 
 /// pi's package in the installed folder.
@@ -159,12 +161,6 @@ fn session_during(
     let session = Session { run, outcome, told };
     assert!(!session.outcome.timed_out, "{}", session.describe());
     session
-}
-
-fn user_hooks(run: &Run) -> PathBuf {
-    let dir = run.home().join(".config/agent-hooks/hooks");
-    std::fs::create_dir_all(&dir).expect("hooks folder");
-    dir
 }
 
 #[test]
@@ -348,51 +344,6 @@ fn install_then_uninstall_leaves_pi_s_folders_as_they_were() {
     assert_eq!(wired.code, Some(0), "{}", wired.describe());
     agent_hooks(&run, &["uninstall", "--agent", "pi"]);
     assert_eq!(pi_folders(&pi), before);
-}
-
-/// A required long-running guard: it writes `deciding` in the project when it gets a command
-/// with `rm -rf`, waits until the test has killed the resident process running it (`killed`
-/// in the project), then blocks; every other event it lets through. Each event it gets is a
-/// line of its log (`rm` or `other`).
-const REQUIRED_GUARD: &str = r#"import json, os, sys, time
-project = sys.argv[1]
-def say(message):
-    print(json.dumps(message), flush=True)
-say({"type": "hello", "protocol": 1, "name": "required-guard"})
-for line in sys.stdin:
-    message = json.loads(line)
-    if message.get("type") == "goodbye":
-        break
-    if message.get("type") != "event":
-        continue
-    dangerous = "rm -rf" in json.dumps(message.get("payload"))
-    with open(os.path.join(project, "guard.log"), "a") as log:
-        log.write("rm\n" if dangerous else "other\n")
-    if not dangerous:
-        say({"type": "answer", "id": message["id"]})
-        continue
-    open(os.path.join(project, "deciding"), "w").close()
-    for _ in range(300):
-        if os.path.exists(os.path.join(project, "killed")):
-            break
-        time.sleep(0.1)
-    say({"type": "answer", "id": message["id"], "block": "the required guard refuses rm -rf"})
-"#;
-
-/// The pid of the running `agent-hooks serve` of this run's home, from `/proc`.
-fn resident_pid(run: &Run) -> Option<i32> {
-    let home = format!("HOME={}", run.home().display());
-    std::fs::read_dir("/proc")
-        .ok()?
-        .flatten()
-        .find_map(|entry| {
-            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            let environ = std::fs::read(entry.path().join("environ")).ok()?;
-            let serve = cmdline.split(|b| *b == 0).any(|w| w == b"serve");
-            let ours = environ.split(|b| *b == 0).any(|v| v == home.as_bytes());
-            (serve && ours).then_some(pid)
-        })
 }
 
 #[test]

@@ -13,6 +13,8 @@
 //! the build folder once and runs these tests, inside a network namespace with only
 //! loopback where `unshare` is allowed.
 
+// The helpers the sessions through agent-hooks share are not used here.
+#[allow(dead_code)]
 mod agents;
 mod cases;
 mod claude_fields;

@@ -25,7 +25,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use agents::{agent_hooks, Agent, Run};
+use agents::{agent_hooks, user_hooks, Agent, Run};
 use serde_json::json;
 
 /// What one session left.
@@ -167,12 +167,6 @@ fn only_in_full_run(case: &str) -> bool {
     }
     eprintln!("{case}: runs with REAL_AGENTS_FULL=1 only");
     true
-}
-
-fn user_hooks(run: &Run) -> std::path::PathBuf {
-    let dir = run.home().join(".config/agent-hooks/hooks");
-    std::fs::create_dir_all(&dir).expect("hooks folder");
-    dir
 }
 
 #[test]

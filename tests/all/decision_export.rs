@@ -23,7 +23,9 @@ use opentelemetry_proto::tonic::{
     logs::v1::LogRecord,
 };
 use prost::Message;
-use serde_json::{json, Value};
+
+use crate::decision_log::{guard, pre};
+use serde_json::Value;
 
 /// One request the receiver took: its path, content type and body decoded.
 struct Received {
@@ -146,21 +148,6 @@ fn attribute_in(attributes: &[KeyValue], key: &str) -> Option<String> {
         Any::DoubleValue(d) => Some(d.to_string()),
         other => Some(format!("{other:?}")),
     }
-}
-
-/// A guard in the user's hooks folder: blocks `git push --force` with a reason.
-fn guard(rig: &Rig) {
-    rig.write(
-        "home/.config/agent-hooks/hooks/guard.json",
-        r#"{"hooks": {"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
-            "command": "grep -q 'push --force' && { echo 'no force pushes' >&2; exit 2; }; exit 0"}]}]}}"#,
-    );
-}
-
-fn pre(session: &str, command: &str) -> String {
-    json!({"session_id": session, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-           "cwd": "/home/u/project", "tool_input": {"command": command}})
-    .to_string()
 }
 
 /// `hook --agent claude` through the resident process, with the collector at `endpoint` in

@@ -13,7 +13,7 @@ use agent_hooks_tests::{
 use serde_json::{json, Value};
 
 /// A guard in the user's hooks folder: blocks `git push --force` with a reason.
-fn guard(rig: &Rig) {
+pub(crate) fn guard(rig: &Rig) {
     rig.write(
         "home/.config/agent-hooks/hooks/guard.json",
         r#"{"hooks": {"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
@@ -21,7 +21,8 @@ fn guard(rig: &Rig) {
     );
 }
 
-fn pre(session: &str, command: &str) -> String {
+/// Claude Code's `PreToolUse` of a `Bash` call running `command` in `session`.
+pub(crate) fn pre(session: &str, command: &str) -> String {
     json!({"session_id": session, "hook_event_name": "PreToolUse", "tool_name": "Bash",
            "cwd": "/home/u/project", "tool_input": {"command": command}})
     .to_string()

@@ -12,6 +12,8 @@ use agent_hooks_tests::{
 };
 use serde_json::{json, Value};
 
+use crate::decision_log::guard;
+
 fn out(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
@@ -117,15 +119,6 @@ fn status_line_is_added_to_an_install_made_without_it_and_refused_where_there_is
         err(&gemini).contains("--status-line") && err(&gemini).contains("no status line command"),
         "{}",
         err(&gemini)
-    );
-}
-
-/// A guard in the user's hooks folder: blocks `git push --force` with a reason.
-fn guard(rig: &Rig) {
-    rig.write(
-        "home/.config/agent-hooks/hooks/guard.json",
-        r#"{"hooks": {"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
-            "command": "grep -q 'push --force' && { echo 'no force pushes' >&2; exit 2; }; exit 0"}]}]}}"#,
     );
 }
 

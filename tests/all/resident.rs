@@ -408,8 +408,11 @@ fn trusting_a_project_hook_while_it_runs_is_seen_on_the_next_event() {
 #[test]
 fn past_its_cap_of_connections_the_client_answers_itself_and_says_so() {
     let rig = Rig::new();
+    // The slow hook says when it has started, so that the second call comes while the first
+    // holds the one connection, however loaded the machine.
+    let started = rig.root().join("slow-started");
     let slow = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
-        "command": "p=$(cat); case \"$p\" in *slow-one*) sleep 3;; esac; case \"$p\" in *'rm -rf'*) echo refused >&2; exit 2;; esac; exit 0", "timeout": 10}]}]});
+        "command": format!("p=$(cat); case \"$p\" in *slow-one*) touch '{}'; sleep 5;; esac; case \"$p\" in *'rm -rf'*) echo refused >&2; exit 2;; esac; exit 0", started.display()), "timeout": 15}]}]});
     std::fs::write(rig.user_hooks().join("slow.json"), slow.to_string()).unwrap();
     let spawn = |payload: String| {
         let mut child = rig
@@ -438,7 +441,14 @@ fn past_its_cap_of_connections_the_client_answers_itself_and_says_so() {
         Some(0)
     );
     let a = spawn(pre("session-a", "echo slow-one"));
-    std::thread::sleep(Duration::from_millis(500));
+    let waiting = std::time::Instant::now();
+    while !started.exists() {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(30),
+            "the slow hook never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let b = spawn(pre("session-b", "rm -rf x"))
         .wait_with_output()
         .unwrap();

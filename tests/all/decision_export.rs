@@ -7,7 +7,7 @@
 
 use std::{
     io::{BufRead, BufReader, Read, Write},
-    net::{TcpListener, TcpStream},
+    net::TcpListener,
     process::Output,
     sync::{Arc, Mutex},
     time::{Duration, Instant},
@@ -16,6 +16,7 @@ use std::{
 use agent_hooks_tests::{
     cli,
     rig::{Resident, Rig},
+    tls::Authority,
 };
 use opentelemetry_proto::tonic::{
     collector::logs::v1::ExportLogsServiceRequest,
@@ -38,20 +39,37 @@ struct Received {
 struct Receiver {
     port: u16,
     got: Arc<Mutex<Vec<Received>>>,
+    /// `http`, or `https` for a receiver that speaks TLS.
+    scheme: &'static str,
 }
 
 impl Receiver {
     fn on(listener: TcpListener) -> Receiver {
+        Receiver::listening(listener, None)
+    }
+
+    /// A receiver that speaks TLS with a certificate `authority` issued.
+    fn tls(authority: Authority) -> Receiver {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a port on loopback");
+        Receiver::listening(listener, Some(Arc::new(authority)))
+    }
+
+    fn listening(listener: TcpListener, authority: Option<Arc<Authority>>) -> Receiver {
         let port = listener.local_addr().expect("its address").port();
         let got = Arc::new(Mutex::new(Vec::new()));
         let keep = got.clone();
+        let scheme = if authority.is_some() { "https" } else { "http" };
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let keep = keep.clone();
-                std::thread::spawn(move || serve(stream, &keep));
+                let authority = authority.clone();
+                std::thread::spawn(move || match authority {
+                    Some(authority) => serve(authority.accept(stream), &keep),
+                    None => serve(stream, &keep),
+                });
             }
         });
-        Receiver { port, got }
+        Receiver { port, got, scheme }
     }
 
     fn start() -> Receiver {
@@ -59,7 +77,7 @@ impl Receiver {
     }
 
     fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        format!("{}://127.0.0.1:{}", self.scheme, self.port)
     }
 
     /// The log records received, waiting up to 30 s for at least `count`.
@@ -83,10 +101,9 @@ impl Receiver {
     }
 }
 
-/// Answers the requests of one connection (kept alive or not).
-fn serve(stream: TcpStream, got: &Mutex<Vec<Received>>) {
-    let mut reader = BufReader::new(stream.try_clone().expect("the stream twice"));
-    let mut stream = stream;
+/// Answers the requests of one connection (kept alive or not; plain or TLS).
+fn serve(stream: impl Read + Write, got: &Mutex<Vec<Received>>) {
+    let mut reader = BufReader::new(stream);
     loop {
         let mut start = String::new();
         if reader.read_line(&mut start).unwrap_or(0) == 0 {
@@ -128,7 +145,8 @@ fn serve(stream: TcpStream, got: &Mutex<Vec<Received>>) {
         });
         let answer =
             "HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n";
-        if stream.write_all(answer.as_bytes()).is_err() {
+        let stream = reader.get_mut();
+        if stream.write_all(answer.as_bytes()).is_err() || stream.flush().is_err() {
             return;
         }
     }
@@ -153,14 +171,24 @@ fn attribute_in(attributes: &[KeyValue], key: &str) -> Option<String> {
 /// `hook --agent claude` through the resident process, with the collector at `endpoint` in
 /// the agent's environment.
 fn hook(rig: &Rig, endpoint: &str, payload: &str) -> Output {
+    hook_with(rig, &[("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)], payload)
+}
+
+/// `hook --agent claude` through the resident process, with `vars` in the agent's
+/// environment.
+fn hook_with(rig: &Rig, vars: &[(&str, &str)], payload: &str) -> Output {
     let mut command = Resident::command(rig, &["hook", "--agent", "claude"]);
-    command.env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint);
+    command.envs(vars.iter().copied());
     cli::output_with(&mut command, payload)
 }
 
 fn doctor(rig: &Rig, endpoint: &str) -> String {
+    doctor_with(rig, &[("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)])
+}
+
+fn doctor_with(rig: &Rig, vars: &[(&str, &str)]) -> String {
     let mut command = Resident::command(rig, &["doctor"]);
-    command.env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint);
+    command.envs(vars.iter().copied());
     let output = cli::output_with(&mut command, "");
     format!(
         "{}{}",
@@ -314,13 +342,75 @@ fn a_wrong_export_setting_is_told_by_doctor_and_the_events_are_answered() {
     guard(&rig);
     rig.write(
         "home/.config/agent-hooks/settings.json",
-        r#"{"decisions": {"export": {"endpoint": "https://collector.example:4318"}}}"#,
+        r#"{"decisions": {"export": {"endpoint": "https://collector.example:4318", "certificate": "/nowhere/ca.pem"}}}"#,
     );
     let blocked = hook(&rig, "", &pre("s1", "git push --force"));
     assert_eq!(blocked.status.code(), Some(2), "{}", err(&blocked));
     let said = doctor(&rig, "");
     assert!(
-        said.contains("`decisions.export` names \"https://collector.example:4318\": this build sends over plain HTTP only"),
+        said.contains(
+            "decision export: the certificate authority file /nowhere/ca.pem cannot be read: "
+        ),
         "{said}"
     );
+}
+
+#[test]
+fn records_reach_a_collector_over_tls_that_checks_the_clients_certificate() {
+    let rig = Rig::new();
+    guard(&rig);
+    let authority = Authority::new(rig.root(), true);
+    let ca = authority.certificate.display().to_string();
+    let collector = Receiver::tls(authority);
+    let endpoint = collector.endpoint();
+    let client = rig.root().join("client.pem").display().to_string();
+    let key = rig.root().join("client.key").display().to_string();
+    let vars = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        ("OTEL_EXPORTER_OTLP_CERTIFICATE", ca.as_str()),
+        ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", client.as_str()),
+        ("OTEL_EXPORTER_OTLP_CLIENT_KEY", key.as_str()),
+    ];
+    let blocked = hook_with(&rig, &vars, &pre("s1", "git push --force"));
+    assert_eq!(blocked.status.code(), Some(2), "{}", err(&blocked));
+    let records = collector.records(1);
+    assert_eq!(records.len(), 1, "the record crossed TLS");
+    assert_eq!(
+        attribute(&records[0], "agent_hooks.reason").as_deref(),
+        Some("no force pushes")
+    );
+    assert_eq!(
+        collector.got.lock().expect("the receiver's list")[0].path,
+        "/v1/logs"
+    );
+    let said = doctor_with(&rig, &vars);
+    assert!(!said.contains("decision export"), "all is well: {said}");
+}
+
+#[test]
+fn a_collector_whose_certificate_is_not_trusted_gets_nothing_and_doctor_says_why() {
+    let rig = Rig::new();
+    guard(&rig);
+    // Its authority is in no trusted store, and no variable names it.
+    let collector = Receiver::tls(Authority::new(rig.root(), false));
+    let endpoint = collector.endpoint();
+    let blocked = hook(&rig, &endpoint, &pre("s1", "git push --force"));
+    assert_eq!(blocked.status.code(), Some(2), "{}", err(&blocked));
+    let progress = rig.home().join(".local/state/agent-hooks/export.json");
+    let started = Instant::now();
+    while !std::fs::read_to_string(&progress).is_ok_and(|t| t.contains("failing_since")) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the exporter never said it failed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let said = doctor(&rig, &endpoint);
+    assert!(
+        said.contains(&format!(
+            "decision export: the collector at {endpoint}/v1/logs has not taken records since "
+        )) && said.contains("UnknownIssuer"),
+        "{said}"
+    );
+    assert!(collector.records(0).is_empty(), "nothing crossed");
 }

@@ -1038,20 +1038,19 @@ fn other_hook_types_are_reported_not_skipped_silently() {
     );
     let mut hooks = CommandHooks::new();
     hooks.load_file(&file);
-    // The prompt and agent hooks load (the agent answers them: tests/all/host_calls.rs);
-    // what cannot run is reported.
+    // The prompt and agent hooks load (the agent answers them: tests/all/host_calls.rs).
     let kinds: Vec<&str> = hooks
         .hooks()
         .filter_map(|h| h.host_call.as_ref().map(|c| c.kind().name()))
         .collect();
     assert_eq!(kinds, ["prompt", "agent"]);
-    let issues: Vec<String> = hooks.issues().iter().map(|i| i.message.clone()).collect();
-    assert_eq!(
-        issues,
-        [
-            "`https://policy.example/hook`: https is not supported (this build sends plain HTTP only, it has no TLS stack); this hook does not run",
-        ]
-    );
+    // The https hook loads too (its certificate checked when it runs: http_hooks.rs).
+    let urls: Vec<&str> = hooks
+        .hooks()
+        .filter_map(|h| h.http.as_ref().map(|t| t.url.as_str()))
+        .collect();
+    assert_eq!(urls, ["https://policy.example/hook"]);
+    assert!(hooks.issues().is_empty(), "{:?}", hooks.issues());
     let mut hooks = CommandHooks::new();
     hooks.parse(
         r#"{"hooks": {"Stop": [{"hooks": [{"type": "prompt"}, {"type": "mcp_tool", "server": "s"}, {"type": "mcp_tool", "server": "s", "tool": "t", "input": "x"}, {"type": "tool"}]}]}}"#,

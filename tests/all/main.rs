@@ -37,6 +37,7 @@ mod host_calls;
 mod host_observers;
 mod host_payloads;
 mod http_hooks;
+mod https_hooks;
 mod interop;
 mod isolation;
 mod keeper;

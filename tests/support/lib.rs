@@ -359,6 +359,7 @@ pub mod commands;
 pub mod releases;
 pub mod rig;
 pub mod scripted;
+pub mod tls;
 pub use recording::ScriptedAgent;
 
 /// A runner over the `scripted-a` and `scripted-b` plugins and the in-process `inproc`

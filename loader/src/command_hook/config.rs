@@ -639,17 +639,14 @@ impl Reader<'_> {
         })
     }
 
-    /// An HTTP hook's `url` (plain `http://`), `headers` and `allowedEnvVars`.
+    /// An HTTP hook's `url` (`http://` or `https://`), `headers` and `allowedEnvVars`.
     fn http_target(&mut self, entry: &Value, at: &str) -> Option<HttpTarget> {
         let url = entry.get("url").and_then(Value::as_str).map(str::trim);
         let problem = match url {
             None | Some("") => Some("an `http` hook needs a `url`; skipped".to_owned()),
-            Some(url) if url.starts_with("https://") => Some(format!(
-                "`{url}`: https is not supported (this build sends plain HTTP only, it has no TLS stack); this hook does not run"
-            )),
-            Some(url) if !url.starts_with("http://") => Some(format!(
-                "`{url}` is not an http:// URL; this hook does not run"
-            )),
+            Some(url) if !url.starts_with("http://") && !url.starts_with("https://") => Some(
+                format!("`{url}` is not an http:// or https:// URL; this hook does not run"),
+            ),
             Some(_) => None,
         };
         if let Some(problem) = problem {

@@ -177,7 +177,7 @@ mod tests {
           "PreToolUse": [{"matcher": "Bash", "hooks": [
             {"type": "command", "command": "guard", "if": "Bash(git push:*)", "statusMessage": "Checking the push", "once": true},
             {"type": "command", "command": "log", "async": true},
-            {"type": "http", "url": "https://policy.example/hook"},
+            {"type": "http", "url": "ftp://policy.example/hook"},
             {"type": "command", "command": "bad-if", "if": "Bash(git"}
           ]}],
           "SessionStart": [{"matcher": "startup|clear|compact", "hooks": [{"type": "command", "command": "ctx", "if": "Bash"}]}]
@@ -205,7 +205,7 @@ mod tests {
             issues,
             [
                 "s.json (hooks.PreToolUse[0].hooks[0].once): Claude Code honours `once` only in skill and agent hooks, so this hook runs every time, as it does under Claude Code",
-                "s.json (hooks.PreToolUse[0].hooks[2].url): `https://policy.example/hook`: https is not supported (this build sends plain HTTP only, it has no TLS stack); this hook does not run",
+                "s.json (hooks.PreToolUse[0].hooks[2].url): `ftp://policy.example/hook` is not an http:// or https:// URL; this hook does not run",
                 "s.json (hooks.PreToolUse[0].hooks[3].if): `Bash(git` lacks its closing parenthesis; this hook does not run",
                 "s.json (hooks.SessionStart[0].hooks[0].if): `if` is only evaluated on tool events, not on SessionStart; ignored",
             ]

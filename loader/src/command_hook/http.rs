@@ -1,7 +1,7 @@
 //! HTTP hooks (`type: "http"`): the payload is POSTed as JSON to the hook's URL, with its
 //! headers; a 2xx answer's body is read like a command hook's stdout, anything else is a
-//! reported, non-blocking failure. Plain HTTP only: this build has no TLS stack, and an
-//! `https://` URL is refused when the file is read.
+//! reported, non-blocking failure. An `https://` URL's certificate is checked against the
+//! system's trusted roots (on Linux, `SSL_CERT_FILE` and `SSL_CERT_DIR` name others).
 
 use std::{sync::Arc, time::Duration, time::Instant};
 
@@ -10,7 +10,7 @@ use super::process::{Exit, Run, OUTPUT_CAP};
 /// Where an HTTP hook posts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpTarget {
-    /// The URL (`http://...`).
+    /// The URL (`http://...` or `https://...`).
     pub url: String,
     /// Request headers as written; `$NAME` and `${NAME}` are replaced by the environment
     /// variable when `allowed_env` lists it, and by nothing otherwise.
@@ -63,6 +63,11 @@ impl HttpTarget {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(timeout))
             .http_status_as_error(false)
+            .tls_config(
+                ureq::tls::TlsConfig::builder()
+                    .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+                    .build(),
+            )
             .build()
             .into();
         let mut request = agent

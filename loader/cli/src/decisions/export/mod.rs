@@ -8,10 +8,12 @@
 //!   standard `OTEL_EXPORTER_OTLP_*` variables.
 //! - `follow`: the records not yet sent, in batches, across the file's rotation.
 //! - `otlp`: a record as an OTLP log record, and the exporter that sends a batch.
+//! - `tls`: the certificates an `https://` collector is checked against, and the client's.
 //! - [`Progress`]: what was sent, what failed, kept beside the records for `doctor`.
 
 mod follow;
 mod otlp;
+mod tls;
 
 use std::{
     path::{Path, PathBuf},
@@ -34,6 +36,8 @@ pub struct Collector {
     /// Who asked for the export: the managed policy, the user's settings file, or a
     /// variable.
     pub by: String,
+    /// The certificates used when the address is `https://`.
+    pub tls: tls::Tls,
 }
 
 impl Collector {
@@ -79,11 +83,11 @@ pub fn collector(
 ) -> Option<Collector> {
     let var = |name: &str| var(name).filter(|v| !v.is_empty());
     if let Some(setting) = managed.and_then(|m| m.get("export")) {
-        return from_setting(setting, "the managed policy", problems);
+        return from_setting(setting, "the managed policy", var, problems);
     }
     if let Some((user, file)) = user {
         if let Some(setting) = user.get("export") {
-            return from_setting(setting, file, problems);
+            return from_setting(setting, file, var, problems);
         }
     }
     if var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"))
@@ -105,15 +109,24 @@ pub fn collector(
             return None;
         }
     }
+    let tls = tls::Tls::from_variables(var, problems)?;
     Some(Collector {
         endpoint: None,
         headers: Vec::new(),
         by: by.to_owned(),
+        tls,
     })
 }
 
-/// A `decisions.export` setting: `false`, or `{"endpoint": URL, "headers": {NAME: VALUE}}`.
-fn from_setting(setting: &Value, whose: &str, problems: &mut Vec<String>) -> Option<Collector> {
+/// A `decisions.export` setting: `false`, or `{"endpoint": URL, "headers": {NAME: VALUE}}`
+/// with, for an `https://` collector, `certificate`, `clientCertificate` and `clientKey`
+/// (PEM files; the standard variables fill in what it does not say).
+fn from_setting(
+    setting: &Value,
+    whose: &str,
+    var: impl Fn(&str) -> Option<String>,
+    problems: &mut Vec<String>,
+) -> Option<Collector> {
     let wrong = |problems: &mut Vec<String>, what: String| {
         problems.push(format!(
             "{whose}: `decisions.export` {what}; nothing is exported"
@@ -131,12 +144,10 @@ fn from_setting(setting: &Value, whose: &str, problems: &mut Vec<String>) -> Opt
         }
     };
     let endpoint = match object.get("endpoint") {
-        Some(Value::String(endpoint)) if endpoint.starts_with("http://") => endpoint,
-        Some(Value::String(endpoint)) if endpoint.starts_with("https://") => {
-            return wrong(
-                problems,
-                format!("names {endpoint:?}: this build sends over plain HTTP only (no TLS); point it at a collector on the machine or the network that takes OTLP over HTTP"),
-            )
+        Some(Value::String(endpoint))
+            if endpoint.starts_with("http://") || endpoint.starts_with("https://") =>
+        {
+            endpoint
         }
         other => {
             return wrong(
@@ -164,10 +175,12 @@ fn from_setting(setting: &Value, whose: &str, problems: &mut Vec<String>) -> Opt
             )
         }
     }
+    let tls = tls::Tls::from_setting(object, whose, var, problems)?;
     Some(Collector {
         endpoint: Some(logs_path(endpoint)),
         headers,
         by: whose.to_owned(),
+        tls,
     })
 }
 
@@ -446,13 +459,26 @@ mod tests {
     }
 
     #[test]
+    fn an_https_collector_is_taken_checked_against_the_systems_roots() {
+        let user = json!({"export": {"endpoint": "https://org.example:4318"}});
+        let (found, problems) = with(Some(user), None, &[]);
+        assert!(problems.is_empty(), "{problems:?}");
+        let found = found.expect("the export");
+        assert_eq!(
+            found.endpoint.as_deref(),
+            Some("https://org.example:4318/v1/logs")
+        );
+        assert_eq!(found.tls, tls::Tls::default());
+    }
+
+    #[test]
     fn a_wrong_setting_is_said_and_exports_nothing() {
         for (setting, said) in [
             (json!({"export": true}), "must be false or"),
             (json!({"export": {}}), "needs an `endpoint`"),
             (
-                json!({"export": {"endpoint": "https://c:4318"}}),
-                "plain HTTP only",
+                json!({"export": {"endpoint": "https://c:4318", "certificate": "/nowhere.pem"}}),
+                "the certificate authority file /nowhere.pem cannot be read",
             ),
             (
                 json!({"export": {"endpoint": "http://c:4318", "headers": {"a": 1}}}),

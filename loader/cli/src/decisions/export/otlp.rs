@@ -1,12 +1,16 @@
 //! A record as an OpenTelemetry log record, and the exporter that sends a batch of them to
 //! the collector (the OpenTelemetry project's OTLP exporter, over HTTP with protobuf, its
-//! requests sent by ureq).
+//! requests sent by ureq, over TLS for an `https://` collector).
 //!
 //! Attributes follow the semantic conventions where they name the field: `session.id` and
 //! `gen_ai.conversation.id` (the agent's session), `gen_ai.tool.name`,
 //! `gen_ai.agent.name`; agent-hooks' own under `agent_hooks.`.
 
-use std::{collections::HashMap, time::Duration};
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
 use bytes::Bytes;
 use opentelemetry::{
@@ -36,19 +40,28 @@ pub struct Exporter {
     exporter: opentelemetry_otlp::LogExporter,
     logger: SdkLogger,
     scope: InstrumentationScope,
+    /// Why the last request could not be sent, in the client's words (the exporter's own
+    /// error says only "network error").
+    failure: Failure,
 }
+
+/// Why a request could not be sent, kept by the client for the exporter's caller.
+type Failure = Arc<Mutex<Option<String>>>;
 
 impl Exporter {
     /// An exporter to `collector`, with the resource the `OTEL_SERVICE_NAME` and
     /// `OTEL_RESOURCE_ATTRIBUTES` variables describe (service `agent-hooks` by default).
     pub fn new(collector: &Collector) -> Result<Exporter, String> {
-        let client = Ureq(
-            ureq::Agent::config_builder()
+        let failure = Failure::default();
+        let client = Ureq {
+            agent: ureq::Agent::config_builder()
                 .timeout_global(Some(TIMEOUT))
                 .http_status_as_error(false)
+                .tls_config(collector.tls.config()?)
                 .build()
                 .into(),
-        );
+            failure: failure.clone(),
+        };
         let mut builder = opentelemetry_otlp::LogExporter::builder()
             .with_http()
             .with_http_client(client)
@@ -82,6 +95,7 @@ impl Exporter {
             exporter,
             logger,
             scope,
+            failure,
         })
     }
 
@@ -90,8 +104,12 @@ impl Exporter {
     pub fn send(&self, records: &[Record]) -> Result<(), String> {
         let made: Vec<_> = records.iter().map(|r| self.log_record(r)).collect();
         let pairs: Vec<_> = made.iter().map(|r| (r, &self.scope)).collect();
-        futures_executor::block_on(self.exporter.export(LogBatch::new(&pairs)))
-            .map_err(|e| e.to_string())
+        let sent = futures_executor::block_on(self.exporter.export(LogBatch::new(&pairs)));
+        let failure = self.failure.lock().ok().and_then(|mut f| f.take());
+        sent.map_err(|e| match failure {
+            Some(failure) => format!("{e}: {failure}"),
+            None => e.to_string(),
+        })
     }
 
     fn log_record(&self, record: &Record) -> opentelemetry_sdk::logs::SdkLogRecord {
@@ -163,7 +181,10 @@ fn severity(record: &Record) -> (Severity, &'static str) {
 
 /// The exporter's requests, sent by ureq (the HTTP client the program has for HTTP hooks).
 #[derive(Debug)]
-struct Ureq(ureq::Agent);
+struct Ureq {
+    agent: ureq::Agent,
+    failure: Failure,
+}
 
 #[async_trait::async_trait]
 impl HttpClient for Ureq {
@@ -173,9 +194,22 @@ impl HttpClient for Ureq {
     ) -> Result<http::Response<Bytes>, HttpError> {
         let (parts, body) = request.into_parts();
         let request = http::Request::from_parts(parts, body.to_vec());
-        let response = self.0.run(request)?;
+        let said = |error: ureq::Error, failure: &Failure| {
+            if let Ok(mut kept) = failure.lock() {
+                *kept = Some(error.to_string());
+            }
+            error
+        };
+        let response = self
+            .agent
+            .run(request)
+            .map_err(|e| said(e, &self.failure))?;
         let (parts, mut body) = response.into_parts();
-        let bytes = body.with_config().limit(ANSWER_LIMIT).read_to_vec()?;
+        let bytes = body
+            .with_config()
+            .limit(ANSWER_LIMIT)
+            .read_to_vec()
+            .map_err(|e| said(e, &self.failure))?;
         Ok(http::Response::from_parts(parts, Bytes::from(bytes)))
     }
 }

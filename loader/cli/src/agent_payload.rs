@@ -10,7 +10,7 @@ use agent_hooks::command_hook::ToolNames;
 use serde_json::Value;
 
 use crate::{
-    hook::{self, request::own_tool_name, HookArgs, Request, RequestError},
+    commands::hook::{self, request::own_tool_name, HookArgs, Request, RequestError},
     options::Common,
     session::Session,
 };

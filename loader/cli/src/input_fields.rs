@@ -6,7 +6,7 @@ use agent_hooks::{abi::EventKind, Combine};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::events::Emitted;
+use crate::event_io::Emitted;
 
 /// Fields every command-hook payload has, and the command-hook names of the tool events'
 /// fields that `emit` also reads (`tool_input` for `input`, ...). Accepted with any event.

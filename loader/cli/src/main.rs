@@ -15,33 +15,22 @@ macro_rules! outln {
 mod agent_payload;
 mod bounded;
 mod capped_log;
-mod command;
+mod commands;
 mod decisions;
-mod demo;
-mod doctor;
-mod emit;
-mod events;
-mod hook;
+mod event_io;
 mod host_script;
 mod input_fields;
-mod install;
-mod list;
-mod log;
-mod new;
+mod logging;
 mod options;
 mod output;
 mod pow;
 mod quick_args;
 mod recorder;
 mod relay;
-mod replay;
 mod runtime;
-mod serve;
 mod session;
-mod status;
 mod sync;
 mod taken_over;
-mod trust;
 mod ui_script;
 mod wiring;
 
@@ -49,7 +38,13 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::options::{Before, Common, CwdOption, HookOptions, JsonOption, RunOptions, Unapplied};
+use crate::{
+    commands::{
+        command, demo, doctor, emit, events, hook, install, list, log, new, replay, serve, stats,
+        status, trust,
+    },
+    options::{Before, Common, CwdOption, HookOptions, JsonOption, RunOptions, Unapplied},
+};
 
 /// The hook system under your coding agent (Claude Code, Codex CLI, Gemini CLI, Copilot CLI,
 /// pi, ...): it runs your guards, native plugins and other agents' hooks files at every step
@@ -139,7 +134,7 @@ enum Command {
     /// last: time, agent, event, tool, decision, the hook that decided and its reason.
     Log {
         #[command(flatten)]
-        args: decisions::show::LogArgs,
+        args: log::LogArgs,
         #[command(flatten)]
         json: JsonOption,
     },
@@ -147,7 +142,7 @@ enum Command {
     /// timeouts and how long it took; the slowest first.
     Stats {
         #[command(flatten)]
-        args: decisions::stats::StatsArgs,
+        args: stats::StatsArgs,
         #[command(flatten)]
         json: JsonOption,
     },
@@ -310,17 +305,17 @@ fn main() -> ExitCode {
                 event,
                 input,
             } => {
-                log::init(common.verbose);
+                logging::init(common.verbose);
                 emit::run(&common, &event, &input, None)
             }
             quick_args::Quick::Hook { common, args } => {
-                log::init(common.verbose);
+                logging::init(common.verbose);
                 hook::run(&common, &args)
             }
         });
     }
     let cli = Cli::parse();
-    log::init(cli.verbose);
+    logging::init(cli.verbose);
     let command = cli.command.unwrap_or(Command::Demo {
         json: JsonOption::default(),
         run: RunOptions::default(),
@@ -376,19 +371,12 @@ fn main() -> ExitCode {
         Command::Untrust { args, options: o } => {
             trust::untrust(&common(None, Some(o.json), None, Some(o.cwd)), &args)
         }
-        Command::Events => {
-            outln!("{}", agent_hooks::command_hook::events_table().trim_end());
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Events => events::run(),
         Command::New(args) => new::run(&args),
         Command::Hook { args, hooks } => hook::run(&common(Some(hooks), None, None, None), &args),
         Command::Serve(args) => serve::run(&args),
-        Command::Log { args, json } => {
-            decisions::show::run(&common(None, Some(json), None, None), &args)
-        }
-        Command::Stats { args, json } => {
-            decisions::stats::run(&common(None, Some(json), None, None), &args)
-        }
+        Command::Log { args, json } => log::run(&common(None, Some(json), None, None), &args),
+        Command::Stats { args, json } => stats::run(&common(None, Some(json), None, None), &args),
         Command::Install {
             args,
             cwd,

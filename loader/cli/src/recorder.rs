@@ -366,7 +366,7 @@ fn activity_line(entry: &Value) -> String {
 
 fn message_line(entry: &Value) -> String {
     let message = &entry["message"];
-    let text = crate::events::content_text(&message["content"]);
+    let text = crate::event_io::content_text(&message["content"]);
     let trigger = if entry["options"]["trigger_turn"] == true {
         " (starts a turn)"
     } else {

@@ -1,8 +1,7 @@
 //! The decision record: every event `agent-hooks hook` answers is appended as one JSON line
 //! to the user's state folder (`$XDG_STATE_HOME/agent-hooks/decisions.jsonl`, else
 //! `~/.local/state/agent-hooks/`): the event, each hook that ran and what it answered, and
-//! the answer the agent got, chained by hashes. `agent-hooks log` reads it and checks the
-//! chain, `agent-hooks stats` sums it up per hook.
+//! the answer the agent got, chained by hashes. The commands `log` and `stats` read it.
 //!
 //! - [`Settings`]: whether, where and how (the user's settings under the managed policy).
 //! - `record`: what a record holds, built from an answered event.
@@ -10,13 +9,11 @@
 //! - `redact`: secrets out of tool inputs.
 //! - [`export`]: the records sent on to an OpenTelemetry collector.
 
-mod chain;
+pub mod chain;
 pub mod export;
-mod record;
+pub mod record;
 mod redact;
-mod settings;
-pub mod show;
-pub mod stats;
+pub mod settings;
 
 use agent_hooks::agents::{Agent, Decision};
 use serde_json::Value;

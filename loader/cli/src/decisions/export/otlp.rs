@@ -122,7 +122,7 @@ impl Exporter {
         let (severity, text) = severity(record);
         log.set_severity_number(severity);
         log.set_severity_text(text);
-        log.set_body(AnyValue::from(crate::decisions::show::line(record)));
+        log.set_body(AnyValue::from(crate::commands::log::line(record)));
         let mut text = |key: &'static str, value: Option<&String>| {
             if let Some(value) = value {
                 log.add_attribute(Key::from_static_str(key), AnyValue::from(value.clone()));

@@ -6,8 +6,8 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::{
-    emit::{millis, print_activity},
-    events,
+    commands::emit::{millis, print_activity},
+    event_io,
     options::{Common, Outcome},
     output::{relative_text, Style},
     session::{strict_code, Session},
@@ -80,7 +80,7 @@ pub fn run(common: &Common, words: &[String]) -> Outcome {
     let name = name.trim_start_matches('/');
     if common.json {
         let mut errors = load_failures.clone();
-        errors.extend(records.errors.iter().map(events::error_json));
+        errors.extend(records.errors.iter().map(event_io::error_json));
         outcome["command"] = json!(name);
         outcome["args"] = json!(args);
         outcome["activity"] = json!(records.activity);

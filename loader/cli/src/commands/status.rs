@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::{
-    install,
+    commands::install,
     options::{Common, Outcome},
     relay,
     session::Session,
@@ -119,7 +119,7 @@ pub fn run(common: &Common, args: &StatusArgs) -> Outcome {
     let session = Session::open(common)?;
     let figures = Figures::of(&session);
     let up = resident_up();
-    let last_block = crate::decisions::show::last_block();
+    let last_block = crate::commands::log::last_block();
     let wired: Vec<&str> = install::wired(common)
         .iter()
         .map(|(agent, _)| agent.title())
@@ -159,9 +159,9 @@ pub fn run(common: &Common, args: &StatusArgs) -> Outcome {
 
 /// The last block recorded, as the line says it.
 fn last_block_part() -> Option<String> {
-    let block = crate::decisions::show::last_block()?;
+    let block = crate::commands::log::last_block()?;
     let time = block.time.get(11..16).unwrap_or_default();
-    let reason = crate::decisions::show::one_line(block.reason.as_deref().unwrap_or(""), 60);
+    let reason = crate::commands::log::one_line(block.reason.as_deref().unwrap_or(""), 60);
     Some(format!(
         "last block {time} {}: {reason}",
         block.tool.as_deref().unwrap_or(&block.event)

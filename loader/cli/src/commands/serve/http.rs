@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 
 use super::{wire::Header, Admission, State};
 use crate::{
-    hook::{Reply, PAYLOAD_LIMIT},
+    commands::hook::{Reply, PAYLOAD_LIMIT},
     relay::VERSION,
 };
 

@@ -7,8 +7,8 @@ use std::{collections::BTreeMap, process::ExitCode};
 use agent_hooks::agents::Agent;
 use serde::Serialize;
 
-use super::{settings::folder_to_read, show};
 use crate::options::{Common, Outcome};
+use crate::{commands::log, decisions::settings::folder_to_read};
 
 /// `agent-hooks stats`' options.
 #[derive(Debug, Clone, clap::Args)]
@@ -41,11 +41,11 @@ struct Figures {
 
 /// `agent-hooks stats`.
 pub fn run(common: &Common, args: &StatsArgs) -> Outcome {
-    let filter = show::Filter::of_agent_since(args.agent, args.since.as_deref())?;
+    let filter = log::Filter::of_agent_since(args.agent, args.since.as_deref())?;
     let folder = folder_to_read();
     let mut by_hook: BTreeMap<String, Figures> = BTreeMap::new();
     let mut events = 0usize;
-    for record in show::records(&folder).iter().filter(|r| filter.passes(r)) {
+    for record in log::records(&folder).iter().filter(|r| filter.passes(r)) {
         events += 1;
         for run in &record.hooks {
             let figures = by_hook.entry(run.id.clone()).or_insert_with(|| Figures {

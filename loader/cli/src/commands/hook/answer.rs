@@ -9,7 +9,7 @@ use agent_hooks::{
 
 use super::{Reply, Request};
 use crate::{
-    events::{with_said, Ran},
+    event_io::{with_said, Ran},
     session::Records,
 };
 use agent_hooks::agents::Agent;

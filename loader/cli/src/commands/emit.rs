@@ -6,7 +6,7 @@ use agent_hooks::command_hook::CommandOutcome;
 use serde_json::{json, Value};
 
 use crate::{
-    agent_payload, events,
+    agent_payload, event_io,
     options::{Common, Outcome},
     output::{relative_text, table, Style},
     recorder::activity_lines,
@@ -38,9 +38,9 @@ pub fn run(common: &Common, event: &str, input: &str, agent: Option<Agent>) -> O
     let (emitted, payload) = match agent {
         Some(agent) => {
             let (event, payload) = agent_payload::read(agent, event, payload)?;
-            (events::parse_event(&event)?, payload)
+            (event_io::parse_event(&event)?, payload)
         }
-        None => (events::parse_event(event)?, payload),
+        None => (event_io::parse_event(event)?, payload),
     };
     let input_warnings = crate::input_fields::unknown_fields(emitted, &payload);
     for warning in &input_warnings {
@@ -64,7 +64,7 @@ pub fn run(common: &Common, event: &str, input: &str, agent: Option<Agent>) -> O
         crate::runtime::build()?
     };
     let started = std::time::Instant::now();
-    let result = runtime.block_on(events::emit(&session.runner, emitted, payload))?;
+    let result = runtime.block_on(event_io::emit(&session.runner, emitted, payload))?;
     let elapsed = started.elapsed();
     let records = session.take_records();
     let (errors, timings) = (&records.errors, &records.timings);
@@ -77,7 +77,7 @@ pub fn run(common: &Common, event: &str, input: &str, agent: Option<Agent>) -> O
         }
     };
     // Before the fields added for `--json`, which are not the event's outcome.
-    let summary = events::summary(emitted, &outcome);
+    let summary = event_io::summary(emitted, &outcome);
     if !outcome.is_object() {
         outcome = json!({});
     }
@@ -86,7 +86,7 @@ pub fn run(common: &Common, event: &str, input: &str, agent: Option<Agent>) -> O
         outcome["command_hooks"] = json!(said);
     }
     let mut all_errors = load_failures.clone();
-    all_errors.extend(errors.iter().map(events::error_json));
+    all_errors.extend(errors.iter().map(event_io::error_json));
     outcome["errors"] = json!(all_errors);
     outcome["activity"] = json!(records.activity);
     outcome["warnings"] = json!([input_warnings, records.warnings.clone()].concat());

@@ -23,7 +23,7 @@ pub use request::{Request, RequestError, PAYLOAD_LIMIT};
 
 use crate::{
     decisions::{self, AnsweredBy},
-    events,
+    event_io,
     options::{Common, Outcome},
     session::{Records, Session},
 };
@@ -316,11 +316,11 @@ pub fn answer_with(
     request: &Request,
     env: Option<&[(String, String)]>,
 ) -> Reply {
-    let Ok(emitted) = events::parse_event(&request.event) else {
+    let Ok(emitted) = event_io::parse_event(&request.event) else {
         // An event of the agent that agent-hooks has no moment for: nothing to run.
         return Reply::default();
     };
-    let emit = events::emit(&session.runner, emitted, request.fields());
+    let emit = event_io::emit(&session.runner, emitted, request.fields());
     let result = match env {
         Some(env) => runtime.block_on(HookRunner::with_agent_environment(env.to_vec(), emit)),
         None => runtime.block_on(emit),

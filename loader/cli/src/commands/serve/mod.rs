@@ -55,7 +55,7 @@ use agent_hooks::discover::TRUST_STORE_FILE;
 
 use crate::{
     capped_log,
-    hook::{self, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
+    commands::hook::{self, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
     options::Outcome,
     session::Session,
     sync::lock,
@@ -565,7 +565,7 @@ fn status_of(state: &State, header: &Header, payload: &[u8]) -> Reply {
             same_place.then(|| (key[10] == session_id.as_str(), slot.clone()))
         })
         .collect();
-    let mut best: Option<((bool, Instant), crate::status::Figures)> = None;
+    let mut best: Option<((bool, Instant), crate::commands::status::Figures)> = None;
     for (same_session, slot) in slots {
         let Ok(warm) = slot.try_lock() else {
             continue;
@@ -575,7 +575,7 @@ fn status_of(state: &State, header: &Header, payload: &[u8]) -> Reply {
         };
         let rank = (same_session, w.used);
         if best.as_ref().is_none_or(|(r, _)| rank > *r) {
-            best = Some((rank, crate::status::Figures::of(&w.session)));
+            best = Some((rank, crate::commands::status::Figures::of(&w.session)));
         }
     }
     let stdout = match best {

@@ -19,9 +19,9 @@ use agent_hooks::{
 use serde_json::json;
 
 use crate::{
+    commands::replay::{print_summary, replay_line, Summary},
     options::{Common, Outcome},
     output::{short_path, Style},
-    replay::{print_summary, replay_line, Summary},
     session::Session,
 };
 

@@ -17,8 +17,8 @@ use serde_json::{json, Map, Value};
 
 use crate::{
     agent_payload,
-    emit::millis,
-    events,
+    commands::emit::millis,
+    event_io,
     options::{Common, Outcome},
     output::{relative_text, Style},
     recorder::activity_lines,
@@ -144,14 +144,14 @@ pub fn replay_line(
             (name, payload)
         }
     };
-    let emitted = events::parse_event(&name)?;
+    let emitted = event_io::parse_event(&name)?;
     carry_session_fields(&mut payload, &mut summary.session_fields);
     let input_warnings = crate::input_fields::unknown_fields(emitted, &payload);
     let started = Instant::now();
     let mut outcome = if emitted.kind() == Some(EventKind::ToolCall) {
         runtime.block_on(tool_call(session, payload))
     } else {
-        match runtime.block_on(events::emit(&session.runner, emitted, payload))? {
+        match runtime.block_on(event_io::emit(&session.runner, emitted, payload))? {
             Ok(outcome) => outcome.show(),
             Err(error) => json!({"block": true, "reason": error.to_string()}),
         }
@@ -178,22 +178,22 @@ pub fn replay_line(
             (true, input) => format!("rewritten to {input}; "),
             _ => String::new(),
         };
-        text.push_str(&events::summary(
-            events::Emitted::Runner(EventKind::ToolResult, None),
+        text.push_str(&event_io::summary(
+            event_io::Emitted::Runner(EventKind::ToolResult, None),
             &outcome["result"],
         ));
         text
     } else {
-        events::summary(emitted, &outcome)
+        event_io::summary(emitted, &outcome)
     };
-    for line in crate::emit::said_lines(records.commands.as_ref()) {
+    for line in crate::commands::emit::said_lines(records.commands.as_ref()) {
         text.push_str(&format!("; {line}"));
     }
     let record = json!({
         "event": emitted.name(),
         "outcome": outcome,
         "duration_ms": millis(elapsed),
-        "errors": errors.iter().map(events::error_json).collect::<Vec<_>>(),
+        "errors": errors.iter().map(event_io::error_json).collect::<Vec<_>>(),
         "activity": records.activity,
         "warnings": input_warnings.iter().chain(&records.warnings).collect::<Vec<_>>(),
         "hooks": timings.iter().map(|(p, d)| json!({"path": p, "duration_ms": millis(*d)})).collect::<Vec<_>>(),
@@ -217,7 +217,7 @@ fn replay_command(
 ) -> Result<(Replayed, Value), String> {
     let started = Instant::now();
     let (outcome, text) = runtime.block_on(async {
-        tokio::task::block_in_place(|| crate::command::run_one(session, name, args))
+        tokio::task::block_in_place(|| crate::commands::command::run_one(session, name, args))
     })?;
     let elapsed = started.elapsed();
     let records = session.take_records();
@@ -229,7 +229,7 @@ fn replay_command(
         "args": args,
         "outcome": outcome,
         "duration_ms": millis(elapsed),
-        "errors": records.errors.iter().map(events::error_json).collect::<Vec<_>>(),
+        "errors": records.errors.iter().map(event_io::error_json).collect::<Vec<_>>(),
         "activity": records.activity,
         "warnings": records.warnings,
     });

@@ -31,7 +31,7 @@ use copilot_take_over::MovedFile;
 use json_text::{array_elements, object_members, top_object, JsonTextError};
 use take_over::TakeOver;
 
-use crate::serve::http::HttpConfig;
+use crate::commands::serve::http::HttpConfig;
 
 /// The secret's header as written into the entry.
 const SECRET_HEADER_NAME: &str = "X-Agent-Hooks-Secret";
@@ -555,7 +555,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         let config = DiscoveryOptions::new(project(common)?).config_dir();
         Some(
             HttpConfig::read_or_make(&config).map_err(|error| InstallError::Io {
-                path: config.join(crate::serve::http::CONFIG_FILE),
+                path: config.join(crate::commands::serve::http::CONFIG_FILE),
                 error,
             })?,
         )
@@ -1179,11 +1179,11 @@ pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
     let done = uninstall_agent(common, args)?;
     let file = records_file(common)?;
     if done == ExitCode::SUCCESS && load_records(&file).is_empty() && wired(common).is_empty() {
-        match crate::serve::stop() {
-            Ok(crate::serve::Stopped::Stopped { pid, .. }) => outln!(
+        match crate::commands::serve::stop() {
+            Ok(crate::commands::serve::Stopped::Stopped { pid, .. }) => outln!(
                 "No agent is wired to agent-hooks any more: stopped its resident process (pid {pid})"
             ),
-            Ok(crate::serve::Stopped::NoneRunning { .. }) => {}
+            Ok(crate::commands::serve::Stopped::NoneRunning { .. }) => {}
             Err(error) => eprintln!(
                 "agent-hooks: no agent is wired any more, but its resident process could not be stopped: {error} (agent-hooks serve --stop)"
             ),
@@ -1406,7 +1406,7 @@ pub fn wired_lines(common: &Common) -> Vec<String> {
             ));
         }
     }
-    lines.push(crate::serve::status_line());
+    lines.push(crate::commands::serve::status_line());
     lines
 }
 

@@ -11,7 +11,7 @@ use std::{
 
 use agent_hooks::agents::Agent;
 
-use super::{
+use crate::decisions::{
     chain::{self, Broken},
     record::{time_of, Record},
     settings::folder_to_read,

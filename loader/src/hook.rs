@@ -1,4 +1,5 @@
-//! A loaded hook: what it registered, and where it came from.
+//! A loaded hook ([`Hook`]): what it registered ([`SlashCommand`], [`Renderer`]), and where
+//! it came from ([`HookOrigin`]).
 
 mod slots;
 

@@ -3,7 +3,21 @@
 //! Load hook plugins (`cdylib` crates built against [`agent_hooks_abi`], re-exported as
 //! [`abi`]), run their handlers in a deterministic order with the conflict rules of each
 //! event, wrap the agent's tools so that hooks can block, rewrite and redact, and give
-//! hooks what the agent offers ([`AgentHost`], [`HostUi`], [`StatusLine`]).
+//! hooks what the agent offers.
+//!
+//! ## Core types
+//!
+//! An agent needs these, all at the crate root:
+//!
+//! | to | use |
+//! |---|---|
+//! | load plugins | [`load_hooks_with`] with [`LoadOptions`], giving a [`LoadHooksResult`] |
+//! | run hooks at each event | [`HookRunner`]: `emit` gives the event's outcome ([`ToolCallOutcome`], [`ToolResultOutcome`], [`ContextOutcome`], [`PromptOutcome`], [`SessionStartOutcome`], [`PermissionOutcome`], [`StopOutcome`]) |
+//! | wrap a tool | [`HookToolWrapper`] around your [`Tool`] ([`ToolOutput`], [`ToolError`]) |
+//! | be the agent hooks talk to | [`AgentHost`], with its [`HostUi`] |
+//! | hear what went wrong | [`HookError`] |
+//!
+//! Everything else is in a module ("Where the rest is", below).
 //!
 //! ## A complete host
 //!
@@ -90,22 +104,27 @@
 //! }
 //! ```
 //!
-//! ## Where things are
-//!
-//! Most of what a host needs is at the crate root (above). Beside it:
+//! ## Where the rest is
 //!
 //! | module | what |
 //! |---|---|
 //! | [`abi`] | the interface crate: events, results, the plugin SDK |
+//! | [`load`] | the other ways to load ([`load::load_hooks`], [`load::load_hooks_in_process`]), a load's failures, a plugin's configuration |
+//! | [`runner`] | how an event's results combine ([`runner::Combine`]), handler timings, the runner's bounds |
+//! | [`tool_wrapper`] | why a wrapped call did not run ([`tool_wrapper::ToolCallError`]) |
+//! | [`host`] | the rest of the agent's side: running programs for hooks ([`host::exec`]), hooks' requests to the agent (MCP tools, the model, subagents), plugins' log records |
+//! | [`error`] | the error kinds, why a plugin did not load ([`error::LoadError`]), error listeners |
+//! | [`hook`] | a loaded hook: its origin, slash commands and renderers |
 //! | [`command_hook`] | command hooks: shell commands configured in JSON, run on events |
-//! | [`discover`] | finding a user's hooks in the agents' folders, trust, required hooks |
+//! | [`discover`] | finding a user's hooks in the agents' folders, trust, required hooks, managed policy |
+//! | [`agents`] | what agent-hooks knows of each agent (its files, events, tool names) |
 //! | [`isolation`] | plugins in processes of their own: settings, limits, the plugin host |
 //! | [`status_line`] | the line of texts hooks set with `ui.set_status` |
 //!
 //! ## Order and conflicts
 //!
 //! Hooks run in load order (in-process hooks after, in the order added), each hook's
-//! handlers in registration order. How results combine is [`Combine`]'s, per event:
+//! handlers in registration order. How results combine is [`runner::Combine`]'s, per event:
 //! `tool_call` first block wins (and is strict: an error blocks); `tool_result` and
 //! `context` are chained, the last replacement wins; `before_agent_start` keeps the first
 //! message; `session_before_*` keep the last result and stop at `cancel`;
@@ -115,12 +134,12 @@
 //!
 //! ## Faults
 //!
-//! Plugins loaded with [`load_hooks`], [`load_hooks_with`] and by discovery run in plugin
-//! processes by default ([`isolation`]): a crash, a hang past the deadline, a leak or a
+//! Plugins loaded with [`load::load_hooks`], [`load_hooks_with`] and by discovery run in
+//! plugin processes by default ([`isolation`]): a crash, a hang past the deadline, a leak or a
 //! change of process-wide state stays in the plugin's process, which is restarted on the next
-//! event. [`load_hooks_in_process`] loads into the agent's process, by explicit choice: there
-//! a panic is caught inside the plugin and a handler past its deadline is abandoned, but a
-//! crash is the agent's.
+//! event. [`load::load_hooks_in_process`] loads into the agent's process, by explicit choice:
+//! there a panic is caught inside the plugin and a handler past its deadline is abandoned, but
+//! a crash is the agent's.
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
@@ -139,62 +158,81 @@ pub mod agents;
 mod child;
 pub mod command_hook;
 pub mod discover;
-mod error;
+pub mod error;
 mod event;
 mod file;
-mod hook;
-mod host;
+pub mod hook;
+pub mod host;
 pub mod isolation;
 mod json;
-mod load;
+pub mod load;
 mod plugin_config;
 mod protocol;
 mod remote;
-mod runner;
+pub mod runner;
 pub mod status_line;
 mod supervisor;
 mod sync;
 // The one module with `unsafe`: see its docs.
 #[allow(unsafe_code)]
 mod sys;
-mod tool_wrapper;
+pub mod tool_wrapper;
 
 /// The interface crate, re-exported so that a host depends on one crate.
 pub use agent_hooks_abi as abi;
 
+// The core types: what a host needs to load, run, wrap a tool and be the agent (shown here
+// in full, not as re-exports of their modules).
+#[doc(inline)]
+pub use error::HookError;
+#[doc(inline)]
+pub use host::{AgentHost, HostUi};
+#[doc(inline)]
+pub use load::{load_hooks_with, LoadHooksResult, LoadOptions};
+#[doc(inline)]
+pub use runner::{
+    ContextOutcome, HookRunner, PermissionOutcome, PromptOutcome, SessionStartOutcome, StopOutcome,
+    ToolCallOutcome, ToolResultOutcome,
+};
+#[doc(inline)]
+pub use tool_wrapper::{HookToolWrapper, Tool, ToolError, ToolOutput};
+
+// The crate root's other names before they moved into their modules: they still build,
+// hidden from the docs (see CHANGELOG.md, 0.2.0).
+#[doc(hidden)]
 pub use discover::{
     discover_and_load_hooks, discover_and_load_hooks_with, Discovered, DiscoveryOptions,
 };
+#[doc(hidden)]
 pub use error::{
-    ErrorSubscription, HookError, HookErrorKind, LoadError, Subscription, Termination,
+    ErrorSubscription, FileError, HookErrorKind, LoadError, Subscription, Termination,
 };
-pub use file::FileError;
+#[doc(hidden)]
 pub use hook::{Hook, HookOrigin, Renderer, SlashCommand};
+#[doc(hidden)]
 pub use host::{
-    exec, AgentHost, DetachedAgent, HostCallError, HostCallKind, HostUi, McpToolCall, ModelRequest,
-    ProgramRun, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP, LOG_MESSAGE_CAP, LOG_RECORDS_PER_SECOND,
-    LOG_TARGET,
+    exec, HostCallError, HostCallKind, McpToolCall, ModelRequest, ProgramRun, EXEC_DEFAULT_TIMEOUT,
+    EXEC_OUTPUT_CAP, LOG_MESSAGE_CAP, LOG_RECORDS_PER_SECOND, LOG_TARGET,
 };
-pub use load::LoadOptions;
-pub use load::{
-    load_hooks, load_hooks_in_process, load_hooks_with, DuplicatePath, LoadFailure, LoadHooksResult,
-};
-pub use plugin_config::PluginConfig;
-pub use remote::{Isolation, PluginSettings};
+#[doc(hidden)]
+pub use isolation::{Isolation, PluginSettings};
+#[doc(hidden)]
+pub use load::{load_hooks, load_hooks_in_process, DuplicatePath, LoadFailure, PluginConfig};
+#[doc(hidden)]
 pub use runner::{
-    default_rendering, Combine, CommandInput, ContextOutcome, Fold, HandlerTiming, HookRunner,
-    PermissionOutcome, PromptOutcome, SessionStartOutcome, StopOutcome, ToolCallOutcome,
-    ToolResultOutcome, DEFAULT_MAX_CONCURRENT_COMMAND_HOOKS, DEFAULT_MAX_STOP_BLOCKS,
+    default_rendering, Combine, CommandInput, Fold, HandlerTiming,
+    DEFAULT_MAX_CONCURRENT_COMMAND_HOOKS, DEFAULT_MAX_STOP_BLOCKS,
 };
+#[doc(hidden)]
 pub use status_line::StatusLine;
-pub use tool_wrapper::{
-    HookToolWrapper, Tool, ToolCallError, ToolError, ToolOutput, DEFAULT_BLOCK_REASON,
-};
+#[doc(hidden)]
+pub use tool_wrapper::{ToolCallError, DEFAULT_BLOCK_REASON};
 
 /// The old name of [`command_hook`], kept so that existing paths build (see CHANGELOG.md).
 #[doc(hidden)]
 pub use command_hook as command;
 
-/// The old name of [`SlashCommand`].
+/// The old name of [`hook::SlashCommand`].
+#[doc(hidden)]
 #[deprecated(note = "renamed SlashCommand: a command hook is something else (see `command_hook`)")]
 pub type Command = SlashCommand;

@@ -126,7 +126,7 @@ fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 /// Cuts `text` to at most `width` terminal columns, ending with "…" when it was cut. Wide
 /// characters count two columns and combining marks none; a wide character that would
 /// straddle the edge is left out.
-pub fn truncate_to_width(text: &str, width: usize) -> String {
+pub(crate) fn truncate_to_width(text: &str, width: usize) -> String {
     if text.width() <= width {
         return text.to_owned();
     }

@@ -1,5 +1,6 @@
-//! Wraps any tool so that hooks can block it, rewrite its input, and redact or re-judge its
-//! result (docs/embedding.md, "Running hooks").
+//! Wrapping a tool: [`HookToolWrapper`] wraps any [`Tool`] so that hooks can block it,
+//! rewrite its input, and redact or re-judge its result (docs/embedding.md, "Running hooks");
+//! a call hooks did not let run is a [`ToolCallError`].
 
 use std::{future::Future, sync::Arc};
 

@@ -16,6 +16,7 @@ impl Agent {
     /// The answer to `event` that `decision` makes, with `problems` (each a line for the
     /// user) where the agent shows its user what it is told, and on stderr after whatever
     /// else is there.
+    #[doc(hidden)]
     pub fn answer(self, event: &AgentEvent, decision: &Decision, problems: &[String]) -> ToAgent {
         let mut answer = if self == Agent::Cline {
             cline::answer(event, decision, problems)

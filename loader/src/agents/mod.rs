@@ -10,6 +10,8 @@ mod agent_hooks;
 mod answer;
 mod claude_code;
 mod claude_form;
+/// Cline's hook files, for the `agent-hooks` program: not part of the host's API.
+#[doc(hidden)]
 pub mod cline;
 mod codex_cli;
 mod copilot_cli;
@@ -30,6 +32,9 @@ use serde_json::Value;
 
 pub use claude_code::plugin_root;
 pub use cursor::CURSOR_VERSION;
+/// The answer to the agent that runs `agent-hooks hook`, for the program: not part of the
+/// host's API.
+#[doc(hidden)]
 pub use decision::{AgentEvent, Decision, ToAgent};
 pub use profile::{
     FileFolders, HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT,

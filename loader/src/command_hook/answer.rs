@@ -21,7 +21,7 @@ pub struct Answer {
     /// `decision: block` on PostToolUse and PostToolUseFailure).
     pub feedback: Option<String>,
     /// Text that replaces the tool's result for the model (Gemini CLI's AfterTool `deny` and
-    /// exit 2; see [`adapt`]).
+    /// exit 2).
     pub replacement: Option<String>,
     /// Its permission decision (`decision: approve|allow`, `permissionDecision`,
     /// `decision.behavior`).

@@ -47,27 +47,34 @@ use serde_json::{Map, Value};
 
 use crate::agents::Agent;
 
-pub use crate::event::{CommandEvent, EventSpec, Exit2, EVENTS, UNSUPPORTED};
+pub use crate::event::{CommandEvent, EventSpec, Exit2, EVENTS};
 pub use crate::host::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
 pub use crate::host::{ToolAlias, ToolNames};
+pub(crate) use answer::adapt;
 pub(crate) use answer::did_not_answer;
-pub use answer::{adapt, Answer};
+pub use answer::Answer;
 pub use condition::Condition;
-pub use config::{CommandHook, ConfigIssue, Persistence, Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT};
-pub use copilot::{claude_fields as copilot_claude_fields, event_of as copilot_event};
+pub use config::{CommandHook, ConfigIssue, Persistence, Severity};
+/// For the `agent-hooks` program (Copilot CLI's payload read as Claude Code's): not part of
+/// the host's API.
+#[doc(hidden)]
+pub use copilot::claude_fields as copilot_claude_fields;
 pub(crate) use file_form::{dialect_of, read as read_hooks_file};
 pub(crate) use formats::interpret_hook;
-pub use formats::{load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes, payload_in};
+pub(crate) use formats::payload_in;
+pub use formats::{load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes};
 pub use handler::{Handler, OnFailure, Shell};
 pub(crate) use host_call::reply_run;
-pub use host_call::{HostCall, PROMPT_TIMEOUT};
+pub use host_call::HostCall;
 pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub(crate) use outcome::strength;
 pub use outcome::CommandOutcome;
 pub(crate) use process::{run, RunSpec};
 pub use process::{Exit, Run, OUTPUT_CAP};
-pub use table::{events_table, payload_fields, COMMON_FIELDS};
+/// The events table of `agent-hooks events`, for the program: not part of the host's API.
+#[doc(hidden)]
+pub use table::{events_table, payload_fields};
 
 /// The command hooks of an agent, from any number of hooks files and script folders, in
 /// configuration order.
@@ -287,7 +294,9 @@ impl CommandHooks {
     }
 }
 
-/// Quotes `text` for `sh`, so that a path with spaces or quotes is one word.
+/// Quotes `text` for `sh`, so that a path with spaces or quotes is one word. For the
+/// `agent-hooks` program: not part of the host's API.
+#[doc(hidden)]
 pub fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }

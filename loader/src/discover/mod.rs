@@ -67,11 +67,12 @@ use std::{
     path::{Path, PathBuf},
 };
 
-pub use claude_plugins::{plugin_folder_hooks, ClaudePluginHooks};
+use claude_plugins::plugin_folder_hooks;
+pub use claude_plugins::ClaudePluginHooks;
 pub use codex::{hook_hash as codex_hook_hash, CodexHook, CodexState, CodexVerdict};
 pub use entry::{EntryKind, HookEntry, Level};
 pub use gemini::{GeminiExtensionHooks, GeminiTrust};
-pub use managed::{managed_providers, url_matches, ManagedFiles, ManagedPolicy, MANAGED_ROOT_ENV};
+pub use managed::{managed_providers, ManagedFiles, ManagedPolicy, MANAGED_ROOT_ENV};
 pub use places::AgentPlace;
 pub use providers::{
     AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks, DiscoveryContext,
@@ -79,6 +80,8 @@ pub use providers::{
 };
 pub use required::RequiredFailure;
 pub use scan::{scan_hooks_folder, Found};
+/// The scripts a hook's command names, for `agent-hooks list`: not part of the host's API.
+#[doc(hidden)]
 pub use scripts::{hook_scripts, HookScript};
 pub use trust::{TrustError, TrustStore, Untrust, TRUST_STORE_FILE};
 

@@ -1,5 +1,8 @@
-//! The host side of the boundary: what the agent offers hooks, and the objects that carry
-//! it to them.
+//! The agent's side: what the agent offers hooks ([`AgentHost`], [`HostUi`]), the programs a
+//! hook may run ([`exec`], with its [`ProgramRun`] and bounds), what a hook may ask the agent
+//! to do for it ([`McpToolCall`], [`ModelRequest`], [`HostCallError`]), the agent's tool names
+//! ([`ToolNames`]), and the bounds of a plugin's log records ([`LOG_TARGET`]). Inside the
+//! crate, also the objects that carry these to the hooks.
 
 mod agent;
 mod context;
@@ -11,7 +14,8 @@ mod requests;
 mod services;
 mod tool_names;
 
-pub use agent::{AgentHost, DetachedAgent, HostUi, ProgramRun};
+pub(crate) use agent::DetachedAgent;
+pub use agent::{AgentHost, HostUi, ProgramRun};
 pub(crate) use context::CallContext;
 pub(crate) use exec::exec_until;
 pub use exec::{exec, EXEC_DEFAULT_TIMEOUT, EXEC_OUTPUT_CAP};

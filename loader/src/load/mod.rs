@@ -1,5 +1,9 @@
-//! Loading plugin libraries: resolve each path, skip duplicates, check the file, open it
-//! through abi_stable, run its factory. A bad path is an error entry; loading goes on.
+//! Loading plugin libraries: [`load_hooks_with`] with its [`LoadOptions`] (a plugin
+//! process each by default, or the agent's process), [`load_hooks`] and
+//! [`load_hooks_in_process`] for the two defaults. Each path is resolved, duplicates skipped
+//! ([`DuplicatePath`]), the file checked, opened through abi_stable and its factory run; a bad
+//! path is an error entry ([`LoadFailure`]) and loading goes on. [`PluginConfig`] is a
+//! plugin's configuration given by the host.
 
 mod elf;
 mod identity;
@@ -17,7 +21,8 @@ use std::{
 
 use agent_hooks_abi::ffi::PanicStrategy;
 
-pub use crate::error::LoadError;
+pub(crate) use crate::error::LoadError;
+pub use crate::plugin_config::PluginConfig;
 pub use options::LoadOptions;
 pub(crate) use resolve::resolve_path;
 

@@ -1,6 +1,7 @@
-//! The runner: every handler of every hook for an event, in order, combined by the rules of
-//! each event (docs/embedding.md, "Running hooks"); errors reported to listeners; commands
-//! and renderers looked up.
+//! The runner: [`HookRunner`] runs every handler of every hook for an event, in order,
+//! combined by the rules of each event ([`Combine`], docs/embedding.md, "Running hooks"), and
+//! gives the outcome of each event ([`ToolCallOutcome`], [`ContextOutcome`], ...); errors go to
+//! listeners, command hooks run beside plugins, and commands and renderers are looked up.
 
 mod agent_env;
 mod combine;
@@ -24,7 +25,9 @@ use std::{
 use agent_hooks_abi::{events::EventKind, HandlerResult, HookApi};
 
 pub(crate) use crate::error::Listeners;
-pub use crate::error::{ErrorSubscription, HookError, HookErrorKind, Subscription, Termination};
+pub(crate) use crate::error::{
+    ErrorSubscription, HookError, HookErrorKind, Subscription, Termination,
+};
 pub use combine::{
     Combine, CommandInput, ContextOutcome, Fold, PermissionOutcome, PromptOutcome,
     SessionStartOutcome, StopOutcome, ToolCallOutcome, ToolResultOutcome,

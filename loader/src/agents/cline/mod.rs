@@ -22,7 +22,7 @@
 //!   (their output is not read).
 //!
 //! `agent-hooks install --agent cline` writes one such file per event, each running
-//! `agent-hooks hook --agent cline` ([`hook_file`]).
+//! `agent-hooks hook --agent cline` (`hook_file`).
 
 use serde_json::{json, Map, Value};
 
@@ -34,7 +34,7 @@ use crate::event::CommandEvent;
 
 /// The first line of the hook files `install` writes, after the shebang: what marks them
 /// as agent-hooks' own.
-pub const HOOK_FILE_MARK: &str = "# agent-hooks: wires Cline to agent-hooks";
+pub(crate) const HOOK_FILE_MARK: &str = "# agent-hooks: wires Cline to agent-hooks";
 
 /// The extensions Cline runs a hook file with (and none).
 const EXTENSIONS: &[&str] = &[
@@ -170,7 +170,7 @@ pub fn is_hook_file(name: &str) -> bool {
 }
 
 /// The event (its file name, as Cline writes it) a hook file named `name` is for.
-pub fn event_of_file(name: &str) -> Option<&'static str> {
+pub(crate) fn event_of_file(name: &str) -> Option<&'static str> {
     let (stem, extension) = match name.rsplit_once('.') {
         Some((stem, extension)) if !stem.is_empty() => (stem, extension.to_ascii_lowercase()),
         _ => (name, String::new()),
@@ -187,7 +187,7 @@ pub fn event_of_file(name: &str) -> Option<&'static str> {
 }
 
 /// Cline's `hookName` of the event its files name `event_name`.
-pub fn hook_name_of(event_name: &str) -> &'static str {
+pub(crate) fn hook_name_of(event_name: &str) -> &'static str {
     match event_name {
         "TaskStart" => "agent_start",
         "TaskResume" => "agent_resume",
@@ -203,7 +203,7 @@ pub fn hook_name_of(event_name: &str) -> &'static str {
 }
 
 /// The file name of the event Cline's payload names `hook_name` (`tool_call`).
-pub fn event_of_hook_name(hook_name: &str) -> Option<&'static str> {
+pub(crate) fn event_of_hook_name(hook_name: &str) -> Option<&'static str> {
     PROFILE
         .event_names
         .iter()
@@ -213,7 +213,7 @@ pub fn event_of_hook_name(hook_name: &str) -> Option<&'static str> {
 
 /// A tool's input as agent-hooks' own tool takes it, from Cline's: `run_commands`'
 /// `commands` (one command a line) as `command`, `read_files`' first file as `path`.
-pub fn input_to_own(tool: &str, input: &Value) -> Value {
+pub(crate) fn input_to_own(tool: &str, input: &Value) -> Value {
     let Some(fields) = input.as_object() else {
         return input.clone();
     };
@@ -278,7 +278,7 @@ fn command_text(value: &Value) -> String {
 /// A tool's input as Cline's tool takes it, from agent-hooks' own (the other way of
 /// [`input_to_own`]): `command` as `run_commands`' one command, `path` as `read_files`'
 /// one file.
-pub fn input_from_own(tool: &str, input: &Value) -> Value {
+pub(crate) fn input_from_own(tool: &str, input: &Value) -> Value {
     let Some(fields) = input.as_object() else {
         return input.clone();
     };

@@ -538,7 +538,17 @@ fn root_names() -> std::collections::BTreeMap<String, String> {
         .expect("read loader/src/lib.rs");
     let mut names = std::collections::BTreeMap::new();
     for statement in lib.split(';') {
-        let Some(rest) = statement.trim().strip_prefix("pub use ") else {
+        // Its comments and attributes (`#[doc(hidden)]`, `#[doc(inline)]`) left out.
+        let statement: Vec<&str> = statement
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.starts_with("//") && !line.starts_with("#["))
+            .collect();
+        let Some(rest) = statement
+            .join(" ")
+            .strip_prefix("pub use ")
+            .map(str::to_owned)
+        else {
             continue;
         };
         let Some((room, items)) = rest.split_once("::") else {

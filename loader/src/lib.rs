@@ -197,8 +197,8 @@ pub use runner::{
 #[doc(inline)]
 pub use tool_wrapper::{HookToolWrapper, Tool, ToolError, ToolOutput};
 
-// The crate root's other names before they moved into their modules: they still build,
-// hidden from the docs (see CHANGELOG.md, 0.2.0).
+// Other names at the crate root, so that code written against 0.1 builds: each is
+// documented in its module, and hidden here so that the root shows only the core types.
 #[doc(hidden)]
 pub use discover::{
     discover_and_load_hooks, discover_and_load_hooks_with, Discovered, DiscoveryOptions,

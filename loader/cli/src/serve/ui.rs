@@ -24,7 +24,7 @@ pub const MAX_QUESTION_TIME: Duration = Duration::from_secs(600);
 
 /// How much longer than a question's time the resident process waits for its answer line
 /// (the client's own timeout answers first).
-pub const ANSWER_GRACE: Duration = Duration::from_secs(5);
+pub const ANSWER_GRACE: Duration = Duration::from_secs(2);
 
 /// The most questions of one call that reach the client; later ones get the no-UI answer.
 pub const MAX_QUESTIONS: usize = 16;

@@ -228,3 +228,136 @@ impl LiveUi for Channel {
         inner.write(&line);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::io::BufRead;
+
+    /// A channel to a scripted client (the other end of a socket pair), which answers each
+    /// question with `answer(frame)` (no line for `None`) and gives back every frame read.
+    fn scripted(
+        question_ms: u64,
+        answer: impl Fn(&Value) -> Option<String> + Send + 'static,
+    ) -> (Channel, std::thread::JoinHandle<Vec<Value>>) {
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        let channel = Channel::new(&ours, UiOffer { question_ms }).unwrap();
+        let client = std::thread::spawn(move || {
+            let mut writer = theirs.try_clone().unwrap();
+            let mut frames = Vec::new();
+            for line in BufReader::new(theirs).lines() {
+                let Ok(line) = line else { break };
+                let frame: Value = serde_json::from_str(&line).unwrap();
+                if let Some(reply) = answer(&frame["ui"]) {
+                    // The channel may be gone already; what it read is what counts.
+                    let _ = writer.write_all(reply.as_bytes());
+                }
+                frames.push(frame);
+            }
+            frames
+        });
+        (channel, client)
+    }
+
+    fn select() -> (UiFrame, Vec<String>) {
+        let options = vec!["tools".to_owned(), "messages".to_owned()];
+        let frame = UiFrame::Select {
+            id: 0,
+            title: "Audit scope".into(),
+            options: options.clone(),
+            timeout_ms: 0,
+        };
+        (frame, options)
+    }
+
+    #[test]
+    fn select_and_input_are_asked_and_answered() {
+        let (channel, client) = scripted(1000, |frame| {
+            let answer = match frame["call"].as_str() {
+                Some("select") => json!("messages"),
+                Some("input") => json!("because"),
+                _ => return None,
+            };
+            Some(format!(
+                "{}\n",
+                json!({"id": frame["id"], "answer": answer})
+            ))
+        });
+        let (frame, options) = select();
+        assert_eq!(
+            channel.ask(frame, Question::Select(&options)),
+            Some(json!("messages"))
+        );
+        let input = UiFrame::Input {
+            id: 0,
+            title: "Reason".into(),
+            placeholder: "why audit now?".into(),
+            timeout_ms: 0,
+        };
+        assert_eq!(channel.ask(input, Question::Input), Some(json!("because")));
+        channel.tell(UiFrame::SetStatus {
+            key: "audit".into(),
+            text: Some("on".into()),
+        });
+        drop(channel);
+        assert_eq!(
+            client.join().unwrap(),
+            vec![
+                json!({"ui": {"call": "select", "id": 1, "title": "Audit scope", "options": ["tools", "messages"], "timeout_ms": 1000}}),
+                json!({"ui": {"call": "input", "id": 2, "title": "Reason", "placeholder": "why audit now?", "timeout_ms": 1000}}),
+                json!({"ui": {"call": "set_status", "key": "audit", "text": "on"}}),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_pick_that_is_not_an_option_and_the_questions_past_the_bound_get_no_answer() {
+        let (channel, client) = scripted(1000, |frame| {
+            let id = frame["id"].as_u64()?;
+            Some(format!("{}\n", json!({"id": id, "answer": "everything"})))
+        });
+        for _ in 0..MAX_QUESTIONS + 3 {
+            let (frame, options) = select();
+            assert_eq!(channel.ask(frame, Question::Select(&options)), None);
+        }
+        for _ in 0..MAX_NOTICES + 3 {
+            channel.tell(UiFrame::Notify {
+                message: "hi".into(),
+                level: "info".into(),
+            });
+        }
+        drop(channel);
+        let frames = client.join().unwrap();
+        let asked = frames
+            .iter()
+            .filter(|f| f["ui"]["call"] == "select")
+            .count();
+        let told = frames
+            .iter()
+            .filter(|f| f["ui"]["call"] == "notify")
+            .count();
+        assert_eq!((asked, told), (MAX_QUESTIONS, MAX_NOTICES));
+    }
+
+    #[test]
+    fn a_late_answer_to_an_earlier_question_is_passed_over() {
+        let (channel, client) = scripted(1000, |frame| {
+            let id = frame["id"].as_u64()?;
+            Some(format!(
+                "{}\n{}\n",
+                json!({"id": id + 100, "answer": true}),
+                json!({"id": id, "answer": false})
+            ))
+        });
+        let confirm = UiFrame::Confirm {
+            id: 0,
+            title: "Deploy".into(),
+            message: "Run it?".into(),
+            timeout_ms: 0,
+        };
+        assert_eq!(channel.ask(confirm, Question::Confirm), Some(json!(false)));
+        drop(channel);
+        assert_eq!(client.join().unwrap().len(), 1);
+    }
+}

@@ -825,7 +825,7 @@ fn a_failed_bash_call_reaches_a_post_tool_use_failure_hook_with_its_error() {
     );
     assert_eq!(
         payload["error"],
-        "M-oops\n\nCommand exited with code 3",
+        "M-oops\n\n\nCommand exited with code 3",
         "{}",
         s.describe()
     );

@@ -5,7 +5,10 @@
 //!
 //! One request per connection: a header (one JSON line, at most [`HEADER_LIMIT`] bytes),
 //! then the agent's payload as it came (at most [`PAYLOAD_LIMIT`]), then the end of the
-//! client's writing. The answer is one JSON line ([`Reply`]), at most [`REPLY_LIMIT`] bytes.
+//! client's writing (or, when the header gives the payload's `length`, that many bytes). The
+//! answer is one JSON line ([`Reply`]), at most [`REPLY_LIMIT`] bytes. A client with a UI
+//! ([`UiOffer`]) also gets its UI questions before the answer and answers them on the same
+//! connection (the resident process's `serve::ui`); this program has none.
 
 use std::{
     io::{BufRead, BufReader, Read, Write},

@@ -157,8 +157,15 @@ async function showFrame(ctx: any, frame: any, counts: { questions: number; noti
   return `${JSON.stringify({ id: frame.id, answer })}\n`;
 }
 
-// The part of a request's header that is the same for every event of this pi process.
+// The part of a request's header that is the same for every event of this pi process, made
+// at its first event: the user's folders, this extension's options and version, pi's pid
+// and pi's environment. pi runs its extensions in its own process, whose environment does
+// not change per event (reading it whole costs more than the rest of a call in node), so
+// the hooks get pi's environment as it was at the first event.
 let headerBase: string | undefined;
+
+// The resident process's socket, found at the first event.
+let socketAt: string | undefined | null = null;
 
 // Sends one event to the resident process: its reply, or `undefined` when it cannot answer
 // (the relay then does), or a problem when it took past CALL_LIMIT_MS. With pi's UI (`ctx.hasUI`),
@@ -167,7 +174,8 @@ let headerBase: string | undefined;
 // pi's UI and answered on the same connection.
 function resident(ctx: any, cwd: string, payload: Record<string, unknown>): Promise<{ reply?: Reply; problem?: string } | undefined> {
   return new Promise((resolve) => {
-    const path = direct ? socketPath() : undefined;
+    if (socketAt === null) socketAt = socketPath();
+    const path = direct ? socketAt : undefined;
     if (!path) {
       resolve(undefined);
       return;
@@ -244,6 +252,7 @@ function resident(ctx: any, cwd: string, payload: Record<string, unknown>): Prom
     socket.on("connect", () => {
       if (headerBase === undefined) {
         const config = process.env.XDG_CONFIG_HOME;
+        const env = Object.entries(process.env).filter((pair): pair is [string, string] => typeof pair[1] === "string");
         headerBase = JSON.stringify({
           v: 1,
           agent: "pi",
@@ -256,20 +265,16 @@ function resident(ctx: any, cwd: string, payload: Record<string, unknown>): Prom
           trust_project: false,
           required: [],
           in_process: false,
+          env,
           program: process.env.AGENT_HOOKS_TEST_PROGRAM_VERSION || VERSION,
           agent_pid: process.pid,
         }).slice(0, -1);
       }
-      const env = Object.entries(process.env).filter((pair): pair is [string, string] => typeof pair[1] === "string");
-      const body = Buffer.from(JSON.stringify(payload), "utf8");
-      const rest = {
-        cwd,
-        env,
-        length: body.length,
-        ui: hasUI ? { question_ms: QUESTION_LIMIT_MS } : null,
-      };
-      socket.write(`${headerBase},${JSON.stringify(rest).slice(1)}\n`);
-      socket.write(body);
+      // The header and the payload in one write.
+      const body = JSON.stringify(payload);
+      const ui = hasUI ? `{"question_ms":${QUESTION_LIMIT_MS}}` : "null";
+      const length = Buffer.byteLength(body, "utf8");
+      socket.write(`${headerBase},"cwd":${JSON.stringify(cwd)},"length":${length},"ui":${ui}}\n${body}`);
     });
   });
 }

@@ -274,7 +274,11 @@ function resident(ctx: any, cwd: string, payload: Record<string, unknown>): Prom
       const body = JSON.stringify(payload);
       const ui = hasUI ? `{"question_ms":${QUESTION_LIMIT_MS}}` : "null";
       const length = Buffer.byteLength(body, "utf8");
-      socket.write(`${headerBase},"cwd":${JSON.stringify(cwd)},"length":${length},"ui":${ui}}\n${body}`);
+      const request = `${headerBase},"cwd":${JSON.stringify(cwd)},"length":${length},"ui":${ui}}\n${body}`;
+      // Without a UI nothing is answered on the connection: the writing ends with the
+      // request, as every client of the resident process ends it.
+      if (hasUI) socket.write(request);
+      else socket.end(request);
     });
   });
 }

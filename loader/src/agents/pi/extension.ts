@@ -112,7 +112,12 @@ const MAX_NOTICES = 64;
 // Shows one of the resident process's UI frames (a question or a notice of a plugin) in
 // pi's UI; resolves to the answer line for a question, `undefined` for a notice. Never
 // rejects: a UI that fails answers as if nobody answered (`null`, or `false` for confirm).
-async function showFrame(ctx: any, frame: any, counts: { questions: number; notices: number }): Promise<string | undefined> {
+async function showFrame(
+  ctx: any,
+  frame: any,
+  counts: { questions: number; notices: number },
+  signal: AbortSignal,
+): Promise<string | undefined> {
   const call = frame?.call;
   if (call === "notify" || call === "set_status") {
     counts.notices += 1;
@@ -141,13 +146,13 @@ async function showFrame(ctx: any, frame: any, counts: { questions: number; noti
     const title = typeof frame.title === "string" ? frame.title : "agent-hooks";
     try {
       if (call === "confirm") {
-        answer = (await ctx.ui.confirm(title, String(frame.message ?? ""), { timeout })) === true;
+        answer = (await ctx.ui.confirm(title, String(frame.message ?? ""), { timeout, signal })) === true;
       } else if (call === "select" && Array.isArray(frame.options)) {
         const options = frame.options.filter((option: unknown) => typeof option === "string");
-        const picked = await ctx.ui.select(title, options, { timeout });
+        const picked = await ctx.ui.select(title, options, { timeout, signal });
         answer = typeof picked === "string" ? picked : null;
       } else if (call === "input") {
-        const typed = await ctx.ui.input(title, String(frame.placeholder ?? ""), { timeout });
+        const typed = await ctx.ui.input(title, String(frame.placeholder ?? ""), { timeout, signal });
         answer = typeof typed === "string" ? typed : null;
       }
     } catch {
@@ -184,6 +189,8 @@ function resident(ctx: any, cwd: string, payload: Record<string, unknown>): Prom
     let pending: Buffer = Buffer.alloc(0);
     let size = 0;
     const counts = { questions: 0, notices: 0 };
+    // Dismisses the call's dialogs still open once it is answered (agent-hooks gave up on them).
+    const dialogs = new AbortController();
     let hasUI = false;
     try {
       hasUI = ctx?.hasUI === true;
@@ -202,6 +209,7 @@ function resident(ctx: any, cwd: string, payload: Record<string, unknown>): Prom
       settled = true;
       clearTimeout(timer);
       socket.destroy();
+      dialogs.abort();
       resolve(outcome);
     };
     const timer = setTimeout(
@@ -219,7 +227,7 @@ function resident(ctx: any, cwd: string, payload: Record<string, unknown>): Prom
       }
       if (value && typeof value.ui === "object" && value.ui !== null) {
         if (!hasUI) return;
-        void showFrame(ctx, value.ui, counts).then((reply) => {
+        void showFrame(ctx, value.ui, counts, dialogs.signal).then((reply) => {
           if (reply !== undefined && !settled) socket.write(reply);
         });
         return;

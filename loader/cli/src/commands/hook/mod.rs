@@ -13,7 +13,7 @@ mod resident;
 use std::path::PathBuf;
 
 use agent_hooks::{
-    command_hook::{CommandHook, HookKind},
+    command_hook::CommandHook,
     discover::{builtin_providers, managed_providers, DiscoveryProvider, Level},
     HookRunner,
 };
@@ -393,11 +393,13 @@ fn hooks_of(session: &Session, records: &Records) -> (Vec<decisions::HookRun>, b
         let hook = hooks
             .hooks()
             .find(|h| h.kind.label() == report.command && h.source == report.source);
-        let long_running = hook.is_some_and(|h| matches!(h.kind, HookKind::LongRunning { .. }));
         required |= hook.is_some_and(|h| h.required)
             && report.answer.failed
             && report.answer.block.is_some();
-        runs.push(decisions::HookRun::of_command(report, long_running));
+        runs.push(decisions::HookRun::of_command(
+            report,
+            hook.map(|h| &h.kind),
+        ));
     }
     (runs, required)
 }

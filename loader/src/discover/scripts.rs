@@ -10,6 +10,12 @@
 //! a file when it starts with `./`, `../`, `/` or `~/`, or ends with a script extension.
 //! Files outside the project (the user's own tools) are not the project's code and are left
 //! out of trust.
+//!
+//! The splitting is this module's own: the crates that split shell words (`shell-words`,
+//! `shlex`) undo quotes and backslashes only. They leave `$NAME` as text, keep `;`, `&&`,
+//! `|` and redirections inside words (`./a.sh;` is one word), do not mark a word the shell
+//! works out only when it runs, and give nothing at all for an unbalanced quote, where trust
+//! still finds the files the words before it name.
 
 use std::path::{Component, Path, PathBuf};
 

@@ -53,7 +53,9 @@ pub use crate::host::{ToolAlias, ToolNames};
 pub(crate) use answer::did_not_answer;
 pub use answer::{adapt, Answer};
 pub use condition::Condition;
-pub use config::{CommandHook, ConfigIssue, Persistence, Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT};
+pub use config::{
+    CommandHook, ConfigIssue, HookKind, Persistence, Severity, DEFAULT_TIMEOUT, MAX_TIMEOUT,
+};
 pub use copilot::{claude_fields as copilot_claude_fields, event_of as copilot_event};
 pub(crate) use file_form::{dialect_of, read as read_hooks_file};
 pub(crate) use formats::interpret_hook;
@@ -141,7 +143,7 @@ impl CommandHooks {
             ..CommandHook::new(
                 event,
                 Agent::of_file(script),
-                shell_quote(&script.to_string_lossy()),
+                HookKind::command(shell_quote(&script.to_string_lossy())),
                 script,
             )
         }));
@@ -176,8 +178,8 @@ impl CommandHooks {
     /// variables headers may use).
     pub(crate) fn edit_http(&mut self, mut edit: impl FnMut(&mut HttpTarget)) {
         for hook in &mut self.hooks {
-            if hook.http.is_some() {
-                if let Some(target) = &mut Arc::make_mut(hook).http {
+            if matches!(hook.kind, HookKind::Http(_)) {
+                if let HookKind::Http(target) = &mut Arc::make_mut(hook).kind {
                     edit(target);
                 }
             }
@@ -202,8 +204,13 @@ impl CommandHooks {
     /// `agent-hooks doctor`, which runs no event.
     pub fn start_long_running_at_once(&mut self) -> &mut Self {
         for hook in &mut self.hooks {
-            if matches!(hook.persistent, Persistence::Session | Persistence::User) {
-                Arc::make_mut(hook).persistent = Persistence::Startup;
+            if matches!(
+                hook.kind.persistence(),
+                Some(Persistence::Session | Persistence::User)
+            ) {
+                if let HookKind::LongRunning { persistence, .. } = &mut Arc::make_mut(hook).kind {
+                    *persistence = Persistence::Startup;
+                }
             }
         }
         self
@@ -248,7 +255,7 @@ impl CommandHooks {
         let tool_input = fields.get("tool_input").unwrap_or(&Value::Null);
         let mut selected: Vec<Arc<CommandHook>> = Vec::new();
         for hook in &self.hooks {
-            if hook.event != event || selected.iter().any(|s| s.command == hook.command) {
+            if hook.event != event || selected.iter().any(|s| s.kind.label() == hook.kind.label()) {
                 continue;
             }
             let dialect = hook.dialect.tool_dialect(&hook.event_name);
@@ -350,7 +357,7 @@ mod tests {
                     Path::new("/p"),
                 )
                 .iter()
-                .map(|h| h.command.clone())
+                .map(|h| h.kind.label().into_owned())
                 .collect()
         };
         assert_eq!(run("apply_patch"), ["edits", "patches"]);
@@ -367,7 +374,7 @@ mod tests {
             Path::new("/p"),
         );
         assert_eq!(matched.len(), 1);
-        assert_eq!(matched[0].command, "patches");
+        assert_eq!(matched[0].kind.label(), "patches");
     }
 
     #[test]

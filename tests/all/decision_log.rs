@@ -99,6 +99,57 @@ fn each_event_answered_is_recorded_with_its_hook_and_the_answer_the_agent_got() 
     );
 }
 
+/// A long-running guard's run is recorded as `long-running`, beside a command hook's
+/// `command`, each with its answer.
+#[test]
+fn a_long_running_hook_is_recorded_by_its_kind() {
+    let rig = Rig::new();
+    guard(&rig);
+    let script = rig.user_hooks().join("long.py");
+    std::fs::write(
+        &script,
+        r#"import json, sys
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+send({"type": "hello", "protocol": 1, "name": "long"})
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("type") == "event":
+        send({"type": "answer", "id": m["id"], "block": "the long-running guard refuses"})
+    elif m.get("type") == "goodbye":
+        break
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        rig.user_hooks().join("long.json"),
+        json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+            "command": format!("python3 {}", script.display()), "persistent": true, "timeout": 10}]}]})
+        .to_string(),
+    )
+    .unwrap();
+    let blocked = relay(&rig, &pre("s1", "ls"));
+    assert_eq!(blocked.status.code(), Some(2), "{}", err(&blocked));
+    let records = records(&rig);
+    assert_eq!(records.len(), 1);
+    let mut kinds: Vec<(String, String)> = records[0]["hooks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|h| (h["kind"].to_string(), h["answer"].to_string()))
+        .collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            (r#""command""#.to_owned(), r#""none""#.to_owned()),
+            (r#""long-running""#.to_owned(), r#""block""#.to_owned())
+        ],
+        "{}",
+        records[0]
+    );
+}
+
 #[test]
 fn log_shows_one_line_per_decision_and_filters() {
     let rig = Rig::new();

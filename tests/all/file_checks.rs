@@ -193,7 +193,11 @@ fn a_trusted_hooks_file_swapped_during_discovery_never_runs_untrusted() {
     // At least 200 discoveries, and on until the file was swapped at least 400 times.
     while ran_trusted + refused < 200 || swaps.load(Ordering::Relaxed) < 400 {
         let found = discover_and_load_hooks_with(&[] as &[&str], options(&project, home.path()));
-        let commands: Vec<String> = found.commands.hooks().map(|h| h.command.clone()).collect();
+        let commands: Vec<String> = found
+            .commands
+            .hooks()
+            .map(|h| h.kind.label().into_owned())
+            .collect();
         assert!(
             !commands.contains(&"echo evil".to_owned()),
             "the swapped-in file ran: {commands:?}"
@@ -260,7 +264,7 @@ fn a_fifo_in_a_trusted_hooks_folder_is_refused_and_the_rest_loads() {
     let mut options = options(&project, home.path());
     options.trust_project = true;
     let found = discover_and_load_hooks_with(&[] as &[&str], options);
-    let commands: Vec<&str> = found.commands.hooks().map(|h| h.command.as_str()).collect();
+    let commands: Vec<_> = found.commands.hooks().map(|h| h.kind.label()).collect();
     assert_eq!(commands, ["echo trusted"]);
     assert_eq!(
         errors(&found.loaded),

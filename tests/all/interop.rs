@@ -16,7 +16,8 @@ use agent_hooks::{
     abi::prelude::*,
     agents::Agent,
     command_hook::{
-        shell_quote, CommandEvent, CommandHookReport, CommandHooks, ToolAlias, ToolNames, EVENTS,
+        shell_quote, CommandEvent, CommandHookReport, CommandHooks, HookKind, ToolAlias, ToolNames,
+        EVENTS,
     },
     discover_and_load_hooks_with, DiscoveryOptions, HookError, HookRunner,
 };
@@ -1041,13 +1042,19 @@ fn other_hook_types_are_reported_not_skipped_silently() {
     // The prompt and agent hooks load (the agent answers them: tests/all/host_calls.rs).
     let kinds: Vec<&str> = hooks
         .hooks()
-        .filter_map(|h| h.host_call.as_ref().map(|c| c.kind().name()))
+        .filter_map(|h| match &h.kind {
+            HookKind::HostCall(call) => Some(call.kind().name()),
+            _ => None,
+        })
         .collect();
     assert_eq!(kinds, ["prompt", "agent"]);
     // The https hook loads too (its certificate checked when it runs: http_hooks.rs).
     let urls: Vec<&str> = hooks
         .hooks()
-        .filter_map(|h| h.http.as_ref().map(|t| t.url.as_str()))
+        .filter_map(|h| match &h.kind {
+            HookKind::Http(target) => Some(target.url.as_str()),
+            _ => None,
+        })
         .collect();
     assert_eq!(urls, ["https://policy.example/hook"]);
     assert!(hooks.issues().is_empty(), "{:?}", hooks.issues());

@@ -609,16 +609,16 @@ fn persistent_takes_true_false_startup_or_user_and_says_what_else_it_did() {
         ]}]}"#,
         Path::new("hooks.json"),
     );
-    let kinds: Vec<Persistence> = hooks.iter().map(|h| h.persistent).collect();
+    let kinds: Vec<Option<Persistence>> = hooks.iter().map(|h| h.kind.persistence()).collect();
     assert_eq!(
         kinds,
         [
-            Persistence::Session,
-            Persistence::Startup,
-            Persistence::Session,
-            Persistence::PerEvent,
-            Persistence::PerEvent,
-            Persistence::User
+            Some(Persistence::Session),
+            Some(Persistence::Startup),
+            Some(Persistence::Session),
+            None,
+            None,
+            Some(Persistence::User)
         ]
     );
     let messages: Vec<String> = issues.iter().map(ToString::to_string).collect();

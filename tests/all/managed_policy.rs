@@ -14,8 +14,10 @@ use std::{
 };
 
 use agent_hooks::{
-    agents::Agent, command_hook::CommandEvent, discover::Level, discover_and_load_hooks_with,
-    Discovered, DiscoveryOptions,
+    agents::Agent,
+    command_hook::{CommandEvent, HookKind},
+    discover::Level,
+    discover_and_load_hooks_with, Discovered, DiscoveryOptions,
 };
 use agent_hooks_tests::{agent_hooks_bin, s, set_mode, temp_dir};
 use serde_json::Value;
@@ -102,7 +104,11 @@ impl Machine {
 }
 
 fn commands(found: &Discovered) -> Vec<String> {
-    found.commands.hooks().map(|h| h.command.clone()).collect()
+    found
+        .commands
+        .hooks()
+        .map(|h| h.kind.label().into_owned())
+        .collect()
 }
 
 fn forbidden(found: &Discovered) -> Vec<(String, String)> {
@@ -268,7 +274,10 @@ fn http_hooks_are_bound_by_the_allowed_urls_and_variables() {
     let http: Vec<_> = found
         .commands
         .hooks()
-        .filter_map(|h| h.http.clone())
+        .filter_map(|h| match &h.kind {
+            HookKind::Http(target) => Some(target.clone()),
+            _ => None,
+        })
         .collect();
     assert_eq!(http.len(), 1, "{http:?}");
     assert_eq!(http[0].url, "http://127.0.0.1:9/allowed/guard");

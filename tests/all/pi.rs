@@ -3,7 +3,12 @@
 //! `doctor` say whether pi is wired, and `hook --agent pi` reads the request that extension
 //! sends (pi's event and tool names) and answers in the form it reads.
 
-use std::path::{Path, PathBuf};
+use std::{
+    io::{BufRead, BufReader, Write},
+    os::unix::net::UnixStream,
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
 
 use agent_hooks_tests::{
     cli::{stderr, stdout},
@@ -327,4 +332,250 @@ fn a_native_plugin_s_change_of_a_result_comes_back_whole_for_pi() {
     let out = rig.hook("claude", &[], &claude);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn a_failed_pi_tool_reaches_hooks_as_post_tool_use_failure_with_its_error() {
+    let rig = rig();
+    let seen = rig.project().join("failure.json");
+    let ran = rig.project().join("post-tool-use-ran");
+    rig.write(
+        "home/.claude/settings.json",
+        &json!({"hooks": {
+            "PostToolUseFailure": [{"matcher": "Bash", "hooks": [{"type": "command",
+                "command": format!("cat > '{}'; echo 'the model should know' >&2; exit 2", seen.display())}]}],
+            "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+                "command": format!("touch '{}'", ran.display())}]}],
+        }})
+        .to_string(),
+    );
+    let failed = json!({
+        "hook_event_name": "tool_result (isError)",
+        "cwd": rig.project(),
+        "session_id": "019af0c2-5b1e-7000-8000-000000000001",
+        "tool_name": "bash",
+        "tool_input": {"command": "false"},
+        "tool_use_id": "toolu_1",
+        "error": "\n\nCommand exited with code 1",
+        "is_interrupt": false,
+    })
+    .to_string();
+    let out = rig.hook("pi", &["--with", "claude"], &failed);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The hook's reason for the model, after the failed call's own text (the result pi's
+    // extension gives pi in place of its own).
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        answer,
+        json!({"decision": "block", "reason": "the model should know", "content": [
+            {"type": "text", "text": "\n\nCommand exited with code 1"},
+            {"type": "text", "text": "the model should know"}]})
+    );
+    assert!(!ran.exists(), "a PostToolUse hook ran for a failed call");
+    let payload: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(payload["hook_event_name"], "PostToolUseFailure");
+    assert_eq!(payload["tool_name"], "Bash");
+    assert_eq!(payload["tool_input"], json!({"command": "false"}));
+    assert_eq!(payload["error"], "\n\nCommand exited with code 1");
+    assert_eq!(payload["is_interrupt"], false);
+    assert_eq!(payload["tool_use_id"], "toolu_1");
+}
+
+/// pi's extension as it talks to the resident process's socket: its request sent (the
+/// payload's length given, its side of the connection left open), then the lines read one
+/// by one and answered as the test says.
+struct Client {
+    stream: UnixStream,
+    reader: BufReader<UnixStream>,
+}
+
+impl Client {
+    /// Sends `payload` as the extension does, offering a UI whose questions wait
+    /// `question_ms` when given.
+    fn send(rig: &Rig, payload: &str, question_ms: Option<u64>) -> Client {
+        let socket = rig.resident_folder().join("serve.sock");
+        let mut stream = UnixStream::connect(socket).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let header = json!({
+            "v": 1, "agent": "pi", "event": null, "with": [], "home": rig.home(),
+            "xdg_config_home": null, "cwd": rig.project(), "hooks": [], "no_discover": false,
+            "trust_project": false, "required": [], "in_process": false,
+            "length": payload.len(),
+            "ui": question_ms.map(|ms| json!({"question_ms": ms})),
+        });
+        stream
+            .write_all(format!("{header}\n{payload}").as_bytes())
+            .unwrap();
+        let reader = BufReader::new(stream.try_clone().unwrap());
+        Client { stream, reader }
+    }
+
+    /// The next line, as JSON.
+    fn line(&mut self) -> serde_json::Value {
+        let mut line = String::new();
+        self.reader.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    }
+
+    fn answer(&mut self, line: &str) {
+        self.stream.write_all(line.as_bytes()).unwrap();
+    }
+}
+
+/// A rig with the `ui-audit` plugin (a `deploy` command is confirmed by the user, its
+/// status counts the calls) and its resident process started by a pi event.
+fn audited() -> Rig {
+    let rig = Rig::new();
+    agent_hooks_tests::copy_to(
+        &agent_hooks_tests::plugin("ui-audit"),
+        &rig.user_hooks(),
+        "libui_audit.so",
+    );
+    let start = json!({"hook_event_name": "session_start", "cwd": rig.project(),
+        "session_id": "019af0c2-5b1e-7000-8000-000000000001", "source": "startup"});
+    let out = agent_hooks_tests::cli::output_with(
+        &mut agent_hooks_tests::rig::Resident::command(&rig, &["hook", "--agent", "pi"]),
+        &start.to_string(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    rig
+}
+
+fn deploy(rig: &Rig) -> String {
+    tool_call(&rig.project(), "bash", json!({"command": "deploy prod"}))
+}
+
+fn status_frame(n: u32) -> serde_json::Value {
+    json!({"ui": {"call": "set_status", "key": "audit", "text": format!("{n} call(s) audited")}})
+}
+
+fn confirm_frame(ms: u64) -> serde_json::Value {
+    json!({"ui": {"call": "confirm", "id": 1, "title": "Deploy", "message": "Run `deploy prod`?", "timeout_ms": ms}})
+}
+
+fn serve_log(rig: &Rig) -> String {
+    std::fs::read_to_string(rig.resident_folder().join("serve.log")).unwrap_or_default()
+}
+
+#[test]
+fn a_plugin_s_confirm_reaches_a_client_with_a_ui_and_its_answer_decides_the_call() {
+    let rig = audited();
+    for (n, yes) in [(1, true), (2, false)] {
+        let mut client = Client::send(&rig, &deploy(&rig), Some(5000));
+        assert_eq!(client.line(), status_frame(n));
+        assert_eq!(client.line(), confirm_frame(5000));
+        client.answer(&format!("{}\n", json!({"id": 1, "answer": yes})));
+        let said = if yes {
+            "deploy allowed"
+        } else {
+            "deploy refused"
+        };
+        assert_eq!(
+            client.line(),
+            json!({"ui": {"call": "notify", "message": said, "level": "warning"}})
+        );
+        let reply = client.line();
+        if yes {
+            assert_eq!(reply, json!({"code": 0, "stdout": "", "stderr": ""}));
+        } else {
+            assert_eq!(
+                reply,
+                json!({"code": 2, "stdout": "", "stderr": "refused by the user\n"})
+            );
+        }
+    }
+}
+
+#[test]
+fn without_a_ui_offered_a_plugin_gets_the_no_ui_answers_and_no_frame_is_sent() {
+    let rig = audited();
+    let mut client = Client::send(&rig, &deploy(&rig), None);
+    assert_eq!(
+        client.line(),
+        json!({"code": 2, "stdout": "", "stderr": "deploy needs a user, and there is no UI\n"})
+    );
+}
+
+#[test]
+fn a_client_that_never_answers_gets_the_no_ui_answer_at_its_time() {
+    let rig = audited();
+    let since = Instant::now();
+    let mut client = Client::send(&rig, &deploy(&rig), Some(300));
+    assert_eq!(client.line(), status_frame(1));
+    assert_eq!(client.line(), confirm_frame(300));
+    assert_eq!(
+        client.line(),
+        json!({"ui": {"call": "notify", "message": "deploy refused", "level": "warning"}})
+    );
+    assert_eq!(
+        client.line(),
+        json!({"code": 2, "stdout": "", "stderr": "refused by the user\n"})
+    );
+    // Its time and the grace for its answer line, no more.
+    assert!(since.elapsed() >= Duration::from_millis(2300));
+    assert!(since.elapsed() < Duration::from_secs(20));
+    assert!(
+        serve_log(&rig).contains(
+            "agent-hooks serve: UI: no answer to the confirm question within its time; the no-UI answer stands\n"
+        ),
+        "{}",
+        serve_log(&rig)
+    );
+}
+
+#[test]
+fn a_client_that_answers_garbage_gets_the_no_ui_answer_and_the_log_says_why() {
+    let rig = audited();
+    for (garbage, why) in [
+        (
+            "yes please\n",
+            "not an answer line (expected value at line 1 column 1)",
+        ),
+        (
+            "{\"id\": 1, \"answer\": \"yes\"}\n",
+            "answer \"yes\" does not fit a confirm question",
+        ),
+    ] {
+        let mut client = Client::send(&rig, &deploy(&rig), Some(5000));
+        client.line();
+        assert_eq!(client.line(), confirm_frame(5000));
+        client.answer(garbage);
+        assert_eq!(
+            client.line(),
+            json!({"ui": {"call": "notify", "message": "deploy refused", "level": "warning"}})
+        );
+        assert_eq!(
+            client.line(),
+            json!({"code": 2, "stdout": "", "stderr": "refused by the user\n"})
+        );
+        let said = format!(
+            "agent-hooks serve: UI: the client's answer to the confirm question is unreadable: {why}; the no-UI answer stands\n"
+        );
+        assert!(serve_log(&rig).contains(&said), "{}", serve_log(&rig));
+    }
+}
+
+#[test]
+fn a_client_gone_mid_question_gets_the_no_ui_answer_and_the_next_event_is_answered() {
+    let rig = audited();
+    let mut client = Client::send(&rig, &deploy(&rig), Some(5000));
+    client.line();
+    assert_eq!(client.line(), confirm_frame(5000));
+    client.stream.shutdown(std::net::Shutdown::Both).unwrap();
+    drop(client);
+    let mut next = Client::send(&rig, &deploy(&rig), None);
+    assert_eq!(
+        next.line(),
+        json!({"code": 2, "stdout": "", "stderr": "deploy needs a user, and there is no UI\n"})
+    );
+    assert!(
+        serve_log(&rig).contains(
+            "agent-hooks serve: UI: the client closed the connection before it answered the confirm question; no-UI answers for the rest of the call\n"
+        ),
+        "{}",
+        serve_log(&rig)
+    );
 }

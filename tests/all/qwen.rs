@@ -180,7 +180,7 @@ fn qwen_codes_timeouts_and_its_switch_are_read_as_it_reads_them() {
     hooks.load_file(&settings);
     let timeouts: Vec<(String, u128)> = hooks
         .hooks()
-        .map(|h| (h.command.clone(), h.timeout.as_millis()))
+        .map(|h| (h.kind.label().into_owned(), h.timeout.as_millis()))
         .collect();
     assert_eq!(
         timeouts,

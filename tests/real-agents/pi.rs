@@ -411,6 +411,8 @@ struct RpcSession {
     session: Session,
     /// The `message` of each confirm dialog pi asked the client.
     asked: Vec<String>,
+    /// Every UI request pi sent the client (dialogs, notices, status), each without its id.
+    ui: Vec<serde_json::Value>,
 }
 
 /// One pi session in RPC mode whose model runs `command` once, with `setup` adding hooks
@@ -469,6 +471,7 @@ fn rpc_session(command: &str, setup: impl FnOnce(&Run), confirmed: bool) -> RpcS
     let prompt = json!({"id": "prompt-1", "type": "prompt", "message": PROMPT});
     writeln!(stdin, "{prompt}").expect("send the prompt");
     let mut asked = Vec::new();
+    let mut ui = Vec::new();
     let mut lines = String::new();
     for line in BufReader::new(stdout).lines() {
         let Ok(line) = line else { break };
@@ -477,6 +480,14 @@ fn rpc_session(command: &str, setup: impl FnOnce(&Run), confirmed: bool) -> RpcS
         let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
             continue;
         };
+        if message["type"] == "extension_ui_request" {
+            let mut request = message.clone();
+            if let Some(fields) = request.as_object_mut() {
+                fields.remove("id");
+                fields.remove("type");
+            }
+            ui.push(request);
+        }
         match message["type"].as_str() {
             Some("extension_ui_request") if message["method"] == "confirm" => {
                 asked.push(message["message"].as_str().unwrap_or_default().to_owned());
@@ -506,7 +517,7 @@ fn rpc_session(command: &str, setup: impl FnOnce(&Run), confirmed: bool) -> RpcS
         .collect();
     let session = Session { run, outcome, told };
     assert!(!session.outcome.timed_out, "{}", session.describe());
-    RpcSession { session, asked }
+    RpcSession { session, asked, ui }
 }
 
 /// A hook that asks the user before any shell command (`permissionDecision: "ask"`).
@@ -688,4 +699,144 @@ fn a_tool_call_is_blocked_when_agent_hooks_cannot_be_run_and_pi_goes_on() {
 /// Every path under `dir` but pi's sessions, with each file's text.
 fn pi_folders(dir: &Path) -> Vec<(PathBuf, Option<String>)> {
     agent_hooks_tests::tree(dir, |relative| relative.starts_with("agent/sessions"))
+}
+
+/// The command the model runs in the sessions of the `ui-audit` plugin: it starts with
+/// `deploy`, which that plugin confirms with the user (and blocks where nobody can answer).
+fn deploy_command() -> String {
+    format!("deploy=1 sh -c 'echo ran >> {SIDE_EFFECT}'")
+}
+
+/// The `ui-audit` plugin in the run's user hooks.
+fn ui_audit(run: &Run) {
+    agent_hooks_tests::copy_to(
+        &agent_hooks_tests::plugin("ui-audit"),
+        &user_hooks(run),
+        "libui_audit.so",
+    );
+}
+
+/// What pi's UI got from the `ui-audit` plugin for one `deploy` call answered `yes`: its
+/// status, its confirm dialog (agent-hooks' 2-minute bound on it), its notice.
+fn audit_ui(yes: bool) -> Vec<serde_json::Value> {
+    vec![
+        json!({"method": "setStatus", "statusKey": "audit", "statusText": "1 call(s) audited"}),
+        json!({"method": "confirm", "title": "Deploy",
+            "message": format!("Run `{}`?", deploy_command()), "timeout": 120000}),
+        json!({"method": "notify", "notifyType": "warning",
+            "message": if yes { "deploy allowed" } else { "deploy refused" }}),
+    ]
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_native_plugin_s_confirm_is_pi_s_dialog_and_a_yes_runs_the_call() {
+    let s = rpc_session(&deploy_command(), ui_audit, true);
+    let audit: Vec<_> =
+        s.ui.iter()
+            .filter(|r| {
+                r["statusKey"] == "audit"
+                    || r["title"] == "Deploy"
+                    || r["message"]
+                        .as_str()
+                        .is_some_and(|m| m.starts_with("deploy "))
+            })
+            .cloned()
+            .collect();
+    assert_eq!(audit, audit_ui(true), "{}", s.session.describe());
+    assert_eq!(
+        s.session.side_effect().as_deref(),
+        Some("ran\n"),
+        "{}",
+        s.session.describe()
+    );
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_native_plugin_s_confirm_is_pi_s_dialog_and_a_no_blocks_the_call() {
+    let s = rpc_session(&deploy_command(), ui_audit, false);
+    let audit: Vec<_> =
+        s.ui.iter()
+            .filter(|r| {
+                r["statusKey"] == "audit"
+                    || r["title"] == "Deploy"
+                    || r["message"]
+                        .as_str()
+                        .is_some_and(|m| m.starts_with("deploy "))
+            })
+            .cloned()
+            .collect();
+    assert_eq!(audit, audit_ui(false), "{}", s.session.describe());
+    assert_eq!(s.session.side_effect(), None, "{}", s.session.describe());
+    assert!(
+        s.session.told_last("refused by the user"),
+        "{}",
+        s.session.describe()
+    );
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn in_print_mode_a_native_plugin_s_confirm_gets_the_no_ui_answer() {
+    let s = session(&deploy_command(), None, ui_audit);
+    assert_eq!(s.side_effect(), None, "{}", s.describe());
+    assert!(
+        s.told_last("deploy needs a user, and there is no UI"),
+        "{}",
+        s.describe()
+    );
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_failed_bash_call_reaches_a_post_tool_use_failure_hook_with_its_error() {
+    let seen = "failure.json";
+    let s = session("echo M-oops; exit 3", None, |run| {
+        hook_file(
+            run,
+            "failure.json",
+            "PostToolUseFailure",
+            &format!("cat > {}/{seen}", run.project().display()),
+        );
+        hook_file(
+            run,
+            "success.json",
+            "PostToolUse",
+            &format!("touch {}/post-tool-use-ran", run.project().display()),
+        );
+    });
+    let payload: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(s.run.project().join(seen)).unwrap_or_default(),
+    )
+    .unwrap_or_default();
+    assert_eq!(
+        payload["hook_event_name"],
+        "PostToolUseFailure",
+        "{}",
+        s.describe()
+    );
+    assert_eq!(payload["tool_name"], "exec", "{}", s.describe());
+    assert_eq!(
+        payload["tool_input"]["command"],
+        "echo M-oops; exit 3",
+        "{}",
+        s.describe()
+    );
+    assert_eq!(
+        payload["error"],
+        "M-oops\n\n\nCommand exited with code 3",
+        "{}",
+        s.describe()
+    );
+    assert!(
+        !s.run.project().join("post-tool-use-ran").exists(),
+        "a PostToolUse hook ran for a failed call: {}",
+        s.describe()
+    );
+    assert!(
+        s.told_last("Command exited with code 3"),
+        "{}",
+        s.describe()
+    );
 }

@@ -116,6 +116,8 @@ fn main() -> ExitCode {
             env: Some(relay::environment()),
             agent_pid: relay::agent_pid(),
             status: false,
+            length: None,
+            ui: None,
             program: Some(relay::program_version()),
         })
     });

@@ -2,7 +2,7 @@
 //! (UI calls, status-line changes, entries, messages, programs, session actions), in order,
 //! and answers prompts as `--ui` says.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use agent_hooks::{
     abi::{
@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 
 use crate::{
     host_script::HostScript,
+    serve::ui::{Question, UiFrame},
     sync::lock,
     ui_script::{Prompt, UiMode},
 };
@@ -23,9 +24,22 @@ use crate::{
 /// How wide the status line is drawn in the record.
 const STATUS_WIDTH: usize = 120;
 
+/// The agent's own UI, live for one call (under `serve`, a client that answers the
+/// resident process's UI frames): that call's questions and notices go to it, instead of
+/// being answered as `--ui` says.
+pub trait LiveUi: Send + Sync {
+    /// Asks `frame`'s question (its id is the UI's to set): the answer, or `None` when none
+    /// came (the no-UI answer stands).
+    fn ask(&self, frame: UiFrame, question: Question<'_>) -> Option<Value>;
+    /// Shows a notice (`notify`, `set_status`).
+    fn tell(&self, frame: UiFrame);
+}
+
 /// The CLI's agent: records, and answers as `--ui` says.
 pub struct Recorder {
     mode: Mutex<UiMode>,
+    /// The agent's UI for the call being answered, if it has one.
+    live: Mutex<Option<Arc<dyn LiveUi>>>,
     has_ui: bool,
     status: StatusLine,
     editor_text: Mutex<String>,
@@ -73,6 +87,7 @@ impl Recorder {
         Self {
             has_ui: mode.has_ui(),
             mode: Mutex::new(mode),
+            live: Mutex::new(None),
             status: StatusLine::new(),
             editor_text: Mutex::new(String::new()),
             recorded: Mutex::new(Recorded::default()),
@@ -132,16 +147,47 @@ impl Recorder {
         lock(&self.recorded).push(entry);
     }
 
-    /// Answers a prompt and records it with its answer.
+    /// Sends the UI calls of hooks to `live` (the agent's UI for one call) until it is
+    /// set again; `None`: answered as `--ui` says.
+    pub fn attach(&self, live: Option<Arc<dyn LiveUi>>) {
+        *lock(&self.live) = live;
+    }
+
+    /// The live UI, if one is attached.
+    fn live(&self) -> Option<Arc<dyn LiveUi>> {
+        lock(&self.live).clone()
+    }
+
+    /// Answers a prompt and records it with its answer: the live UI's answer (`question`
+    /// asked as `frame`) when one is attached, else `--ui`'s.
     fn prompt(&self, prompt: Prompt<'_>, title: &str, mut entry: Value) -> Value {
-        let mut answered = lock(&self.mode).answer(prompt, title);
+        self.prompt_with(prompt, title, None, &mut entry)
+    }
+
+    /// [`prompt`](Self::prompt), asking the live UI when `asked` (its frame and question)
+    /// is given and one is attached.
+    fn prompt_with(
+        &self,
+        prompt: Prompt<'_>,
+        title: &str,
+        asked: Option<(UiFrame, Question<'_>)>,
+        entry: &mut Value,
+    ) -> Value {
+        let live = asked.and_then(|asked| self.live().map(|live| (live, asked)));
+        let mut answered = match live {
+            Some((live, (frame, question))) => crate::ui_script::Answered {
+                value: live.ask(frame, question).unwrap_or(Value::Null),
+                warning: None,
+            },
+            None => lock(&self.mode).answer(prompt, title),
+        };
         if matches!(prompt, Prompt::Confirm) {
             // Dismissed is no.
             answered.value = Value::Bool(answered.value == true);
         }
         entry["answer"] = answered.value.clone();
         let mut recorded = lock(&self.recorded);
-        recorded.push(entry);
+        recorded.push(entry.take());
         recorded.warnings.extend(answered.warning);
         answered.value
     }
@@ -158,18 +204,39 @@ fn text(value: Value) -> Option<String> {
 
 impl HostUi for Recorder {
     fn select(&self, title: &str, options: &[String]) -> Option<String> {
-        let entry = json!({"call": "select", "title": title, "options": options});
-        text(self.prompt(Prompt::Select(options), title, entry))
+        let mut entry = json!({"call": "select", "title": title, "options": options});
+        let frame = UiFrame::Select {
+            id: 0,
+            title: title.to_owned(),
+            options: options.to_vec(),
+            timeout_ms: 0,
+        };
+        let asked = Some((frame, Question::Select(options)));
+        text(self.prompt_with(Prompt::Select(options), title, asked, &mut entry))
     }
 
     fn confirm(&self, title: &str, message: &str) -> bool {
-        let entry = json!({"call": "confirm", "title": title, "message": message});
-        self.prompt(Prompt::Confirm, title, entry) == true
+        let mut entry = json!({"call": "confirm", "title": title, "message": message});
+        let frame = UiFrame::Confirm {
+            id: 0,
+            title: title.to_owned(),
+            message: message.to_owned(),
+            timeout_ms: 0,
+        };
+        let asked = Some((frame, Question::Confirm));
+        self.prompt_with(Prompt::Confirm, title, asked, &mut entry) == true
     }
 
     fn input(&self, title: &str, placeholder: &str) -> Option<String> {
-        let entry = json!({"call": "input", "title": title, "placeholder": placeholder});
-        text(self.prompt(Prompt::Input, title, entry))
+        let mut entry = json!({"call": "input", "title": title, "placeholder": placeholder});
+        let frame = UiFrame::Input {
+            id: 0,
+            title: title.to_owned(),
+            placeholder: placeholder.to_owned(),
+            timeout_ms: 0,
+        };
+        let asked = Some((frame, Question::Input));
+        text(self.prompt_with(Prompt::Input, title, asked, &mut entry))
     }
 
     fn editor(&self, title: &str, prefill: &str) -> Option<String> {
@@ -178,11 +245,23 @@ impl HostUi for Recorder {
     }
 
     fn notify(&self, message: &str, level: NotifyLevel) {
+        if let Some(live) = self.live() {
+            live.tell(UiFrame::Notify {
+                message: message.to_owned(),
+                level: level.name().to_owned(),
+            });
+        }
         self.record(json!({"call": "notify", "level": level.name(), "message": message}));
     }
 
     fn set_status(&self, key: &str, text: Option<&str>) {
         self.status.set(key, text);
+        if let Some(live) = self.live() {
+            live.tell(UiFrame::SetStatus {
+                key: key.to_owned(),
+                text: text.map(str::to_owned),
+            });
+        }
         let line = self.status.render(STATUS_WIDTH);
         self.record(json!({"call": "set_status", "key": key, "text": text, "status_line": line}));
     }
@@ -263,7 +342,7 @@ impl AgentHost for Recorder {
     }
 
     fn has_ui(&self) -> bool {
-        self.has_ui
+        self.has_ui || lock(&self.live).is_some()
     }
 
     fn program_ran(&self, run: &ProgramRun<'_>) {

@@ -5,7 +5,10 @@
 //!
 //! One request per connection: a header (one JSON line, at most [`HEADER_LIMIT`] bytes),
 //! then the agent's payload as it came (at most [`PAYLOAD_LIMIT`]), then the end of the
-//! client's writing. The answer is one JSON line ([`Reply`]), at most [`REPLY_LIMIT`] bytes.
+//! client's writing (or, when the header gives the payload's `length`, that many bytes). The
+//! answer is one JSON line ([`Reply`]), at most [`REPLY_LIMIT`] bytes. A client with a UI
+//! ([`UiOffer`]) also gets its UI questions before the answer and answers them on the same
+//! connection (the resident process's `serve::ui`); this program has none.
 
 use std::{
     io::{BufRead, BufReader, Read, Write},
@@ -143,6 +146,23 @@ pub struct Header {
     /// payload (the agent's status line input) stands, and runs no hook.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub status: bool,
+    /// The payload's length in bytes. Given, the payload ends there and the client keeps
+    /// its side of the connection open (to answer UI questions during the call); `None`,
+    /// the payload is all the client writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<u64>,
+    /// The client has a UI and answers the resident process's UI questions during the call
+    /// (the frames of `serve::ui`); `None`: the hooks get the no-UI answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ui: Option<UiOffer>,
+}
+
+/// What a client with a UI offers in its [`Header`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UiOffer {
+    /// How long its person has for a question, in milliseconds: past it the question gets
+    /// the no-UI answer.
+    pub question_ms: u64,
 }
 
 /// The agent that runs this process: its parent, or, when the parent is a shell running a

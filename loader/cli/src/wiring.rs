@@ -1,7 +1,7 @@
 //! agent-hooks' own wiring entries, which `install` writes into an agent's file: they hand
 //! the event to agent-hooks, so agent-hooks never runs, lists or trusts them as hooks.
 
-use agent_hooks::command_hook::CommandHook;
+use agent_hooks::command_hook::{CommandHook, HookKind};
 
 /// The header of agent-hooks' own HTTP entries (`install --http`): a hook that carries it
 /// posts to the resident process, and is never run from another agent's file.
@@ -12,13 +12,17 @@ pub const AGENT_HOOKS_SECRET_HEADER: &str = "x-agent-hooks-secret";
 /// or an HTTP hook that carries [`AGENT_HOOKS_SECRET_HEADER`]. Such an entry hands the event
 /// to agent-hooks itself, so it is never run by agent-hooks, listed as a hook, or trusted.
 pub fn is_wiring(hook: &CommandHook) -> bool {
-    is_agent_hooks_entry(&hook.command)
+    is_agent_hooks_entry(&hook.kind.label())
         || is_cline_hook_file(hook)
-        || hook.http.as_ref().is_some_and(|h| {
-            h.headers
+        || match &hook.kind {
+            HookKind::Http(target) => target
+                .headers
                 .iter()
-                .any(|(name, _)| name.eq_ignore_ascii_case(AGENT_HOOKS_SECRET_HEADER))
-        })
+                .any(|(name, _)| name.eq_ignore_ascii_case(AGENT_HOOKS_SECRET_HEADER)),
+            HookKind::Command { .. } | HookKind::HostCall(_) | HookKind::LongRunning { .. } => {
+                false
+            }
+        }
 }
 
 /// Whether a hook is one of the hook files `install --agent cline` writes (its command runs

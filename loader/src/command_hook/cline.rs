@@ -23,7 +23,7 @@ use serde_json::{json, Map, Value};
 
 use super::{
     answer::Answer,
-    config::{CommandHook, ConfigIssue, Severity},
+    config::{CommandHook, ConfigIssue, HookKind, Severity},
     process::{Exit, Run, OUTPUT_CAP},
     shell_quote,
 };
@@ -83,7 +83,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<Confi
         event_name: event_name.to_owned(),
         timeout: Agent::Cline.default_timeout(),
         run_async: !waited,
-        ..CommandHook::new(event, Agent::Cline, command, source)
+        ..CommandHook::new(event, Agent::Cline, HookKind::command(command), source)
     };
     (vec![hook], Vec::new())
 }
@@ -447,7 +447,7 @@ mod tests {
         assert_eq!(hooks[0].event, CommandEvent::PreToolUse);
         assert_eq!(hooks[0].event_name, "PreToolUse");
         assert_eq!(
-            hooks[0].command,
+            hooks[0].kind.label(),
             "'sh' '/p/.clinerules/hooks/pretooluse.sh'"
         );
         assert_eq!(hooks[0].timeout, std::time::Duration::from_secs(120));

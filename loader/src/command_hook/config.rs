@@ -1,6 +1,7 @@
 //! Reading hooks files: the map of events to matcher groups, in both forms (docs/command-hooks.md).
 
 use std::{
+    borrow::Cow,
     path::{Path, PathBuf},
     time::Duration,
 };
@@ -36,13 +37,9 @@ pub struct CommandHook {
     pub matcher_text: Option<String>,
     /// The compiled matcher.
     pub matcher: Matcher,
-    /// The shell command (`sh -c`).
-    pub command: String,
-    /// For an HTTP hook (`type: "http"`), where it posts; `command` is then its URL.
-    pub http: Option<HttpTarget>,
-    /// For a hook the agent answers (`type: "mcp_tool"`, `"prompt"` or `"agent"`), what it
-    /// asks; `command` is then [`HostCall::describe`].
-    pub host_call: Option<HostCall>,
+    /// What it is and what it runs: a command, an HTTP post, a call the agent answers, or a
+    /// long-running command.
+    pub kind: HookKind,
     /// How long it may run.
     pub timeout: Duration,
     /// Its `if` rule: it runs only for tool calls that match.
@@ -60,9 +57,6 @@ pub struct CommandHook {
     /// Marked `"required": true`: when it cannot start or does not answer in time, every
     /// `PreToolUse` it would have seen is blocked instead of going on.
     pub required: bool,
-    /// Its `"persistent"` mark: one process per event, or a long-running process (started
-    /// on its first event, or when the runner gets its hooks).
-    pub persistent: Persistence,
     /// Its group is marked `"sequential": true` (Gemini CLI): when one such hook runs, every
     /// hook of that event runs one after the other, and a `BeforeTool` hook's rewritten
     /// `tool_input` is what the next one gets.
@@ -75,18 +69,17 @@ pub struct CommandHook {
 }
 
 impl CommandHook {
-    /// A hook of `event` that runs `command` (`sh -c`), read from `source` in `dialect`,
-    /// with every other field at its default: the event's own name, every subject matched
-    /// (no matcher written), [`DEFAULT_TIMEOUT`], no `if` rule, not `async`, not `once`, no
-    /// status message, no plugin root, not required, one process per event, not sequential,
-    /// Claude Code's handler fields at their defaults. The other fields are set with struct
-    /// update syntax:
+    /// A hook of `event` of kind `kind`, read from `source` in `dialect`, with every other
+    /// field at its default: the event's own name, every subject matched (no matcher
+    /// written), [`DEFAULT_TIMEOUT`], no `if` rule, not `async`, not `once`, no status
+    /// message, no plugin root, not required, not sequential, Claude Code's handler fields
+    /// at their defaults. The other fields are set with struct update syntax:
     ///
     /// ```
     /// use std::{path::PathBuf, time::Duration};
     /// use agent_hooks::{
     ///     agents::Agent,
-    ///     command_hook::{CommandEvent, CommandHook},
+    ///     command_hook::{CommandEvent, CommandHook, HookKind},
     /// };
     ///
     /// let hook = CommandHook {
@@ -94,17 +87,18 @@ impl CommandHook {
     ///     ..CommandHook::new(
     ///         CommandEvent::PreToolUse,
     ///         Agent::ClaudeCode,
-    ///         "./guard.sh",
+    ///         HookKind::command("./guard.sh"),
     ///         PathBuf::from(".claude/settings.json"),
     ///     )
     /// };
     /// assert_eq!(hook.event_name, "PreToolUse");
+    /// assert_eq!(hook.kind.label(), "./guard.sh");
     /// assert!(!hook.required);
     /// ```
     pub fn new(
         event: CommandEvent,
         dialect: Agent,
-        command: impl Into<String>,
+        kind: HookKind,
         source: impl Into<PathBuf>,
     ) -> CommandHook {
         CommandHook {
@@ -113,9 +107,7 @@ impl CommandHook {
             dialect,
             matcher_text: None,
             matcher: Matcher::All,
-            command: command.into(),
-            http: None,
-            host_call: None,
+            kind,
             timeout: DEFAULT_TIMEOUT,
             condition: None,
             run_async: false,
@@ -124,7 +116,6 @@ impl CommandHook {
             plugin_root: None,
             source: source.into(),
             required: false,
-            persistent: Persistence::PerEvent,
             sequential: false,
             handler: Handler::default(),
             observe: false,
@@ -132,12 +123,94 @@ impl CommandHook {
     }
 }
 
-/// How a command hook's process lives: its `"persistent"` mark in the hooks file.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+/// What a hook is, with what only that kind of hook has: the `type` of its entry in the
+/// hooks file, and its `"persistent"` mark.
+///
+/// ```
+/// use agent_hooks::command_hook::{HookKind, Persistence};
+///
+/// let kind = HookKind::LongRunning {
+///     command: "./watch.sh".into(),
+///     persistence: Persistence::Startup,
+/// };
+/// assert_eq!(kind.type_name(), "command");
+/// assert_eq!(kind.shell_command(), Some("./watch.sh"));
+/// assert_eq!(kind.persistence(), Some(Persistence::Startup));
+/// ```
+#[derive(Debug, Clone)]
+pub enum HookKind {
+    /// `type: "command"` (or no `type`), not `persistent`: a shell command (`sh -c`, or the
+    /// exec form with `args`), one process per event.
+    Command {
+        /// The command.
+        command: String,
+    },
+    /// `type: "http"`: the event is posted to a URL.
+    Http(HttpTarget),
+    /// `type: "mcp_tool"`, `"prompt"` or `"agent"`: the agent answers (an MCP tool's call,
+    /// its model, or a subagent).
+    HostCall(HostCall),
+    /// A command marked `"persistent"`: its process stays running and gets one message per
+    /// event over stdin/stdout (the long-running hook protocol); it always runs through the
+    /// shell.
+    LongRunning {
+        /// The command.
+        command: String,
+        /// When its process starts, and whether it is kept between sessions.
+        persistence: Persistence,
+    },
+}
+
+impl HookKind {
+    /// A command hook that runs `command`, one process per event.
+    pub fn command(command: impl Into<String>) -> HookKind {
+        HookKind::Command {
+            command: command.into(),
+        }
+    }
+
+    /// What names the hook in messages, reports and the decision record: its command, its
+    /// URL, or what it asks the agent ([`HostCall::describe`]).
+    pub fn label(&self) -> Cow<'_, str> {
+        match self {
+            HookKind::Command { command } | HookKind::LongRunning { command, .. } => {
+                Cow::Borrowed(command)
+            }
+            HookKind::Http(target) => Cow::Borrowed(&target.url),
+            HookKind::HostCall(call) => Cow::Owned(call.describe()),
+        }
+    }
+
+    /// The shell command of a command hook or a long-running hook; `None` for the others.
+    pub fn shell_command(&self) -> Option<&str> {
+        match self {
+            HookKind::Command { command } | HookKind::LongRunning { command, .. } => Some(command),
+            HookKind::Http(_) | HookKind::HostCall(_) => None,
+        }
+    }
+
+    /// The `type` its entry gives: `command` (a long-running hook too), `http`, `mcp_tool`,
+    /// `prompt` or `agent`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            HookKind::Command { .. } | HookKind::LongRunning { .. } => "command",
+            HookKind::Http(_) => "http",
+            HookKind::HostCall(call) => call.kind().name(),
+        }
+    }
+
+    /// A long-running hook's persistence; `None` for a hook that runs once per event.
+    pub fn persistence(&self) -> Option<Persistence> {
+        match self {
+            HookKind::LongRunning { persistence, .. } => Some(*persistence),
+            HookKind::Command { .. } | HookKind::Http(_) | HookKind::HostCall(_) => None,
+        }
+    }
+}
+
+/// How a long-running hook's process lives: its `"persistent"` mark in the hooks file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Persistence {
-    /// Not marked (or `false`): one process per event.
-    #[default]
-    PerEvent,
     /// `"persistent": true`: its command stays running for the session and gets one message
     /// per event over stdin/stdout (the long-running hook protocol); it starts on its first
     /// event.
@@ -152,14 +225,6 @@ pub enum Persistence {
     /// carry their `session_id`; a hook that keeps state per session keys it by that, or
     /// stays `true`.
     User,
-}
-
-impl Persistence {
-    /// Whether its process stays running across events ([`Session`](Self::Session),
-    /// [`Startup`](Self::Startup) or [`User`](Self::User)).
-    pub fn is_long_running(self) -> bool {
-        self != Self::PerEvent
-    }
 }
 
 /// How serious a configuration problem is.
@@ -383,11 +448,10 @@ impl Reader<'_> {
         matcher_text: &Option<String>,
         at: &str,
     ) -> Option<CommandHook> {
-        let mut host_call = None;
-        let (command, http) = match entry.get("type").and_then(Value::as_str) {
+        let kind = match entry.get("type").and_then(Value::as_str) {
             None | Some("command") => {
                 match entry.get("command").and_then(Value::as_str).map(str::trim) {
-                    Some(command) if !command.is_empty() => (command.to_owned(), None),
+                    Some(command) if !command.is_empty() => HookKind::command(command),
                     _ => {
                         self.issue(
                             Some(at.to_owned()),
@@ -398,15 +462,9 @@ impl Reader<'_> {
                     }
                 }
             }
-            Some("http") => {
-                let target = self.http_target(entry, at)?;
-                (target.url.clone(), Some(target))
-            }
+            Some("http") => HookKind::Http(self.http_target(entry, at)?),
             Some(kind @ ("prompt" | "agent" | "mcp_tool")) => {
-                let call = self.host_call(kind, entry, at)?;
-                let command = call.describe();
-                host_call = Some(call);
-                (command, None)
+                HookKind::HostCall(self.host_call(kind, entry, at)?)
             }
             Some(other) => {
                 self.issue(
@@ -421,7 +479,7 @@ impl Reader<'_> {
         if self
             .disabled
             .iter()
-            .any(|d| Some(d.as_str()) == name || *d == command)
+            .any(|d| Some(d.as_str()) == name || *d == kind.label())
         {
             self.issue(
                 Some(at.to_owned()),
@@ -462,7 +520,8 @@ impl Reader<'_> {
         };
         let run_async = self.flag(entry, "async", at);
         let mut problems = Vec::new();
-        let handler = Handler::read(entry, event, http.is_some(), run_async, &mut problems);
+        let is_http = matches!(kind, HookKind::Http(_));
+        let handler = Handler::read(entry, event, is_http, run_async, &mut problems);
         for problem in problems {
             let severity = if problem.skips_hook {
                 Severity::Error
@@ -476,48 +535,53 @@ impl Reader<'_> {
             );
         }
         let handler = handler?;
-        let persistent = match entry.get("persistent") {
-            Some(Value::String(when)) if when == "startup" => Persistence::Startup,
-            Some(Value::String(when)) if when == "user" => Persistence::User,
+        let persistence = match entry.get("persistent") {
+            Some(Value::String(when)) if when == "startup" => Some(Persistence::Startup),
+            Some(Value::String(when)) if when == "user" => Some(Persistence::User),
             Some(Value::String(other)) => {
                 self.issue(
                     Some(format!("{at}.persistent")),
                     format!("`persistent` must be true, false, \"startup\" or \"user\", not \"{other}\"; taken as true"),
                     Severity::Warning,
                 );
-                Persistence::Session
+                Some(Persistence::Session)
             }
-            _ if self.flag(entry, "persistent", at) => Persistence::Session,
-            _ => Persistence::PerEvent,
+            _ if self.flag(entry, "persistent", at) => Some(Persistence::Session),
+            _ => None,
         };
-        if persistent.is_long_running() && handler.args.is_some() {
+        if persistence.is_some() && handler.args.is_some() {
             self.issue(
                 Some(format!("{at}.args")),
                 "a `persistent` hook's command runs through the shell, so `args` is not used; give the whole command in `command`".into(),
                 Severity::Warning,
             );
         }
-        if persistent.is_long_running() && http.is_some() {
-            self.issue(
-                Some(format!("{at}.persistent")),
-                "`persistent` applies to command hooks only; this http hook posts once per event"
-                    .into(),
-                Severity::Warning,
-            );
-        }
-        if let (true, Some(call)) = (persistent.is_long_running(), &host_call) {
-            self.issue(
-                Some(format!("{at}.persistent")),
-                format!(
-                    "`persistent` applies to command hooks only; this `{}` hook asks the agent once per event",
-                    call.kind().name()
-                ),
-                Severity::Warning,
-            );
-        }
-        let persistent = match (&http, &host_call) {
-            (None, None) => persistent,
-            _ => Persistence::PerEvent,
+        let kind = match (kind, persistence) {
+            (HookKind::Command { command }, Some(persistence)) => HookKind::LongRunning {
+                command,
+                persistence,
+            },
+            (kind @ HookKind::Http(_), Some(_)) => {
+                self.issue(
+                    Some(format!("{at}.persistent")),
+                    "`persistent` applies to command hooks only; this http hook posts once per event"
+                        .into(),
+                    Severity::Warning,
+                );
+                kind
+            }
+            (HookKind::HostCall(call), Some(_)) => {
+                self.issue(
+                    Some(format!("{at}.persistent")),
+                    format!(
+                        "`persistent` applies to command hooks only; this `{}` hook asks the agent once per event",
+                        call.kind().name()
+                    ),
+                    Severity::Warning,
+                );
+                HookKind::HostCall(call)
+            }
+            (kind, _) => kind,
         };
         let once = self.flag(entry, "once", at);
         let once = if once && self.dialect.profile().ignores_once {
@@ -535,8 +599,8 @@ impl Reader<'_> {
             .get("statusMessage")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let timeout = match (&host_call, entry.get("timeout")) {
-            (Some(HostCall::Prompt { .. }), None) => PROMPT_TIMEOUT,
+        let timeout = match (&kind, entry.get("timeout")) {
+            (HookKind::HostCall(HostCall::Prompt { .. }), None) => PROMPT_TIMEOUT,
             (_, given) => self.timeout(given, at),
         };
         // `onFailure: "block"` on a tool call is what `required` is (docs/fail-closed.md).
@@ -559,8 +623,6 @@ impl Reader<'_> {
             event_name: event_name.to_owned(),
             matcher_text: matcher_text.clone(),
             matcher: matcher.clone(),
-            http,
-            host_call,
             timeout,
             condition,
             run_async,
@@ -568,11 +630,10 @@ impl Reader<'_> {
             status_message,
             plugin_root: self.plugin_root.clone(),
             required,
-            persistent,
             sequential: self.sequential,
             handler,
             observe: self.flag(entry, "observe", at),
-            ..CommandHook::new(event, self.dialect, command, self.source)
+            ..CommandHook::new(event, self.dialect, kind, self.source)
         })
     }
 

@@ -616,7 +616,7 @@ mod tests {
             "beforeEverything": [{"bash": "./x.sh"}]
         }}"#;
         let (hooks, issues) = parse(text.as_bytes(), Path::new("/p/.github/hooks/h.json"));
-        let commands: Vec<&str> = hooks.iter().map(|h| h.command.as_str()).collect();
+        let commands: Vec<_> = hooks.iter().map(|h| h.kind.label()).collect();
         assert_eq!(
             commands,
             [

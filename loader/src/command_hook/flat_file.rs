@@ -10,7 +10,7 @@ use std::{path::Path, time::Duration};
 use serde_json::{Map, Value};
 
 use super::{
-    config::{CommandHook, ConfigIssue, Severity, MAX_TIMEOUT},
+    config::{CommandHook, ConfigIssue, HookKind, Severity, MAX_TIMEOUT},
     matcher::Matcher,
 };
 use crate::agents::Agent;
@@ -245,7 +245,12 @@ impl Reader<'_> {
             matcher,
             timeout,
             required,
-            ..CommandHook::new(event, self.format.dialect, command, self.source)
+            ..CommandHook::new(
+                event,
+                self.format.dialect,
+                HookKind::command(command),
+                self.source,
+            )
         });
     }
 

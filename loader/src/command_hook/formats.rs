@@ -142,7 +142,7 @@ mod tests {
           "BeforeEverything": []
         }"#;
         let (hooks, issues) = parse(text);
-        let commands: Vec<&str> = hooks.iter().map(|h| h.command.as_str()).collect();
+        let commands: Vec<_> = hooks.iter().map(|h| h.kind.label()).collect();
         assert_eq!(commands, ["slow", "negative", "tiny", "ok"]);
         assert_eq!(hooks[0].timeout, DEFAULT_TIMEOUT);
         assert_eq!(
@@ -185,7 +185,7 @@ mod tests {
         let (hooks, issues) =
             parse_hooks_as(text.as_bytes(), Path::new("s.json"), Agent::ClaudeCode);
         let issues: Vec<String> = issues.iter().map(|i| i.to_string()).collect();
-        let commands: Vec<&str> = hooks.iter().map(|h| h.command.as_str()).collect();
+        let commands: Vec<_> = hooks.iter().map(|h| h.kind.label()).collect();
         assert_eq!(commands, ["guard", "log", "ctx"]);
         assert_eq!(
             hooks[0].condition.as_ref().map(|c| c.text.as_str()),

@@ -54,7 +54,7 @@ pub(crate) use answer::adapt;
 pub(crate) use answer::did_not_answer;
 pub use answer::Answer;
 pub use condition::Condition;
-pub use config::{CommandHook, ConfigIssue, Persistence, Severity};
+pub use config::{CommandHook, ConfigIssue, HookKind, Persistence, Severity};
 /// For the `agent-hooks` program (Copilot CLI's payload read as Claude Code's): not part of
 /// the host's API.
 #[doc(hidden)]
@@ -148,7 +148,7 @@ impl CommandHooks {
             ..CommandHook::new(
                 event,
                 Agent::of_file(script),
-                shell_quote(&script.to_string_lossy()),
+                HookKind::command(shell_quote(&script.to_string_lossy())),
                 script,
             )
         }));
@@ -183,8 +183,8 @@ impl CommandHooks {
     /// variables headers may use).
     pub(crate) fn edit_http(&mut self, mut edit: impl FnMut(&mut HttpTarget)) {
         for hook in &mut self.hooks {
-            if hook.http.is_some() {
-                if let Some(target) = &mut Arc::make_mut(hook).http {
+            if matches!(hook.kind, HookKind::Http(_)) {
+                if let HookKind::Http(target) = &mut Arc::make_mut(hook).kind {
                     edit(target);
                 }
             }
@@ -209,8 +209,13 @@ impl CommandHooks {
     /// `agent-hooks doctor`, which runs no event.
     pub fn start_long_running_at_once(&mut self) -> &mut Self {
         for hook in &mut self.hooks {
-            if matches!(hook.persistent, Persistence::Session | Persistence::User) {
-                Arc::make_mut(hook).persistent = Persistence::Startup;
+            if matches!(
+                hook.kind.persistence(),
+                Some(Persistence::Session | Persistence::User)
+            ) {
+                if let HookKind::LongRunning { persistence, .. } = &mut Arc::make_mut(hook).kind {
+                    *persistence = Persistence::Startup;
+                }
             }
         }
         self
@@ -255,7 +260,7 @@ impl CommandHooks {
         let tool_input = fields.get("tool_input").unwrap_or(&Value::Null);
         let mut selected: Vec<Arc<CommandHook>> = Vec::new();
         for hook in &self.hooks {
-            if hook.event != event || selected.iter().any(|s| s.command == hook.command) {
+            if hook.event != event || selected.iter().any(|s| s.kind.label() == hook.kind.label()) {
                 continue;
             }
             let dialect = hook.dialect.tool_dialect(&hook.event_name);
@@ -359,7 +364,7 @@ mod tests {
                     Path::new("/p"),
                 )
                 .iter()
-                .map(|h| h.command.clone())
+                .map(|h| h.kind.label().into_owned())
                 .collect()
         };
         assert_eq!(run("apply_patch"), ["edits", "patches"]);
@@ -376,7 +381,7 @@ mod tests {
             Path::new("/p"),
         );
         assert_eq!(matched.len(), 1);
-        assert_eq!(matched[0].command, "patches");
+        assert_eq!(matched[0].kind.label(), "patches");
     }
 
     #[test]

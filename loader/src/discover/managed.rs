@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
 use crate::{
     agents::{Agent, Managed},
-    command_hook::{CommandHooks, ConfigIssue, Severity},
+    command_hook::{CommandHooks, ConfigIssue, HookKind, Severity},
 };
 
 /// The environment variable that adds a second system root (for tests): managed files are
@@ -252,8 +252,8 @@ impl ManagedPolicy {
     pub(crate) fn apply_http(&self, hooks: &mut CommandHooks) {
         if let Some(allowed) = &self.allowed_http_urls {
             let mut refused = Vec::new();
-            hooks.retain(|hook| match &hook.http {
-                Some(target) if !allowed.iter().any(|p| url_matches(p, &target.url)) => {
+            hooks.retain(|hook| match &hook.kind {
+                HookKind::Http(target) if !allowed.iter().any(|p| url_matches(p, &target.url)) => {
                     refused.push(ConfigIssue {
                         file: hook.source.clone(),
                         location: Some(format!("{} hook to {}", hook.event_name, target.url)),

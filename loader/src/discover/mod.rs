@@ -594,7 +594,7 @@ impl Discovery {
             if let Some(reason) = uncovered {
                 self.discovered.uncovered.push(UncoveredCode {
                     file: path.to_path_buf(),
-                    command: hook.command,
+                    command: hook.kind.label().into_owned(),
                     reason,
                 });
             }

@@ -66,7 +66,7 @@ pub(crate) fn apply(discovered: &mut Discovered, plugins: &[String], everywhere:
             hook.observe,
             hook.required,
             managed.contains(&hook.source),
-            &|| format!("hook `{}` ({})", hook.command, hook.source.display()),
+            &|| format!("hook `{}` ({})", hook.kind.label(), hook.source.display()),
         )
     });
     discovered.warnings.extend(refused);

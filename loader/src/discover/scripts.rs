@@ -10,6 +10,12 @@
 //! a file when it starts with `./`, `../`, `/` or `~/`, or ends with a script extension.
 //! Files outside the project (the user's own tools) are not the project's code and are left
 //! out of trust.
+//!
+//! The splitting is this module's own: the crates that split shell words (`shell-words`,
+//! `shlex`) undo quotes and backslashes only. They leave `$NAME` as text, keep `;`, `&&`,
+//! `|` and redirections inside words (`./a.sh;` is one word), do not mark a word the shell
+//! works out only when it runs, and give nothing at all for an unbalanced quote, where trust
+//! still finds the files the words before it name.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -79,10 +85,10 @@ pub(crate) struct CommandCode {
 pub(crate) fn locate(hook: &CommandHook, project: &Path) -> CommandCode {
     let mut code = CommandCode::default();
     // An HTTP hook's URL and a prompt are no shell command: they run no file.
-    if hook.http.is_some() || hook.host_call.is_some() {
+    let Some(command) = hook.kind.shell_command() else {
         return code;
-    }
-    for command in simple_commands(words(&hook.command, &hook_variables(hook, project))) {
+    };
+    for command in simple_commands(words(command, &hook_variables(hook, project))) {
         let program = command.program.iter();
         for word in program.chain(&command.arguments).chain(&command.inputs) {
             if !names_a_file(&word.text) {
@@ -146,13 +152,13 @@ pub struct HookScript {
 /// left out.
 pub fn hook_scripts(hook: &CommandHook, cwd: &Path) -> Vec<HookScript> {
     let mut scripts = Vec::new();
-    if hook.http.is_some() || hook.host_call.is_some() {
+    let Some(shell_command) = hook.kind.shell_command() else {
         return scripts;
-    }
+    };
     // The exec form (`args`): the words are the program and its arguments, no shell.
     let exec = hook
         .handler
-        .argv(&hook.command, cwd, hook.plugin_root.as_deref())
+        .argv(shell_command, cwd, hook.plugin_root.as_deref())
         .filter(|_| hook.handler.args.is_some())
         .map(|argv| {
             let mut texts = argv.into_iter().map(|word| Text {
@@ -168,7 +174,7 @@ pub fn hook_scripts(hook: &CommandHook, cwd: &Path) -> Vec<HookScript> {
         });
     let commands = match exec {
         Some(command) => vec![command],
-        None => simple_commands(words(&hook.command, &hook_variables(hook, cwd))),
+        None => simple_commands(words(shell_command, &hook_variables(hook, cwd))),
     };
     for command in commands {
         let Some(program) = command.program.filter(|p| p.exact) else {

@@ -21,7 +21,7 @@ use super::{payload::Payload, Combine, HookError, HookErrorKind, HookRunner, Ter
 use crate::agents::{Agent, HookEnv};
 use crate::command_hook::{
     did_not_answer, interpret_hook, run, Answer, CommandEvent, CommandHook, CommandHookReport,
-    CommandOutcome, Exit, Run, RunSpec, ToolNames,
+    CommandOutcome, Exit, HookKind, Run, RunSpec, ToolNames,
 };
 use crate::error::Listeners;
 use crate::sync::{LockUnpoisoned, RwLockUnpoisoned};
@@ -190,7 +190,7 @@ impl HookRunner {
             let mut answer = finished.answer(hook);
             crate::command_hook::adapt(hook.dialect, event, &finished.run, &mut answer);
             hook.handler
-                .apply_on_failure(event, &hook.command, &mut answer);
+                .apply_on_failure(event, &hook.kind.label(), &mut answer);
             if hook.required && event == CommandEvent::PreToolUse {
                 fail_closed(hook, &finished.run, &mut answer);
             }
@@ -462,52 +462,60 @@ impl HookJob {
         // Closed only when the runner is gone: then the hook runs unbounded.
         let _slot = self.slots.clone().acquire_owned().await.ok();
         // Each kind's run is boxed, so that a hook's future stays small.
-        if let Some(call) = &self.hook.host_call {
-            let asked = super::host_calls::ask(
-                call,
-                self.payload.as_bytes(),
-                self.agent,
-                self.hook.timeout,
-            );
-            let (run, failure) = Box::pin(asked).await;
-            return Finished {
-                run,
-                failure,
-                stderr_dropped: false,
-            };
-        }
-        if let Some(target) = &self.hook.http {
-            let posted = Box::pin(target.post(self.payload.into(), self.hook.timeout)).await;
-            return Finished {
-                run: posted.run,
-                failure: posted.failure,
-                stderr_dropped: false,
-            };
-        }
-        if self.hook.persistent.is_long_running() {
-            // Its variables are made only for its process's start, not for every event.
-            let hook = self.hook.clone();
-            let (cwd, env_file, session_id) = (&self.cwd, &self.env_file, &self.session_id);
-            let agent_env = &self.agent_env;
-            let env = || {
-                let own = hook_env(&hook, cwd, env_file.as_deref(), session_id);
-                agent_env.beneath(own.iter().map(|(k, v)| (*k, v.as_str())))
-            };
-            let call = self.long_running.call(
-                self.hook,
-                self.payload,
-                env,
-                self.cwd.clone(),
-                self.agent,
-                self.alone,
-            );
-            let done = Box::pin(call).await;
-            return Finished {
-                run: done.run,
-                failure: done.failure,
-                stderr_dropped: done.stderr_dropped,
-            };
-        }
+        let hook = self.hook.clone();
+        let command = match &hook.kind {
+            HookKind::HostCall(call) => {
+                let asked = super::host_calls::ask(
+                    call,
+                    self.payload.as_bytes(),
+                    self.agent,
+                    self.hook.timeout,
+                );
+                let (run, failure) = Box::pin(asked).await;
+                return Finished {
+                    run,
+                    failure,
+                    stderr_dropped: false,
+                };
+            }
+            HookKind::Http(target) => {
+                let posted = Box::pin(target.post(self.payload.into(), self.hook.timeout)).await;
+                return Finished {
+                    run: posted.run,
+                    failure: posted.failure,
+                    stderr_dropped: false,
+                };
+            }
+            HookKind::LongRunning {
+                command,
+                persistence,
+            } => {
+                // Its variables are made only for its process's start, not for every event.
+                let (cwd, env_file, session_id) = (&self.cwd, &self.env_file, &self.session_id);
+                let agent_env = &self.agent_env;
+                let env = || {
+                    let own = hook_env(&hook, cwd, env_file.as_deref(), session_id);
+                    agent_env.beneath(own.iter().map(|(k, v)| (*k, v.as_str())))
+                };
+                let call = self.long_running.call(
+                    self.hook,
+                    command,
+                    *persistence,
+                    self.payload,
+                    env,
+                    self.cwd.clone(),
+                    self.agent,
+                    self.alone,
+                );
+                let done = Box::pin(call).await;
+                return Finished {
+                    run: done.run,
+                    failure: done.failure,
+                    stderr_dropped: done.stderr_dropped,
+                };
+            }
+            HookKind::Command { command } => command,
+        };
         let own = hook_env(
             &self.hook,
             &self.cwd,
@@ -517,13 +525,12 @@ impl HookJob {
         let env = self
             .agent_env
             .beneath(own.iter().map(|(k, v)| (*k, v.as_str())));
-        let argv = self.hook.handler.argv(
-            &self.hook.command,
-            &self.cwd,
-            self.hook.plugin_root.as_deref(),
-        );
+        let argv = self
+            .hook
+            .handler
+            .argv(command, &self.cwd, self.hook.plugin_root.as_deref());
         let spec = RunSpec {
-            command: &self.hook.command,
+            command,
             argv,
             cwd: &self.cwd,
             env: &env,
@@ -630,14 +637,14 @@ fn report(
             error_kind(&run.exit, hook.timeout),
             hook.source.to_string_lossy(),
             hook.event_name.as_str(),
-            format!("`{}` {}", hook.command, answer.problems.join("; ")),
+            format!("`{}` {}", hook.kind.label(), answer.problems.join("; ")),
         ));
     }
     reports.report_with(|| CommandHookReport {
         event: hook.event,
         dialect: hook.dialect,
         background,
-        command: hook.command.clone(),
+        command: hook.kind.label().into_owned(),
         source: hook.source.clone(),
         exit: run.exit,
         duration: run.duration,
@@ -682,7 +689,7 @@ fn fail_closed(hook: &CommandHook, run: &Run, answer: &mut Answer) {
     if answer.block.is_none() && answer.failed && did_not_answer(&run.exit) {
         answer.block = Some(format!(
             "required hook `{}` ({}) {}, so the call is blocked: fix the hook, or stop requiring it",
-            hook.command,
+            hook.kind.label(),
             hook.source.display(),
             answer.problems.first().map_or("failed", String::as_str)
         ));
@@ -703,7 +710,7 @@ fn error_kind(exit: &Exit, timeout: std::time::Duration) -> HookErrorKind {
 /// The run of a hook that could not be run at all.
 fn lost_run(hook: &CommandHook) -> Run {
     Run {
-        exit: Exit::SpawnFailed(format!("the task running `{}` failed", hook.command)),
+        exit: Exit::SpawnFailed(format!("the task running `{}` failed", hook.kind.label())),
         stdout: Vec::new(),
         stderr: Vec::new(),
         stdout_truncated: false,

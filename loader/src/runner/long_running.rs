@@ -65,6 +65,7 @@ pub(crate) struct EventRun {
 /// A startup hook whose process was started and has not said hello yet.
 pub(crate) struct StartingHook {
     hook: CommandHook,
+    command: String,
     process: Arc<PluginProcess>,
     starting: Starting,
 }
@@ -82,22 +83,19 @@ impl LongRunningHooks {
     fn shared(
         &self,
         hook: &CommandHook,
+        command: &str,
         env: impl FnOnce() -> Vec<(String, String)>,
         cwd: &Path,
     ) -> Arc<Shared> {
         let mut shared = SHARED.lock_unpoisoned();
         shared
-            .entry((hook.command.clone(), cwd.to_path_buf()))
+            .entry((command.to_owned(), cwd.to_path_buf()))
             .or_insert_with(|| {
                 let outbox = Arc::new(Outbox::default());
-                let api = PluginApi::new(
-                    outbox.clone(),
-                    cwd.to_path_buf(),
-                    &hook.command,
-                    Site::default(),
-                );
+                let api =
+                    PluginApi::new(outbox.clone(), cwd.to_path_buf(), command, Site::default());
                 let process = Arc::new(PluginProcess::script(
-                    &hook.command,
+                    command,
                     env(),
                     false,
                     cwd,
@@ -120,13 +118,15 @@ impl LongRunningHooks {
     pub(crate) fn begin_start(
         &self,
         hook: &CommandHook,
+        command: &str,
         env: &[(String, String)],
         cwd: &Path,
     ) -> Result<StartingHook, LoadError> {
-        let process = self.process(hook, || env.to_vec(), cwd);
+        let process = self.process(hook, command, Persistence::Startup, || env.to_vec(), cwd);
         let starting = process.begin()?;
         Ok(StartingHook {
             hook: hook.clone(),
+            command: command.to_owned(),
             process,
             starting,
         })
@@ -137,6 +137,7 @@ impl LongRunningHooks {
     pub(crate) fn finish_start(&self, started: StartingHook) -> Result<Option<Hook>, LoadError> {
         let StartingHook {
             hook,
+            command,
             process,
             starting,
         } = started;
@@ -147,7 +148,7 @@ impl LongRunningHooks {
         // The process's own API: one registry and one log budget per hook.
         let api = process.api();
         Ok(Some(Hook::remote(
-            hook.command.clone(),
+            command,
             hook.source.clone(),
             process,
             registered,
@@ -157,33 +158,35 @@ impl LongRunningHooks {
         )))
     }
 
-    /// The process of `hook`'s command (one per command, whichever events and files name
+    /// The process of `hook`'s `command` (one per command, whichever events and files name
     /// it), made on first use with the variables `env` gives; it starts on its first call.
     fn process(
         &self,
         hook: &CommandHook,
+        command: &str,
+        persistence: Persistence,
         env: impl FnOnce() -> Vec<(String, String)>,
         cwd: &Path,
     ) -> Arc<PluginProcess> {
         let mut processes = self.processes.lock_unpoisoned();
-        if let Some(process) = processes.get(&hook.command) {
+        if let Some(process) = processes.get(command) {
             return process.clone();
         }
         processes
-            .entry(hook.command.clone())
+            .entry(command.to_owned())
             .or_insert_with(|| {
                 let settings = settings_of(hook);
                 let api = PluginApi::new(
                     self.outbox.clone(),
                     cwd.to_path_buf(),
-                    &hook.command,
+                    command,
                     Site::default(),
                 );
                 let env = env();
                 Arc::new(PluginProcess::script(
-                    &hook.command,
+                    command,
                     env,
-                    hook.persistent == Persistence::Startup,
+                    persistence == Persistence::Startup,
                     cwd,
                     settings,
                     api,
@@ -192,14 +195,20 @@ impl LongRunningHooks {
             .clone()
     }
 
-    /// Sends `payload` to `hook`'s process as one event and waits for its answer, within
-    /// the hook's timeout (time spent waiting for the user does not count). Its requests
-    /// are served with the agent's UI, as a native plugin's are. `alone`: it is the only
-    /// hook the emit waits for. `env` gives the variables of its process, should it be made
-    /// now (its first event).
+    /// Sends `payload` to the process of `hook` (whose kind is long-running, with
+    /// `command` and `persistence`) as one event and waits for its answer, within the
+    /// hook's timeout (time spent waiting for the user does not count). Its requests are
+    /// served with the agent's UI, as a native plugin's are. `alone`: it is the only hook
+    /// the emit waits for. `env` gives the variables of its process, should it be made now
+    /// (its first event).
+    // `command` and `persistence` are borrowed from the hook, which moves to the thread
+    // that may wait for the answer.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn call(
         &self,
         hook: Arc<CommandHook>,
+        command: &str,
+        persistence: Persistence,
         payload: Arc<str>,
         env: impl FnOnce() -> Vec<(String, String)>,
         cwd: PathBuf,
@@ -208,12 +217,16 @@ impl LongRunningHooks {
     ) -> EventRun {
         // A shared process takes its events one at a time, and what it sends during one goes
         // to that event's agent and listeners.
-        let (process, outbox, shared) = match hook.persistent {
+        let (process, outbox, shared) = match persistence {
             Persistence::User => {
-                let shared = self.shared(&hook, env, &cwd);
+                let shared = self.shared(&hook, command, env, &cwd);
                 (shared.process.clone(), shared.outbox.clone(), Some(shared))
             }
-            _ => (self.process(&hook, env, &cwd), self.outbox.clone(), None),
+            Persistence::Session | Persistence::Startup => (
+                self.process(&hook, command, persistence, env, &cwd),
+                self.outbox.clone(),
+                None,
+            ),
         };
         let _turn = match &shared {
             Some(shared) => {
@@ -226,7 +239,6 @@ impl LongRunningHooks {
         };
         // What it sends during this event is counted afresh (see `Outbox::send`).
         outbox.begin_call();
-        let named = hook.clone();
         let started = Instant::now();
         // Its process runs (every event after the first): the event is awaited here, with
         // no thread hand-off. Else it is started on a thread that may wait for its hello.
@@ -301,7 +313,7 @@ impl LongRunningHooks {
                 let (exit, message) = failed_exit(failure);
                 // The report names the hook: the message need not say it again.
                 let message = message
-                    .strip_prefix(&format!("{} ", named.command))
+                    .strip_prefix(&format!("{command} "))
                     .map(str::to_owned)
                     .unwrap_or(message);
                 EventRun {

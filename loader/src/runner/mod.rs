@@ -37,7 +37,7 @@ pub use lookups::default_rendering;
 
 use crate::sync::RwLockUnpoisoned;
 use crate::{
-    command_hook::{CommandHookReport, CommandHooks, Persistence, ToolNames},
+    command_hook::{CommandHookReport, CommandHooks, HookKind, Persistence, ToolNames},
     error::LoadError,
     hook::{Hook, HookOrigin},
     host::{AgentHost, DetachedAgent, Outbox, PluginApi, Site},
@@ -231,13 +231,23 @@ impl HookRunner {
             if let Some(kind) = hook.event.runner_event() {
                 self.command[kind.index()] += 1;
             }
-            if hook.persistent != Persistence::Startup || started.contains(&hook.command) {
+            let HookKind::LongRunning {
+                command,
+                persistence: Persistence::Startup,
+            } = &hook.kind
+            else {
+                continue;
+            };
+            if started.contains(command) {
                 continue;
             }
-            started.push(hook.command.clone());
+            started.push(command.clone());
             let own = commands::hook_env(hook, &self.cwd, None, &self.session_id);
             let env = agent_env::current().beneath(own.iter().map(|(k, v)| (*k, v.as_str())));
-            starting.push((hook, self.long_running.begin_start(hook, &env, &self.cwd)));
+            let begun = self
+                .long_running
+                .begin_start(hook, command, &env, &self.cwd);
+            starting.push((hook, begun));
         }
         // Every startup hook was started before any hello is waited for.
         let mut joined = Vec::new();
@@ -255,7 +265,7 @@ impl HookRunner {
                     location: None,
                     message: format!(
                         "`{}` did not start: {}; it starts again on its first event, without the runner events and commands of its hello",
-                        hook.command,
+                        hook.kind.label(),
                         crate::remote::script_failure(&error)
                     ),
                     severity: crate::command_hook::Severity::Error,

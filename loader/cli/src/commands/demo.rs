@@ -270,7 +270,7 @@ pub fn run(common: &Common) -> Outcome {
                 "  {} {} hook  {}",
                 style.ok("ok"),
                 hook.event,
-                style.dim(&hook.command)
+                style.dim(&hook.kind.label())
             );
         }
         outln!("A plugin that fails to load is reported with its reason, and the rest load:");

@@ -5,7 +5,8 @@ use std::{os::unix::fs::PermissionsExt, path::Path, process::ExitCode};
 use agent_hooks::{
     agents::Agent,
     command_hook::{
-        CommandEvent, CommandHook, CommandHooks, Exit2, Matcher, Persistence, Severity, ToolNames,
+        CommandEvent, CommandHook, CommandHooks, Exit2, HookKind, Matcher, Persistence, Severity,
+        ToolNames,
     },
     isolation::{keeper_in_force, KeeperInForce},
     HookRunner, LoadError,
@@ -24,7 +25,12 @@ use crate::{
 /// until its first event found it out. Each is ended again at once.
 fn long_running_starts(commands: &CommandHooks, cwd: &Path) -> Vec<String> {
     let mut probe = commands.clone();
-    probe.retain(|h| matches!(h.persistent, Persistence::Session | Persistence::User));
+    probe.retain(|h| {
+        matches!(
+            h.kind.persistence(),
+            Some(Persistence::Session | Persistence::User)
+        )
+    });
     if probe.hooks().next().is_none() {
         return Vec::new();
     }
@@ -340,11 +346,11 @@ impl Answer {
 fn may_answer(hook: &CommandHook, cwd: &Path, answers: &[Answer]) -> bool {
     /// The most of a script read to look for an answer.
     const SCRIPT_LIMIT: u64 = 1 << 20;
-    if hook.http.is_some() || hook.host_call.is_some() {
+    let Some(command) = hook.kind.shell_command() else {
         return true;
-    }
+    };
     let shows = |text: &str| answers.iter().any(|a| a.in_text(text));
-    if shows(&hook.command) {
+    if shows(command) {
         return true;
     }
     agent_hooks::discover::hook_scripts(hook, cwd)
@@ -459,12 +465,14 @@ pub fn run(
                 .map(|(entry, reason)| format!("{}: {reason}", entry.path.display())),
         )
         .chain(commands.hooks().filter_map(|hook| {
-            let call = hook.host_call.as_ref()?;
+            let HookKind::HostCall(call) = &hook.kind else {
+                return None;
+            };
             Some(format!(
                 "{} ({}): `{}` is a `{}` hook: the agent answers it ({}); the agent-hooks program answers it only from --host-script FILE, and under `agent-hooks hook` it is reported as not supported",
                 hook.source.display(),
                 hook.event_name,
-                hook.command,
+                call.describe(),
                 call.kind().name(),
                 call.kind().method()
             ))

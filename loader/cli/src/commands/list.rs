@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use agent_hooks::{
-    command_hook::{CommandHook, Matcher, Persistence},
+    command_hook::{CommandHook, HookKind, Matcher, Persistence},
     discover::HookEntry,
     HookOrigin,
 };
@@ -33,8 +33,13 @@ pub fn report(session: &Session) -> Value {
         .runner
         .command_hooks()
         .hooks()
-        .filter(|c| c.persistent == Persistence::Startup)
-        .map(|c| ((c.command.as_str(), c.source.as_path()), c))
+        .filter_map(|c| match &c.kind {
+            HookKind::LongRunning {
+                command,
+                persistence: Persistence::Startup,
+            } => Some(((command.as_str(), c.source.as_path()), c)),
+            _ => None,
+        })
         .collect();
     let mut hooks: Vec<Value> = session
         .runner
@@ -51,7 +56,7 @@ pub fn report(session: &Session) -> Value {
                 return json!({
                     "kind": "long-running",
                     "path": command.source,
-                    "command": command.command,
+                    "command": command.kind.label(),
                     "dialect": command.dialect.name(),
                     "name": name,
                     "version": version,
@@ -89,23 +94,19 @@ pub fn report(session: &Session) -> Value {
             "source": entry.map(|e| e.source.clone()),
             "level": entry.map(|e| e.level.to_string()),
             "dialect": hook.dialect.name(),
-            "type": match (&hook.http, &hook.host_call) {
-                (Some(_), _) => "http",
-                (_, Some(call)) => call.kind().name(),
-                _ => "command",
-            },
+            "type": hook.kind.type_name(),
             "events": [hook.event_name.as_str()],
             "matcher": match hook.matcher { Matcher::All => None, _ => hook.matcher_text.clone() },
             "if": hook.condition.as_ref().map(|c| c.text.clone()),
             "async": hook.run_async,
             "once": hook.once,
-            "persistent": match hook.persistent {
-                Persistence::PerEvent => json!(false),
-                Persistence::Session => json!(true),
-                Persistence::Startup => json!("startup"),
-                Persistence::User => json!("user"),
+            "persistent": match hook.kind.persistence() {
+                None => json!(false),
+                Some(Persistence::Session) => json!(true),
+                Some(Persistence::Startup) => json!("startup"),
+                Some(Persistence::User) => json!("user"),
             },
-            "command": hook.command,
+            "command": hook.kind.label(),
             "timeout_s": hook.timeout.as_secs_f64(),
             "plugin_root": hook.plugin_root,
             "observe": hook.observe,

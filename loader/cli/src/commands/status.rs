@@ -235,6 +235,8 @@ fn ask_resident(agent: Agent, cwd: PathBuf, input: &[u8]) -> Result<Figures, Str
         program: None,
         agent_pid: None,
         status: true,
+        length: None,
+        ui: None,
     };
     let reply = relay::ask_running(&header, input, ASK_LIMIT)?;
     serde_json::from_str(&reply.stdout).map_err(|e| format!("its answer is not readable: {e}"))

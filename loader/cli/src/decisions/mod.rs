@@ -81,13 +81,13 @@ pub struct Answered<'a> {
 }
 
 impl HookRun {
-    /// A command hook's run, from its report. `long_running`: its process serves more than
-    /// one event.
+    /// A command hook's run, from its report and the hook's kind (`None` when the hook is
+    /// no longer among the runner's).
     pub fn of_command(
         report: &agent_hooks::command_hook::CommandHookReport,
-        long_running: bool,
+        kind: Option<&agent_hooks::command_hook::HookKind>,
     ) -> HookRun {
-        record::command_run(report, long_running)
+        record::command_run(report, kind)
     }
 
     /// A native handler's call (a plugin, or a long-running hook's registered handler),

@@ -4,7 +4,7 @@
 use agent_hooks::{
     abi::events::PermissionDecision,
     agents::Decision,
-    command_hook::{Answer, CommandHookReport, Exit},
+    command_hook::{Answer, CommandHookReport, Exit, HookKind},
     HandlerTiming, HookError,
 };
 use serde::{Deserialize, Serialize};
@@ -133,8 +133,9 @@ pub fn decided(decision: &Decision) -> (&'static str, Option<String>) {
     ("none", None)
 }
 
-/// A command hook's run. `long_running`: its process serves the session.
-pub(super) fn command_run(report: &CommandHookReport, long_running: bool) -> HookRun {
+/// A command hook's run, `kind` being the hook's kind: a long-running hook's process serves
+/// the session; the other kinds run once per event.
+pub(super) fn command_run(report: &CommandHookReport, kind: Option<&HookKind>) -> HookRun {
     let (answer, reason) = if report.background {
         ("background", None)
     } else {
@@ -151,10 +152,11 @@ pub(super) fn command_run(report: &CommandHookReport, long_running: bool) -> Hoo
     };
     HookRun {
         id: format!("{} ({})", report.command, report.source.display()),
-        kind: if long_running {
-            "long-running"
-        } else {
-            "command"
+        kind: match kind {
+            Some(HookKind::LongRunning { .. }) => "long-running",
+            Some(HookKind::Command { .. } | HookKind::Http(_) | HookKind::HostCall(_)) | None => {
+                "command"
+            }
         }
         .to_owned(),
         answer: if failure.is_some() && answer == "none" {

@@ -104,18 +104,99 @@ const WITH = (/ --with ([^ ]+)/.exec(COMMAND)?.[1] ?? "").split(",").filter((nam
 // another version gave way to this extension (the relay then answers, at its version).
 let direct = !COMMAND.includes("--no-serve") && process.env.AGENT_HOOKS_NO_SERVE === undefined;
 
+// How many questions and notices of one event the extension shows; past them a question
+// gets the no-UI answer at once and a notice is dropped (agent-hooks bounds them too).
+const MAX_QUESTIONS = 16;
+const MAX_NOTICES = 64;
+
+// Shows one of the resident process's UI frames (a question or a notice of a plugin) in
+// pi's UI; resolves to the answer line for a question, `undefined` for a notice. Never
+// rejects: a UI that fails answers as if nobody answered (`null`, or `false` for confirm).
+async function showFrame(
+  ctx: any,
+  frame: any,
+  counts: { questions: number; notices: number },
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const call = frame?.call;
+  if (call === "notify" || call === "set_status") {
+    counts.notices += 1;
+    if (counts.notices > MAX_NOTICES) return undefined;
+    try {
+      if (call === "notify" && typeof frame.message === "string") {
+        const level = ["info", "warning", "error"].includes(frame.level) ? frame.level : "info";
+        ctx.ui.notify(frame.message, level);
+      } else if (call === "set_status" && typeof frame.key === "string") {
+        ctx.ui.setStatus(frame.key, typeof frame.text === "string" ? frame.text : undefined);
+      }
+    } catch {
+      // A notice pi could not show is not the event's problem.
+    }
+    return undefined;
+  }
+  if (typeof frame?.id !== "number") return undefined;
+  const none = call === "confirm" ? false : null;
+  let answer: unknown = none;
+  counts.questions += 1;
+  if (counts.questions <= MAX_QUESTIONS) {
+    const timeout = Math.min(
+      typeof frame.timeout_ms === "number" && frame.timeout_ms > 0 ? frame.timeout_ms : QUESTION_LIMIT_MS,
+      QUESTION_LIMIT_MS,
+    );
+    const title = typeof frame.title === "string" ? frame.title : "agent-hooks";
+    try {
+      if (call === "confirm") {
+        answer = (await ctx.ui.confirm(title, String(frame.message ?? ""), { timeout, signal })) === true;
+      } else if (call === "select" && Array.isArray(frame.options)) {
+        const options = frame.options.filter((option: unknown) => typeof option === "string");
+        const picked = await ctx.ui.select(title, options, { timeout, signal });
+        answer = typeof picked === "string" ? picked : null;
+      } else if (call === "input") {
+        const typed = await ctx.ui.input(title, String(frame.placeholder ?? ""), { timeout, signal });
+        answer = typeof typed === "string" ? typed : null;
+      }
+    } catch {
+      answer = none;
+    }
+  }
+  return `${JSON.stringify({ id: frame.id, answer })}\n`;
+}
+
+// The part of a request's header that is the same for every event of this pi process, made
+// at its first event: the user's folders, this extension's options and version, pi's pid
+// and pi's environment. pi runs its extensions in its own process, whose environment does
+// not change per event (reading it whole costs more than the rest of a call in node), so
+// the hooks get pi's environment as it was at the first event.
+let headerBase: string | undefined;
+
+// The resident process's socket, found at the first event.
+let socketAt: string | undefined | null = null;
+
 // Sends one event to the resident process: its reply, or `undefined` when it cannot answer
-// (the relay then does), or a problem when it took past CALL_LIMIT_MS.
-function resident(cwd: string, payload: Record<string, unknown>): Promise<{ reply?: Reply; problem?: string } | undefined> {
+// (the relay then does), or a problem when it took past CALL_LIMIT_MS. With pi's UI (`ctx.hasUI`),
+// the connection stays open during the call: the resident process's UI frames (a plugin's
+// `confirm`, `select`, `input`, `notify`, status) come before its answer, and are shown in
+// pi's UI and answered on the same connection.
+function resident(ctx: any, cwd: string, payload: Record<string, unknown>): Promise<{ reply?: Reply; problem?: string } | undefined> {
   return new Promise((resolve) => {
-    const path = direct ? socketPath() : undefined;
+    if (socketAt === null) socketAt = socketPath();
+    const path = direct ? socketAt : undefined;
     if (!path) {
       resolve(undefined);
       return;
     }
     let settled = false;
-    const chunks: Buffer[] = [];
+    let pending: Buffer = Buffer.alloc(0);
     let size = 0;
+    const counts = { questions: 0, notices: 0 };
+    // Dismisses the call's dialogs still open once it is answered (agent-hooks gave up on them).
+    const dialogs = new AbortController();
+    let hasUI = false;
+    try {
+      hasUI = ctx?.hasUI === true;
+    } catch {
+      // No UI, then.
+    }
     let socket: ReturnType<typeof connect>;
     try {
       socket = connect(path);
@@ -128,20 +209,27 @@ function resident(cwd: string, payload: Record<string, unknown>): Promise<{ repl
       settled = true;
       clearTimeout(timer);
       socket.destroy();
+      dialogs.abort();
       resolve(outcome);
     };
     const timer = setTimeout(
       () => finish({ problem: `the resident process gave no answer within ${CALL_LIMIT_MS / 1000} s` }),
       CALL_LIMIT_MS,
     );
-    const answer = () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      const line = text.slice(0, text.indexOf("\n") < 0 ? text.length : text.indexOf("\n"));
+    // One line from the resident process: a UI frame, or the answer that ends the call.
+    const line = (text: string) => {
       let value: any;
       try {
-        value = JSON.parse(line);
+        value = JSON.parse(text);
       } catch {
         finish(undefined);
+        return;
+      }
+      if (value && typeof value.ui === "object" && value.ui !== null) {
+        if (!hasUI) return;
+        void showFrame(ctx, value.ui, counts, dialogs.signal).then((reply) => {
+          if (reply !== undefined && !settled) socket.write(reply);
+        });
         return;
       }
       if (typeof value?.gave_way === "string") direct = false;
@@ -151,34 +239,54 @@ function resident(cwd: string, payload: Record<string, unknown>): Promise<{ repl
     };
     socket.on("error", () => finish(undefined));
     socket.on("data", (chunk: Buffer) => {
-      chunks.push(chunk);
       size += chunk.length;
-      if (size > ANSWER_LIMIT) finish(undefined);
-      else if (chunk.includes(10)) answer();
+      if (size > ANSWER_LIMIT) {
+        finish(undefined);
+        return;
+      }
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      let end = pending.indexOf(10);
+      while (end >= 0 && !settled) {
+        const text = pending.toString("utf8", 0, end);
+        pending = pending.subarray(end + 1);
+        line(text);
+        end = pending.indexOf(10);
+      }
     });
-    socket.on("end", () => (size > 0 ? answer() : finish(undefined)));
+    socket.on("end", () => {
+      if (pending.length > 0) line(pending.toString("utf8"));
+      finish(undefined);
+    });
     socket.on("connect", () => {
-      const config = process.env.XDG_CONFIG_HOME;
-      const env = Object.entries(process.env).filter((pair): pair is [string, string] => typeof pair[1] === "string");
-      const header = {
-        v: 1,
-        agent: "pi",
-        event: null,
-        with: WITH,
-        home: process.env.HOME,
-        xdg_config_home: config && isAbsolute(config) ? config : null,
-        cwd,
-        hooks: [],
-        no_discover: false,
-        trust_project: false,
-        required: [],
-        in_process: false,
-        env,
-        program: process.env.AGENT_HOOKS_TEST_PROGRAM_VERSION || VERSION,
-        agent_pid: process.pid,
-      };
-      socket.write(`${JSON.stringify(header)}\n`);
-      socket.end(JSON.stringify(payload));
+      if (headerBase === undefined) {
+        const config = process.env.XDG_CONFIG_HOME;
+        const env = Object.entries(process.env).filter((pair): pair is [string, string] => typeof pair[1] === "string");
+        headerBase = JSON.stringify({
+          v: 1,
+          agent: "pi",
+          event: null,
+          with: WITH,
+          home: process.env.HOME,
+          xdg_config_home: config && isAbsolute(config) ? config : null,
+          hooks: [],
+          no_discover: false,
+          trust_project: false,
+          required: [],
+          in_process: false,
+          env,
+          program: process.env.AGENT_HOOKS_TEST_PROGRAM_VERSION || VERSION,
+          agent_pid: process.pid,
+        }).slice(0, -1);
+      }
+      // The header and the payload in one write.
+      const body = JSON.stringify(payload);
+      const ui = hasUI ? `{"question_ms":${QUESTION_LIMIT_MS}}` : "null";
+      const length = Buffer.byteLength(body, "utf8");
+      const request = `${headerBase},"cwd":${JSON.stringify(cwd)},"length":${length},"ui":${ui}}\n${body}`;
+      // Without a UI nothing is answered on the connection: the writing ends with the
+      // request, as every client of the resident process ends it.
+      if (hasUI) socket.write(request);
+      else socket.end(request);
     });
   });
 }
@@ -241,8 +349,8 @@ function relay(payload: Record<string, unknown>): Promise<{ reply?: Reply; probl
 }
 
 // One event's reply: from the resident process, else through the relay.
-async function call(cwd: string, payload: Record<string, unknown>): Promise<{ reply?: Reply; problem?: string }> {
-  return (await resident(cwd, payload)) ?? (await relay(payload));
+async function call(ctx: any, cwd: string, payload: Record<string, unknown>): Promise<{ reply?: Reply; problem?: string }> {
+  return (await resident(ctx, cwd, payload)) ?? (await relay(payload));
 }
 
 // The JSON object in `text`: the whole of it, or its last line that is one.
@@ -330,7 +438,7 @@ function base(event: string, ctx: any): Record<string, unknown> {
 // Sends one event and reads the answer, telling the user its messages and problems.
 async function send(event: string, ctx: any, fields: Record<string, unknown>): Promise<Answer> {
   const payload = { ...base(event, ctx), ...fields };
-  const answer = read(await call(String(payload.cwd ?? process.cwd()), payload));
+  const answer = read(await call(ctx, String(payload.cwd ?? process.cwd()), payload));
   for (const message of answer.messages) tell(ctx, message, "info");
   if (answer.problem) tell(ctx, `agent-hooks: ${answer.problem}`, "error");
   return answer;
@@ -425,12 +533,17 @@ export default function agentHooks(pi: any) {
   guarded("tool_result", async (event, ctx) => {
     const earlier = beforeResult.get(event.toolCallId) ?? [];
     beforeResult.delete(event.toolCallId);
-    const answer = await send("tool_result", ctx, {
-      tool_name: event.toolName,
-      tool_input: event.input,
-      tool_use_id: event.toolCallId,
-      tool_response: { output: text(event.content), is_error: event.isError === true },
-    });
+    // A failed call (the tool threw, or `bash` exited non-zero) is Claude Code's
+    // PostToolUseFailure, its result's text the error; one that ran is PostToolUse.
+    const fields = { tool_name: event.toolName, tool_input: event.input, tool_use_id: event.toolCallId };
+    const answer =
+      event.isError === true
+        ? await send("tool_result (isError)", ctx, {
+            ...fields,
+            error: text(event.content),
+            is_interrupt: ctx?.signal?.aborted === true,
+          })
+        : await send("tool_result", ctx, { ...fields, tool_response: { output: text(event.content) } });
     if (answer.stop) {
       tell(ctx, answer.stop);
       ctx?.abort?.();

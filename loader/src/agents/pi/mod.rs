@@ -24,6 +24,10 @@ const COMMAND_MARK: &str = "const COMMAND = \"agent-hooks hook --agent pi\";";
 /// The line of [`EXTENSION`] that holds the version of agent-hooks that wrote it.
 const VERSION_MARK: &str = "const VERSION = \"\";";
 
+/// The name the extension sends a failed tool's `tool_result` (`isError`) by: not an event
+/// of pi's of its own, so it is not among the events the extension subscribes to.
+const FAILED_RESULT: &str = "tool_result (isError)";
+
 /// pi.
 pub(super) static PROFILE: Profile = Profile {
     name: "pi",
@@ -39,12 +43,16 @@ pub(super) static PROFILE: Profile = Profile {
     // pi's events (its extensions' `pi.on` names, read from 1.6.0), each with the moment it
     // is to agent-hooks' runner. `input` is the prompt as typed (it can be refused or left
     // alone), `agent_before_settle` the last moment a run can be kept going (a stop hook's
-    // block continues it), `session_shutdown` the end of every session.
+    // block continues it), `session_shutdown` the end of every session. pi has one
+    // `tool_result` for every call that ran: the extension sends one with `isError` (the
+    // tool threw, or `bash` exited non-zero; a blocked call has none) as
+    // [`FAILED_RESULT`], Claude Code's failure with the result's text as its `error`.
     event_names: &[
         ("session_start", Some(CommandEvent::SessionStart)),
         ("input", Some(CommandEvent::UserPromptSubmit)),
         ("tool_call", Some(CommandEvent::PreToolUse)),
         ("tool_result", Some(CommandEvent::PostToolUse)),
+        (FAILED_RESULT, Some(CommandEvent::PostToolUseFailure)),
         ("agent_before_settle", Some(CommandEvent::Stop)),
         ("session_before_compact", Some(CommandEvent::PreCompact)),
         ("session_compact", Some(CommandEvent::PostCompact)),
@@ -204,6 +212,18 @@ mod tests {
             Some("'/opt/a b/agent-hooks-hook' --agent pi")
         );
         assert_eq!(command_of("const X = 1;"), None);
+    }
+
+    #[test]
+    fn the_extension_sends_every_event_with_a_moment() {
+        for (event, moment) in PROFILE.event_names {
+            if moment.is_some() {
+                assert!(
+                    EXTENSION.contains(&format!("\"{event}\"")),
+                    "{event} is not in the extension"
+                );
+            }
+        }
     }
 
     #[test]

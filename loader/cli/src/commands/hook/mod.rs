@@ -225,7 +225,7 @@ fn required_hooks(session: &Session, common: &Common) -> Vec<String> {
                 .hooks()
                 // A hook required because `--require` names its file is named by that.
                 .filter(|h| h.required && !common.required.iter().any(|id| h.source.ends_with(id)))
-                .map(|h| format!("{} ({})", h.command, h.source.display())),
+                .map(|h| format!("{} ({})", h.kind.label(), h.source.display())),
         )
         .collect()
 }
@@ -392,12 +392,14 @@ fn hooks_of(session: &Session, records: &Records) -> (Vec<decisions::HookRun>, b
     for report in &records.reports {
         let hook = hooks
             .hooks()
-            .find(|h| h.command == report.command && h.source == report.source);
-        let long_running = hook.is_some_and(|h| h.persistent.is_long_running());
+            .find(|h| h.kind.label() == report.command && h.source == report.source);
         required |= hook.is_some_and(|h| h.required)
             && report.answer.failed
             && report.answer.block.is_some();
-        runs.push(decisions::HookRun::of_command(report, long_running));
+        runs.push(decisions::HookRun::of_command(
+            report,
+            hook.map(|h| &h.kind),
+        ));
     }
     (runs, required)
 }

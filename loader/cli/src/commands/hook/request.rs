@@ -132,7 +132,10 @@ pub fn read_bounded(input: &mut impl Read) -> Result<Vec<u8>, RequestError> {
 /// agent-hooks' name of the tool `agent` calls `tool` (`Bash` → `exec`; Copilot CLI's `bash`,
 /// and its `Bash` in the Claude Code form of its payloads).
 pub fn own_tool_name(agent: Agent, tool: &str) -> String {
-    let names = ToolNames::default();
+    // Made once: the table is built from every agent's profile, which the resident process
+    // would otherwise do again for each event.
+    static NAMES: std::sync::LazyLock<ToolNames> = std::sync::LazyLock::new(ToolNames::default);
+    let names = &*NAMES;
     let own = names.own_name(agent, tool).or_else(|| {
         agent
             .profile()

@@ -31,6 +31,8 @@ pub fn ask(common: &Common, args: &HookArgs, payload: &[u8]) -> Result<Reply, St
         env: Some(relay::environment()),
         agent_pid: relay::agent_pid(),
         status: false,
+        length: None,
+        ui: None,
         program: Some(relay::program_version()),
     };
     let program = std::env::current_exe().map_err(|e| e.to_string())?;

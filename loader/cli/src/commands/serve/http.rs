@@ -349,6 +349,8 @@ fn connection(
             // Nor its agent's process: the session ends at its end or when idle.
             agent_pid: None,
             status: false,
+            length: None,
+            ui: None,
             // Served by the resident process itself: no client of another version.
             program: None,
         };
@@ -357,7 +359,7 @@ fn connection(
             .as_ref()
             .and_then(|v| v["hook_event_name"].as_str().map(str::to_owned))
             .unwrap_or_default();
-        let reply = super::reply_for(state, &header, Ok(body));
+        let reply = super::reply_for(state, &header, Ok(body), None);
         if respond(&stream, 200, &answer(&event, &reply), head.close).is_err() || head.close {
             return;
         }

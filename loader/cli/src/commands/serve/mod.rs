@@ -32,6 +32,8 @@
 //!   16 MiB); a malformed one gets an error answer, never a crash.
 
 pub mod http;
+pub mod ui;
+mod ui_channel;
 mod watch;
 pub mod wire;
 
@@ -57,6 +59,7 @@ use crate::{
     capped_log,
     commands::hook::{self, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
     options::Outcome,
+    recorder::LiveUi,
     session::Session,
     sync::lock,
 };
@@ -514,7 +517,26 @@ fn serve_one(state: &State, stream: UnixStream) {
         }
     };
     let mut payload = Vec::new();
-    let read = reader.read_to_end(&mut payload);
+    // A client that gives its payload's length keeps its side open after it (to answer UI
+    // questions): the payload is that many bytes, not all it writes.
+    let read = match header.length {
+        Some(length) if length > PAYLOAD_LIMIT as u64 => Err(std::io::Error::other(format!(
+            "the payload's length is past {PAYLOAD_LIMIT} bytes"
+        ))),
+        Some(length) => (&mut reader)
+            .take(length)
+            .read_to_end(&mut payload)
+            .and_then(|read| {
+                if read as u64 == length {
+                    Ok(read)
+                } else {
+                    Err(std::io::Error::other(format!(
+                        "the connection ended after {read} of the payload's {length} bytes"
+                    )))
+                }
+            }),
+        None => reader.read_to_end(&mut payload),
+    };
     if header.status {
         let _ = answer(stream, &status_of(state, &header, &payload));
         return;
@@ -538,7 +560,18 @@ fn serve_one(state: &State, stream: UnixStream) {
         }),
         Ok(_) => Ok(payload),
     };
-    let _ = answer(stream, &reply_for(state, &header, request));
+    // The client's UI, for this call's questions: over the same connection.
+    let live = match (header.ui, header.length) {
+        (Some(offer), Some(_)) => match ui_channel::Channel::new(&stream, offer) {
+            Ok(channel) => Some(Arc::new(channel) as Arc<dyn LiveUi>),
+            Err(error) => {
+                eprintln!("agent-hooks serve: UI: the connection cannot carry questions ({error}); no-UI answers");
+                None
+            }
+        },
+        _ => None,
+    };
+    let _ = answer(stream, &reply_for(state, &header, request, live));
 }
 
 /// How the session a status request names stands (its figures as `status` shows them), from
@@ -608,8 +641,14 @@ fn give_way(state: &State, theirs: &str) {
     );
 }
 
-/// The reply to one request of `header` (read, version checked) with its payload.
-pub fn reply_for(state: &State, header: &Header, request: Result<Vec<u8>, RequestError>) -> Reply {
+/// The reply to one request of `header` (read, version checked) with its payload; the UI
+/// calls of its hooks go to `live`, the client's UI, when it has one.
+pub fn reply_for(
+    state: &State,
+    header: &Header,
+    request: Result<Vec<u8>, RequestError>,
+    live: Option<Arc<dyn LiveUi>>,
+) -> Reply {
     match header
         .agent
         .parse::<Agent>()
@@ -625,7 +664,7 @@ pub fn reply_for(state: &State, header: &Header, request: Result<Vec<u8>, Reques
         Ok(args) => {
             let request =
                 request.and_then(|b| Request::parse(&b, args.agent, args.event.as_deref()));
-            handle(state, header, &args, request)
+            handle(state, header, &args, request, live)
         }
         Err(text) => error_reply(&text),
     }
@@ -706,6 +745,7 @@ fn handle(
     header: &Header,
     args: &HookArgs,
     request: Result<Request, RequestError>,
+    live: Option<Arc<dyn LiveUi>>,
 ) -> Reply {
     let session_id = request
         .as_ref()
@@ -798,6 +838,8 @@ fn handle(
     if header.agent_pid != w.agent.map(|a| a.pid) {
         w.agent = header.agent_pid.and_then(AgentProcess::of);
     }
+    // This call's UI calls go to the client's UI (when it has one), and only this call's.
+    w.session.recorder.attach(live);
     let reply = match &request {
         Ok(request) => hook::answer_with(
             &w.session,
@@ -814,6 +856,7 @@ fn handle(
             crate::decisions::AnsweredBy::Resident,
         ),
     };
+    w.session.recorder.attach(None);
     let ended = request.is_ok_and(|r| r.event == "SessionEnd");
     if ended {
         *warm = None;

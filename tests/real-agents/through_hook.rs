@@ -11,6 +11,8 @@
 mod agents;
 #[path = "dialect_files.rs"]
 mod dialect_files;
+#[path = "lean_wiring.rs"]
+mod lean_wiring;
 #[allow(dead_code)]
 #[path = "model.rs"]
 mod model;
@@ -137,6 +139,9 @@ fn session_wired(
     let entry = std::fs::read_to_string(&file).expect("installed");
     assert!(entry.contains("agent-hooks-hook' --agent"), "{entry}");
     setup(&run);
+    // `install` wires the events some hook uses: run again, it wires those of the hooks
+    // `setup` added (the agent reads its entries when a session starts).
+    agent_hooks(&run, &args);
     let done = AtomicBool::new(false);
     let outcome = std::thread::scope(|scope| {
         scope.spawn(|| during(&run, &done));

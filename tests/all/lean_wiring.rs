@@ -339,3 +339,29 @@ fn a_taken_over_file_follows_the_hooks_and_comes_back_byte_for_byte() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), own);
 }
+
+#[test]
+fn the_status_line_stays_as_written_when_the_entries_follow_the_hooks() {
+    let rig = Rig::new();
+    let settings = rig.write("home/.claude/settings.json", OWN);
+    let said = install(&rig, &["--status-line"]);
+    assert!(said.contains("shows agent-hooks' status line"), "{said}");
+    rig.write(
+        "home/.config/agent-hooks/hooks/pre.json",
+        &hook_on("PreToolUse", "true", false),
+    );
+    let said = install(&rig, &["--status-line"]);
+    assert!(said.contains("wired PreToolUse"), "{said}");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    assert_eq!(wired(&text), ["PreToolUse", "SessionStart"], "{text}");
+    let value: Value = serde_json::from_str(&text).unwrap();
+    assert!(
+        value["statusLine"]["command"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("status --agent claude")),
+        "{text}"
+    );
+    let out = rig.run(&["uninstall", "--agent", "claude"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), OWN);
+}

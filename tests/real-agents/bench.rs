@@ -501,7 +501,11 @@ enum Wired {
 
 /// One session of `wired` with no hook of agent-hooks: its whole time (from the start of
 /// `claude -p` to its end) and the gaps between its tool calls, in milliseconds.
-fn wired_session(wired: Wired, install: &std::path::Path, program: &std::path::Path) -> (f64, Vec<f64>) {
+fn wired_session(
+    wired: Wired,
+    install: &std::path::Path,
+    program: &std::path::Path,
+) -> (f64, Vec<f64>) {
     let calls = env_number("REAL_AGENTS_BENCH_CALLS", 12);
     let script: Vec<String> = (0..calls)
         .map(|i| format!("date +%s%N >> stamps.txt # {i}"))
@@ -534,7 +538,11 @@ fn wired_session(wired: Wired, install: &std::path::Path, program: &std::path::P
             .env_remove("XDG_CONFIG_HOME")
             .output()
             .expect("agent-hooks runs");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = std::fs::read_to_string(run.project().join(".claude/settings.json"))
             .expect("installed");
         assert!(

@@ -1479,9 +1479,16 @@ fn set_events(
         None => None,
     };
     let entry = |event: &str| entry(agent, &command, http.as_ref(), event);
-    let (after, insertions, taken_over) = match &record.taken_over {
+    // The status line was written last, right after the top object's brace: it goes first,
+    // and comes back the same.
+    let mut current = text.clone();
+    let status = record
+        .status_line
+        .as_ref()
+        .filter(|insertion| status_line::remove(&mut current, insertion));
+    let (mut after, insertions, taken_over) = match &record.taken_over {
         Some(taken) => {
-            let Ok(restored) = take_over::undo(&path, &text, taken)? else {
+            let Ok(restored) = take_over::undo(&path, &current, taken)? else {
                 return Err(InstallError::EntriesChanged(path));
             };
             let planned = take_over::plan(
@@ -1499,7 +1506,7 @@ fn set_events(
             (after, Vec::new(), Some(taken))
         }
         None => {
-            let mut after = text.clone();
+            let mut after = current;
             if take_out(&path, &mut after, &record.insertions)? > 0 {
                 return Err(InstallError::EntriesChanged(path));
             }
@@ -1511,6 +1518,14 @@ fn set_events(
             (after, planned.into_iter().map(|(_, i)| i).collect(), None)
         }
     };
+    if let Some(insertion) = status {
+        let top = top_object(after.as_bytes()).map_err(|error| InstallError::NotJson {
+            path: path.clone(),
+            error,
+            entry: String::new(),
+        })?;
+        after.insert_str(top + 1, &insertion.text);
+    }
     if after == text {
         return Ok(Changed::default());
     }

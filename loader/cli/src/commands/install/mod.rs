@@ -1561,6 +1561,17 @@ fn set_events(
 /// every project), only what is missing is added (`install --user` takes out what no hook
 /// of the user's own level uses).
 pub fn resync(common: &Common, agent: Agent, remove: bool) -> Vec<String> {
+    resync_with(common, agent, remove, None)
+}
+
+/// [`resync`], with the events the hooks use when they are known already (a session's, at
+/// its start: no second discovery, no second start of its long-running hooks).
+fn resync_with(
+    common: &Common,
+    agent: Agent,
+    remove: bool,
+    known: Option<&[&'static str]>,
+) -> Vec<String> {
     let mut lines = Vec::new();
     if agent.profile().entry_file_whole {
         return lines;
@@ -1578,7 +1589,11 @@ pub fn resync(common: &Common, agent: Agent, remove: bool) -> Vec<String> {
             continue;
         }
         let with = record.command.as_deref().map(with_of).unwrap_or_default();
-        let mut events = match needed_at(common, agent, &with, false, record.mode.is_some()) {
+        let found = match known {
+            Some(known) => Ok(known.to_vec()),
+            None => needed_at(common, agent, &with, false, record.mode.is_some()),
+        };
+        let mut events = match found {
             Ok(events) => events,
             Err(error) => {
                 lines.push(format!(
@@ -1665,7 +1680,8 @@ pub fn unwired_at_start(common: &Common, agent: Agent, session: &Session) -> (Ve
     }
     let mut common = common.clone();
     common.cwd = Some(project);
-    let synced = resync(&common, agent, false);
+    let known = needed::events(agent, session, false);
+    let synced = resync_with(&common, agent, false, Some(&known));
     let mut lines = Vec::new();
     let mut required = false;
     for (event, users) in &unwired {

@@ -15,7 +15,7 @@ use crate::{
 use agent_hooks::agents::Agent;
 
 /// The hooks of a session that its agent does not run it for, told at its start (see
-/// [`crate::install::unwired_at_start`]): lines for the user, and whether a required hook
+/// [`crate::commands::install::unwired_at_start`]): lines for the user, and whether a required hook
 /// is among them (then the answer stops the session).
 #[derive(Debug, Default)]
 pub struct Unwired {

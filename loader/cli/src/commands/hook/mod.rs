@@ -356,7 +356,7 @@ pub fn answer_with(
             ..Common::default()
         };
         (unwired.lines, unwired.required) =
-            crate::install::unwired_at_start(&common, agent, session);
+            crate::commands::install::unwired_at_start(&common, agent, session);
     }
     let (mut reply, decision, problems) =
         answer::render(agent, request, result, &records, &load_failures, unwired);

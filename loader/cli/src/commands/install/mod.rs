@@ -1424,13 +1424,13 @@ fn needed_at(
     user_level_only: bool,
     http: bool,
 ) -> Result<Vec<&'static str>, Box<dyn std::error::Error>> {
-    let args = crate::hook::HookArgs {
+    let args = crate::commands::hook::HookArgs {
         agent,
         event: None,
         with: with.to_vec(),
         no_serve: true,
     };
-    let session = crate::hook::open_at(common, &args, None, user_level_only)?;
+    let session = crate::commands::hook::open_at(common, &args, None, user_level_only)?;
     Ok(needed::events(agent, &session, http))
 }
 
@@ -1471,7 +1471,7 @@ fn set_events(
             let config = DiscoveryOptions::new(project(common).unwrap_or_default()).config_dir();
             Some(
                 HttpConfig::read_or_make(&config).map_err(|error| InstallError::Io {
-                    path: config.join(crate::serve::http::CONFIG_FILE),
+                    path: config.join(crate::commands::serve::http::CONFIG_FILE),
                     error,
                 })?,
             )

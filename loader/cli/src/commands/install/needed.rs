@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::json_text::{object_members, strict, top_object};
 use crate::{
-    events::{parse_event, Emitted},
+    event_io::{parse_event, Emitted},
     session::Session,
 };
 

@@ -98,14 +98,14 @@ fn with_no_hook_install_wires_only_session_start_under_every_agent_it_adds_entri
 }
 
 #[test]
-fn a_required_hook_s_event_is_wired_by_install_and_a_user_level_install_leaves_the_project_s_hooks_out(
+fn a_required_hook_s_event_is_wired_by_install_and_a_user_level_install_wires_the_project_it_runs_in(
 ) {
     let rig = Rig::new();
     rig.write(
         "home/.config/agent-hooks/hooks/guard.json",
         &hook_on("PreToolUse", "true", true),
     );
-    // A project hook, trusted: the project's entries serve it, not the user's.
+    // A project hook, trusted: the user's entries serve it too, where no project entry does.
     rig.write(
         "project/.agent-hooks/hooks/post.json",
         &hook_on("PostToolBatch", "true", false),
@@ -116,8 +116,8 @@ fn a_required_hook_s_event_is_wired_by_install_and_a_user_level_install_leaves_t
     let settings = rig.home().join(".claude/settings.json");
     assert_eq!(
         wired(&std::fs::read_to_string(&settings).unwrap()),
-        ["PreToolUse", "SessionStart"],
-        "the user's level: its required guard's event, not the project's PostToolBatch"
+        ["PostToolBatch", "PreToolUse", "SessionStart"],
+        "the required guard's event, and the project's where install ran"
     );
 }
 

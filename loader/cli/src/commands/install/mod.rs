@@ -1396,7 +1396,7 @@ impl Changed {
 /// The events `install` writes the entry for: every one for an agent whose entry is a
 /// file of agent-hooks' own (all its events in one file); for the others, the events some
 /// hook of agent-hooks would run on for that agent at that level (found as `hook --agent`
-/// finds them; at the user's level, without the project's hooks), and those that stay
+/// finds them; the user's hooks and those of the project it runs in, at either level), and those that stay
 /// wired always ([`needed::always`]).
 fn events_for(common: &Common, args: &InstallArgs) -> Vec<&'static str> {
     let agent = args.agent;
@@ -1404,7 +1404,7 @@ fn events_for(common: &Common, args: &InstallArgs) -> Vec<&'static str> {
     if agent.profile().entry_file_whole {
         return all.to_vec();
     }
-    match needed_at(common, agent, &args.with, !args.project, args.http) {
+    match needed_at(common, agent, &args.with, false, args.http) {
         Ok(events) => events,
         Err(error) => {
             eprintln!(
@@ -1559,7 +1559,7 @@ fn set_events(
 /// and says what changed, one line per file (problems too). With `remove`, the project's
 /// file gets exactly those events; otherwise, and always for the user's file (which serves
 /// every project), only what is missing is added (`install --user` takes out what no hook
-/// of the user's own level uses).
+/// of the user's level or of the project it runs in uses).
 pub fn resync(common: &Common, agent: Agent, remove: bool) -> Vec<String> {
     resync_with(common, agent, remove, None)
 }

@@ -266,6 +266,7 @@ const CLAUDE_SETTINGS: &str = "{\n    \"model\":   \"opus\",\n  \"hooks\": {\"Pr
 #[test]
 fn install_writes_one_entry_per_event_and_uninstall_gives_the_same_bytes() {
     let rig = Rig::new();
+    rig.hooks_on_every_event("claude");
     let settings = rig.write("home/.claude/settings.json", CLAUDE_SETTINGS);
     let out = rig.run(&["install", "--agent", "claude", "--program", "agent-hooks"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -409,6 +410,8 @@ fn install_covers_every_event_of_the_pinned_agent_but_those_a_hook_would_change(
     ];
     for (agent, file, installed, left_out) in cases {
         let rig = Rig::new();
+        // A hook on each event: install wires only the events some hook uses.
+        rig.hooks_on_every_event(agent);
         let out = rig.run(&["install", "--agent", agent, "--program", "agent-hooks"]);
         assert!(out.status.success(), "{agent}: {}", stderr(&out));
         let text = std::fs::read_to_string(rig.root().join(file)).unwrap();
@@ -484,6 +487,7 @@ fn install_into_commented_gemini_settings_and_a_file_that_was_not_there() {
     let rig = Rig::new();
     let commented = "// mine\n{ \"general\": {\"x\": 1}, /* keep */ }\n";
     let gemini = rig.write("home/.gemini/settings.json", commented);
+    let every = rig.hooks_on_every_event("gemini");
     assert!(rig.run(&["install", "--agent", "gemini"]).status.success());
     let text = std::fs::read_to_string(&gemini).unwrap();
     assert!(text.contains("\"BeforeTool\": [{"), "{text}");
@@ -493,6 +497,8 @@ fn install_into_commented_gemini_settings_and_a_file_that_was_not_there() {
         .status
         .success());
     assert_eq!(std::fs::read_to_string(&gemini).unwrap(), commented);
+    std::fs::remove_file(every).unwrap();
+    rig.hooks_on_every_event("codex");
     // Codex: no file before, none after.
     let codex = rig.home().join(".codex/hooks.json");
     assert!(rig.run(&["install", "--agent", "codex"]).status.success());
@@ -660,7 +666,9 @@ fn when_no_hook_decides_the_agent_gets_nothing_to_act_on() {
     agent_hooks_tests::relay_bin();
     // Every event Claude Code's entry is written for, in Claude Code's names, which
     // agent-hooks' own hooks files read too.
-    let events: Vec<String> = installed_entries(&Rig::new(), "claude")
+    let every = Rig::new();
+    every.hooks_on_every_event("claude");
+    let events: Vec<String> = installed_entries(&every, "claude")
         .into_iter()
         .map(|(event, _)| event)
         .collect();

@@ -71,6 +71,8 @@ fn install_adds_one_entry_per_event_and_uninstall_leaves_droid_s_settings_as_the
     let rig = rig();
     let own = "{\n  // the user's own\n  \"model\": \"custom:Fake-0\",\n  \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Execute\", \"hooks\": [{\"type\": \"command\", \"command\": \"true\"}]}]}\n}\n";
     let settings = rig.write("home/.factory/settings.json", own);
+    // A hook on each event: install wires only the events some hook uses.
+    let every = rig.hooks_on_every_event("droid");
     let out = rig.run(&["install", "--agent", "droid"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
@@ -114,6 +116,7 @@ fn install_adds_one_entry_per_event_and_uninstall_leaves_droid_s_settings_as_the
     let out = rig.run(&["uninstall", "--agent", "droid"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), own);
+    std::fs::remove_file(every).unwrap();
     let out = rig.run(&["doctor"]);
     assert!(
         stdout(&out).contains("  Factory Droid: not wired (agent-hooks install --agent droid)\n"),
@@ -125,6 +128,7 @@ fn install_adds_one_entry_per_event_and_uninstall_leaves_droid_s_settings_as_the
 #[test]
 fn a_project_install_goes_into_the_project_s_factory_settings_and_leaves_no_file_behind() {
     let rig = rig();
+    rig.hooks_on_every_event("droid");
     let out = rig.run(&["install", "--agent", "droid", "--project"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let settings = rig.project().join(".factory/settings.json");

@@ -41,6 +41,7 @@ mod https_hooks;
 mod interop;
 mod isolation;
 mod keeper;
+mod lean_wiring;
 mod load_errors;
 mod long_running;
 mod managed_policy;

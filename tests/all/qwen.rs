@@ -206,6 +206,8 @@ const QWEN_SETTINGS: &str = "{\n  \"model\": {\"name\": \"qwen3-coder-plus\"},\n
 #[test]
 fn install_writes_one_entry_per_event_and_uninstall_gives_the_same_bytes() {
     let rig = Rig::new();
+    // A hook on each event: install wires only the events some hook uses.
+    rig.hooks_on_every_event("qwen");
     let settings = rig.write("project/.qwen/settings.json", QWEN_SETTINGS);
     let out = rig.run(&[
         "install",

@@ -91,7 +91,9 @@ fn claude_hooks_move_under_agent_hooks_and_come_back_byte_for_byte() {
     let entry =
         json!([{"hooks": [{"type": "command", "command": "agent-hooks hook --agent claude"}]}]);
     assert_eq!(value["hooks"]["PreToolUse"], entry, "{text}");
-    assert_eq!(value["hooks"]["Stop"], entry, "{text}");
+    assert_eq!(value["hooks"]["SessionStart"], entry, "{text}");
+    // Only the events a hook uses (the guard moved under agent-hooks) and SessionStart.
+    assert_eq!(value["hooks"]["Stop"], Value::Null, "{text}");
     assert_eq!(
         value["hooks"]["FutureEvent"][0]["hooks"][0]["command"], "true",
         "an event agent-hooks does not run stays Claude Code's: {text}"

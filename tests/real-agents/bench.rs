@@ -485,3 +485,137 @@ fn guard_cost_under_gemini_cli() {
 fn guard_cost_under_copilot_cli() {
     measure(Agent::Copilot);
 }
+
+/// How a Claude Code session of the wiring bench is wired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wired {
+    /// Not at all: Claude Code without agent-hooks.
+    Not,
+    /// `agent-hooks install --agent claude --project` with no hook: the events some hook
+    /// uses (none) and `SessionStart`.
+    Lean,
+    /// The relay's entry on every event `install` can wire, as `install` wrote before it
+    /// wired only the events hooks use.
+    Every,
+}
+
+/// One session of `wired` with no hook of agent-hooks: its whole time (from the start of
+/// `claude -p` to its end) and the gaps between its tool calls, in milliseconds.
+fn wired_session(
+    wired: Wired,
+    install: &std::path::Path,
+    program: &std::path::Path,
+) -> (f64, Vec<f64>) {
+    let calls = env_number("REAL_AGENTS_BENCH_CALLS", 12);
+    let script: Vec<String> = (0..calls)
+        .map(|i| format!("date +%s%N >> stamps.txt # {i}"))
+        .collect();
+    let script: Vec<&str> = script.iter().map(String::as_str).collect();
+    let model = model::FakeModel::start_script(&script);
+    let run = Run::new();
+    let relay = program.with_file_name("agent-hooks-hook");
+    let hooks = match wired {
+        Wired::Every => {
+            let entry = json!([{"hooks": [{"type": "command",
+                "command": format!("'{}' --agent claude", relay.display())}]}]);
+            Value::Object(
+                agent_hooks::agents::Agent::ClaudeCode
+                    .profile()
+                    .installed_events
+                    .iter()
+                    .map(|e| ((*e).to_owned(), entry.clone()))
+                    .collect(),
+            )
+        }
+        Wired::Not | Wired::Lean => json!({}),
+    };
+    agents::configure(Agent::Claude, &run, model.port(), &hooks);
+    if wired == Wired::Lean {
+        let out = Command::new(program)
+            .args(["install", "--agent", "claude", "--project"])
+            .current_dir(run.project())
+            .env("HOME", run.home())
+            .env_remove("XDG_CONFIG_HOME")
+            .output()
+            .expect("agent-hooks runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(run.project().join(".claude/settings.json"))
+            .expect("installed");
+        assert!(
+            text.contains("SessionStart") && !text.contains("PreToolUse"),
+            "{text}"
+        );
+    }
+    let outcome = agents::launch(Agent::Claude, install, &run, model.port());
+    let stamps: Vec<u64> = std::fs::read_to_string(run.project().join("stamps.txt"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    assert_eq!(
+        stamps.len(),
+        calls,
+        "{wired:?}: {} of {calls} calls ran\n{}",
+        stamps.len(),
+        outcome.describe()
+    );
+    let gaps = stamps
+        .windows(2)
+        .map(|w| (w[1].saturating_sub(w[0])) as f64 / 1e6)
+        .collect();
+    (outcome.took.as_secs_f64() * 1e3, gaps)
+}
+
+/// What the wiring costs a Claude Code session with no hook of agent-hooks: sessions not
+/// wired, wired by `install` (SessionStart alone), and wired on every event as before, in
+/// rotating order, `REAL_AGENTS_BENCH_ROUNDS` (5) rounds of `REAL_AGENTS_BENCH_CALLS` (12)
+/// tool calls each. Prints, per kind, the median whole session and the median gap between
+/// tool calls (the agent's turn with its hooks), and each against the unwired sessions.
+#[test]
+#[ignore = "a measurement: tests/real-agents/bench wiring"]
+fn wiring_cost_under_claude_code() {
+    let rounds = env_number("REAL_AGENTS_BENCH_ROUNDS", 5);
+    let install = agents::install_dir();
+    let program = release_relay().with_file_name("agent-hooks");
+    let kinds = [Wired::Not, Wired::Lean, Wired::Every];
+    let mut sessions: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
+    let mut gaps: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
+    // Per round, each kind's session time over the unwired session's of that round.
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
+    for round in 0..rounds {
+        let mut this = [0.0; 3];
+        for i in 0..kinds.len() {
+            let k = (round + i) % kinds.len();
+            let (took, g) = wired_session(kinds[k], &install, &program);
+            this[k] = took;
+            sessions[k].push(took);
+            gaps[k].extend(g);
+        }
+        for k in 0..kinds.len() {
+            ratios[k].push(this[k] / this[0]);
+        }
+    }
+    let name = |k: Wired| match k {
+        Wired::Not => "not wired",
+        Wired::Lean => "wired by install, no hook (SessionStart only)",
+        Wired::Every => "wired on every event, no hook (as before)",
+    };
+    let none_session = median(&mut sessions[0].clone());
+    let none_gap = median(&mut gaps[0].clone());
+    let calls = env_number("REAL_AGENTS_BENCH_CALLS", 12);
+    for (k, kind) in kinds.iter().enumerate() {
+        let session = median(&mut sessions[k].clone());
+        let gap = median(&mut gaps[k].clone());
+        println!(
+            "| claude, {} | {session:.0} ms | {:.2}x (per round {:.2}x) | {gap:.1} ms | {:.2}x | {rounds} x {calls} calls |",
+            name(*kind),
+            session / none_session,
+            median(&mut ratios[k].clone()),
+            gap / none_gap,
+        );
+    }
+}

@@ -142,6 +142,9 @@ fn session_during(
     }
     agent_hooks(&run, &args);
     setup(&run);
+    // `install` wires the events some hook uses: run again, it wires those of the hooks
+    // `setup` added.
+    agent_hooks(&run, &args);
     let done = AtomicBool::new(false);
     let outcome = std::thread::scope(|scope| {
         scope.spawn(|| during(&run, &done));

@@ -103,6 +103,17 @@ fn the_npm_package_installed_globally_wires_a_real_claude_code_session() {
         "command": format!("python3 {}", dir.join("rewriter.py").display()),
         "persistent": true, "timeout": 10}]}]});
     std::fs::write(dir.join("rewriter.json"), hooks.to_string()).expect("write");
+    // Installing again wires the hooks' event (install wires the events hooks use).
+    ran(
+        Command::new(&program)
+            .args(["install", "--agent", "claude", "--project"])
+            .current_dir(run.project())
+            .env("HOME", run.home())
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("XDG_STATE_HOME"),
+        "agent-hooks install again",
+    );
     let model = model::FakeModel::start_script(&[
         "rm -rf gone; echo ran >> side-effect.txt",
         "echo original >> side-effect.txt",

@@ -118,6 +118,8 @@ fn claude_code_shows_agent_hooks_status_line_and_the_last_block_in_it() {
         r#"{"hooks": {"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
             "command": "grep -q 'push --force' && { echo 'no force pushes' >&2; exit 2; }; exit 0"}]}]}}"#,
     );
+    // Installing again wires the guard's event (install wires the events hooks use).
+    agent_hooks(&run, &["install", "--agent", "claude", "--status-line"]);
     // Claude Code's state: onboarding done, the key approved, the project trusted.
     let project = run.project().to_string_lossy().into_owned();
     run.write(

@@ -11,6 +11,8 @@
 mod agents;
 #[path = "dialect_files.rs"]
 mod dialect_files;
+#[path = "lean_wiring.rs"]
+mod lean_wiring;
 #[allow(dead_code)]
 #[path = "model.rs"]
 mod model;
@@ -137,6 +139,12 @@ fn session_wired(
     let entry = std::fs::read_to_string(&file).expect("installed");
     assert!(entry.contains("agent-hooks-hook' --agent"), "{entry}");
     setup(&run);
+    // `install` wires the events some hook uses: run again, it wires those of the hooks
+    // `setup` added (the agent reads its entries when a session starts), unless `setup`
+    // wired it otherwise itself.
+    if std::fs::read_to_string(&file).ok().as_ref() == Some(&entry) {
+        agent_hooks(&run, &args);
+    }
     let done = AtomicBool::new(false);
     let outcome = std::thread::scope(|scope| {
         scope.spawn(|| during(&run, &done));
@@ -228,11 +236,6 @@ fn a_native_plugin_blocks_the_command_and_the_model_is_told_why() {
 #[ignore = "runs the real Claude Code: tests/real-agents/run"]
 fn a_plugins_warning_goes_to_the_log_and_the_model_is_told_the_reason_alone() {
     let s = claude_session("log", |run| {
-        let settings = run.project().join(".claude/settings.json");
-        let entry = std::fs::read_to_string(&settings).expect("installed");
-        let no_serve = entry.replace(" --agent claude", " --agent claude --no-serve");
-        assert_ne!(entry, no_serve, "{entry}");
-        std::fs::write(&settings, no_serve).expect("write the settings");
         agent_hooks_tests::copy_to(
             &agent_hooks_tests::plugin("boundary"),
             &user_hooks(run),
@@ -242,6 +245,14 @@ fn a_plugins_warning_goes_to_the_log_and_the_model_is_told_the_reason_alone() {
             "command": "echo 'the guard refuses log' >&2; exit 2"}]}]});
         std::fs::write(user_hooks(run).join("guard.json"), guard.to_string())
             .expect("write the guard");
+        // Installed again for the hooks' events, then each entry made to run the hooks in
+        // its own process.
+        agent_hooks(run, &["install", "--agent", "claude", "--project"]);
+        let settings = run.project().join(".claude/settings.json");
+        let entry = std::fs::read_to_string(&settings).expect("installed");
+        let no_serve = entry.replace(" --agent claude", " --agent claude --no-serve");
+        assert_ne!(entry, no_serve, "{entry}");
+        std::fs::write(&settings, no_serve).expect("write the settings");
     });
     assert!(
         s.told
@@ -664,7 +675,14 @@ fn a_factory_droid_hooks_file_runs_under_claude_code_when_named() {
 #[ignore = "runs the real Claude Code: tests/real-agents/run"]
 fn a_copilot_cli_hooks_file_runs_under_claude_code_when_named() {
     let s = claude_session("echo ran >> side-effect.txt", |run| {
-        // Installed again, with --with copilot.
+        // Copilot CLI's own format: its tool name (`bash`, an anchored matcher) and its
+        // top-level answer.
+        run.write(
+            "home/.copilot/hooks/guard.json",
+            r#"{"version": 1, "hooks": {"preToolUse": [{"matcher": "bash", "timeoutSec": 10,
+                "bash": "echo '{\"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"M-copilot-dialect-deny\"}'"}]}}"#,
+        );
+        // Installed again, with --with copilot (which wires the guard's event).
         agent_hooks(run, &["uninstall", "--agent", "claude", "--project"]);
         agent_hooks(
             run,
@@ -676,13 +694,6 @@ fn a_copilot_cli_hooks_file_runs_under_claude_code_when_named() {
                 "--with",
                 "copilot",
             ],
-        );
-        // Copilot CLI's own format: its tool name (`bash`, an anchored matcher) and its
-        // top-level answer.
-        run.write(
-            "home/.copilot/hooks/guard.json",
-            r#"{"version": 1, "hooks": {"preToolUse": [{"matcher": "bash", "timeoutSec": 10,
-                "bash": "echo '{\"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"M-copilot-dialect-deny\"}'"}]}}"#,
         );
     });
     assert_eq!(s.side_effect(), None, "the tool ran: {}", s.describe());
@@ -897,8 +908,6 @@ fn one_resident_process_serves_claude_code_and_codex_cli_at_once() {
     let codex_model = model::FakeModel::start("echo codex >> side-effect-codex.txt");
     agents::configure(Agent::Claude, &run, claude_model.port(), &json!({}));
     agents::configure(Agent::Codex, &run, codex_model.port(), &json!({}));
-    agent_hooks(&run, &["install", "--agent", "claude", "--project"]);
-    agent_hooks(&run, &["install", "--agent", "codex", "--user"]);
     let dir = user_hooks(&run);
     std::fs::write(dir.join("together.py"), TOGETHER).expect("write the hook");
     let command = format!(
@@ -909,6 +918,9 @@ fn one_resident_process_serves_claude_code_and_codex_cli_at_once() {
     let hooks = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
         "command": command, "timeout": 50}]}]});
     std::fs::write(dir.join("together.json"), hooks.to_string()).expect("write");
+    // Installed once the hook is there: install wires the events hooks use.
+    agent_hooks(&run, &["install", "--agent", "claude", "--project"]);
+    agent_hooks(&run, &["install", "--agent", "codex", "--user"]);
     let (claude, codex) = std::thread::scope(|scope| {
         let claude = scope.spawn(|| {
             agents::launch_as(Agent::Claude, &install, &run, claude_model.port(), "claude")

@@ -51,6 +51,36 @@ impl Rig {
         dir
     }
 
+    /// A hooks file of the user's (`every-event.json`) with a hook that answers nothing
+    /// (`true`) on every event `install --agent agent` can wire (by Claude Code's names, or
+    /// another agent's where agent-hooks takes them as aliases), so
+    /// that `install` wires them all (it wires only the events some hook uses, and
+    /// `SessionStart`). Gives the file.
+    pub fn hooks_on_every_event(&self, agent: &str) -> PathBuf {
+        let agent: agent_hooks::agents::Agent = agent.parse().expect("an agent's name");
+        let hooks: serde_json::Map<String, serde_json::Value> = agent
+            .profile()
+            .installed_events
+            .iter()
+            .map(|event| agent.claude_event_name(event))
+            .filter(|event| {
+                event
+                    .parse::<agent_hooks::command_hook::CommandEvent>()
+                    .is_ok()
+            })
+            .map(|event| {
+                (
+                    event.to_owned(),
+                    serde_json::json!([{"hooks": [{"type": "command", "command": "true"}]}]),
+                )
+            })
+            .collect();
+        let path = self.user_hooks().join("every-event.json");
+        std::fs::write(&path, serde_json::json!({ "hooks": hooks }).to_string())
+            .expect("write a file");
+        path
+    }
+
     /// Writes `text` to `relative` (below [`root`](Self::root)), making its folders.
     pub fn write(&self, relative: &str, text: &str) -> PathBuf {
         let path = self.root().join(relative);

@@ -78,6 +78,10 @@ impl DiscoveryProvider for AgentUserHooks {
             self.name(),
         ))
     }
+
+    fn level(&self) -> Option<Level> {
+        Some(Level::User)
+    }
 }
 
 impl DiscoveryProvider for AgentProjectHooks {
@@ -92,6 +96,10 @@ impl DiscoveryProvider for AgentProjectHooks {
     fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
         let dir = ctx.cwd.join(format!(".{}", ctx.app_name)).join("hooks");
         Ok(scan_hooks_folder(&dir, Level::Project, self.name()))
+    }
+
+    fn level(&self) -> Option<Level> {
+        Some(Level::Project)
     }
 }
 

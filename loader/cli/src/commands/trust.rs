@@ -27,6 +27,12 @@ pub fn run(common: &Common) -> Outcome {
                 .map(|(script, hash)| (script.as_path(), hash.as_str())),
         )
     }))?;
+    // The hooks that run now may use events the agents' entries are not written for.
+    let wiring = if untrusted.is_empty() {
+        Vec::new()
+    } else {
+        crate::commands::install::resync_all(common)
+    };
     if common.json {
         let trusted: Vec<_> = untrusted
             .iter()
@@ -76,7 +82,15 @@ pub fn run(common: &Common) -> Outcome {
         "Recorded with their SHA-256 (and that of the scripts they run and the configuration files beside plugins) in {}; a file, script or configuration file that changes (or appears, or goes) is untrusted again.",
         store.path().display()
     );
+    say_wiring(&wiring);
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a change of trust changed in the agents' entries ([`crate::commands::install::resync`]).
+fn say_wiring(lines: &[String]) {
+    for line in lines {
+        outln!("Wiring: {line}");
+    }
 }
 
 /// The scripts a hooks file's commands run.
@@ -143,6 +157,11 @@ pub fn untrust(common: &Common, args: &UntrustArgs) -> Outcome {
             places.iter().any(|place| entry.starts_with(place))
         }
     })?;
+    let wiring = if removed.is_empty() {
+        Vec::new()
+    } else {
+        crate::commands::install::resync_all(common)
+    };
     if common.json {
         outln!(
             "{}",
@@ -178,5 +197,6 @@ pub fn untrust(common: &Common, args: &UntrustArgs) -> Outcome {
         outln!("  {}", short_path(path, &cwd));
     }
     outln!("Those that are still there wait for `agent-hooks trust` again.");
+    say_wiring(&wiring);
     Ok(ExitCode::SUCCESS)
 }

@@ -14,6 +14,17 @@ use crate::{
 };
 use agent_hooks::agents::Agent;
 
+/// The hooks of a session that its agent does not run it for, told at its start (see
+/// [`crate::commands::install::unwired_at_start`]): lines for the user, and whether a required hook
+/// is among them (then the answer stops the session).
+#[derive(Debug, Default)]
+pub struct Unwired {
+    /// The lines.
+    pub lines: Vec<String>,
+    /// Whether a required hook is among them.
+    pub required: bool,
+}
+
 /// The agent's answer to `request`, from what the runner gave and what hooks did: the
 /// reply, what it says in neutral terms, and the problems it tells the user.
 pub fn render(
@@ -22,11 +33,13 @@ pub fn render(
     result: Result<Result<Box<dyn Ran>, HookError>, String>,
     records: &Records,
     load_failures: &[(String, String)],
+    unwired: Unwired,
 ) -> (Reply, Decision, Vec<String>) {
     let mut problems: Vec<String> = load_failures
         .iter()
         .map(|(path, error)| format!("not loaded: {path}: {error}"))
         .collect();
+    problems.extend(unwired.lines);
     problems.extend(records.errors.iter().map(|e| e.to_string()));
     let said = records.commands.as_ref();
     let decision = match result {
@@ -46,6 +59,14 @@ pub fn render(
     // Problems are the user's: in an agent's channel for the user (`systemMessage`, Copilot
     // CLI's progress lines), never in what its model reads (a block's stderr). They are on
     // stderr too, after whatever else is there.
+    let mut decision = decision;
+    if unwired.required && decision.stop.is_none() {
+        // A required hook that cannot run in this session: the session does not go on.
+        decision.stop = Some(format!(
+            "agent-hooks: a required hook cannot run in this session ({} read its hooks before they were wired for it); start a new session",
+            agent.title()
+        ));
+    }
     let problems: Vec<String> = problems
         .iter()
         .map(|p| format!("agent-hooks: {p}"))

@@ -243,6 +243,17 @@ pub fn open_for(
     args: &HookArgs,
     user: Option<(PathBuf, Option<PathBuf>)>,
 ) -> Result<Session, Box<dyn std::error::Error>> {
+    open_at(common, args, user, false)
+}
+
+/// [`open_for`]; with `user_level_only`, without the project's hooks (what an entry in the
+/// user's own file serves in every project).
+pub fn open_at(
+    common: &Common,
+    args: &HookArgs,
+    user: Option<(PathBuf, Option<PathBuf>)>,
+    user_level_only: bool,
+) -> Result<Session, Box<dyn std::error::Error>> {
     let agent = args.agent;
     let with = args.with.clone();
     Session::build_keeping(
@@ -273,6 +284,7 @@ pub fn open_for(
             // Never the calling agent's own files, nor those of an agent that does not run
             // agent-hooks (Cursor's); another agent's only when named with `--with`.
             let wanted = |p: &dyn DiscoveryProvider| match p.agent() {
+                _ if user_level_only && p.level() == Some(Level::Project) => false,
                 None => true,
                 Some(_) if runs_itself(agent, p) => false,
                 Some(of) => of.profile().hook_name.is_some() && with.contains(&of),
@@ -283,9 +295,10 @@ pub fn open_for(
                 .collect();
             // The calling agent's hooks that `install --take-over` moved under agent-hooks
             // run here (the agent no longer runs them); other agents' only with `--with`.
-            options
-                .extra_providers
-                .retain(|p| p.agent().is_none_or(|of| of == agent || with.contains(&of)));
+            options.extra_providers.retain(|p| {
+                p.agent().is_none_or(|of| of == agent || with.contains(&of))
+                    && !(user_level_only && p.level() == Some(Level::Project))
+            });
             providers.append(&mut options.extra_providers);
             options.extra_providers = providers;
         },
@@ -335,8 +348,18 @@ pub fn answer_with(
     });
     session.keep_untold(&mut records.errors, ToString::to_string);
     let (hooks, required) = hooks_of(session, &records);
+    let mut unwired = answer::Unwired::default();
+    if request.event == "SessionStart" {
+        let common = Common {
+            cwd: Some(session.cwd.clone()),
+            ui: "no".into(),
+            ..Common::default()
+        };
+        (unwired.lines, unwired.required) =
+            crate::commands::install::unwired_at_start(&common, agent, session);
+    }
     let (mut reply, decision, problems) =
-        answer::render(agent, request, result, &records, &load_failures);
+        answer::render(agent, request, result, &records, &load_failures, unwired);
     let recorded = decisions::write(
         &session.decisions,
         decisions::Answered {

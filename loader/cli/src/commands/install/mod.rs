@@ -8,6 +8,7 @@
 mod copilot_take_over;
 mod folders;
 mod json_text;
+pub mod needed;
 mod stable;
 mod status_line;
 mod take_over;
@@ -24,6 +25,7 @@ use serde_json::json;
 
 use crate::{
     options::{Common, Outcome},
+    session::Session,
     taken_over,
 };
 use agent_hooks::agents::Agent;
@@ -128,6 +130,10 @@ pub enum InstallError {
         /// The copy of the hooks taken over.
         copy: PathBuf,
     },
+    /// The entries install wrote were changed since, so they are not written again for
+    /// other events.
+    #[error("{0}: the entries agent-hooks wrote there were changed since, so they are not written again for the events your hooks use now. Remove the hooks that run `agent-hooks-hook --agent` or `agent-hooks hook --agent` from it by hand, then run `agent-hooks install` again")]
+    EntriesChanged(PathBuf),
     /// Another file of the agent's takes the place of the entries for some events.
     #[error("{file} lists {events}: {agent} reads that file's hooks for those events in place of the `hooks` of {path}, so agent-hooks would not run on them. Move those hooks into the `hooks` of {path} ({agent} runs both files' other events), then run install again")]
     Shadowed {
@@ -372,7 +378,7 @@ fn write(path: &Path, text: &str) -> Result<(), InstallError> {
 /// that does not exist yet).
 fn plan(
     path: &Path,
-    agent: Agent,
+    events: &[&str],
     entry: &dyn Fn(&str) -> String,
     text: &str,
 ) -> Result<Vec<(usize, Insertion)>, InstallError> {
@@ -384,7 +390,9 @@ fn plan(
     };
     let top = top_object(bytes).map_err(not_json)?;
     let (members, _) = object_members(bytes, top).map_err(not_json)?;
-    let events = agent.profile().installed_events;
+    if events.is_empty() {
+        return Ok(Vec::new());
+    }
     let new_events = |names: &[&str]| -> String {
         names
             .iter()
@@ -529,6 +537,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         .into());
     }
     let command = command(agent, args);
+    let events = events_for(common, args);
     let before = read(&path)?;
     if let Some(record) = load_records(&records_file(common)?)
         .into_iter()
@@ -542,7 +551,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             if record.status_line.is_none() {
                 with_status_line(common, args, &path)?;
             }
-            return installed_already(&record, args, &command, &path);
+            return installed_already(common, &record, args, (&command, &events), &path);
         }
     }
     let http = if args.http {
@@ -687,7 +696,13 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
                 relative_file(agent, !args.project),
             );
             let entry = |event: &str| entry(agent, &command, http.as_ref(), event);
-            take_over::plan(&path, text, agent.profile().installed_events, &entry, copy)?
+            take_over::plan(
+                &path,
+                text,
+                (agent.profile().installed_events, &events),
+                &entry,
+                copy,
+            )?
         }
         _ => None,
     } {
@@ -707,7 +722,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         let created = before.is_none();
         let text = before.unwrap_or_else(|| "{}\n".into());
         let entry = |event: &str| entry(agent, &command, http.as_ref(), event);
-        let mut planned = plan(&path, agent, &entry, &text)?;
+        let mut planned = plan(&path, &events, &entry, &text)?;
         planned.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
         let mut after = text.clone();
         for (at, insertion) in &planned {
@@ -751,12 +766,22 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
     records.retain(|r| r.path != path);
     records.push(record);
     save_records(&file, &records)?;
-    outln!(
-        "{} now runs `{command}` for {} events: {}",
-        agent.title(),
-        agent.profile().installed_events.len(),
-        path.display()
-    );
+    if events.len() < agent.profile().installed_events.len() {
+        outln!(
+            "{} now runs `{command}` for {}: {}",
+            agent.title(),
+            events.join(", "),
+            path.display()
+        );
+        outln!("Those are the events some hook of agent-hooks uses, and the first of a session, where each session checks the wiring; another event is wired once a hook uses it (by the next install, trust or session start, or by the resident process when your hooks change).");
+    } else {
+        outln!(
+            "{} now runs `{command}` for {} events: {}",
+            agent.title(),
+            events.len(),
+            path.display()
+        );
+    }
     if let Some(note) = agent.profile().after_install {
         outln!("{note}");
     }
@@ -838,7 +863,13 @@ fn refuse_unapplied(common: &Common, command: &'static str) -> Result<(), Instal
 
 /// `install` where `record` says agent-hooks is installed in `path` already: nothing to do
 /// when it was installed with the same options, else what differs and what to run.
-fn installed_already(record: &Record, args: &InstallArgs, command: &str, path: &Path) -> Outcome {
+fn installed_already(
+    common: &Common,
+    record: &Record,
+    args: &InstallArgs,
+    (command, events): (&str, &[&'static str]),
+    path: &Path,
+) -> Outcome {
     let agent = args.agent;
     let with_or_without = |with: bool| if with { "with" } else { "without" };
     let mut differs = Vec::new();
@@ -864,10 +895,28 @@ fn installed_already(record: &Record, args: &InstallArgs, command: &str, path: &
         ));
     }
     if differs.is_empty() {
+        // Installing again writes the entries for the events the hooks use now.
+        let mut synced = record.clone();
+        let changed = set_events(common, agent, &mut synced, events)?;
+        if changed.is_empty() {
+            outln!(
+                "{} already runs agent-hooks, installed with these options: {}. Nothing to do.",
+                agent.title(),
+                path.display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        let file = records_file(common)?;
+        let mut records = load_records(&file);
+        if let Some(kept) = records.iter_mut().find(|r| r.path == path) {
+            kept.insertions = synced.insertions;
+            kept.taken_over = synced.taken_over;
+        }
+        save_records(&file, &records)?;
         outln!(
-            "{} already runs agent-hooks, installed with these options: {}. Nothing to do.",
+            "{} already runs agent-hooks, installed with these options; its entries now follow your hooks: {}",
             agent.title(),
-            path.display()
+            changed.said(path)
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -967,9 +1016,9 @@ fn take_over_file(
         owner_only(path)?;
     }
     outln!(
-        "{} now runs only agent-hooks for {} events: {}",
+        "{} now runs only agent-hooks for {}: {}",
         agent.title(),
-        agent.profile().installed_events.len(),
+        needed::wired(agent, after).join(", "),
         path.display()
     );
     outln!(
@@ -1276,24 +1325,8 @@ fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
         }
         folders::remove_empty(&record.folders);
     } else {
-        // Deepest containers first: their brackets move when an outer insertion goes.
-        let mut insertions = record.insertions.clone();
-        insertions.sort_by_key(|i| std::cmp::Reverse(i.container.len()));
-        let mut missing = 0;
-        for insertion in &insertions {
-            let at =
-                locate(&text, &insertion.container).map_err(|error| InstallError::NotJson {
-                    path: path.clone(),
-                    error,
-                    entry: String::new(),
-                })?;
-            match at {
-                Some(at) if text[at + 1..].starts_with(&insertion.text) => {
-                    text.replace_range(at + 1..at + 1 + insertion.text.len(), "");
-                }
-                _ => missing += 1,
-            }
-        }
+        let insertions = &record.insertions;
+        let missing = take_out(&path, &mut text, insertions)?;
         if record.created && text == "{}\n" {
             fs::remove_file(&path).map_err(|error| InstallError::Io {
                 path: path.clone(),
@@ -1325,6 +1358,371 @@ fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
         path.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a sync of one install's entries changed, by the agent's names of events.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Changed {
+    /// Events wired now that were not.
+    pub added: Vec<String>,
+    /// Events no longer wired.
+    pub removed: Vec<String>,
+}
+
+impl Changed {
+    fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty()
+    }
+
+    /// What changed in `path`, for people.
+    fn said(&self, path: &Path) -> String {
+        let mut parts = Vec::new();
+        if !self.added.is_empty() {
+            parts.push(format!(
+                "wired {} (a hook of agent-hooks uses it)",
+                self.added.join(", ")
+            ));
+        }
+        if !self.removed.is_empty() {
+            parts.push(format!(
+                "no longer wired: {} (no hook of agent-hooks uses it)",
+                self.removed.join(", ")
+            ));
+        }
+        format!("{}: {}", path.display(), parts.join("; "))
+    }
+}
+
+/// The events `install` writes the entry for: every one for an agent whose entry is a
+/// file of agent-hooks' own (all its events in one file); for the others, the events some
+/// hook of agent-hooks would run on for that agent at that level (found as `hook --agent`
+/// finds them; the user's hooks and those of the project it runs in, at either level), and those that stay
+/// wired always ([`needed::always`]).
+fn events_for(common: &Common, args: &InstallArgs) -> Vec<&'static str> {
+    let agent = args.agent;
+    let all = agent.profile().installed_events;
+    if agent.profile().entry_file_whole {
+        return all.to_vec();
+    }
+    match needed_at(common, agent, &args.with, false, args.http) {
+        Ok(events) => events,
+        Err(error) => {
+            eprintln!(
+                "agent-hooks: the hooks to wire could not be found ({error}), so every event of {} is wired",
+                agent.title()
+            );
+            all.to_vec()
+        }
+    }
+}
+
+/// The events to wire for the hooks of `agent` (and `with`) found from `common`'s project.
+fn needed_at(
+    common: &Common,
+    agent: Agent,
+    with: &[Agent],
+    user_level_only: bool,
+    http: bool,
+) -> Result<Vec<&'static str>, Box<dyn std::error::Error>> {
+    let args = crate::commands::hook::HookArgs {
+        agent,
+        event: None,
+        with: with.to_vec(),
+        no_serve: true,
+    };
+    let session = crate::commands::hook::open_at(common, &args, None, user_level_only)?;
+    Ok(needed::events(agent, &session, http))
+}
+
+/// The agents named by `--with` in an entry's command.
+fn with_of(command: &str) -> Vec<Agent> {
+    command
+        .split_once(" --with ")
+        .map(|(_, with)| {
+            with.split([',', ' '])
+                .filter_map(|a| a.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Writes `record`'s entries for `events` (by the agent's names) in place of those it has:
+/// taken out as they were written and written again, so that the rest of the file stays
+/// byte for byte and `uninstall` takes out exactly what stands there. An install whose
+/// entry is a file of its own keeps every event.
+fn set_events(
+    common: &Common,
+    agent: Agent,
+    record: &mut Record,
+    events: &[&str],
+) -> Result<Changed, InstallError> {
+    if record.owned.is_some() || !record.moved.is_empty() {
+        return Ok(Changed::default());
+    }
+    let Some(command) = record.command.clone() else {
+        return Ok(Changed::default());
+    };
+    let path = record.path.clone();
+    let Some(text) = read(&path)? else {
+        return Ok(Changed::default());
+    };
+    let http = match record.mode {
+        Some(_) => {
+            let config = DiscoveryOptions::new(project(common).unwrap_or_default()).config_dir();
+            Some(
+                HttpConfig::read_or_make(&config).map_err(|error| InstallError::Io {
+                    path: config.join(crate::commands::serve::http::CONFIG_FILE),
+                    error,
+                })?,
+            )
+        }
+        None => None,
+    };
+    let entry = |event: &str| entry(agent, &command, http.as_ref(), event);
+    // The status line was written last, right after the top object's brace: it goes first,
+    // and comes back the same.
+    let mut current = text.clone();
+    let status = record
+        .status_line
+        .as_ref()
+        .filter(|insertion| status_line::remove(&mut current, insertion));
+    let (mut after, insertions, taken_over) = match &record.taken_over {
+        Some(taken) => {
+            let Ok(restored) = take_over::undo(&path, &current, taken)? else {
+                return Err(InstallError::EntriesChanged(path));
+            };
+            let planned = take_over::plan(
+                &path,
+                &restored,
+                (agent.profile().installed_events, events),
+                &entry,
+                taken.copy.clone(),
+            )?;
+            let Some((after, again)) = planned else {
+                return Err(InstallError::EntriesChanged(path));
+            };
+            let mut taken = taken.clone();
+            taken.written = again.written;
+            (after, Vec::new(), Some(taken))
+        }
+        None => {
+            let mut after = current;
+            if take_out(&path, &mut after, &record.insertions)? > 0 {
+                return Err(InstallError::EntriesChanged(path));
+            }
+            let mut planned = plan(&path, events, &entry, &after)?;
+            planned.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+            for (at, insertion) in &planned {
+                after.insert_str(*at, &insertion.text);
+            }
+            (after, planned.into_iter().map(|(_, i)| i).collect(), None)
+        }
+    };
+    if let Some(insertion) = status {
+        let top = top_object(after.as_bytes()).map_err(|error| InstallError::NotJson {
+            path: path.clone(),
+            error,
+            entry: String::new(),
+        })?;
+        after.insert_str(top + 1, &insertion.text);
+    }
+    if after == text {
+        return Ok(Changed::default());
+    }
+    if !agent.profile().lenient_json && serde_json::from_str::<serde_json::Value>(&after).is_err() {
+        return Err(InstallError::EntriesChanged(path));
+    }
+    let before = needed::wired(agent, &text);
+    let now = needed::wired(agent, &after);
+    write(&path, &after)?;
+    if taken_over.is_some() {
+        record.taken_over = taken_over;
+    } else {
+        record.insertions = insertions;
+    }
+    Ok(Changed {
+        added: now
+            .iter()
+            .filter(|e| !before.contains(e))
+            .cloned()
+            .collect(),
+        removed: before
+            .iter()
+            .filter(|e| !now.contains(e))
+            .cloned()
+            .collect(),
+    })
+}
+
+/// Writes the entries of agent-hooks' installs for `agent` that serve `common`'s project
+/// (the project's file and the user's) again for the events the hooks found there now use,
+/// and says what changed, one line per file (problems too). With `remove`, the project's
+/// file gets exactly those events; otherwise, and always for the user's file (which serves
+/// every project), only what is missing is added (`install --user` takes out what no hook
+/// of the user's level or of the project it runs in uses).
+pub fn resync(common: &Common, agent: Agent, remove: bool) -> Vec<String> {
+    resync_with(common, agent, remove, None)
+}
+
+/// [`resync`], with the events the hooks use when they are known already (a session's, at
+/// its start: no second discovery, no second start of its long-running hooks).
+fn resync_with(
+    common: &Common,
+    agent: Agent,
+    remove: bool,
+    known: Option<&[&'static str]>,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    if agent.profile().entry_file_whole {
+        return lines;
+    }
+    let (Ok(project), Ok(file)) = (project(common), records_file(common)) else {
+        return lines;
+    };
+    let user_file = config_file(agent, true, &project).ok();
+    let project_file = config_file(agent, false, &project).ok();
+    let mut records = load_records(&file);
+    let mut changed = false;
+    for record in records.iter_mut().filter(|r| r.agent == agent.hook_name()) {
+        let user = Some(&record.path) == user_file.as_ref();
+        if !user && Some(&record.path) != project_file.as_ref() {
+            continue;
+        }
+        let with = record.command.as_deref().map(with_of).unwrap_or_default();
+        let found = match known {
+            Some(known) => Ok(known.to_vec()),
+            None => needed_at(common, agent, &with, false, record.mode.is_some()),
+        };
+        let mut events = match found {
+            Ok(events) => events,
+            Err(error) => {
+                lines.push(format!(
+                    "the hooks to wire into {} could not be found: {error}",
+                    record.path.display()
+                ));
+                continue;
+            }
+        };
+        if user || !remove {
+            let wired = needed::wired_in(agent, &record.path);
+            events = agent
+                .profile()
+                .installed_events
+                .iter()
+                .copied()
+                .filter(|e| events.contains(e) || wired.iter().any(|w| w == e))
+                .collect();
+        }
+        match set_events(common, agent, record, &events) {
+            Ok(done) if done.is_empty() => {}
+            Ok(done) => {
+                changed = true;
+                lines.push(done.said(&record.path));
+            }
+            Err(error) => lines.push(error.to_string()),
+        }
+    }
+    if changed {
+        if let Err(error) = save_records(&file, &records) {
+            lines.push(error.to_string());
+        }
+    }
+    lines
+}
+
+/// [`resync`] for every agent installed with a file of this project or the user's.
+pub fn resync_all(common: &Common) -> Vec<String> {
+    let Ok(file) = records_file(common) else {
+        return Vec::new();
+    };
+    let mut agents: Vec<Agent> = load_records(&file)
+        .iter()
+        .filter_map(|r| r.agent.parse().ok())
+        .collect();
+    agents.sort_by_key(|a: &Agent| a.hook_name());
+    agents.dedup();
+    agents
+        .into_iter()
+        .flat_map(|a| resync(common, a, true))
+        .collect()
+}
+
+/// At the start of a session of `agent` in `session`'s project: the hooks of the session
+/// whose events the agent's files do not wire. The agent read those files as the session
+/// started, so these hooks do not run in it: their events are wired now, for the next
+/// session (see [`resync`]), and each is a line for the user (its channel for the user,
+/// never the model's). Also whether a required hook is among them. Nothing for an agent
+/// not wired through its files (an entry file of agent-hooks' own, or no entry: the relay
+/// run by hand).
+pub fn unwired_at_start(common: &Common, agent: Agent, session: &Session) -> (Vec<String>, bool) {
+    if agent.profile().entry_file_whole {
+        return (Vec::new(), false);
+    }
+    let project = session.cwd.clone();
+    let mut files: Vec<PathBuf> = [true, false]
+        .into_iter()
+        .filter_map(|user| config_file(agent, user, &project).ok())
+        .collect();
+    files.dedup();
+    let wired: Vec<String> = files
+        .iter()
+        .flat_map(|f| needed::wired_in(agent, f))
+        .collect();
+    if wired.is_empty() {
+        return (Vec::new(), false);
+    }
+    let unwired: Vec<(&str, Vec<needed::User>)> = needed::users(agent, session)
+        .into_iter()
+        .filter(|(event, _)| !wired.iter().any(|w| w == event))
+        .collect();
+    if unwired.is_empty() {
+        return (Vec::new(), false);
+    }
+    let mut common = common.clone();
+    common.cwd = Some(project);
+    let known = needed::events(agent, session, false);
+    let synced = resync_with(&common, agent, false, Some(&known));
+    let mut lines = Vec::new();
+    let mut required = false;
+    for (event, users) in &unwired {
+        for user in users {
+            required |= user.required;
+            lines.push(format!(
+                "{}{} on {event} does not run in this session: {} read its hooks when the session started, and {event} was not wired to agent-hooks then. Start a new session for it to run",
+                if user.required { "the required hook " } else { "" },
+                user.name,
+                agent.title(),
+            ));
+        }
+    }
+    lines.extend(synced);
+    (lines, required)
+}
+
+/// Takes `insertions` out of `text` where they stand as written; how many do not.
+fn take_out(
+    path: &Path,
+    text: &mut String,
+    insertions: &[Insertion],
+) -> Result<usize, InstallError> {
+    // Deepest containers first: their brackets move when an outer insertion goes.
+    let mut insertions = insertions.to_vec();
+    insertions.sort_by_key(|i| std::cmp::Reverse(i.container.len()));
+    let mut missing = 0;
+    for insertion in &insertions {
+        let at = locate(text, &insertion.container).map_err(|error| InstallError::NotJson {
+            path: path.to_path_buf(),
+            error,
+            entry: String::new(),
+        })?;
+        match at {
+            Some(at) if text[at + 1..].starts_with(&insertion.text) => {
+                text.replace_range(at + 1..at + 1 + insertion.text.len(), "");
+            }
+            _ => missing += 1,
+        }
+    }
+    Ok(missing)
 }
 
 /// Whether a configuration file's text holds an agent-hooks entry for `agent`.

@@ -50,11 +50,12 @@ fn hooks_value(path: &Path, text: &str) -> Result<Option<(usize, usize)>, Instal
 
 /// The take-over of `text`: the file's new text and what to record, or `None` when the file
 /// has no `hooks` (then there is nothing to take over). `entry` is one matcher group with
-/// the agent-hooks entry; `events` the agent's events; `copy` where the copy goes.
+/// the agent-hooks entry; `events` the agent's events (whose hooks move); `wire` those
+/// that get the entry, besides every event whose hooks moved; `copy` where the copy goes.
 pub fn plan(
     path: &Path,
     text: &str,
-    events: &[&str],
+    (events, wire): (&[&str], &[&str]),
     entry: &dyn Fn(&str) -> String,
     copy: PathBuf,
 ) -> Result<Option<(String, TakeOver)>, InstallError> {
@@ -109,6 +110,7 @@ pub fn plan(
     }
     let mut written_members: Vec<String> = events
         .iter()
+        .filter(|e| wire.contains(e) || moved.contains_key(**e))
         .map(|e| format!("\n    \"{e}\": [{}]", entry(e)))
         .collect();
     written_members.extend(kept);

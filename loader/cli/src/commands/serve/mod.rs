@@ -58,7 +58,7 @@ use agent_hooks::discover::TRUST_STORE_FILE;
 use crate::{
     capped_log,
     commands::hook::{self, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
-    options::Outcome,
+    options::{Common, Outcome},
     recorder::LiveUi,
     session::Session,
     sync::lock,
@@ -98,6 +98,9 @@ struct Warm {
     used: Instant,
     /// The agent process whose events the session serves, when the client said.
     agent: Option<AgentProcess>,
+    /// What the agent's entries are re-synced for when the session's places change: the
+    /// session's options and agent, and whether that was done since they last changed.
+    wiring: (Common, Agent, bool),
 }
 
 /// An agent process, told apart from a later process given its pid by its start time.
@@ -398,8 +401,17 @@ fn watchdog(state: Arc<State>) {
         }
         // Dropped once the map is free again: ending a runner's processes takes a while.
         let mut ended = Vec::new();
+        let mut rewire: Vec<(Common, Agent)> = Vec::new();
         lock(&state.sessions).retain(|_, slot| match slot.try_lock() {
             Ok(mut warm) => {
+                // Hooks changed: the agent's entries follow them for its next session.
+                if let Some(w) = warm.as_mut() {
+                    let changed = w.stale.as_ref().is_some_and(|s| s.load(Ordering::Acquire));
+                    if changed && !w.wiring.2 {
+                        w.wiring.2 = true;
+                        rewire.push((w.wiring.0.clone(), w.wiring.1));
+                    }
+                }
                 let keep = warm.as_ref().is_none_or(|w| {
                     w.used.elapsed() < state.idle
                         && w.agent.as_ref().is_none_or(AgentProcess::alive)
@@ -413,6 +425,12 @@ fn watchdog(state: Arc<State>) {
             Err(_) => true,
         });
         drop(ended);
+        rewire.dedup_by(|a, b| a.0.cwd == b.0.cwd && a.1 == b.1);
+        for (common, agent) in rewire {
+            for line in crate::commands::install::resync(&common, agent, false) {
+                eprintln!("agent-hooks serve: your hooks changed: {line}");
+            }
+        }
     });
 }
 
@@ -823,6 +841,7 @@ fn handle(
             stale,
             used: Instant::now(),
             agent: None,
+            wiring: (common.clone(), args.agent, false),
         });
         // Dropped meanwhile by the watchdog (its agent had ended, or it was idle): it is
         // watched again.

@@ -166,7 +166,12 @@ pub(super) fn payload(event: CommandEvent, event_name: &str, claude: Map<String,
         .unwrap_or_else(|| "unknown".into());
     let mut out = Map::new();
     out.insert("clineVersion".into(), json!(""));
-    out.insert("timestamp".into(), json!(now_iso()));
+    out.insert(
+        "timestamp".into(),
+        json!(jiff::Timestamp::now()
+            .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string()),
+    );
     out.insert("taskId".into(), json!(session));
     out.insert("sessionContext".into(), json!({"rootSessionId": session}));
     out.insert("workspaceRoots".into(), json!([cwd]));
@@ -261,32 +266,6 @@ pub(super) fn payload(event: CommandEvent, event_name: &str, claude: Map<String,
         _ => {}
     }
     Value::Object(out)
-}
-
-/// Now, as an ISO 8601 UTC time with milliseconds (`2026-01-15T10:30:00.000Z`).
-fn now_iso() -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let secs = now.as_secs();
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60,
-        now.subsec_millis()
-    )
 }
 
 /// Reads what a Cline hook answered for `event`, as Cline reads it.

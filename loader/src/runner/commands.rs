@@ -390,7 +390,14 @@ impl HookRunner {
             }
         }
         if hook.dialect.extra_fields().contains(&"timestamp") {
-            common.push(("timestamp", Cow::Owned(timestamp())));
+            common.push((
+                "timestamp",
+                Cow::Owned(
+                    jiff::Timestamp::now()
+                        .strftime("%Y-%m-%dT%H:%M:%SZ")
+                        .to_string(),
+                ),
+            ));
         }
         let payload = Payload {
             common,
@@ -656,31 +663,6 @@ fn report(
         answer,
         observed: hook.observe,
     });
-}
-
-/// Now as RFC 3339 (UTC, seconds), for Gemini CLI's `timestamp`.
-fn timestamp() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default();
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
 }
 
 /// A required hook that did not answer (or whose answer was taken after its timeout only

@@ -1,5 +1,6 @@
-//! `install` wires only the events some hook of agent-hooks uses, and `SessionStart`: an
-//! event with nothing to run does not start the relay. The entries follow the hooks: a
+//! `install` wires only the events some hook of agent-hooks uses, and the first of a session
+//! and of a turn (`SessionStart`, `UserPromptSubmit`): an event with nothing to run does not
+//! start the relay. The entries follow the hooks: a
 //! second `install` says what it added and took out, `trust` and `untrust` re-sync them, the
 //! resident process adds what a changed hooks file needs, and the first event of a session
 //! adds what is missing and tells the user (never the model) which hook does not run in
@@ -54,13 +55,34 @@ fn session_start(session: &str) -> String {
 }
 
 #[test]
-fn with_no_hook_install_wires_only_session_start_under_every_agent_it_adds_entries_to() {
+fn with_no_hook_install_wires_only_the_starts_of_a_session_and_a_turn_under_every_agent_it_adds_entries_to(
+) {
     for (agent, file, start) in [
-        ("claude", "home/.claude/settings.json", "SessionStart"),
-        ("codex", "home/.codex/hooks.json", "SessionStart"),
-        ("gemini", "home/.gemini/settings.json", "SessionStart"),
-        ("qwen", "home/.qwen/settings.json", "SessionStart"),
-        ("droid", "home/.factory/settings.json", "SessionStart"),
+        (
+            "claude",
+            "home/.claude/settings.json",
+            ["SessionStart", "UserPromptSubmit"],
+        ),
+        (
+            "codex",
+            "home/.codex/hooks.json",
+            ["SessionStart", "UserPromptSubmit"],
+        ),
+        (
+            "gemini",
+            "home/.gemini/settings.json",
+            ["SessionStart", "BeforeAgent"],
+        ),
+        (
+            "qwen",
+            "home/.qwen/settings.json",
+            ["SessionStart", "UserPromptSubmit"],
+        ),
+        (
+            "droid",
+            "home/.factory/settings.json",
+            ["SessionStart", "UserPromptSubmit"],
+        ),
     ] {
         let rig = Rig::new();
         let out = rig.run(&["install", "--agent", agent, "--program", "agent-hooks"]);
@@ -68,7 +90,7 @@ fn with_no_hook_install_wires_only_session_start_under_every_agent_it_adds_entri
         let path = rig.root().join(file);
         assert!(
             stdout(&out).starts_with(&format!(
-                "{} now runs `agent-hooks hook --agent {agent}` for {start}: {}\n",
+                "{} now runs `agent-hooks hook --agent {agent}` for {}: {}\n",
                 match agent {
                     "claude" => "Claude Code",
                     "codex" => "Codex CLI",
@@ -76,6 +98,7 @@ fn with_no_hook_install_wires_only_session_start_under_every_agent_it_adds_entri
                     "qwen" => "Qwen Code",
                     _ => "Factory Droid",
                 },
+                start.join(", "),
                 path.display()
             )),
             "{agent}: {}",
@@ -87,7 +110,9 @@ fn with_no_hook_install_wires_only_session_start_under_every_agent_it_adds_entri
             .filter(|l| !l.trim_start().starts_with("//"))
             .collect::<Vec<_>>()
             .join("\n");
-        assert_eq!(wired(&strict), vec![start.to_owned()], "{agent}: {text}");
+        let mut start = start.to_vec();
+        start.sort_unstable();
+        assert_eq!(wired(&strict), start, "{agent}: {text}");
         let out = rig.run(&["uninstall", "--agent", agent]);
         assert_eq!(out.status.code(), Some(0), "{agent}: {}", stderr(&out));
         assert!(
@@ -116,7 +141,12 @@ fn a_required_hook_s_event_is_wired_by_install_and_a_user_level_install_wires_th
     let settings = rig.home().join(".claude/settings.json");
     assert_eq!(
         wired(&std::fs::read_to_string(&settings).unwrap()),
-        ["PostToolBatch", "PreToolUse", "SessionStart"],
+        [
+            "PostToolBatch",
+            "PreToolUse",
+            "SessionStart",
+            "UserPromptSubmit"
+        ],
         "the required guard's event, and the project's where install ran"
     );
 }
@@ -126,7 +156,10 @@ fn install_again_says_what_it_added_and_took_out_and_uninstall_gives_the_same_by
     let rig = Rig::new();
     let settings = rig.write("project/.claude/settings.json", OWN);
     let said = install(&rig, &["--project"]);
-    assert!(said.contains("for SessionStart: "), "{said}");
+    assert!(
+        said.contains("for SessionStart, UserPromptSubmit: "),
+        "{said}"
+    );
     let hooks = rig.write(
         "home/.config/agent-hooks/hooks/post.json",
         &hook_on("PostToolUse", "true", false),
@@ -140,7 +173,11 @@ fn install_again_says_what_it_added_and_took_out_and_uninstall_gives_the_same_by
         )
     );
     let text = std::fs::read_to_string(&settings).unwrap();
-    assert_eq!(wired(&text), ["PostToolUse", "SessionStart"], "{text}");
+    assert_eq!(
+        wired(&text),
+        ["PostToolUse", "SessionStart", "UserPromptSubmit"],
+        "{text}"
+    );
     assert!(
         text.contains("\"command\":\"x\""),
         "the user's own hook stays: {text}"
@@ -194,7 +231,11 @@ fn the_first_event_of_a_session_wires_what_a_new_hook_needs_and_tells_the_user_w
     assert!(answer.get("hookSpecificOutput").is_none(), "{answer}");
     assert_eq!(answer.get("continue"), None, "{answer}");
     let text = std::fs::read_to_string(&settings).unwrap();
-    assert_eq!(wired(&text), ["PostToolUse", "SessionStart"], "{text}");
+    assert_eq!(
+        wired(&text),
+        ["PostToolUse", "SessionStart", "UserPromptSubmit"],
+        "{text}"
+    );
     // The next session has it: nothing to tell.
     let out = AgentHook::hook(&rig, "claude", &[], &session_start("s-2"));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -231,7 +272,72 @@ fn a_required_hook_that_cannot_run_in_the_session_stops_it_at_its_start() {
         "{answer}"
     );
     let text = std::fs::read_to_string(rig.project().join(".claude/settings.json")).unwrap();
-    assert_eq!(wired(&text), ["PreToolUse", "SessionStart"], "{text}");
+    assert_eq!(
+        wired(&text),
+        ["PreToolUse", "SessionStart", "UserPromptSubmit"],
+        "{text}"
+    );
+}
+
+#[test]
+fn a_session_that_goes_on_without_its_required_hook_is_stopped_at_its_next_event_and_the_next_session_runs_it(
+) {
+    let rig = Rig::new();
+    install(&rig, &["--project"]);
+    let guard_log = rig.root().join("guard.log");
+    rig.write(
+        "home/.config/agent-hooks/hooks/guard.json",
+        &hook_on(
+            "PreToolUse",
+            &format!("cat > /dev/null; echo guarded >> '{}'", guard_log.display()),
+            true,
+        ),
+    );
+    let out = AgentHook::hook(&rig, "claude", &[], &session_start("held"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stop = "agent-hooks: a required hook cannot run in this session (Claude Code read its hooks before they were wired for it); start a new session";
+    // The agent went on: its next prompt is blocked (Claude Code's exit 2, its stderr shown
+    // to the user), and the user reads why.
+    let prompt = |session: &str| {
+        json!({"session_id": session, "hook_event_name": "UserPromptSubmit", "prompt": "go"})
+            .to_string()
+    };
+    let out = AgentHook::hook(&rig, "claude", &[], &prompt("held"));
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert_eq!(stderr(&out).trim_end(), stop);
+    // Nor a tool call, should one reach agent-hooks (its hooks run, as on every event that
+    // reaches agent-hooks, and the call is denied whatever they say).
+    let tool = json!({"session_id": "held", "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "ls"}})
+    .to_string();
+    let out = AgentHook::hook(&rig, "claude", &[], &tool);
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer["continue"], false, "{answer}");
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer}"
+    );
+    assert_eq!(answer["stopReason"], stop, "{answer}");
+    assert_eq!(
+        std::fs::read_to_string(&guard_log).ok().as_deref(),
+        Some("guarded\n")
+    );
+    // A new session started with the guard wired: it runs, and nothing stops it.
+    let out = AgentHook::hook(&rig, "claude", &[], &session_start("next"));
+    assert_eq!(stdout(&out), "", "{}", stderr(&out));
+    let out = AgentHook::hook(&rig, "claude", &[], &prompt("next"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "", "{}", stderr(&out));
+    let tool = tool.replace("\"held\"", "\"next\"");
+    let out = AgentHook::hook(&rig, "claude", &[], &tool);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&guard_log).ok().as_deref(),
+        Some("guarded\nguarded\n"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out), "", "{}", stderr(&out));
 }
 
 #[test]
@@ -251,12 +357,16 @@ fn the_resident_process_wires_the_event_of_a_hooks_file_added_while_it_runs() {
     let mut text = String::new();
     while since.elapsed() < Duration::from_secs(20) {
         text = std::fs::read_to_string(&settings).unwrap();
-        if wired(&text).len() == 2 {
+        if wired(&text).len() == 3 {
             break;
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert_eq!(wired(&text), ["PostToolBatch", "SessionStart"], "{text}");
+    assert_eq!(
+        wired(&text),
+        ["PostToolBatch", "SessionStart", "UserPromptSubmit"],
+        "{text}"
+    );
     let log = std::fs::read_to_string(rig.resident_folder().join("serve.log")).unwrap_or_default();
     assert!(
         log.contains(&format!(
@@ -282,7 +392,7 @@ fn trust_wires_the_events_of_the_project_hooks_it_lets_run_and_untrust_takes_the
     // Awaiting trust, it does not run: its event is not wired.
     assert_eq!(
         wired(&std::fs::read_to_string(&settings).unwrap()),
-        ["SessionStart"]
+        ["SessionStart", "UserPromptSubmit"]
     );
     let out = rig.run(&["trust"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -296,7 +406,7 @@ fn trust_wires_the_events_of_the_project_hooks_it_lets_run_and_untrust_takes_the
     );
     assert_eq!(
         wired(&std::fs::read_to_string(&settings).unwrap()),
-        ["PreToolUse", "SessionStart"]
+        ["PreToolUse", "SessionStart", "UserPromptSubmit"]
     );
     let out = rig.run(&["untrust", ".agent-hooks/hooks/pre.json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -318,7 +428,7 @@ fn a_taken_over_file_follows_the_hooks_and_comes_back_byte_for_byte() {
     let said = install(&rig, &["--take-over"]);
     assert!(
         said.starts_with(&format!(
-            "Claude Code now runs only agent-hooks for SessionStart, Stop: {}\n",
+            "Claude Code now runs only agent-hooks for SessionStart, UserPromptSubmit, Stop: {}\n",
             settings.display()
         )),
         "{said}"
@@ -332,7 +442,7 @@ fn a_taken_over_file_follows_the_hooks_and_comes_back_byte_for_byte() {
     let text = std::fs::read_to_string(&settings).unwrap();
     assert_eq!(
         wired(&text),
-        ["PreToolUse", "SessionStart", "Stop"],
+        ["PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"],
         "{text}"
     );
     let out = rig.run(&["uninstall", "--agent", "claude"]);
@@ -353,7 +463,11 @@ fn the_status_line_stays_as_written_when_the_entries_follow_the_hooks() {
     let said = install(&rig, &["--status-line"]);
     assert!(said.contains("wired PreToolUse"), "{said}");
     let text = std::fs::read_to_string(&settings).unwrap();
-    assert_eq!(wired(&text), ["PreToolUse", "SessionStart"], "{text}");
+    assert_eq!(
+        wired(&text),
+        ["PreToolUse", "SessionStart", "UserPromptSubmit"],
+        "{text}"
+    );
     let value: Value = serde_json::from_str(&text).unwrap();
     assert!(
         value["statusLine"]["command"]

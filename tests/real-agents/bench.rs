@@ -571,7 +571,7 @@ fn wired_session(
 }
 
 /// What the wiring costs a Claude Code session with no hook of agent-hooks: sessions not
-/// wired, wired by `install` (SessionStart alone), and wired on every event as before, in
+/// wired, wired by `install` (SessionStart and UserPromptSubmit), and wired on every event as before, in
 /// rotating order, `REAL_AGENTS_BENCH_ROUNDS` (5) rounds of `REAL_AGENTS_BENCH_CALLS` (12)
 /// tool calls each. Prints, per kind, the median whole session and the median gap between
 /// tool calls (the agent's turn with its hooks), and each against the unwired sessions.
@@ -601,7 +601,7 @@ fn wiring_cost_under_claude_code() {
     }
     let name = |k: Wired| match k {
         Wired::Not => "not wired",
-        Wired::Lean => "wired by install, no hook (SessionStart only)",
+        Wired::Lean => "wired by install, no hook (SessionStart and UserPromptSubmit)",
         Wired::Every => "wired on every event, no hook (as before)",
     };
     let none_session = median(&mut sessions[0].clone());

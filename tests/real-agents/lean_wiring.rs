@@ -4,8 +4,9 @@
 //! event and tells the user (Claude Code's `systemMessage`, never the model), and the
 //! session after runs it. A required hook in that place is told the same way, and the
 //! answer asks Claude Code to stop (`continue: false`); Claude Code 2.1.332 does not stop a
-//! session at its `SessionStart` (measured here), so that session's tool calls run without
-//! the guard, and the next session runs it.
+//! session at its `SessionStart` (measured here), so the session's next event that reaches
+//! agent-hooks, its prompt (always wired), is blocked: no tool runs without the guard, and
+//! the next session runs it.
 
 use serde_json::json;
 
@@ -98,7 +99,8 @@ fn a_hook_added_after_install_is_told_to_the_user_wired_at_the_next_start_and_ru
 
 #[test]
 #[ignore = "needs the real agents: tests/real-agents/run"]
-fn a_required_guard_added_after_install_is_told_and_claude_code_does_not_stop_at_session_start() {
+fn a_required_guard_added_after_install_stops_the_session_that_cannot_run_it_and_the_next_runs_it()
+{
     agent_hooks_tests::relay_bin();
     let install = agents::install_dir();
     let run = Run::new();
@@ -115,12 +117,11 @@ fn a_required_guard_added_after_install_is_told_and_claude_code_does_not_stop_at
     )
     .expect("write");
     let first = agents::launch(Agent::Claude, &install, &run, model.port());
+    let shown = format!("{}{}", first.stdout, first.stderr);
     assert!(
-        first.stdout.contains("the required hook")
-            && first.stdout.contains(NOT_THIS_SESSION)
-            && first
-                .stdout
-                .contains("a required hook cannot run in this session"),
+        shown.contains("the required hook")
+            && shown.contains(NOT_THIS_SESSION)
+            && shown.contains("a required hook cannot run in this session"),
         "the user is told, with the stop's reason\n{}",
         first.describe()
     );
@@ -128,10 +129,11 @@ fn a_required_guard_added_after_install_is_told_and_claude_code_does_not_stop_at
         told(&model).iter().all(|r| !r.contains(NOT_THIS_SESSION)),
         "the model was told"
     );
-    // What Claude Code 2.1.332 does with `continue: false` at SessionStart: it goes on.
+    // Claude Code goes on after `continue: false` at SessionStart; its prompt is then
+    // blocked, so no tool runs without the guard.
     assert!(
-        run.project().join("side-effect.txt").exists() && !guard_log.exists(),
-        "Claude Code went on without the guard in this session\n{}",
+        !run.project().join("side-effect.txt").exists() && !guard_log.exists(),
+        "the session stopped before any tool ran\n{}",
         first.describe()
     );
     // The next session runs the guard.
@@ -140,6 +142,14 @@ fn a_required_guard_added_after_install_is_told_and_claude_code_does_not_stop_at
     assert_eq!(
         std::fs::read_to_string(&guard_log).ok().as_deref(),
         Some("guarded\n"),
+        "{}",
+        second.describe()
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.project().join("side-effect.txt"))
+            .ok()
+            .as_deref(),
+        Some("again\n"),
         "{}",
         second.describe()
     );

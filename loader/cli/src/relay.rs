@@ -245,8 +245,8 @@ pub fn user() -> Result<(PathBuf, Option<PathBuf>), String> {
     Ok((home, xdg))
 }
 
-/// A short stable hash (FNV-1a, hex) that names a user's socket folder.
-fn fnv(text: &str) -> String {
+/// A short stable hash (FNV-1a, hex) that names a user's socket folder (and a held session).
+pub fn fnv(text: &str) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in text.bytes() {
         hash ^= u64::from(byte);

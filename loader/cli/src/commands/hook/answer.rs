@@ -16,7 +16,8 @@ use agent_hooks::agents::Agent;
 
 /// The hooks of a session that its agent does not run it for, told at its start (see
 /// [`crate::commands::install::unwired_at_start`]): lines for the user, and whether a required hook
-/// is among them (then the answer stops the session).
+/// is among them (then the answer stops the session, at its start and at each later event:
+/// [`super::held`]).
 #[derive(Debug, Default)]
 pub struct Unwired {
     /// The lines.
@@ -60,12 +61,17 @@ pub fn render(
     // CLI's progress lines), never in what its model reads (a block's stderr). They are on
     // stderr too, after whatever else is there.
     let mut decision = decision;
-    if unwired.required && decision.stop.is_none() {
-        // A required hook that cannot run in this session: the session does not go on.
-        decision.stop = Some(format!(
+    if unwired.required {
+        // A required hook that cannot run in this session: the session does not go on, and
+        // what this event would do does not happen.
+        let reason = format!(
             "agent-hooks: a required hook cannot run in this session ({} read its hooks before they were wired for it); start a new session",
             agent.title()
-        ));
+        );
+        if request.event != "SessionStart" {
+            decision.block.get_or_insert_with(|| reason.clone());
+        }
+        decision.stop.get_or_insert(reason);
     }
     let problems: Vec<String> = problems
         .iter()

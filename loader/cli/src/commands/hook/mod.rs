@@ -5,6 +5,7 @@
 //! agent runs itself, and answers as that agent expects.
 
 mod answer;
+mod held;
 #[cfg(test)]
 mod mutations;
 pub mod request;
@@ -357,6 +358,15 @@ pub fn answer_with(
         };
         (unwired.lines, unwired.required) =
             crate::commands::install::unwired_at_start(&common, agent, session);
+        if let (true, Some(id)) = (unwired.required, &request.session_id) {
+            if let Err(error) = held::hold(agent, id) {
+                unwired.lines.push(format!(
+                    "this session could not be marked to be stopped at its next events ({error}): stop it yourself"
+                ));
+            }
+        }
+    } else if let Some(id) = &request.session_id {
+        unwired.required = held::is_held(agent, id);
     }
     let (mut reply, decision, problems) =
         answer::render(agent, request, result, &records, &load_failures, unwired);

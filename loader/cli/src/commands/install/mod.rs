@@ -773,7 +773,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             events.join(", "),
             path.display()
         );
-        outln!("Those are the events some hook of agent-hooks uses, and the first of a session, where each session checks the wiring; another event is wired once a hook uses it (by the next install, trust or session start, or by the resident process when your hooks change).");
+        outln!("Those are the events some hook of agent-hooks uses, and the first of a session and of a turn, where agent-hooks checks the wiring (and stops a session that started without the event of a required hook); another event is wired once a hook uses it (by the next install, trust or session start, or by the resident process when your hooks change).");
     } else {
         outln!(
             "{} now runs `{command}` for {} events: {}",
@@ -1363,15 +1363,18 @@ fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
 /// What a sync of one install's entries changed, by the agent's names of events.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Changed {
-    /// Events wired now that were not.
+    /// Events wired now that were not, because a hook uses them.
     pub added: Vec<String>,
+    /// Events wired now that were not, because they are wired whatever the hooks
+    /// ([`needed::always`]: an install from before they were).
+    pub added_always: Vec<String>,
     /// Events no longer wired.
     pub removed: Vec<String>,
 }
 
 impl Changed {
     fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.removed.is_empty()
+        self.added.is_empty() && self.added_always.is_empty() && self.removed.is_empty()
     }
 
     /// What changed in `path`, for people.
@@ -1381,6 +1384,12 @@ impl Changed {
             parts.push(format!(
                 "wired {} (a hook of agent-hooks uses it)",
                 self.added.join(", ")
+            ));
+        }
+        if !self.added_always.is_empty() {
+            parts.push(format!(
+                "wired {} (where agent-hooks checks each session's wiring)",
+                self.added_always.join(", ")
             ));
         }
         if !self.removed.is_empty() {
@@ -1404,7 +1413,7 @@ fn events_for(common: &Common, args: &InstallArgs) -> Vec<&'static str> {
     if agent.profile().entry_file_whole {
         return all.to_vec();
     }
-    match needed_at(common, agent, &args.with, false, args.http) {
+    match needed_at(common, agent, &args.with, false) {
         Ok(events) => events,
         Err(error) => {
             eprintln!(
@@ -1422,7 +1431,6 @@ fn needed_at(
     agent: Agent,
     with: &[Agent],
     user_level_only: bool,
-    http: bool,
 ) -> Result<Vec<&'static str>, Box<dyn std::error::Error>> {
     let args = crate::commands::hook::HookArgs {
         agent,
@@ -1431,7 +1439,7 @@ fn needed_at(
         no_serve: true,
     };
     let session = crate::commands::hook::open_at(common, &args, None, user_level_only)?;
-    Ok(needed::events(agent, &session, http))
+    Ok(needed::events(agent, &session))
 }
 
 /// The agents named by `--with` in an entry's command.
@@ -1540,12 +1548,15 @@ fn set_events(
     } else {
         record.insertions = insertions;
     }
+    let always = needed::always(agent);
+    let (added_always, added) = now
+        .iter()
+        .filter(|e| !before.contains(e))
+        .cloned()
+        .partition(|e| always.contains(&e.as_str()));
     Ok(Changed {
-        added: now
-            .iter()
-            .filter(|e| !before.contains(e))
-            .cloned()
-            .collect(),
+        added,
+        added_always,
         removed: before
             .iter()
             .filter(|e| !now.contains(e))
@@ -1591,7 +1602,7 @@ fn resync_with(
         let with = record.command.as_deref().map(with_of).unwrap_or_default();
         let found = match known {
             Some(known) => Ok(known.to_vec()),
-            None => needed_at(common, agent, &with, false, record.mode.is_some()),
+            None => needed_at(common, agent, &with, false),
         };
         let mut events = match found {
             Ok(events) => events,
@@ -1680,7 +1691,7 @@ pub fn unwired_at_start(common: &Common, agent: Agent, session: &Session) -> (Ve
     }
     let mut common = common.clone();
     common.cwd = Some(project);
-    let known = needed::events(agent, session, false);
+    let known = needed::events(agent, session);
     let synced = resync_with(&common, agent, false, Some(&known));
     let mut lines = Vec::new();
     let mut required = false;

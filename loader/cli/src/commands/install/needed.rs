@@ -25,18 +25,24 @@ pub struct User {
 }
 
 /// The events, by the agent's names, that stay wired whatever the hooks: the first of a
-/// session (where the relay compares what the session's hooks need with what is wired),
-/// and under `--http` the first of a turn too (it starts the resident process the HTTP
-/// entries post to).
-pub fn always(agent: Agent, http: bool) -> Vec<&'static str> {
+/// session, where the relay compares what the session's hooks need with what is wired, and
+/// the first of a turn, where a session that started without the event of a required hook
+/// is stopped (an agent reads its hooks when a session starts, and Claude Code goes on
+/// after a `SessionStart` that asks it to stop). The first of a turn also starts the
+/// resident process HTTP entries post to.
+pub fn always(agent: Agent) -> Vec<&'static str> {
     agent
         .profile()
         .installed_events
         .iter()
         .copied()
         .filter(|e| {
-            let name = agent.claude_event_name(e);
-            name == "SessionStart" || (http && name == "UserPromptSubmit")
+            let command = match parse_event(agent.claude_event_name(e)) {
+                Ok(Emitted::Runner(_, command)) => command,
+                Ok(Emitted::Command(command)) => Some(command),
+                Err(_) => None,
+            };
+            command.is_some_and(|c| matches!(c.name(), "SessionStart" | "UserPromptSubmit"))
         })
         .collect()
 }
@@ -90,8 +96,8 @@ pub fn users(agent: Agent, session: &Session) -> Vec<(&'static str, Vec<User>)> 
 
 /// The events to wire for `session`'s hooks: [`always`] and those of [`users`], in the
 /// order of the agent's `installed_events`.
-pub fn events(agent: Agent, session: &Session, http: bool) -> Vec<&'static str> {
-    let always = always(agent, http);
+pub fn events(agent: Agent, session: &Session) -> Vec<&'static str> {
+    let always = always(agent);
     let used = users(agent, session);
     agent
         .profile()

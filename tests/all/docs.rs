@@ -251,9 +251,25 @@ fn check(page: &Path) -> Vec<String> {
     differences
 }
 
+/// Each page is a scene of its own (its own folders), so the pages run at once, each in its
+/// order; the differences are told in the pages' order.
 #[test]
 fn every_console_example_of_the_readme_and_the_book_prints_what_it_shows() {
-    let differences: Vec<String> = pages().iter().flat_map(|page| check(page)).collect();
+    let pages = pages();
+    let differences: Vec<String> = std::thread::scope(|scope| {
+        let checks: Vec<_> = pages
+            .iter()
+            .map(|page| scope.spawn(move || check(page)))
+            .collect();
+        checks
+            .into_iter()
+            .flat_map(|check| {
+                check
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
     assert!(differences.is_empty(), "{}", differences.join("\n\n"));
 }
 

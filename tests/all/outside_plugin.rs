@@ -5,7 +5,7 @@
 use std::{path::Path, process::Command};
 
 use agent_hooks::{abi::prelude::*, load_hooks_in_process, HookRunner};
-use agent_hooks_tests::{outcomes, s, temp_dir, workspace_root};
+use agent_hooks_tests::{outcomes, s, target_dir, temp_dir, workspace_root};
 
 /// The code blocks of the crate docs' "A complete plugin" section: `Cargo.toml`, `lib.rs`.
 fn documented_plugin() -> (String, String) {
@@ -55,7 +55,9 @@ fn the_documented_plugin_builds_outside_the_workspace_loads_and_works() {
     std::fs::write(crate_dir.join("Cargo.toml"), manifest).unwrap();
     std::fs::write(crate_dir.join("src/lib.rs"), code).unwrap();
 
-    let target = workspace_root().join("target");
+    // The tests' target folder (`CARGO_TARGET_DIR` honoured), where the interface crate's
+    // dependencies are already built.
+    let target = target_dir();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
         .args(["build", "--quiet"])

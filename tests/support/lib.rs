@@ -9,7 +9,7 @@ use std::{
     collections::HashMap,
     path::{Path, PathBuf},
     process::Command,
-    sync::{Mutex, OnceLock},
+    sync::{Arc, Mutex, OnceLock},
 };
 
 /// The workspace's root folder.
@@ -165,13 +165,20 @@ fn separate_workspace_plugin(folder: &str, package: &str) -> PathBuf {
     })
 }
 
+/// What `build` makes for `key`, made once per test binary. Each key has its own cell, so a
+/// test whose build is done does not wait behind another's (the 1.0.0 host takes minutes);
+/// cargo's own lock on a target folder orders the builds that share one.
 fn cached(key: &str, build: impl FnOnce() -> PathBuf) -> PathBuf {
-    static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
-    let mut built = BUILT
+    type Cell = Arc<OnceLock<PathBuf>>;
+    static BUILT: OnceLock<Mutex<HashMap<String, Cell>>> = OnceLock::new();
+    let cell = BUILT
         .get_or_init(Default::default)
         .lock()
-        .unwrap_or_else(|p| p.into_inner());
-    built.entry(key.to_owned()).or_insert_with(build).clone()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(key.to_owned())
+        .or_default()
+        .clone();
+    cell.get_or_init(build).clone()
 }
 
 fn build(args: &[&str], manifest: &Path, package: &str) -> PathBuf {

@@ -77,10 +77,13 @@ pub fn sample_1_0_0(name: &str) -> std::path::PathBuf {
 }
 
 /// The `agent-hooks` program of interface `version`'s release: the whole workspace of its
-/// commit (`git archive`), built with its own lock file into a target folder of its own
-/// (`<target>/abi-history/host-<version>`; its program must not replace today's), once per
-/// test binary and kept between runs. A real host of that interface: its loader, runner and
-/// plugin processes.
+/// commit (`git archive`), built with its own lock file, once per test binary and kept between
+/// runs. A real host of that interface: its loader, runner and plugin processes.
+///
+/// Its program goes to a target folder of its own (`<target>/abi-history/host-<version>`: it
+/// has today's program's name and must not replace it), while cargo's intermediate files go
+/// to the tests' target folder (`build.build-dir`): a registry dependency that release's lock
+/// file shares with today's, in the same features, is built once for both.
 pub fn release_host(version: &str) -> std::path::PathBuf {
     crate::cached(&format!("release host {version}"), || {
         let release = releases()
@@ -121,6 +124,12 @@ pub fn release_host(version: &str) -> std::path::PathBuf {
             .arg(source.join("Cargo.toml"))
             .arg("--target-dir")
             .arg(dir.join("target"))
+            .arg("--config")
+            .arg(format!(
+                "build.build-dir={}",
+                // A TOML string: JSON's escapes are TOML's.
+                serde_json::Value::from(crate::target_dir().to_string_lossy())
+            ))
             .arg("--message-format=json-render-diagnostics");
         crate::executable(command, &format!("agent-hooks {version}"))
     })
@@ -131,6 +140,9 @@ pub fn release_host(version: &str) -> std::path::PathBuf {
 /// feature builds the same file.
 pub fn layout_break_plugin(feature: &str) -> std::path::PathBuf {
     crate::cached(&format!("layout break {feature}"), || {
+        // Every feature's build writes the same file: one build and its copy at a time.
+        static SAME_FILE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one_at_a_time = SAME_FILE.lock().unwrap_or_else(|p| p.into_inner());
         let manifest = workspace_root().join("tests/fixtures/abi-history/layout-breaks/Cargo.toml");
         let built = crate::build(
             &["build", "-p", "layout-break", "--features", feature],

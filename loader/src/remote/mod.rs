@@ -19,7 +19,7 @@ mod stderr_log;
 use std::time::Duration;
 
 pub(crate) use inbound::{Inbound, Readers};
-pub(crate) use process::{script_failure, CallFailure, PluginProcess, Starting};
+pub(crate) use process::{script_failure, CallFailure, LineEvent, PluginProcess, Starting};
 pub use process::{ProcessState, CRASH_LIMIT, CRASH_WINDOW};
 pub use requests::MAX_EXECS;
 pub use spawn::PLUGIN_HOST_ENV;

@@ -4,10 +4,12 @@
 
 use std::{
     collections::VecDeque,
+    future::Future,
     sync::{
         atomic::{AtomicU64, Ordering},
         mpsc, Arc, Mutex,
     },
+    task::{Context, Poll, Wake, Waker},
     thread,
     time::{Duration, Instant},
 };
@@ -27,7 +29,10 @@ use crate::{
     file::SealedCopy,
     host::{AgentHost, CallContext, PluginApi},
     protocol::{
-        frames::{CallOutcome, FromPlugin, Registered, Target, ToPlugin, PROTOCOL_VERSION},
+        frames::{
+            Answer, CallOutcome, FromPlugin, HostRequest, Registered, Target, ToPlugin,
+            PROTOCOL_VERSION,
+        },
         lines::{self, LINE_PROTOCOL_VERSION},
     },
     supervisor::workers::recv_letting_worker_go,
@@ -609,7 +614,6 @@ impl PluginProcess {
                 .map(|output| output.to_string()),
         })
     }
-
     /// [`call`](Self::call), with a long-running hook's whole answer (its `output`,
     /// `block`, and what later versions add) as JSON.
     pub(crate) fn call_answer(
@@ -627,16 +631,19 @@ impl PluginProcess {
             .calls
             .lock_unpoisoned()
             .insert(id, CallSink::Thread(sender));
-        let result = self.exchange(
-            &connection,
+        let call = Exchange {
+            connection: &connection,
             id,
-            target,
-            payload,
-            ctx,
-            timeout,
-            &receiver,
             what,
-        );
+            timeout,
+        };
+        let mut wait = OnThread {
+            receiver: &receiver,
+            ctx,
+        };
+        let result = run_here(self.exchange(&call, Message::Call(&target, payload), &mut wait))
+            // Only an event's exchange tells an end before its message was read.
+            .unwrap_or_else(|| Err(self.died(&call, "stopped answering")));
         connection.calls.lock_unpoisoned().remove(&id);
         if let Some(cause) = ended(&result) {
             // This call reports the death: the next call restarts without another report.
@@ -644,78 +651,6 @@ impl PluginProcess {
             self.count_death(&mut state, &connection, &cause);
         }
         result
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn exchange(
-        &self,
-        connection: &Connection,
-        id: u64,
-        target: Target,
-        payload: &str,
-        ctx: &CallContext<'_>,
-        timeout: Duration,
-        receiver: &mpsc::Receiver<Incoming>,
-        what: &str,
-    ) -> Result<Option<String>, CallFailure> {
-        let died = |cause: &str| {
-            let tail = connection.stderr_tail();
-            let mut message = format!("{} {cause} while handling {what}", self.name());
-            if !tail.is_empty() {
-                message.push_str(&format!("; its last output: {tail}"));
-            }
-            CallFailure::Failed(
-                HookErrorKind::Crashed(death_termination(connection)),
-                message,
-            )
-        };
-        let leading = Instant::now();
-        let lead = connection.leader();
-        if !connection.send_call(id, &target, payload) {
-            drop(lead);
-            return Err(died(&self.wait_death(connection)));
-        }
-        let mut budget = timeout;
-        if let Some(lead) = lead {
-            let led = connection.lead(
-                lead,
-                id,
-                leading + budget.min(LEAD_WINDOW),
-                |asked| !may_wait(asked),
-                |asked| serve_in_call(asked, ctx),
-            );
-            if let Some(result) = led {
-                return call_result(result);
-            }
-            budget = budget.saturating_sub(leading.elapsed());
-        }
-        loop {
-            let waiting = Instant::now();
-            let incoming = match recv_letting_worker_go(receiver, budget) {
-                Ok(incoming) => incoming,
-                Err(_) => {
-                    connection.kill(&format!("was killed after {timeout:?} without an answer"));
-                    return Err(self.timed_out(what, timeout));
-                }
-            };
-            budget = budget.saturating_sub(waiting.elapsed());
-            match incoming {
-                Incoming::Message(FromPlugin::Done { result, .. }) => return call_result(result),
-                Incoming::Message(FromPlugin::Request {
-                    id: request,
-                    request: asked,
-                    ..
-                }) => {
-                    let answer = crate::host::may_block(|| serve_in_call(asked, ctx));
-                    connection.send(&ToPlugin::Reply {
-                        id: request,
-                        result: answer,
-                    });
-                }
-                Incoming::Message(_) => {}
-                Incoming::Died(cause) => return Err(died(&cause)),
-            }
-        }
     }
 
     /// A long-running hook's event when its process runs: [`call_answer`](Self::call_answer)
@@ -726,23 +661,15 @@ impl PluginProcess {
     /// Requests that may wait for the user are served on a blocking thread (other hooks of
     /// the emit go on meanwhile); the others (status, notifications) at once. Dropping the
     /// future (a cancelled emit) leaves the event to the hook: its answer is dropped, its
-    /// requests refused. `alone`: it is the only hook its emit waits for, so it may read its
-    /// answer itself for a moment (`LEAD_WINDOW`), blocking this thread.
-    #[allow(clippy::too_many_arguments)]
+    /// requests refused.
     pub(crate) async fn event_in_task(
         &self,
-        event: &str,
-        payload: &str,
-        agent: &Arc<dyn AgentHost>,
-        cwd: &std::path::Path,
-        timeout: Duration,
-        what: &str,
-        alone: bool,
+        event: &LineEvent<'_>,
     ) -> Option<Result<Option<String>, CallFailure>> {
         // A hook that exited between events gets no event. The only hook of its emit is not
         // asked first (a system call on every event): its answer says it runs, and a hook
-        // that gives none is asked then, with whether it read the event (`exchange_in_task`).
-        let connection = match self.live_asking(!alone) {
+        // that gives none is asked then, with whether it read the event (`exchange`).
+        let connection = match self.live_asking(!event.alone) {
             Ok(Some(connection)) if connection.wire == Wire::Lines => connection,
             Ok(_) => return None,
             Err(failure) => return Some(Err(failure)),
@@ -758,19 +685,20 @@ impl PluginProcess {
             id,
             done: false,
         };
+        let call = Exchange {
+            connection: &connection,
+            id,
+            what: event.name,
+            timeout: event.timeout,
+        };
+        let mut wait = InTask {
+            receiver: &mut receiver,
+            agent: event.agent,
+            cwd: event.cwd,
+            alone: event.alone,
+        };
         let result = self
-            .exchange_in_task(
-                &connection,
-                id,
-                event,
-                payload,
-                agent,
-                cwd,
-                timeout,
-                &mut receiver,
-                what,
-                alone,
-            )
+            .exchange(&call, Message::Event(event.name, event.payload), &mut wait)
             .await;
         waiting.done = true;
         drop(waiting);
@@ -789,88 +717,68 @@ impl PluginProcess {
         Some(result)
     }
 
-    /// The event's exchange: its answer or failure, or `None` when the hook ended before it
-    /// read the event (an end between events: the caller restarts it and sends the event to
-    /// its next process).
-    #[allow(clippy::too_many_arguments)]
-    async fn exchange_in_task(
+    /// The exchange of one call, however it waits: `message` sent, the answer read by the
+    /// caller itself for a moment when it may lead (`LEAD_WINDOW`), then waited for, the
+    /// call's requests served meanwhile, within the call's deadline (the time its requests
+    /// took not counted). Its answer or failure, or `None` when a long-running hook ended
+    /// before it read its event (an end between events: the caller restarts it and sends the
+    /// event to its next process).
+    async fn exchange(
         &self,
-        connection: &Connection,
-        id: u64,
-        event: &str,
-        payload: &str,
-        agent: &Arc<dyn AgentHost>,
-        cwd: &std::path::Path,
-        timeout: Duration,
-        receiver: &mut tokio::sync::mpsc::Receiver<Box<Incoming>>,
-        what: &str,
-        alone: bool,
+        call: &Exchange<'_>,
+        message: Message<'_>,
+        wait: &mut impl Wait,
     ) -> Option<Result<Option<String>, CallFailure>> {
-        let died = |cause: &str| {
-            let tail = connection.stderr_tail();
-            let mut message = format!("{} {cause} while handling {what}", self.name());
-            if !tail.is_empty() {
-                message.push_str(&format!("; its last output: {tail}"));
-            }
-            CallFailure::Failed(
-                HookErrorKind::Crashed(death_termination(connection)),
-                message,
-            )
-        };
-        // The only hook of its emit: it reads its answer itself, on this thread, for a
-        // moment (with others, it would hold their futures back meanwhile).
+        let connection = call.connection;
+        let event = matches!(message, Message::Event(..));
         let leading = Instant::now();
-        let lead = alone.then(|| connection.leader()).flatten();
-        if alone && lead.is_none() && connection.exited() {
-            // Not led after all: asked first, as any call is.
+        let lead = wait.leads().then(|| connection.leader()).flatten();
+        if event && wait.leads() && lead.is_none() && connection.exited() {
+            // Not led after all: asked first, as any event is.
             return None;
         }
         // Whether the hook ended before it read the event (then it ended between events).
         let unread = |sent: Option<u64>| {
-            connection.exited()
+            event
+                && connection.exited()
                 && sent.is_none_or(|start| connection.read_past(start) == Some(false))
         };
-        // The runner's payload, written around as it is.
-        let sent = match connection.queue_at(lines::event(id, event, payload)) {
-            Ok(start) => start,
+        let sent = match message.send(connection, call.id) {
+            Ok(sent) => sent,
             Err(refused) => {
                 drop(lead);
                 if refused == Refused::Closed && unread(None) {
                     return None;
                 }
-                return Some(Err(died(&crate::host::may_block(|| {
-                    self.wait_death(connection)
-                }))));
+                let cause = crate::host::may_block(|| self.wait_death(connection));
+                return Some(Err(self.died(call, &cause)));
             }
         };
-        let mut budget = timeout;
+        let mut budget = call.timeout;
         if let Some(lead) = lead {
             let led = connection.lead(
                 lead,
-                id,
+                call.id,
                 leading + budget.min(LEAD_WINDOW),
                 |asked| !may_wait(asked),
-                |asked| serve_in_call(asked, &CallContext::event(agent, cwd)),
+                |asked| wait.serve_now(asked),
             );
             if let Some(result) = led {
                 return Some(call_result(result));
             }
-            if unread(Some(sent)) {
+            if unread(sent) {
                 return None;
             }
             budget = budget.saturating_sub(leading.elapsed());
         }
         loop {
             let waiting = Instant::now();
-            let incoming = match tokio::time::timeout(budget, receiver.recv()).await {
-                Ok(Some(incoming)) => *incoming,
-                Ok(None) => Incoming::Died("stopped answering".into()),
-                Err(_) => {
-                    crate::host::may_block(|| {
-                        connection.kill(&format!("was killed after {timeout:?} without an answer"))
-                    });
-                    return Some(Err(self.timed_out(what, timeout)));
-                }
+            let Some(incoming) = wait.next(budget).await else {
+                let timeout = call.timeout;
+                crate::host::may_block(|| {
+                    connection.kill(&format!("was killed after {timeout:?} without an answer"))
+                });
+                return Some(Err(self.timed_out(call.what, timeout)));
             };
             budget = budget.saturating_sub(waiting.elapsed());
             match incoming {
@@ -883,18 +791,9 @@ impl PluginProcess {
                     ..
                 }) => {
                     let answer = if may_wait(&asked) {
-                        let (agent, cwd) = (agent.clone(), cwd.to_path_buf());
-                        tokio::task::spawn_blocking(move || {
-                            serve_in_call(asked, &CallContext::event(&agent, &cwd))
-                        })
-                        .await
-                        .unwrap_or_else(|e| {
-                            crate::protocol::frames::Answer::Err {
-                                message: format!("the agent failed to serve it: {e}"),
-                            }
-                        })
+                        wait.serve(asked).await
                     } else {
-                        serve_in_call(asked, &CallContext::event(agent, cwd))
+                        wait.serve_now(asked)
                     };
                     connection.send(&ToPlugin::Reply {
                         id: request,
@@ -902,10 +801,24 @@ impl PluginProcess {
                     });
                 }
                 Incoming::Message(_) => {}
-                Incoming::Died(_) if unread(Some(sent)) => return None,
-                Incoming::Died(cause) => return Some(Err(died(&cause))),
+                Incoming::Died(_) if unread(sent) => return None,
+                Incoming::Died(cause) => return Some(Err(self.died(call, &cause))),
             }
         }
+    }
+
+    /// The failure of a call whose process ended (`cause`) before it answered, with what the
+    /// process last wrote to its stderr.
+    fn died(&self, call: &Exchange<'_>, cause: &str) -> CallFailure {
+        let tail = call.connection.stderr_tail();
+        let mut message = format!("{} {cause} while handling {}", self.name(), call.what);
+        if !tail.is_empty() {
+            message.push_str(&format!("; its last output: {tail}"));
+        }
+        CallFailure::Failed(
+            HookErrorKind::Crashed(death_termination(call.connection)),
+            message,
+        )
     }
 
     fn wait_death(&self, connection: &Connection) -> String {
@@ -930,6 +843,160 @@ impl PluginProcess {
                 self.name()
             ),
         )
+    }
+}
+
+/// A long-running hook's event, as [`PluginProcess::event_in_task`] sends it.
+pub(crate) struct LineEvent<'a> {
+    /// The event's name, also what its failures name.
+    pub(crate) name: &'a str,
+    /// The event's payload, as the runner serialised it.
+    pub(crate) payload: &'a str,
+    /// The agent the event's requests are served by.
+    pub(crate) agent: &'a Arc<dyn AgentHost>,
+    /// The session's folder, for its requests.
+    pub(crate) cwd: &'a std::path::Path,
+    /// How long the hook may take, its requests' time not counted.
+    pub(crate) timeout: Duration,
+    /// It is the only hook its emit waits for: it may read its answer itself for a moment
+    /// (`LEAD_WINDOW`), blocking this thread (with others, it would hold their futures back).
+    pub(crate) alone: bool,
+}
+
+/// One call into a plugin process, as its exchange sees it.
+struct Exchange<'a> {
+    connection: &'a Connection,
+    id: u64,
+    /// What is called, for messages (an event's name, a command's).
+    what: &'a str,
+    timeout: Duration,
+}
+
+/// What a call sends its process.
+enum Message<'a> {
+    /// A call of `Target` with its payload: a frame, or a line for a long-running hook
+    /// started on this call.
+    Call(&'a Target, &'a str),
+    /// A long-running hook's event (its name, the runner's payload), written around the
+    /// payload as it is: an end of the hook before it read the line is an end between events.
+    Event(&'a str, &'a str),
+}
+
+impl Message<'_> {
+    /// Sends the message as call `id`: for an event, where its line starts in what was sent
+    /// to the hook (`Connection::read_past`).
+    fn send(&self, connection: &Connection, id: u64) -> Result<Option<u64>, Refused> {
+        match *self {
+            Message::Call(target, payload) => connection
+                .send_call(id, target, payload)
+                .then_some(None)
+                .ok_or(Refused::Closed),
+            Message::Event(event, payload) => connection
+                .queue_at(lines::event(id, event, payload))
+                .map(Some),
+        }
+    }
+}
+
+/// How a call waits for its process's messages and serves its requests: on the calling
+/// thread ([`OnThread`]) or in the emitting task ([`InTask`]).
+trait Wait {
+    /// Whether the call may read its answer itself for a moment (`Connection::lead`).
+    fn leads(&self) -> bool;
+    /// Serves a request that does not wait for the user, at once.
+    fn serve_now(&self, asked: HostRequest) -> Answer;
+    /// Serves a request that may wait for the user, letting the runtime's work go on.
+    async fn serve(&self, asked: HostRequest) -> Answer;
+    /// The call's next message, or `None` when `budget` passed first.
+    async fn next(&mut self, budget: Duration) -> Option<Incoming>;
+}
+
+/// A call waited for on the calling thread (which may be a tokio worker: it lets the
+/// worker's tasks go while it waits, `recv_letting_worker_go`).
+struct OnThread<'a> {
+    receiver: &'a mpsc::Receiver<Incoming>,
+    ctx: &'a CallContext<'a>,
+}
+
+impl Wait for OnThread<'_> {
+    fn leads(&self) -> bool {
+        true
+    }
+
+    fn serve_now(&self, asked: HostRequest) -> Answer {
+        serve_in_call(asked, self.ctx)
+    }
+
+    async fn serve(&self, asked: HostRequest) -> Answer {
+        crate::host::may_block(|| serve_in_call(asked, self.ctx))
+    }
+
+    async fn next(&mut self, budget: Duration) -> Option<Incoming> {
+        match recv_letting_worker_go(self.receiver, budget) {
+            Ok(incoming) => Some(incoming),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                Some(Incoming::Died("stopped answering".into()))
+            }
+        }
+    }
+}
+
+/// A long-running hook's event awaited in the emitting task.
+struct InTask<'a> {
+    receiver: &'a mut tokio::sync::mpsc::Receiver<Box<Incoming>>,
+    agent: &'a Arc<dyn AgentHost>,
+    cwd: &'a std::path::Path,
+    alone: bool,
+}
+
+impl Wait for InTask<'_> {
+    fn leads(&self) -> bool {
+        self.alone
+    }
+
+    fn serve_now(&self, asked: HostRequest) -> Answer {
+        serve_in_call(asked, &CallContext::event(self.agent, self.cwd))
+    }
+
+    async fn serve(&self, asked: HostRequest) -> Answer {
+        let (agent, cwd) = (self.agent.clone(), self.cwd.to_path_buf());
+        tokio::task::spawn_blocking(move || serve_in_call(asked, &CallContext::event(&agent, &cwd)))
+            .await
+            .unwrap_or_else(|e| Answer::Err {
+                message: format!("the agent failed to serve it: {e}"),
+            })
+    }
+
+    async fn next(&mut self, budget: Duration) -> Option<Incoming> {
+        match tokio::time::timeout(budget, self.receiver.recv()).await {
+            Ok(Some(incoming)) => Some(*incoming),
+            Ok(None) => Some(Incoming::Died("stopped answering".into())),
+            Err(_) => None,
+        }
+    }
+}
+
+/// Runs `future` to its end on this thread, parked while it waits for a wake-up. An
+/// [`OnThread`] exchange never does (its waits block the thread itself), so it ends at its
+/// first poll; the park is there so that a future that does wait is woken, not spun on.
+fn run_here<F: Future>(future: F) -> F::Output {
+    struct Unpark(thread::Thread);
+
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+
+    let waker = Waker::from(Arc::new(Unpark(thread::current())));
+    let mut context = Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
+            return output;
+        }
+        thread::park();
     }
 }
 

@@ -23,7 +23,7 @@ use crate::{
     hook::Hook,
     host::{AgentHost, CallContext, Outbox, PluginApi, Site},
     protocol::frames::Target,
-    remote::{CallFailure, PluginProcess, PluginSettings, Starting, CRASH_LIMIT},
+    remote::{CallFailure, LineEvent, PluginProcess, PluginSettings, Starting, CRASH_LIMIT},
 };
 
 /// The long-running hooks of a runner, by command. Dropping it kills their process groups
@@ -245,15 +245,14 @@ impl LongRunningHooks {
         let in_task = match tokio::runtime::Handle::try_current() {
             Ok(_) => {
                 process
-                    .event_in_task(
-                        &hook.event_name,
-                        &payload,
-                        &agent,
-                        &cwd,
-                        hook.timeout,
-                        &hook.event_name,
+                    .event_in_task(&LineEvent {
+                        name: &hook.event_name,
+                        payload: &payload,
+                        agent: &agent,
+                        cwd: &cwd,
+                        timeout: hook.timeout,
                         alone,
-                    )
+                    })
                     .await
             }
             Err(_) => None,

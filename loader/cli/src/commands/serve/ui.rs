@@ -168,6 +168,13 @@ impl Question<'_> {
     }
 }
 
+/// Whether `line` is a client's answer line (to some question), not a request: what a
+/// client with a UI may send as its call is answered, seen before its next request on a
+/// kept-open connection.
+pub fn is_answer_line(line: &[u8]) -> bool {
+    serde_json::from_slice::<FromClient>(line).is_ok()
+}
+
 /// Reads `line` as an answer: `Ok(None)` for the answer to another (earlier) question, which
 /// is passed over; `Ok(Some(value))` for the answer to question `id` that fits it.
 pub fn read_answer(

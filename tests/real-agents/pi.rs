@@ -862,7 +862,7 @@ enum Answers {
     GarbageOnce,
 }
 
-/// What a [`StandIn`] saw: how many connections, and each request's event with whether its
+/// What a [`stand_in`] saw: how many connections, and each request's event with whether its
 /// client asked to keep the connection.
 #[derive(Debug, Default)]
 struct Seen {

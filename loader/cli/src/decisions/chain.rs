@@ -160,11 +160,13 @@ pub fn can_append(folder: &Path) -> Result<(), AppendError> {
 }
 
 /// The record `body` (a JSON object's text) with its hash as its last field, and a newline.
+#[cfg(test)]
 pub fn sealed(body: &str) -> String {
     seal(body).0
 }
 
-/// [`sealed`]'s line, and the hash in it.
+/// The record `body` (a JSON object's text) with its hash as its last field, and a newline;
+/// and that hash.
 fn seal(body: &str) -> (String, String) {
     let hash = hex(&Sha256::digest(body.as_bytes()));
     let open = body.strip_suffix('}').unwrap_or(body);

@@ -75,8 +75,7 @@ pub fn files(folder: &Path) -> Vec<PathBuf> {
 }
 
 /// The file this process appended to last, kept open between events (the resident process
-/// answers many): one lock, one look at the path and one write per record, and no read
-/// while the file is as this process's last record left it.
+/// answers many): one lock, one look at the path, one read and one write per record.
 static KEPT_OPEN: Mutex<Option<Opened>> = Mutex::new(None);
 
 /// A records file opened for appending, with the identity it had when opened.
@@ -84,20 +83,6 @@ struct Opened {
     path: PathBuf,
     file: File,
     id: (u64, u64),
-    /// The file as this process's last record left it, and that record's hash: while the
-    /// file is still so (no other writer appended, nothing changed it), that hash is the
-    /// last record's, without reading it back. (A change of the same size within the
-    /// clock's tick of the record, which the change time does not tell apart, leaves the
-    /// next record's `prev` the hash of the record as written; the changed line is found
-    /// all the same, its hash not that of its content.)
-    last: Option<(Stamp, String)>,
-}
-
-/// A file's size and change time (`st_ctime`, which any write or change of it moves).
-type Stamp = (u64, i64, i64);
-
-fn stamp(meta: &std::fs::Metadata) -> Stamp {
-    (meta.len(), meta.ctime(), meta.ctime_nsec())
 }
 
 /// Appends the record `body` (a JSON object whose `prev` is to be filled: `make` gets the
@@ -110,14 +95,9 @@ pub fn append(folder: &Path, make: impl FnOnce(&str) -> String) -> Result<(), Ap
     let path = folder.join(FILE);
     let mut kept = KEPT_OPEN.lock().unwrap_or_else(|p| p.into_inner());
     let opened = kept.take().filter(|o| o.path == path);
-    let mine = opened.as_ref().and_then(|o| Some((o.id, o.last.clone()?)));
     let (mut file, id) = locked(folder, &path, opened)?;
-    let meta = file.metadata().map_err(io(&path))?;
-    let size = meta.len();
-    let mut last = match mine {
-        Some((was, (left, hash))) if was == id && left == stamp(&meta) => Some(hash),
-        _ => last_hash(&mut file, size).map_err(io(&path))?,
-    };
+    let size = file.metadata().map_err(io(&path))?.len();
+    let mut last = last_hash(&mut file, size).map_err(io(&path))?;
     if size == 0 && last.is_none() {
         last = newest_moved_aside(folder);
     }
@@ -136,16 +116,10 @@ pub fn append(folder: &Path, make: impl FnOnce(&str) -> String) -> Result<(), Ap
         (file, id)
     };
     let body = make(last.as_deref().unwrap_or(FIRST));
-    let (line, hash) = seal(&body);
+    let line = sealed(&body);
     file.write_all(line.as_bytes()).map_err(io(&path))?;
-    let left = file.metadata().ok().map(|meta| (stamp(&meta), hash));
     if let Ok(file) = file.unlock() {
-        *kept = Some(Opened {
-            path,
-            file,
-            id,
-            last: left,
-        });
+        *kept = Some(Opened { path, file, id });
     }
     Ok(())
 }
@@ -160,18 +134,11 @@ pub fn can_append(folder: &Path) -> Result<(), AppendError> {
 }
 
 /// The record `body` (a JSON object's text) with its hash as its last field, and a newline.
-#[cfg(test)]
 pub fn sealed(body: &str) -> String {
-    seal(body).0
-}
-
-/// The record `body` (a JSON object's text) with its hash as its last field, and a newline;
-/// and that hash.
-fn seal(body: &str) -> (String, String) {
     let hash = hex(&Sha256::digest(body.as_bytes()));
     let open = body.strip_suffix('}').unwrap_or(body);
     let comma = if open.ends_with('{') { "" } else { "," };
-    (format!("{open}{comma}\"hash\":\"{hash}\"}}\n"), hash)
+    format!("{open}{comma}\"hash\":\"{hash}\"}}\n")
 }
 
 /// A line split into the record as hashed and its hash, when the hash is its last field and
@@ -355,32 +322,6 @@ mod tests {
         let (_, first) = unsealed(lines[0]).expect("first");
         assert!(
             lines[1].starts_with(&format!(r#"{{"n":2,"prev":"{first}""#)),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn a_record_follows_this_writer_s_last_one_and_a_changed_last_line_is_read_again() {
-        let dir = tempfile::tempdir().expect("a scratch folder");
-        let make = |n: u32| move |prev: &str| format!(r#"{{"n":{n},"prev":"{prev}"}}"#);
-        let path = dir.path().join(FILE);
-        append(dir.path(), make(1)).expect("appended");
-        append(dir.path(), make(2)).expect("appended");
-        let text = std::fs::read_to_string(&path).expect("read");
-        let lines: Vec<&str> = text.lines().collect();
-        let (_, first) = unsealed(lines[0]).expect("first");
-        assert!(
-            lines[1].starts_with(&format!(r#"{{"n":2,"prev":"{first}""#)),
-            "{text}"
-        );
-        // The last line changed in place, its size the same, past the clock's tick: it is
-        // read again, and, no longer sealed, it gives no hash to follow.
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        std::fs::write(&path, text.replace(r#"{"n":2,"#, r#"{"n":3,"#)).expect("changed");
-        append(dir.path(), make(4)).expect("appended");
-        let text = std::fs::read_to_string(&path).expect("read");
-        assert!(
-            text.lines().nth(2).is_some_and(|l| l.starts_with(r#"{"n":4,"prev":"""#)),
             "{text}"
         );
     }

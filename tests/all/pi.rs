@@ -661,10 +661,7 @@ fn a_kept_connection_that_sends_garbage_is_answered_with_the_error_and_closed() 
     assert!(client.closed());
     // The resident process serves the next connection.
     let mut next = Client::send(&rig, &ls, None);
-    assert_eq!(
-        next.line(),
-        json!({"code": 0, "stdout": "", "stderr": ""})
-    );
+    assert_eq!(next.line(), json!({"code": 0, "stdout": "", "stderr": ""}));
 }
 
 #[test]

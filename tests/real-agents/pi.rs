@@ -967,11 +967,14 @@ fn against_stand_in(answers: Answers) -> (Session, Seen) {
         .unwrap_or_else(|p| p.into_inner())
         .expect("the stand-in");
     let seen = std::mem::take(&mut *seen.lock().unwrap_or_else(|p| p.into_inner()));
-    assert_eq!(s.side_effect().as_deref(), Some("two\n"), "{}", s.describe());
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("two\n"),
+        "{}",
+        s.describe()
+    );
     assert!(
-        s.told
-            .iter()
-            .any(|t| t.contains("blocked by the stand-in")),
+        s.told.iter().any(|t| t.contains("blocked by the stand-in")),
         "the model was not told the stand-in's reason: {}",
         s.describe()
     );
@@ -987,7 +990,12 @@ fn against_stand_in(answers: Answers) -> (Session, Seen) {
         "{seen:?}\n{}",
         s.describe()
     );
-    for event in ["session_start", "tool_call", "tool_result", "session_shutdown"] {
+    for event in [
+        "session_start",
+        "tool_call",
+        "tool_result",
+        "session_shutdown",
+    ] {
         assert!(
             seen.requests.iter().any(|(e, _)| e == event),
             "no {event}: {seen:?}"
@@ -1061,8 +1069,17 @@ fn a_resident_process_killed_between_two_events_is_replaced_and_the_events_answe
         },
     );
     let killed = killed.into_inner().unwrap_or_else(|p| p.into_inner());
-    assert!(killed.is_some(), "no resident process ran: {}", s.describe());
-    assert_eq!(s.side_effect().as_deref(), Some("one\n"), "{}", s.describe());
+    assert!(
+        killed.is_some(),
+        "no resident process ran: {}",
+        s.describe()
+    );
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("one\n"),
+        "{}",
+        s.describe()
+    );
     assert!(
         s.told_last("the guard refuses rm -rf"),
         "the model was not told the guard's reason: {}",

@@ -15,6 +15,11 @@
 //!   checked per request instead.
 //! - Connections are served on threads kept between them (`Workers`), one per connection
 //!   served at once.
+//! - A client may keep its connection for its next requests ([`Header::keep`], as pi's
+//!   extension does): they are served in turn on the connection's thread, each answer
+//!   marked `keep`, until the client closes it, a request goes wrong (answered, then
+//!   closed), or this process gives way or ends (an idle kept connection is closed within
+//!   [`KEPT_TICK`], so that it does not hold the process's end).
 //! - It ends after `--idle` seconds without a request, when its socket is removed, and at
 //!   SIGTERM, SIGINT or SIGHUP (ending every session's hooks and removing its socket);
 //!   `serve --stop` sends it SIGTERM (its pid is in `serve.lock`).

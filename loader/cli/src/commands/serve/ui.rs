@@ -218,6 +218,15 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn an_answer_line_is_told_apart_from_a_request_s_header() {
+        assert!(is_answer_line(b"{\"id\": 1, \"answer\": true}\n"));
+        assert!(is_answer_line(b"{\"id\": 2, \"answer\": null}\n"));
+        assert!(!is_answer_line(b"{\"v\": 1, \"agent\": \"pi\"}\n"));
+        assert!(!is_answer_line(b"{\"id\": 1}\n"));
+        assert!(!is_answer_line(b"not json\n"));
+    }
+
+    #[test]
     fn frames_are_one_line_each_named_by_call() {
         let frame = UiFrame::Select {
             id: 3,

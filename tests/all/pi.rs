@@ -394,23 +394,43 @@ impl Client {
     /// Sends `payload` as the extension does, offering a UI whose questions wait
     /// `question_ms` when given.
     fn send(rig: &Rig, payload: &str, question_ms: Option<u64>) -> Client {
+        let mut client = Client::connect(rig);
+        client.request(rig, payload, question_ms, false);
+        client
+    }
+
+    /// A connection to the resident process, nothing sent yet.
+    fn connect(rig: &Rig) -> Client {
         let socket = rig.resident_folder().join("serve.sock");
-        let mut stream = UnixStream::connect(socket).unwrap();
+        let stream = UnixStream::connect(socket).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
             .unwrap();
-        let header = json!({
+        let reader = BufReader::new(stream.try_clone().unwrap());
+        Client { stream, reader }
+    }
+
+    /// Sends `payload` on this connection, asking to `keep` it for the next request.
+    fn request(&mut self, rig: &Rig, payload: &str, question_ms: Option<u64>, keep: bool) {
+        let mut header = json!({
             "v": 1, "agent": "pi", "event": null, "with": [], "home": rig.home(),
             "xdg_config_home": null, "cwd": rig.project(), "hooks": [], "no_discover": false,
             "trust_project": false, "required": [], "in_process": false,
             "length": payload.len(),
             "ui": question_ms.map(|ms| json!({"question_ms": ms})),
         });
-        stream
+        if keep {
+            header["keep"] = json!(true);
+        }
+        self.stream
             .write_all(format!("{header}\n{payload}").as_bytes())
             .unwrap();
-        let reader = BufReader::new(stream.try_clone().unwrap());
-        Client { stream, reader }
+    }
+
+    /// Whether the resident process closed the connection (nothing more comes).
+    fn closed(&mut self) -> bool {
+        let mut rest = String::new();
+        matches!(self.reader.read_line(&mut rest), Ok(0))
     }
 
     /// The next line, as JSON.
@@ -578,4 +598,96 @@ fn a_client_gone_mid_question_gets_the_no_ui_answer_and_the_next_event_is_answer
         "{}",
         serve_log(&rig)
     );
+}
+
+#[test]
+fn a_kept_connection_answers_each_event_in_turn_with_its_ui_frames() {
+    let rig = audited();
+    let mut client = Client::connect(&rig);
+    client.request(&rig, &deploy(&rig), Some(5000), true);
+    assert_eq!(client.line(), status_frame(1));
+    assert_eq!(client.line(), confirm_frame(5000));
+    client.answer(&format!("{}\n", json!({"id": 1, "answer": true})));
+    assert_eq!(
+        client.line(),
+        json!({"ui": {"call": "notify", "message": "deploy allowed", "level": "warning"}})
+    );
+    assert_eq!(
+        client.line(),
+        json!({"code": 0, "stdout": "", "stderr": "", "keep": true})
+    );
+    // An answer the client sent as the call was answered (a dialog it closed late) is
+    // passed over, and the next event on the connection is answered.
+    client.answer(&format!("{}\n", json!({"id": 1, "answer": null})));
+    client.request(&rig, &deploy(&rig), None, true);
+    assert_eq!(
+        client.line(),
+        json!({"code": 2, "stdout": "", "stderr": "deploy needs a user, and there is no UI\n", "keep": true})
+    );
+    let ls = tool_call(&rig.project(), "bash", json!({"command": "ls"}));
+    client.request(&rig, &ls, Some(5000), true);
+    assert_eq!(client.line(), status_frame(3));
+    assert_eq!(
+        client.line(),
+        json!({"code": 0, "stdout": "", "stderr": "", "keep": true})
+    );
+    // Without `keep`, the answer is the last line of the connection.
+    client.request(&rig, &ls, None, false);
+    assert_eq!(
+        client.line(),
+        json!({"code": 0, "stdout": "", "stderr": ""})
+    );
+    assert!(client.closed());
+}
+
+#[test]
+fn a_kept_connection_that_sends_garbage_is_answered_with_the_error_and_closed() {
+    let rig = audited();
+    let mut client = Client::connect(&rig);
+    let ls = tool_call(&rig.project(), "bash", json!({"command": "ls"}));
+    client.request(&rig, &ls, None, true);
+    assert_eq!(client.line()["keep"], json!(true));
+    client.answer("not a header\n");
+    let reply = client.line();
+    assert_eq!(reply["code"], json!(1), "{reply}");
+    assert!(
+        reply["stderr"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("agent-hooks serve: the request's header is not readable: "),
+        "{reply}"
+    );
+    assert_eq!(reply.get("keep"), None);
+    assert!(client.closed());
+    // The resident process serves the next connection.
+    let mut next = Client::send(&rig, &ls, None);
+    assert_eq!(next.line(), json!({"code": 0, "stdout": "", "stderr": ""}));
+}
+
+#[test]
+fn a_kept_connection_is_closed_when_the_resident_process_gives_way() {
+    let rig = audited();
+    let mut client = Client::connect(&rig);
+    let ls = tool_call(&rig.project(), "bash", json!({"command": "ls"}));
+    client.request(&rig, &ls, None, true);
+    assert_eq!(client.line()["keep"], json!(true));
+    // A client of another version: the resident process gives way to it.
+    let socket = rig.resident_folder().join("serve.sock");
+    let mut other = UnixStream::connect(&socket).unwrap();
+    let header = json!({
+        "v": 1, "agent": "pi", "event": null, "with": [], "home": rig.home(),
+        "xdg_config_home": null, "cwd": rig.project(), "hooks": [], "no_discover": false,
+        "trust_project": false, "required": [], "in_process": false,
+        "program": "0.0.0-other", "length": ls.len(),
+    });
+    other
+        .write_all(format!("{header}\n{ls}").as_bytes())
+        .unwrap();
+    let mut refusal = String::new();
+    BufReader::new(other).read_line(&mut refusal).unwrap();
+    assert!(refusal.contains("\"gave_way\""), "{refusal}");
+    // The kept connection, idle, is closed (the process does not wait on it to end).
+    let since = Instant::now();
+    assert!(client.closed());
+    assert!(since.elapsed() < Duration::from_secs(5));
 }

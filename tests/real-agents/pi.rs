@@ -840,3 +840,257 @@ fn a_failed_bash_call_reaches_a_post_tool_use_failure_hook_with_its_error() {
         s.describe()
     );
 }
+
+/// FNV-1a (64 bits, hex), as agent-hooks names a user's folder of its resident process.
+fn fnv(text: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// How a [`stand_in`] answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answers {
+    /// As this resident process does: each connection kept when the client asks.
+    Kept,
+    /// As a resident process before kept connections: one answer, then the connection closed.
+    Old,
+    /// As [`Answers::Kept`], but the first `tool_call` gets a line that is not an answer.
+    GarbageOnce,
+}
+
+/// What a [`stand_in`] saw: how many connections, and each request's event with whether its
+/// client asked to keep the connection.
+#[derive(Debug, Default)]
+struct Seen {
+    connections: usize,
+    requests: Vec<(String, bool)>,
+}
+
+/// A stand-in for the resident process on the run's socket, answering every event (a
+/// `tool_call` whose command has `rm -rf` is blocked, with the reason
+/// "blocked by the stand-in") as `answers` says.
+fn stand_in(run: &Run, answers: Answers) -> std::sync::Arc<std::sync::Mutex<Seen>> {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::os::unix::{fs::PermissionsExt, net::UnixListener};
+    let folder = run
+        .home()
+        .join(".cache/agent-hooks/run")
+        .join(fnv(&format!("{}\0", run.home().display())));
+    std::fs::create_dir_all(&folder).expect("the resident process's folder");
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700)).expect("0700");
+    let listener = UnixListener::bind(folder.join("serve.sock")).expect("bind the socket");
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Seen::default()));
+    let garbled = std::sync::Arc::new(AtomicBool::new(false));
+    let shared = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            shared.lock().unwrap_or_else(|p| p.into_inner()).connections += 1;
+            let (seen, garbled) = (shared.clone(), garbled.clone());
+            std::thread::spawn(move || {
+                let mut writer = stream.try_clone().expect("clone");
+                let mut reader = BufReader::new(stream);
+                loop {
+                    let mut line = String::new();
+                    if !matches!(reader.read_line(&mut line), Ok(n) if n > 0) {
+                        return;
+                    }
+                    let Ok(header) = serde_json::from_str::<serde_json::Value>(&line) else {
+                        return;
+                    };
+                    let mut payload = Vec::new();
+                    let read = match header["length"].as_u64() {
+                        Some(n) => (&mut reader).take(n).read_to_end(&mut payload),
+                        None => reader.read_to_end(&mut payload),
+                    };
+                    if read.is_err() {
+                        return;
+                    }
+                    let payload: serde_json::Value =
+                        serde_json::from_slice(&payload).unwrap_or_default();
+                    let event = payload["hook_event_name"].as_str().unwrap_or("").to_owned();
+                    let asked = header["keep"] == json!(true);
+                    seen.lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .requests
+                        .push((event.clone(), asked));
+                    if answers == Answers::GarbageOnce
+                        && event == "tool_call"
+                        && !garbled.swap(true, Ordering::SeqCst)
+                    {
+                        let _ = writer.write_all(b"garbage\n");
+                        continue;
+                    }
+                    let command = payload["tool_input"]["command"].as_str().unwrap_or("");
+                    let mut reply = if event == "tool_call" && command.contains("rm -rf") {
+                        json!({"code": 2, "stdout": "", "stderr": "blocked by the stand-in\n"})
+                    } else {
+                        json!({"code": 0, "stdout": "", "stderr": ""})
+                    };
+                    let keep = asked && answers != Answers::Old;
+                    if keep {
+                        reply["keep"] = json!(true);
+                    }
+                    if writer.write_all(format!("{reply}\n").as_bytes()).is_err() || !keep {
+                        let _ = writer.shutdown(std::net::Shutdown::Write);
+                        let _ = std::io::copy(&mut reader, &mut std::io::sink());
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    seen
+}
+
+/// A pi session against a [`stand_in`] answering as `answers` says: the model runs `rm -rf`
+/// (blocked by the stand-in), then a command that runs.
+fn against_stand_in(answers: Answers) -> (Session, Seen) {
+    let seen = std::sync::Mutex::new(None);
+    let s = session_during(
+        &[
+            &format!("rm -rf gone; echo one >> {SIDE_EFFECT}"),
+            &format!("echo two >> {SIDE_EFFECT}"),
+        ],
+        None,
+        |run| {
+            *seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(stand_in(run, answers));
+        },
+        |_, _| {},
+    );
+    let seen = seen
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .expect("the stand-in");
+    let seen = std::mem::take(&mut *seen.lock().unwrap_or_else(|p| p.into_inner()));
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("two\n"),
+        "{}",
+        s.describe()
+    );
+    assert!(
+        s.told.iter().any(|t| t.contains("blocked by the stand-in")),
+        "the model was not told the stand-in's reason: {}",
+        s.describe()
+    );
+    assert!(
+        !s.outcome.stderr.contains("agent-hooks:"),
+        "a problem was told: {}",
+        s.describe()
+    );
+    // Every event went to the socket from the extension (none through the relay, whose
+    // requests do not ask to keep the connection).
+    assert!(
+        seen.requests.iter().all(|(_, keep)| *keep),
+        "{seen:?}\n{}",
+        s.describe()
+    );
+    for event in [
+        "session_start",
+        "tool_call",
+        "tool_result",
+        "session_shutdown",
+    ] {
+        assert!(
+            seen.requests.iter().any(|(e, _)| e == event),
+            "no {event}: {seen:?}"
+        );
+    }
+    (s, seen)
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn pi_s_events_go_over_one_kept_connection() {
+    let (_, seen) = against_stand_in(Answers::Kept);
+    assert_eq!(seen.connections, 1, "{seen:?}");
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_resident_process_that_closes_after_each_answer_is_served_a_connection_per_event() {
+    let (_, seen) = against_stand_in(Answers::Old);
+    assert_eq!(seen.connections, seen.requests.len(), "{seen:?}");
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_garbage_answer_on_the_kept_connection_is_asked_again_on_a_new_one() {
+    let (_, seen) = against_stand_in(Answers::GarbageOnce);
+    assert_eq!(seen.connections, 2, "{seen:?}");
+    let calls = seen
+        .requests
+        .iter()
+        .filter(|(e, _)| e == "tool_call")
+        .count();
+    // The first call twice (its garbage answer, then again), the second once.
+    assert_eq!(calls, 3, "{seen:?}");
+}
+
+#[test]
+#[ignore = "runs the real pi: tests/real-agents/run"]
+fn a_resident_process_killed_between_two_events_is_replaced_and_the_events_answered() {
+    let killed = std::sync::Mutex::new(None);
+    let s = session_during(
+        &[
+            &format!(
+                "i=0; while [ ! -s resident.pid ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; \
+                 kill -9 $(cat resident.pid); echo one >> {SIDE_EFFECT}"
+            ),
+            &format!("rm -rf gone; echo two >> {SIDE_EFFECT}"),
+        ],
+        None,
+        |run| {
+            hook_file(
+                run,
+                "guard.json",
+                "PreToolUse",
+                "grep -q 'rm -rf' && { echo 'the guard refuses rm -rf' >&2; exit 2; }; exit 0",
+            );
+        },
+        |run, done| {
+            let started = Instant::now();
+            loop {
+                if let Some(pid) = resident_pid(run) {
+                    *killed.lock().unwrap_or_else(|p| p.into_inner()) = Some(pid);
+                    run.write("project/resident.pid", &pid.to_string());
+                    return;
+                }
+                if done.load(Ordering::SeqCst) || started.elapsed() > RUN_LIMIT {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        },
+    );
+    let killed = killed.into_inner().unwrap_or_else(|p| p.into_inner());
+    assert!(
+        killed.is_some(),
+        "no resident process ran: {}",
+        s.describe()
+    );
+    assert_eq!(
+        s.side_effect().as_deref(),
+        Some("one\n"),
+        "{}",
+        s.describe()
+    );
+    assert!(
+        s.told_last("the guard refuses rm -rf"),
+        "the model was not told the guard's reason: {}",
+        s.describe()
+    );
+    assert!(
+        !s.outcome.stderr.contains("agent-hooks:"),
+        "a problem was told: {}",
+        s.describe()
+    );
+    // A new resident process answers the events after the kill.
+    let now = resident_pid(&s.run);
+    assert!(now.is_some() && now != killed, "{now:?} {killed:?}");
+}

@@ -118,6 +118,7 @@ fn main() -> ExitCode {
             status: false,
             length: None,
             ui: None,
+            keep: false,
             program: Some(relay::program_version()),
         })
     });

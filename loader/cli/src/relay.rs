@@ -155,6 +155,23 @@ pub struct Header {
     /// (the frames of `serve::ui`); `None`: the hooks get the no-UI answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ui: Option<UiOffer>,
+    /// The client keeps the connection for its next requests (it gives the payload's
+    /// [`length`](Header::length)): a resident process that does so marks its answer with
+    /// `"keep": true` ([`KeptReply`]) and reads the next request on the same connection;
+    /// one that does not (an older one) answers and closes, and the client connects anew.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep: bool,
+}
+
+/// The answer on a connection the resident process keeps open for the client's next
+/// request: the [`Reply`] with `"keep": true`.
+#[derive(Debug, Clone, Serialize)]
+pub struct KeptReply<'a> {
+    /// The answer.
+    #[serde(flatten)]
+    pub reply: &'a Reply,
+    /// Always true: the connection stays open.
+    pub keep: bool,
 }
 
 /// What a client with a UI offers in its [`Header`].

@@ -237,6 +237,7 @@ fn ask_resident(agent: Agent, cwd: PathBuf, input: &[u8]) -> Result<Figures, Str
         status: true,
         length: None,
         ui: None,
+        keep: false,
     };
     let reply = relay::ask_running(&header, input, ASK_LIMIT)?;
     serde_json::from_str(&reply.stdout).map_err(|e| format!("its answer is not readable: {e}"))

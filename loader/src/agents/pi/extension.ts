@@ -172,31 +172,40 @@ let headerBase: string | undefined;
 // The resident process's socket, found at the first event.
 let socketAt: string | undefined | null = null;
 
-// Sends one event to the resident process: its reply, or `undefined` when it cannot answer
-// (the relay then does), or a problem when it took past CALL_LIMIT_MS. With pi's UI (`ctx.hasUI`),
-// the connection stays open during the call: the resident process's UI frames (a plugin's
-// `confirm`, `select`, `input`, `notify`, status) come before its answer, and are shown in
-// pi's UI and answered on the same connection.
-function resident(ctx: any, cwd: string, payload: Record<string, unknown>): Promise<{ reply?: Reply; problem?: string } | undefined> {
+// A connection to the resident process, kept open from one event to the next: the events
+// of this pi process go over it one after another (each request's header says `keep`, and
+// the resident process marks its answer `keep` when it keeps the connection for the next
+// one; a resident process that does not closes it after its answer, and the next event
+// connects anew). While no event is on it, it does not keep pi's process alive.
+type Link = {
+  socket: ReturnType<typeof connect>;
+  // What came since the last whole line.
+  pending: Buffer;
+  // Bytes of the current call's lines so far.
+  size: number;
+  // The current call's handlers: a line, and the connection's end (it broke, or was closed).
+  onLine?: (text: string) => void;
+  onEnd?: () => void;
+  ended: boolean;
+};
+
+// The connections not in use, the most recently used last. Events that come while one is
+// in use (pi's handlers may run at once) get a connection of their own, kept as well.
+const idle: Link[] = [];
+
+// How many connections are kept while not in use.
+const MAX_IDLE = 4;
+
+// A call whose connection broke before its answer (its resident process was killed, closed
+// the connection, or answered something unreadable): sent again on a new connection.
+const BROKEN = Symbol("broken");
+
+type Outcome = { reply?: Reply; problem?: string };
+
+// A new connection to the socket at `path`, once it is connected; `undefined` when it
+// cannot be made.
+function open(path: string): Promise<Link | undefined> {
   return new Promise((resolve) => {
-    if (socketAt === null) socketAt = socketPath();
-    const path = direct ? socketAt : undefined;
-    if (!path) {
-      resolve(undefined);
-      return;
-    }
-    let settled = false;
-    let pending: Buffer = Buffer.alloc(0);
-    let size = 0;
-    const counts = { questions: 0, notices: 0 };
-    // Dismisses the call's dialogs still open once it is answered (agent-hooks gave up on them).
-    const dialogs = new AbortController();
-    let hasUI = false;
-    try {
-      hasUI = ctx?.hasUI === true;
-    } catch {
-      // No UI, then.
-    }
     let socket: ReturnType<typeof connect>;
     try {
       socket = connect(path);
@@ -204,91 +213,180 @@ function resident(ctx: any, cwd: string, payload: Record<string, unknown>): Prom
       resolve(undefined);
       return;
     }
-    const finish = (outcome: { reply?: Reply; problem?: string } | undefined) => {
+    const link: Link = { socket, pending: Buffer.alloc(0), size: 0, ended: false };
+    let connected = false;
+    const end = () => {
+      if (link.ended) return;
+      link.ended = true;
+      const at = idle.indexOf(link);
+      if (at >= 0) idle.splice(at, 1);
+      socket.destroy();
+      if (!connected) resolve(undefined);
+      link.onEnd?.();
+    };
+    socket.on("error", end);
+    socket.on("close", end);
+    socket.on("end", () => {
+      // A last line without its newline is the end of the answer (an older resident process).
+      if (link.pending.length > 0 && link.onLine) {
+        const text = link.pending.toString("utf8");
+        link.pending = Buffer.alloc(0);
+        link.onLine(text);
+      }
+      end();
+    });
+    socket.on("data", (chunk: Buffer) => {
+      if (!link.onLine) {
+        // Nothing is asked on it: what comes is not an answer.
+        end();
+        return;
+      }
+      link.size += chunk.length;
+      if (link.size > ANSWER_LIMIT) {
+        end();
+        return;
+      }
+      link.pending = link.pending.length === 0 ? chunk : Buffer.concat([link.pending, chunk]);
+      let at = link.pending.indexOf(10);
+      while (at >= 0 && link.onLine) {
+        const text = link.pending.toString("utf8", 0, at);
+        link.pending = link.pending.subarray(at + 1);
+        link.onLine(text);
+        at = link.pending.indexOf(10);
+      }
+    });
+    socket.on("connect", () => {
+      connected = true;
+      resolve(link);
+    });
+  });
+}
+
+// Sends `request` on `link` and reads its answer: the reply, a problem (no answer within
+// CALL_LIMIT_MS), `undefined` when the resident process cannot answer it (the relay then
+// does), or BROKEN. With pi's UI (`hasUI`), the resident process's UI frames (a plugin's
+// `confirm`, `select`, `input`, `notify`, status) come before its answer, and are shown in
+// pi's UI and answered on the same connection. The connection is kept for the next event
+// when the resident process said so, and closed otherwise.
+function exchange(link: Link, request: string, ctx: any, hasUI: boolean): Promise<Outcome | undefined | typeof BROKEN> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const counts = { questions: 0, notices: 0 };
+    // Dismisses the call's dialogs still open once it is answered (agent-hooks gave up on them).
+    const dialogs = new AbortController();
+    const finish = (outcome: Outcome | undefined | typeof BROKEN, keep: boolean) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      socket.destroy();
+      link.onLine = undefined;
+      link.onEnd = undefined;
       dialogs.abort();
+      if (keep && !link.ended && link.pending.length === 0 && idle.length < MAX_IDLE) {
+        link.socket.unref();
+        idle.push(link);
+      } else {
+        link.ended = true;
+        link.socket.destroy();
+      }
       resolve(outcome);
     };
     const timer = setTimeout(
-      () => finish({ problem: `the resident process gave no answer within ${CALL_LIMIT_MS / 1000} s` }),
+      () => finish({ problem: `the resident process gave no answer within ${CALL_LIMIT_MS / 1000} s` }, false),
       CALL_LIMIT_MS,
     );
     // One line from the resident process: a UI frame, or the answer that ends the call.
-    const line = (text: string) => {
+    link.onLine = (text: string) => {
       let value: any;
       try {
         value = JSON.parse(text);
       } catch {
-        finish(undefined);
+        finish(BROKEN, false);
         return;
       }
       if (value && typeof value.ui === "object" && value.ui !== null) {
         if (!hasUI) return;
         void showFrame(ctx, value.ui, counts, dialogs.signal).then((reply) => {
-          if (reply !== undefined && !settled) socket.write(reply);
+          if (reply !== undefined && !settled && !link.ended) link.socket.write(reply);
         });
         return;
       }
       if (typeof value?.gave_way === "string") direct = false;
       const readable =
         typeof value?.code === "number" && typeof value?.stdout === "string" && typeof value?.stderr === "string";
-      finish(readable ? { reply: { code: value.code, stdout: value.stdout, stderr: value.stderr } } : undefined);
-    };
-    socket.on("error", () => finish(undefined));
-    socket.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > ANSWER_LIMIT) {
-        finish(undefined);
+      if (!readable) {
+        // A refusal (of another version, or past its connections) is answered by the
+        // relay; anything else is a broken answer.
+        finish(typeof value?.refused === "string" ? undefined : BROKEN, false);
         return;
       }
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      let end = pending.indexOf(10);
-      while (end >= 0 && !settled) {
-        const text = pending.toString("utf8", 0, end);
-        pending = pending.subarray(end + 1);
-        line(text);
-        end = pending.indexOf(10);
-      }
-    });
-    socket.on("end", () => {
-      if (pending.length > 0) line(pending.toString("utf8"));
-      finish(undefined);
-    });
-    socket.on("connect", () => {
-      if (headerBase === undefined) {
-        const config = process.env.XDG_CONFIG_HOME;
-        const env = Object.entries(process.env).filter((pair): pair is [string, string] => typeof pair[1] === "string");
-        headerBase = JSON.stringify({
-          v: 1,
-          agent: "pi",
-          event: null,
-          with: WITH,
-          home: process.env.HOME,
-          xdg_config_home: config && isAbsolute(config) ? config : null,
-          hooks: [],
-          no_discover: false,
-          trust_project: false,
-          required: [],
-          in_process: false,
-          env,
-          program: process.env.AGENT_HOOKS_TEST_PROGRAM_VERSION || VERSION,
-          agent_pid: process.pid,
-        }).slice(0, -1);
-      }
-      // The header and the payload in one write.
-      const body = JSON.stringify(payload);
-      const ui = hasUI ? `{"question_ms":${QUESTION_LIMIT_MS}}` : "null";
-      const length = Buffer.byteLength(body, "utf8");
-      const request = `${headerBase},"cwd":${JSON.stringify(cwd)},"length":${length},"ui":${ui}}\n${body}`;
-      // Without a UI nothing is answered on the connection: the writing ends with the
-      // request, as every client of the resident process ends it.
-      if (hasUI) socket.write(request);
-      else socket.end(request);
-    });
+      finish({ reply: { code: value.code, stdout: value.stdout, stderr: value.stderr } }, value.keep === true);
+    };
+    link.onEnd = () => finish(BROKEN, false);
+    if (link.ended) {
+      finish(BROKEN, false);
+      return;
+    }
+    link.size = 0;
+    link.socket.ref();
+    try {
+      link.socket.write(request);
+    } catch {
+      finish(BROKEN, false);
+    }
   });
+}
+
+// Sends one event to the resident process: its reply, or `undefined` when it cannot answer
+// (the relay then does), or a problem when it took past CALL_LIMIT_MS. It goes on a kept
+// connection when there is one; when that one broke (its resident process was killed or
+// closed it between events), on a new connection, once.
+async function resident(ctx: any, cwd: string, payload: Record<string, unknown>): Promise<Outcome | undefined> {
+  if (socketAt === null) socketAt = socketPath();
+  const path = direct ? socketAt : undefined;
+  if (!path) return undefined;
+  let hasUI = false;
+  try {
+    hasUI = ctx?.hasUI === true;
+  } catch {
+    // No UI, then.
+  }
+  if (headerBase === undefined) {
+    const config = process.env.XDG_CONFIG_HOME;
+    const env = Object.entries(process.env).filter((pair): pair is [string, string] => typeof pair[1] === "string");
+    headerBase = JSON.stringify({
+      v: 1,
+      agent: "pi",
+      event: null,
+      with: WITH,
+      home: process.env.HOME,
+      xdg_config_home: config && isAbsolute(config) ? config : null,
+      hooks: [],
+      no_discover: false,
+      trust_project: false,
+      required: [],
+      in_process: false,
+      env,
+      program: process.env.AGENT_HOOKS_TEST_PROGRAM_VERSION || VERSION,
+      agent_pid: process.pid,
+      keep: true,
+    }).slice(0, -1);
+  }
+  // The header and the payload in one write.
+  const body = JSON.stringify(payload);
+  const ui = hasUI ? `{"question_ms":${QUESTION_LIMIT_MS}}` : "null";
+  const length = Buffer.byteLength(body, "utf8");
+  const request = `${headerBase},"cwd":${JSON.stringify(cwd)},"length":${length},"ui":${ui}}\n${body}`;
+  let link = idle.pop();
+  const kept = link !== undefined;
+  link ??= await open(path);
+  if (!link) return undefined;
+  let outcome = await exchange(link, request, ctx, hasUI);
+  if (outcome === BROKEN && kept && direct) {
+    const fresh = await open(path);
+    if (!fresh) return undefined;
+    outcome = await exchange(fresh, request, ctx, hasUI);
+  }
+  return outcome === BROKEN ? undefined : outcome;
 }
 
 // Runs COMMAND with `payload` on stdin, bounded in time and size; resolves, never rejects.

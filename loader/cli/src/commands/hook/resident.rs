@@ -33,6 +33,7 @@ pub fn ask(common: &Common, args: &HookArgs, payload: &[u8]) -> Result<Reply, St
         status: false,
         length: None,
         ui: None,
+        keep: false,
         program: Some(relay::program_version()),
     };
     let program = std::env::current_exe().map_err(|e| e.to_string())?;

@@ -351,6 +351,7 @@ fn connection(
             status: false,
             length: None,
             ui: None,
+            keep: false,
             // Served by the resident process itself: no client of another version.
             program: None,
         };

@@ -15,6 +15,11 @@
 //!   checked per request instead.
 //! - Connections are served on threads kept between them (`Workers`), one per connection
 //!   served at once.
+//! - A client may keep its connection for its next requests ([`Header::keep`], as pi's
+//!   extension does): they are served in turn on the connection's thread, each answer
+//!   marked `keep`, until the client closes it, a request goes wrong (answered, then
+//!   closed), or this process gives way or ends (an idle kept connection is closed within
+//!   [`KEPT_TICK`], so that it does not hold the process's end).
 //! - It ends after `--idle` seconds without a request, when its socket is removed, and at
 //!   SIGTERM, SIGINT or SIGHUP (ending every session's hooks and removing its socket);
 //!   `serve --stop` sends it SIGTERM (its pid is in `serve.lock`).
@@ -283,7 +288,7 @@ pub fn run(args: &ServeArgs) -> Outcome {
         match peer_uid(&stream) {
             Ok(uid) if uid == me => {}
             _ => {
-                let _ = answer(stream, &error_reply("refused: another user"));
+                let _ = answer(&stream, &error_reply("refused: another user"));
                 continue;
             }
         }
@@ -293,7 +298,7 @@ pub fn run(args: &ServeArgs) -> Outcome {
             let refusal = serde_json::json!({"refused": format!(
                 "it serves {max_connections} connections at once already"
             )});
-            let _ = answer_line(stream, &refusal);
+            let _ = answer_line(&stream, &refusal);
             continue;
         };
         workers.hand(&state, admitted, stream);
@@ -485,11 +490,12 @@ fn error_reply(text: &str) -> Reply {
     }
 }
 
-fn answer(stream: UnixStream, reply: &Reply) -> std::io::Result<()> {
+fn answer(stream: &UnixStream, reply: &Reply) -> std::io::Result<()> {
     answer_line(stream, reply)
 }
 
-fn answer_line(mut stream: UnixStream, reply: &impl serde::Serialize) -> std::io::Result<()> {
+/// Writes `reply`'s line and closes the connection.
+fn answer_line(mut stream: &UnixStream, reply: &impl serde::Serialize) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(reply).map_err(std::io::Error::other)?;
     line.push(b'\n');
     stream.write_all(&line)?;
@@ -497,51 +503,133 @@ fn answer_line(mut stream: UnixStream, reply: &impl serde::Serialize) -> std::io
     // What a client still sends (a request refused before its end) is read, up to 1 MiB
     // and 1 s, so that closing does not reset the connection before it reads the answer.
     stream.set_read_timeout(Some(Duration::from_secs(1)))?;
-    let _ = std::io::copy(&mut (&stream).take(1 << 20), &mut std::io::sink());
+    let _ = std::io::copy(&mut stream.take(1 << 20), &mut std::io::sink());
     Ok(())
 }
 
-/// Reads one request (bounded) and answers it.
+/// How long a request may take to arrive whole once it started (its header and payload).
+const REQUEST_TIME: Duration = Duration::from_secs(30);
+
+/// How often a kept-open connection waiting for its client's next request looks whether
+/// this process is closing (its socket gone or given to another).
+const KEPT_TICK: Duration = Duration::from_millis(500);
+
+/// How many stray UI answer lines (a client's answer to a question given up on, sent as the
+/// call was answered) are passed over before a kept-open connection's next request.
+const STRAY_LINES: usize = 64;
+
+/// Serves one connection: one request, or, when its client keeps it open
+/// ([`Header::keep`]), each request it sends until it closes it, this process closes, or a
+/// request goes wrong (answered, then the connection is closed).
 fn serve_one(state: &State, stream: UnixStream) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
     let Ok(reader) = stream.try_clone() else {
         return;
     };
-    let mut reader = BufReader::new(reader.take((HEADER_LIMIT + PAYLOAD_LIMIT + 1) as u64));
-    let mut line = Vec::new();
-    let header = match (&mut reader)
-        .take(HEADER_LIMIT as u64)
-        .read_until(b'\n', &mut line)
-    {
-        Ok(_) if line.ends_with(b"\n") => serde_json::from_slice::<Header>(&line)
-            .map_err(|e| format!("the request's header is not readable: {e}")),
-        Ok(_) => Err(format!(
-            "the request's header is not one line of at most {HEADER_LIMIT} bytes"
-        )),
-        Err(e) => Err(format!("reading the request: {e}")),
-    };
-    let header = match header {
+    let mut reader = BufReader::new(reader);
+    let mut first = true;
+    loop {
+        if !first && !next_request(state, &mut reader) {
+            return;
+        }
+        let _ = stream.set_read_timeout(Some(REQUEST_TIME));
+        if !serve_request(state, &stream, &mut reader, first) {
+            return;
+        }
+        first = false;
+    }
+}
+
+/// Whether this process is closing: its socket removed or replaced, or its lock given way.
+fn closing(state: &State) -> bool {
+    lock(&state.lock).is_none()
+        || std::fs::metadata(&state.socket).ok().map(|m| m.ino()) != Some(state.inode)
+}
+
+/// Waits for the next request on a kept-open connection: true when its first bytes are
+/// there, false when the client closed it (or it broke) or this process is closing.
+fn next_request(state: &State, reader: &mut BufReader<UnixStream>) -> bool {
+    if reader.get_ref().set_read_timeout(Some(KEPT_TICK)).is_err() {
+        return false;
+    }
+    loop {
+        match reader.fill_buf() {
+            Ok(bytes) => return !bytes.is_empty() && !closing(state),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) =>
+            {
+                if closing(state) {
+                    return false;
+                }
+            }
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Reads one request's header line (bounded): on a kept-open connection (not `first`),
+/// stray UI answer lines before it are passed over.
+fn read_header(reader: &mut BufReader<UnixStream>, first: bool) -> Result<Header, String> {
+    let mut strays = 0;
+    loop {
+        let mut line = Vec::new();
+        let header = match reader
+            .by_ref()
+            .take(HEADER_LIMIT as u64)
+            .read_until(b'\n', &mut line)
+        {
+            Ok(_) if line.ends_with(b"\n") => serde_json::from_slice::<Header>(&line)
+                .map_err(|e| format!("the request's header is not readable: {e}")),
+            Ok(_) => Err(format!(
+                "the request's header is not one line of at most {HEADER_LIMIT} bytes"
+            )),
+            Err(e) => Err(format!("reading the request: {e}")),
+        };
+        if header.is_err() && !first && strays < STRAY_LINES && ui::is_answer_line(&line) {
+            strays += 1;
+            continue;
+        }
+        return header;
+    }
+}
+
+/// Reads one request (bounded) and answers it; true when the connection is kept for the
+/// client's next request.
+fn serve_request(
+    state: &State,
+    stream: &UnixStream,
+    reader: &mut BufReader<UnixStream>,
+    first: bool,
+) -> bool {
+    let header = match read_header(reader, first) {
         Ok(h) if h.v == VERSION => h,
         Ok(h) => {
             let _ = answer(
                 stream,
                 &error_reply(&format!("request version {} (this is {VERSION})", h.v)),
             );
-            return;
+            return false;
         }
         Err(text) => {
             let _ = answer(stream, &error_reply(&text));
-            return;
+            return false;
         }
     };
+    touch(state);
     let mut payload = Vec::new();
     // A client that gives its payload's length keeps its side open after it (to answer UI
-    // questions): the payload is that many bytes, not all it writes.
+    // questions, or to send its next request): the payload is that many bytes, not all it
+    // writes.
     let read = match header.length {
         Some(length) if length > PAYLOAD_LIMIT as u64 => Err(std::io::Error::other(format!(
             "the payload's length is past {PAYLOAD_LIMIT} bytes"
         ))),
-        Some(length) => (&mut reader)
+        Some(length) => reader
+            .by_ref()
             .take(length)
             .read_to_end(&mut payload)
             .and_then(|read| {
@@ -553,11 +641,14 @@ fn serve_one(state: &State, stream: UnixStream) {
                     )))
                 }
             }),
-        None => reader.read_to_end(&mut payload),
+        None => reader
+            .by_ref()
+            .take(PAYLOAD_LIMIT as u64 + 1)
+            .read_to_end(&mut payload),
     };
     if header.status {
         let _ = answer(stream, &status_of(state, &header, &payload));
-        return;
+        return false;
     }
     if let Some(theirs) = header.program.as_ref().filter(|v| **v != state.version) {
         give_way(state, theirs);
@@ -569,8 +660,10 @@ fn serve_one(state: &State, stream: UnixStream) {
             gave_way: Some(state.version.clone()),
         };
         let _ = answer_line(stream, &refusal);
-        return;
+        return false;
     }
+    // Kept only while the request was read whole: what follows a short one is not a request.
+    let keep = header.keep && header.length.is_some() && read.is_ok();
     let request = match read {
         Err(e) => Err(RequestError::Read(e.to_string())),
         Ok(_) if payload.len() > PAYLOAD_LIMIT => Err(RequestError::TooLarge {
@@ -580,7 +673,7 @@ fn serve_one(state: &State, stream: UnixStream) {
     };
     // The client's UI, for this call's questions: over the same connection.
     let live = match (header.ui, header.length) {
-        (Some(offer), Some(_)) => match ui_channel::Channel::new(&stream, offer) {
+        (Some(offer), Some(_)) => match ui_channel::Channel::new(stream, offer) {
             Ok(channel) => Some(Arc::new(channel) as Arc<dyn LiveUi>),
             Err(error) => {
                 eprintln!("agent-hooks serve: UI: the connection cannot carry questions ({error}); no-UI answers");
@@ -589,7 +682,26 @@ fn serve_one(state: &State, stream: UnixStream) {
         },
         _ => None,
     };
-    let _ = answer(stream, &reply_for(state, &header, request, live));
+    let reply = reply_for(state, &header, request, live);
+    if keep {
+        let kept = crate::relay::KeptReply {
+            reply: &reply,
+            keep: true,
+        };
+        match serde_json::to_vec(&kept) {
+            Ok(mut line) => {
+                line.push(b'\n');
+                (&*stream).write_all(&line).is_ok()
+            }
+            Err(_) => {
+                let _ = answer(stream, &reply);
+                false
+            }
+        }
+    } else {
+        let _ = answer(stream, &reply);
+        false
+    }
 }
 
 /// How the session a status request names stands (its figures as `status` shows them), from

@@ -168,6 +168,13 @@ impl Question<'_> {
     }
 }
 
+/// Whether `line` is a client's answer line (to some question), not a request: what a
+/// client with a UI may send as its call is answered, seen before its next request on a
+/// kept-open connection.
+pub fn is_answer_line(line: &[u8]) -> bool {
+    serde_json::from_slice::<FromClient>(line).is_ok()
+}
+
 /// Reads `line` as an answer: `Ok(None)` for the answer to another (earlier) question, which
 /// is passed over; `Ok(Some(value))` for the answer to question `id` that fits it.
 pub fn read_answer(
@@ -209,6 +216,15 @@ pub fn read_answer(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_answer_line_is_told_apart_from_a_request_s_header() {
+        assert!(is_answer_line(b"{\"id\": 1, \"answer\": true}\n"));
+        assert!(is_answer_line(b"{\"id\": 2, \"answer\": null}\n"));
+        assert!(!is_answer_line(b"{\"v\": 1, \"agent\": \"pi\"}\n"));
+        assert!(!is_answer_line(b"{\"id\": 1}\n"));
+        assert!(!is_answer_line(b"not json\n"));
+    }
 
     #[test]
     fn frames_are_one_line_each_named_by_call() {

@@ -3,7 +3,7 @@
 //! runner moment it happens at. Every other part of the command-hook code reads this table;
 //! no event has code paths of its own elsewhere.
 
-use std::{fmt, str::FromStr};
+use std::fmt;
 
 use agent_hooks_abi::EventKind;
 
@@ -67,7 +67,7 @@ pub enum CommandEvent {
     WorktreeRemove,
     /// Before a compaction.
     PreCompact,
-    /// After a compaction (Devin: `PostCompaction`).
+    /// After a compaction.
     PostCompact,
     /// The session's model is about to change (Claude Code 2.1.332).
     PreModelSwitch,
@@ -162,7 +162,7 @@ pub static EVENTS: [EventSpec; 34] = [
     row!(InstructionsLoaded, Some("load_reason"), ["file_path", "memory_type", "load_reason"], ShownToUser, false, [], false, false, None),
     row!(UserPromptSubmit, None, ["prompt"], Blocks, true, ["additionalContext"], true, false, Some(K::BeforeAgentStart)),
     row!(UserPromptExpansion, Some("command_name"), ["expansion_type", "command_name", "command_args", "command_source", "prompt"], Blocks, true, ["additionalContext", "suppressOriginalPrompt"], true, false, None),
-    // `tool_input` is Gemini CLI's name of `updatedInput` (BeforeTool).
+    // `tool_input` is another name of `updatedInput`, which some agents read.
     EventSpec { fields: TOOL_FIELDS, ..row!(PreToolUse, TOOL, [], Blocks, true, ["permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext", "tool_input"], false, false, Some(K::ToolCall)) },
     row!(PermissionRequest, TOOL, ["tool_name", "tool_input", "permission_suggestions"], Blocks, true, ["decision"], false, false, Some(K::PermissionRequest)),
     EventSpec { fields: &["tool_name", "tool_input", "tool_use_id", "reason"], ..row!(PermissionDenied, TOOL, [], ShownToUser, false, ["retry"], false, false, None) },
@@ -260,15 +260,6 @@ impl CommandEvent {
 impl fmt::Display for CommandEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for CommandEvent {
-    type Err = ();
-
-    /// A Claude Code name or an alias.
-    fn from_str(name: &str) -> Result<Self, ()> {
-        Self::lookup(name).map(|(event, _)| event).ok_or(())
     }
 }
 

@@ -154,6 +154,7 @@ compile_error!(
      on Windows, only the interface crate agent-hooks-abi and plugins build (docs/platforms.md)"
 );
 
+mod agent;
 pub mod agents;
 mod child;
 pub mod command_hook;

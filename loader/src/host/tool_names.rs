@@ -1,13 +1,14 @@
 //! Tool names and input fields in each agent's dialect: a Claude Code hook matches `Bash`
 //! and reads `tool_input.file_path` even when the agent's own tools are `exec` and `read`
 //! with a `path`. The host declares its tools (`AgentHost::tool_names`); the defaults are
-//! agent-hooks' own tool names as each agent's profile gives them.
+//! agent-hooks' own tool names as each agent's profile gives them (`ToolNames::default`, in
+//! the agents' rooms, which hand their profiles to [`ToolNames::of_profiles`]).
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::agents::Agent;
+use crate::agent::{Agent, Profiles};
 
 /// One tool: its own name, its names in other dialects, and its input fields that other
 /// dialects name differently.
@@ -28,17 +29,17 @@ pub struct ToolNames {
 }
 
 /// agent-hooks' own tools that name a file by `path`, which agents whose profile gives a
-/// [`file_path_field`](crate::agents::Profile::file_path_field) call otherwise.
+/// [`file_path_field`](crate::agent::Profile::file_path_field) call otherwise.
 const FILE_TOOLS: [&str; 3] = ["read", "write", "edit"];
 
-impl Default for ToolNames {
+impl ToolNames {
     /// agent-hooks' own tools (docs/command-hooks.md: `exec`, `read`, `write`, `edit`, `glob`,
     /// `grep`, `webfetch`, `todo_write`, `notebook_read`, `notebook_edit`, `run_subagent`)
-    /// with each agent's names and file fields, from the agents' profiles.
-    fn default() -> Self {
+    /// with each agent's names and file fields, from the agents' `profiles`.
+    pub(crate) fn of_profiles(profiles: Profiles) -> Self {
         let mut tools: Vec<ToolAlias> = Vec::new();
         for agent in Agent::ALL {
-            let profile = agent.profile();
+            let profile = profiles.of(agent);
             for (own, theirs) in profile.tools {
                 let at = match tools.iter().position(|t| t.tool == *own) {
                     Some(at) => at,

@@ -1,10 +1,15 @@
 //! Codex CLI (`@openai/codex`): `~/.codex/hooks.json` and `.codex/hooks.json`, the `[hooks]`
 //! table of `config.toml` in both, `/etc/codex/`. Its hooks read Claude Code's fields and
-//! tool names; it trusts a hook by its hash (`discover/codex.rs`).
+//! tool names; it trusts a hook by its hash (`discover/codex.rs`). Its TOML files are read in
+//! `toml_file.rs`.
+
+mod toml_file;
 
 use std::time::Duration;
 
-use super::profile::{Managed, MatcherRule, Place, PlaceFiles, Profile};
+pub(crate) use toml_file::{normalize, toml_as_json};
+
+use crate::agent::{Managed, MatcherRule, Place, PlaceFiles, Profile};
 
 /// Codex CLI.
 pub(super) static PROFILE: Profile = Profile {
@@ -34,6 +39,7 @@ pub(super) static PROFILE: Profile = Profile {
     // A plain name is exact, as in Claude Code (measured: `Bas` does not match `Bash`).
     matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
     timeout_unit: 1.0,
+    timeout_unit_by_value: None,
     default_timeout: Duration::from_secs(600),
     event_names: &[],
     events_of_its_own: false,

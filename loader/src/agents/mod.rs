@@ -1,10 +1,13 @@
-//! The agents agent-hooks knows: one value of [`Agent`] each, and one module each that says,
-//! once, what agent-hooks knows of that agent as facts (its [`Profile`]). Adding an agent is
-//! its module, a variant here and its line in [`Agent::profile`].
+//! The agents agent-hooks knows: one value of [`Agent`] each, and one room (module) each that
+//! says, once, what agent-hooks knows of that agent: its facts (its [`Profile`]) and its
+//! procedures where they are its own (the reader of a hooks-file form of its own, the payload
+//! its hooks get and how their answers are read, the answer written in its form). Adding an
+//! agent is its room, its variant in [`Agent`] and its line in [`Agent::profile`].
 //!
-//! The procedures of agents whose hooks files or answers are their own (Copilot CLI's and
-//! Cursor's formats, Codex CLI's TOML and hash trust, Gemini CLI's extensions) are in the
-//! rooms that read hooks files and find them, and read these facts.
+//! The rooms stand above the readers of hooks files (`command_hook`), which they use, and hand
+//! them what they need of an agent: its profile, or every agent's as [`PROFILES`]. Which reader
+//! reads a file is chosen here ([`parse_hooks_as`]). Codex CLI's hash trust and Gemini CLI's
+//! extensions are still found in `discover`, which stands above the rooms.
 
 mod agent_hooks;
 mod answer;
@@ -423,5 +426,40 @@ mod tests {
         ] {
             assert_eq!(Agent::of_file(Path::new(path)), agent, "{path}");
         }
+    }
+
+    #[test]
+    fn names_and_fields_map_both_ways() {
+        let names = crate::host::ToolNames::default();
+        assert_eq!(names.name_in(Agent::ClaudeCode, "exec"), "Bash");
+        assert_eq!(names.name_in(Agent::Gemini, "exec"), "run_shell_command");
+        assert_eq!(names.name_in(Agent::Devin, "exec"), "exec");
+        assert_eq!(names.name_in(Agent::Copilot, "read"), "view");
+        assert_eq!(names.own_name(Agent::Copilot, "bash"), Some("exec"));
+        assert_eq!(names.name_in(Agent::Cursor, "exec"), "Shell");
+        assert_eq!(names.own_name(Agent::ClaudeCode, "Bash"), Some("exec"));
+        assert_eq!(
+            names.own_name(Agent::Gemini, "run_shell_command"),
+            Some("exec")
+        );
+        assert_eq!(names.own_name(Agent::Gemini, "Bash"), None);
+        assert_eq!(names.name_in(Agent::ClaudeCode, "mcp__gh__x"), "mcp__gh__x");
+        let own = serde_json::json!({"path": "/p/a.rs", "offset": 1});
+        let claude = names.input_in(Agent::ClaudeCode, "read", &own);
+        assert_eq!(
+            claude,
+            serde_json::json!({"file_path": "/p/a.rs", "offset": 1})
+        );
+        let updated = serde_json::json!({"file_path": "/p/b.rs", "offset": 1});
+        assert_eq!(
+            names.input_back(Agent::ClaudeCode, "read", &updated, &own),
+            serde_json::json!({"path": "/p/b.rs", "offset": 1})
+        );
+        let already = serde_json::json!({"file_path": "/p/a.rs"});
+        assert_eq!(names.input_in(Agent::ClaudeCode, "read", &already), already);
+        assert_eq!(
+            names.input_back(Agent::ClaudeCode, "read", &already, &already),
+            already
+        );
     }
 }

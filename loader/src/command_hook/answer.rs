@@ -301,7 +301,7 @@ fn read_specific(event: CommandEvent, fields: &Map<String, Value>, answer: &mut 
     }
 }
 
-/// Claude Code 2.1.332 runs a skill's shell command only when no hook answers anything but
+/// The agent runs a skill's shell command only when no hook answers anything but
 /// `allow`: an `ask` or `defer` (no one can approve a skill's command) and an `updatedInput`
 /// (never applied) keep it from running, as a block with its reason.
 fn skill_command_refusal(fields: &Map<String, Value>, answer: &mut Answer) {

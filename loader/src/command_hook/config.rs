@@ -50,7 +50,7 @@ pub struct CommandHook {
     pub once: bool,
     /// `statusMessage`: shown in the status line while it runs.
     pub status_message: Option<String>,
-    /// The Claude Code plugin it belongs to (`CLAUDE_PLUGIN_ROOT`).
+    /// The plugin it belongs to (`CLAUDE_PLUGIN_ROOT`).
     pub plugin_root: Option<PathBuf>,
     /// The file (or script) it came from.
     pub source: PathBuf,
@@ -61,7 +61,7 @@ pub struct CommandHook {
     /// hook of that event runs one after the other, and a `BeforeTool` hook's rewritten
     /// `tool_input` is what the next one gets.
     pub sequential: bool,
-    /// Claude Code's other handler fields: `args`, `shell`, `asyncRewake`, `onFailure`.
+    /// The reference's other handler fields: `args`, `shell`, `asyncRewake`, `onFailure`.
     pub handler: Handler,
     /// `"observe": true` (or the user's observe mode): its answers are recorded, not
     /// applied. Never for a required or managed hook, unless the managed policy allows it.
@@ -72,7 +72,7 @@ impl CommandHook {
     /// A hook of `event` of kind `kind`, read from `source` in `dialect`, with every other
     /// field at its default: the event's own name, every subject matched (no matcher
     /// written), [`DEFAULT_TIMEOUT`], no `if` rule, not `async`, not `once`, no status
-    /// message, no plugin root, not required, not sequential, Claude Code's handler fields
+    /// message, no plugin root, not required, not sequential, the reference's handler fields
     /// at their defaults. The other fields are set with struct update syntax:
     ///
     /// ```

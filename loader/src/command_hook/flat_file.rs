@@ -155,8 +155,8 @@ impl Reader<'_> {
         }
     }
 
-    /// One item of an event's list: a hook, or (as the agents also accept) a Claude Code
-    /// group `{"matcher": ..., "hooks": [...]}`.
+    /// One item of an event's list: a hook, or (as the agents also accept) a group of the
+    /// common form, `{"matcher": ..., "hooks": [...]}`.
     fn entry(
         &mut self,
         event: CommandEvent,

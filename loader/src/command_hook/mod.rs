@@ -279,46 +279,6 @@ mod tests {
     }
 
     #[test]
-    fn codex_matchers_select_apply_patch_by_its_aliases() {
-        let mut hooks = CommandHooks::new();
-        let file = r#"{"hooks": {"PreToolUse": [
-            {"matcher": "Edit|Write", "hooks": [{"command": "edits"}]},
-            {"matcher": "apply_patch", "hooks": [{"command": "patches"}]}
-        ]}}"#;
-        hooks.parse(file, Path::new("/h/.codex/hooks.json"));
-        let run = |tool: &str| -> Vec<String> {
-            let fields = serde_json::json!({"tool_name": tool});
-            hooks
-                .matching(
-                    CommandEvent::PreToolUse,
-                    fields.as_object().unwrap(),
-                    &ToolNames::default(),
-                    crate::agents::PROFILES,
-                    Path::new("/p"),
-                )
-                .iter()
-                .map(|h| h.kind.label().into_owned())
-                .collect()
-        };
-        assert_eq!(run("apply_patch"), ["edits", "patches"]);
-        assert_eq!(run("write"), ["edits", "patches"]);
-        assert_eq!(run("exec"), Vec::<String>::new());
-        // Claude Code has no such alias.
-        let mut claude = CommandHooks::new();
-        claude.parse(file, Path::new("/p/.claude/settings.json"));
-        let fields = serde_json::json!({"tool_name": "apply_patch"});
-        let matched = claude.matching(
-            CommandEvent::PreToolUse,
-            fields.as_object().unwrap(),
-            &ToolNames::default(),
-            crate::agents::PROFILES,
-            Path::new("/p"),
-        );
-        assert_eq!(matched.len(), 1);
-        assert_eq!(matched[0].kind.label(), "patches");
-    }
-
-    #[test]
     fn the_same_command_in_two_files_runs_once() {
         let mut hooks = CommandHooks::new();
         let file = r#"{"PreToolUse": [{"matcher": "exec", "hooks": [{"command": "./guard.sh"}]}]}"#;

@@ -557,8 +557,8 @@ impl HookJob {
 }
 
 /// The variables a command hook's process gets: `AGENT_HOOKS_PROJECT_DIR`, and the ones
-/// its file's agent gives (its profile's `env`, as the real agents do), its Claude Code
-/// plugin's root, the session's `CLAUDE_ENV_FILE` where the event has one and the agent
+/// its file's agent gives (its profile's `env`, as the real agents do), its plugin's root
+/// (`CLAUDE_PLUGIN_ROOT`), the session's `CLAUDE_ENV_FILE` where the event has one and the agent
 /// gives it.
 pub(crate) fn hook_env(
     hook: &CommandHook,

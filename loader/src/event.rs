@@ -1,13 +1,13 @@
-//! The registry of command-hook events: one row per event of Claude Code's hooks reference,
+//! The registry of command-hook events: one row per event of the hooks reference,
 //! with what its matcher looks at, how it can block, which answer fields it takes, and the
 //! runner moment it happens at. Every other part of the command-hook code reads this table;
 //! no event has code paths of its own elsewhere.
 
-use std::{fmt, str::FromStr};
+use std::fmt;
 
 use agent_hooks_abi::EventKind;
 
-/// The events of command hooks, by their Claude Code names.
+/// The events of command hooks, by their common names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CommandEvent {
     /// A session started or resumed.
@@ -27,7 +27,7 @@ pub enum CommandEvent {
     PermissionRequest,
     /// An automatic permission check denied a tool call.
     PermissionDenied,
-    /// A skill's or command's inline shell command is about to run (Claude Code 2.1.332).
+    /// A skill's or command's inline shell command is about to run.
     PreSkillShellCommand,
     /// A tool ran and succeeded.
     PostToolUse,
@@ -67,11 +67,11 @@ pub enum CommandEvent {
     WorktreeRemove,
     /// Before a compaction.
     PreCompact,
-    /// After a compaction (Devin: `PostCompaction`).
+    /// After a compaction.
     PostCompact,
-    /// The session's model is about to change (Claude Code 2.1.332).
+    /// The session's model is about to change.
     PreModelSwitch,
-    /// The session's model changed (Claude Code 2.1.332).
+    /// The session's model changed.
     PostModelSwitch,
     /// An MCP server asks the user for input.
     Elicitation,
@@ -119,7 +119,7 @@ pub struct EventSpec {
 
 const TOOL: Option<&str> = Some("tool_name");
 const TOOL_FIELDS: &[&str] = &["tool_name", "tool_input", "tool_use_id"];
-/// What Claude Code 2.1.332 sends on `PreModelSwitch` and `PostModelSwitch`.
+/// What the agent sends on `PreModelSwitch` and `PostModelSwitch` (measured).
 const MODEL_SWITCH: &[&str] = &[
     "from_model",
     "to_model",
@@ -162,11 +162,11 @@ pub static EVENTS: [EventSpec; 34] = [
     row!(InstructionsLoaded, Some("load_reason"), ["file_path", "memory_type", "load_reason"], ShownToUser, false, [], false, false, None),
     row!(UserPromptSubmit, None, ["prompt"], Blocks, true, ["additionalContext"], true, false, Some(K::BeforeAgentStart)),
     row!(UserPromptExpansion, Some("command_name"), ["expansion_type", "command_name", "command_args", "command_source", "prompt"], Blocks, true, ["additionalContext", "suppressOriginalPrompt"], true, false, None),
-    // `tool_input` is Gemini CLI's name of `updatedInput` (BeforeTool).
+    // `tool_input` is another name of `updatedInput`, which some agents read.
     EventSpec { fields: TOOL_FIELDS, ..row!(PreToolUse, TOOL, [], Blocks, true, ["permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext", "tool_input"], false, false, Some(K::ToolCall)) },
     row!(PermissionRequest, TOOL, ["tool_name", "tool_input", "permission_suggestions"], Blocks, true, ["decision"], false, false, Some(K::PermissionRequest)),
     EventSpec { fields: &["tool_name", "tool_input", "tool_use_id", "reason"], ..row!(PermissionDenied, TOOL, [], ShownToUser, false, ["retry"], false, false, None) },
-    // Claude Code blocks the command on `ask`, `defer` and any `updatedInput` too (the answer
+    // The agent blocks the command on `ask`, `defer` and any `updatedInput` too (the answer
     // reader makes them blocks); `allow` adds nothing.
     row!(PreSkillShellCommand, TOOL, ["tool_name", "tool_input", "tool_use_id", "command_name", "command_source", "invoked_by"], Blocks, true, ["permissionDecision", "permissionDecisionReason", "updatedInput"], false, false, None),
     row!(PostToolUse, TOOL, ["tool_name", "tool_input", "tool_response", "tool_use_id"], Feedback, true, ["additionalContext", "updatedMCPToolOutput"], false, false, Some(K::ToolResult)),
@@ -189,7 +189,7 @@ pub static EVENTS: [EventSpec; 34] = [
     row!(WorktreeRemove, None, ["worktree_path"], ShownToUser, false, [], false, false, None),
     row!(PreCompact, Some("trigger"), ["trigger", "custom_instructions"], Blocks, true, [], false, false, Some(K::SessionBeforeCompact)),
     row!(PostCompact, Some("trigger"), ["trigger", "compact_summary"], ShownToUser, false, [], false, false, Some(K::SessionCompact)),
-    // The matcher is compared with `to_model` (Claude Code drops a `[1m]` suffix of it).
+    // The matcher is compared with `to_model` (without a `[1m]` suffix, as the agent drops it).
     EventSpec { fields: MODEL_SWITCH, ..row!(PreModelSwitch, Some("to_model"), [], Blocks, true, ["permissionDecision", "permissionDecisionReason"], false, false, None) },
     EventSpec { fields: MODEL_SWITCH, ..row!(PostModelSwitch, Some("to_model"), [], ShownToUser, false, ["additionalContext"], false, false, None) },
     row!(Elicitation, Some("mcp_server_name"), ["mcp_server_name", "message", "requested_schema"], Blocks, false, ["action", "content"], false, false, None),
@@ -260,15 +260,6 @@ impl CommandEvent {
 impl fmt::Display for CommandEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for CommandEvent {
-    type Err = ();
-
-    /// A Claude Code name or an alias.
-    fn from_str(name: &str) -> Result<Self, ()> {
-        Self::lookup(name).map(|(event, _)| event).ok_or(())
     }
 }
 

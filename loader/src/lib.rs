@@ -117,7 +117,7 @@
 //! | [`hook`] | a loaded hook: its origin, slash commands and renderers |
 //! | [`command_hook`] | command hooks: shell commands configured in JSON, run on events |
 //! | [`discover`] | finding a user's hooks in the agents' folders, trust, required hooks, managed policy |
-//! | [`agents`] | what agent-hooks knows of each agent (its files, events, tool names) |
+//! | [`agents`] | what agent-hooks knows of each agent (its files and their readers, events, tool names) |
 //! | [`isolation`] | plugins in processes of their own: settings, limits, the plugin host |
 //! | [`status_line`] | the line of texts hooks set with `ui.set_status` |
 //!
@@ -154,6 +154,7 @@ compile_error!(
      on Windows, only the interface crate agent-hooks-abi and plugins build (docs/platforms.md)"
 );
 
+mod agent;
 pub mod agents;
 mod child;
 pub mod command_hook;

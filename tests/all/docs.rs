@@ -375,12 +375,12 @@ fn ci_runs_the_readmes_test_command() {
     );
 }
 
-/// The page of events x agents is what the code says (`command_hook::events_table`, also
+/// The page of events x agents is what the code says (`agents::events_table`, also
 /// `agent-hooks events`). `AGENT_HOOKS_REGENERATE=1` writes the page from the code instead.
 #[test]
 fn the_events_table() {
     let page = workspace_root().join("docs/events-by-agent.md");
-    let generated = agent_hooks::command_hook::events_table();
+    let generated = agent_hooks::agents::events_table();
     if std::env::var_os("AGENT_HOOKS_REGENERATE").is_some_and(|v| v == "1") {
         std::fs::write(&page, &generated).expect("write docs/events-by-agent.md");
         return;
@@ -411,7 +411,7 @@ fn the_program_prints_the_events_table() {
     assert!(output.status.success());
     assert_eq!(
         String::from_utf8_lossy(&output.stdout).trim_end(),
-        agent_hooks::command_hook::events_table().trim_end()
+        agent_hooks::agents::events_table().trim_end()
     );
 }
 
@@ -422,8 +422,8 @@ fn the_program_prints_the_events_table() {
 #[tokio::test]
 async fn the_events_tables_payload_fields_are_what_hooks_get() {
     use agent_hooks::{
-        agents::Agent,
-        command_hook::{payload_fields, CommandEvent, CommandHooks},
+        agents::{payload_fields, Agent},
+        command_hook::{CommandEvent, CommandHooks},
     };
 
     let dir = temp_dir();

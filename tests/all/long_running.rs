@@ -598,7 +598,7 @@ done
 
 #[test]
 fn persistent_takes_true_false_startup_or_user_and_says_what_else_it_did() {
-    let (hooks, issues) = agent_hooks::command_hook::parse_hooks(
+    let (hooks, issues) = agent_hooks::agents::parse_hooks(
         r#"{"PreToolUse": [{"hooks": [
             {"command": "a", "persistent": true},
             {"command": "b", "persistent": "startup"},

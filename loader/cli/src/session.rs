@@ -278,7 +278,7 @@ fn holds_only_wiring(entry: &agent_hooks::discover::HookEntry) -> bool {
     if read.is_err() {
         return false;
     }
-    let (hooks, _) = agent_hooks::command_hook::parse_hooks_bytes(&bytes, &entry.path);
+    let (hooks, _) = agent_hooks::agents::parse_hooks_bytes(&bytes, &entry.path);
     !hooks.is_empty() && hooks.iter().all(crate::wiring::is_wiring)
 }
 

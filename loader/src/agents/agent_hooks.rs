@@ -2,7 +2,7 @@
 //! `/etc/agent-hooks/`. Claude Code's form; its hooks see agent-hooks' own tool names and
 //! every agent's project variables.
 
-use super::profile::{HookEnv, Managed, MatcherRule, Profile, DEFAULT_TIMEOUT};
+use crate::agent::{HookEnv, Managed, MatcherRule, Profile, DEFAULT_TIMEOUT};
 
 /// agent-hooks itself.
 pub(super) static PROFILE: Profile = Profile {
@@ -19,6 +19,7 @@ pub(super) static PROFILE: Profile = Profile {
     // A settings-form file follows Claude Code's rule; a flat one reads `*` as every tool.
     matcher_rule: (MatcherRule::Claude, MatcherRule::RegexOrStar),
     timeout_unit: 1.0,
+    timeout_unit_by_value: None,
     default_timeout: DEFAULT_TIMEOUT,
     event_names: &[],
     events_of_its_own: false,

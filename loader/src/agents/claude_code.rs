@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::profile::{HookEnv, Managed, MatcherRule, Profile, DEFAULT_TIMEOUT};
+use crate::agent::{HookEnv, Managed, MatcherRule, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
 /// Claude Code.
@@ -25,6 +25,7 @@ pub(super) static PROFILE: Profile = Profile {
     owns_file: |at| at.has(".claude") || plugin_root(at.path).is_some(),
     matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
     timeout_unit: 1.0,
+    timeout_unit_by_value: None,
     default_timeout: DEFAULT_TIMEOUT,
     event_names: &[],
     events_of_its_own: false,

@@ -2,7 +2,7 @@
 //! `.devin/config.local.json` and `~/.config/devin/config.json`. Claude Code's form, its
 //! matchers unanchored regexes.
 
-use super::profile::{HookEnv, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
+use crate::agent::{HookEnv, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
 /// Devin CLI.
@@ -32,6 +32,7 @@ pub(super) static PROFILE: Profile = Profile {
     owns_file: |at| at.has(".devin") || at.last() == Some("devin"),
     matcher_rule: (MatcherRule::Regex, MatcherRule::Regex),
     timeout_unit: 1.0,
+    timeout_unit_by_value: None,
     default_timeout: DEFAULT_TIMEOUT,
     event_names: &[("PostCompaction", Some(CommandEvent::PostCompact))],
     events_of_its_own: false,

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::decision::{AgentEvent, ToAgent};
-use super::profile::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
+use crate::agent::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
 
 /// Factory Droid.
 pub(super) static PROFILE: Profile = Profile {
@@ -68,6 +68,7 @@ pub(super) static PROFILE: Profile = Profile {
     // `*`, `""` or none: every tool; otherwise an exact name or an unanchored regex.
     matcher_rule: (MatcherRule::RegexOrStar, MatcherRule::RegexOrStar),
     timeout_unit: 1.0,
+    timeout_unit_by_value: None,
     default_timeout: DEFAULT_TIMEOUT,
     event_names: &[],
     events_of_its_own: false,

@@ -1,10 +1,13 @@
-//! The agents agent-hooks knows: one value of [`Agent`] each, and one module each that says,
-//! once, what agent-hooks knows of that agent as facts (its [`Profile`]). Adding an agent is
-//! its module, a variant here and its line in [`Agent::profile`].
+//! The agents agent-hooks knows: one value of [`Agent`] each, and one room (module) each that
+//! says, once, what agent-hooks knows of that agent: its facts (its [`Profile`]) and its
+//! procedures where they are its own (the reader of a hooks-file form of its own, the payload
+//! its hooks get and how their answers are read, the answer written in its form). Adding an
+//! agent is its room, its variant in [`Agent`] and its line in [`Agent::profile`].
 //!
-//! The procedures of agents whose hooks files or answers are their own (Copilot CLI's and
-//! Cursor's formats, Codex CLI's TOML and hash trust, Gemini CLI's extensions) are in the
-//! rooms that read hooks files and find them, and read these facts.
+//! The rooms stand above the readers of hooks files (`command_hook`), which they use, and hand
+//! them what they need of an agent: its profile, or every agent's as [`PROFILES`]. Which reader
+//! reads a file is chosen here ([`parse_hooks_as`]). Codex CLI's hash trust and Gemini CLI's
+//! extensions are still found in `discover`, which stands above the rooms.
 
 mod agent_hooks;
 mod answer;
@@ -20,58 +23,41 @@ mod decision;
 mod devin;
 mod droid;
 mod entry;
+mod file_form;
 pub(crate) mod gemini_cli;
+mod hooks_files;
 mod opencode;
 mod pi;
-mod profile;
 pub(crate) mod qwen_code;
+mod table;
 
 use std::{borrow::Cow, path::Path, str::FromStr};
 
 use serde_json::Value;
 
+pub use crate::agent::{
+    Agent, FileFolders, HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, Profiles,
+    DEFAULT_TIMEOUT,
+};
 pub use claude_code::plugin_root;
+#[doc(hidden)]
+pub use copilot_cli::claude_fields as copilot_claude_fields;
 pub use cursor::CURSOR_VERSION;
 /// The answer to the agent that runs `agent-hooks hook`, for the program: not part of the
 /// host's API.
 #[doc(hidden)]
 pub use decision::{AgentEvent, Decision, ToAgent};
-pub use profile::{
-    FileFolders, HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT,
-};
+pub(crate) use file_form::{dialect_of, read as read_hooks_file};
+pub(crate) use hooks_files::{interpret_hook, payload_in};
+pub use hooks_files::{load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes};
+/// The events table of `agent-hooks events`, for the program: not part of the host's API.
+#[doc(hidden)]
+pub use table::{events_table, payload_fields};
 
 use crate::event::CommandEvent;
 
-/// An agent: the one a hooks file was written for, or the one `agent-hooks hook` runs under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Agent {
-    /// agent-hooks' own hooks files (docs/command-hooks.md).
-    AgentHooks,
-    /// Claude Code.
-    ClaudeCode,
-    /// OpenAI Codex CLI.
-    Codex,
-    /// Gemini CLI.
-    Gemini,
-    /// GitHub Copilot CLI.
-    Copilot,
-    /// Cursor (its files are read; it does not run here).
-    Cursor,
-    /// Devin CLI.
-    Devin,
-    /// pi (`@earendil-works/pi-coding-agent`), through an extension of agent-hooks'.
-    Pi,
-    /// Qwen Code (`@qwen-code/qwen-code`).
-    Qwen,
-    /// OpenCode (`opencode-ai`), through a plugin of agent-hooks'.
-    OpenCode,
-    /// Kilo Code's CLI (`@kilocode/cli`), through the same plugin as OpenCode.
-    Kilo,
-    /// Factory Droid (`droid`).
-    Droid,
-    /// Cline (the `cline` CLI), through hook files of agent-hooks' in its hooks folders.
-    Cline,
-}
+/// Every agent's profile, handed to the readers below the rooms.
+pub const PROFILES: Profiles = Profiles(Agent::profile);
 
 /// A name `--agent` does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -82,41 +68,7 @@ pub struct UnknownAgent {
 }
 
 impl Agent {
-    /// Every agent, in the order of the events table's columns.
-    pub const ALL: [Agent; 13] = [
-        Agent::AgentHooks,
-        Agent::ClaudeCode,
-        Agent::Codex,
-        Agent::Gemini,
-        Agent::Copilot,
-        Agent::Cursor,
-        Agent::Devin,
-        Agent::Pi,
-        Agent::Qwen,
-        Agent::OpenCode,
-        Agent::Kilo,
-        Agent::Droid,
-        Agent::Cline,
-    ];
-
-    /// The order in which the agents are asked whether a hooks file is theirs (the most
-    /// particular places first); a file none claims is agent-hooks' own.
-    pub const BY_FILE: [Agent; 12] = [
-        Agent::Copilot,
-        Agent::Cursor,
-        Agent::Codex,
-        Agent::Gemini,
-        Agent::Devin,
-        Agent::ClaudeCode,
-        Agent::Pi,
-        Agent::Qwen,
-        Agent::OpenCode,
-        Agent::Kilo,
-        Agent::Droid,
-        Agent::Cline,
-    ];
-
-    /// What agent-hooks knows of it.
+    /// What agent-hooks knows of it: its room's profile.
     pub fn profile(self) -> &'static Profile {
         match self {
             Agent::AgentHooks => &agent_hooks::PROFILE,
@@ -133,11 +85,6 @@ impl Agent {
             Agent::Droid => &droid::PROFILE,
             Agent::Cline => &cline::PROFILE,
         }
-    }
-
-    /// Its place in [`ALL`](Self::ALL).
-    pub fn position(self) -> usize {
-        Self::ALL.iter().position(|a| *a == self).unwrap_or(0)
     }
 
     /// Its name, as `list` shows it (`claude-code`).
@@ -221,12 +168,7 @@ impl Agent {
     /// How its matchers are read; `settings_form` tells whether the events stand under a
     /// `"hooks"` key.
     pub fn matcher_rule(self, settings_form: bool) -> MatcherRule {
-        let (settings, flat) = self.profile().matcher_rule;
-        if settings_form {
-            settings
-        } else {
-            flat
-        }
+        self.profile().matcher_rule(settings_form)
     }
 
     /// Whether a hook's text that is not JSON is shown to the user on exit 0 and blocks on
@@ -237,7 +179,7 @@ impl Agent {
 
     /// Whether it reads `additionalContext` on `event` (Gemini CLI does not on BeforeTool).
     pub fn reads_context(self, event: CommandEvent) -> bool {
-        !self.profile().ignores_context_on.contains(&event)
+        self.profile().reads_context(event)
     }
 
     /// Whether, when one of an event's hooks blocks, it shows the model the reasons of the
@@ -251,7 +193,7 @@ impl Agent {
     /// CLI's AfterTool, Codex CLI's PostToolUse), rather than being added after it (Claude
     /// Code's PostToolUse).
     pub fn feedback_replaces_result(self, event: CommandEvent) -> bool {
-        self.profile().reason_replaces_result_on.contains(&event)
+        self.profile().feedback_replaces_result(event)
     }
 
     /// Payload fields it sends that the others do not: Gemini CLI's `timestamp`.
@@ -262,18 +204,7 @@ impl Agent {
     /// A tool's `tool_response` with the fields it documents under other names: Gemini
     /// CLI's AfterTool response has `llmContent` and `returnDisplay`.
     pub fn tool_response(self, response: &Value) -> Cow<'_, Value> {
-        let names = self.profile().tool_output_also_as;
-        match response {
-            Value::Object(fields) if !names.is_empty() => {
-                let output = fields.get("output").cloned().unwrap_or(Value::Null);
-                let mut fields = fields.clone();
-                for name in names {
-                    fields.entry(*name).or_insert(output.clone());
-                }
-                Cow::Owned(Value::Object(fields))
-            }
-            _ => Cow::Borrowed(response),
-        }
+        self.profile().tool_response(response)
     }
 
     /// The name of the common payload field `field` in its payloads of `event`, or `None`
@@ -281,28 +212,13 @@ impl Agent {
     /// and `SessionEnd`; Codex calls the turn's id `turn_id`; Gemini CLI sends no
     /// `permission_mode`, `prompt_id` or `tool_use_id`).
     pub fn payload_field(self, event: CommandEvent, field: &'static str) -> Option<&'static str> {
-        let profile = self.profile();
-        let absent = profile
-            .absent_fields
-            .iter()
-            .any(|(name, on)| *name == field && (on.is_empty() || on.contains(&event)));
-        if absent {
-            return None;
-        }
-        let renamed = profile
-            .renamed_fields
-            .iter()
-            .find(|(name, _)| *name == field);
-        Some(renamed.map_or(field, |(_, theirs)| *theirs))
+        self.profile().payload_field(event, field)
     }
 
     /// Whether it sends the common payload field `field` on no event (Gemini CLI's
     /// `tool_use_id`).
     pub fn never_sends(self, field: &str) -> bool {
-        self.profile()
-            .absent_fields
-            .iter()
-            .any(|(name, on)| *name == field && on.is_empty())
+        self.profile().never_sends(field)
     }
 
     /// Whether its payloads are not Claude Code's fields (Copilot CLI, Cursor).
@@ -330,11 +246,7 @@ impl Agent {
     /// own name where it has one, otherwise Claude Code's. Every file accepts every name;
     /// this is the one its agent writes.
     pub fn event_name(self, event: CommandEvent) -> &'static str {
-        self.profile()
-            .event_names
-            .iter()
-            .find(|(_, e)| *e == Some(event))
-            .map_or(event.name(), |(name, _)| name)
+        self.profile().event_name(event)
     }
 
     /// The names of `event` in an agent with an event list of its own (Copilot CLI,
@@ -342,30 +254,14 @@ impl Agent {
     /// Claude Code's): one event may have several (Cursor's `beforeShellExecution` and
     /// `beforeReadFile` are both `PreToolUse`), or none.
     pub fn own_event_names(self, event: CommandEvent) -> Option<Vec<&'static str>> {
-        let profile = self.profile();
-        profile.events_of_its_own.then(|| {
-            profile
-                .event_names
-                .iter()
-                .filter(|(_, e)| *e == Some(event))
-                .map(|(name, _)| *name)
-                .collect()
-        })
+        self.profile().own_event_names(event)
     }
 
     /// The event its name `name` stands for, in an agent with an event list of its own:
     /// `Some(None)` for one of its events agent-hooks has no moment for, `None` for a name
     /// not in its list.
     pub fn own_event(self, name: &str) -> Option<Option<CommandEvent>> {
-        let profile = self.profile();
-        if !profile.events_of_its_own {
-            return None;
-        }
-        profile
-            .event_names
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, event)| *event)
+        self.profile().own_event(name)
     }
 
     /// The Claude Code name of `name` where it is one of this agent's own event names with a
@@ -381,37 +277,20 @@ impl Agent {
     /// Devin's `PostCompaction`), accepted in any hooks file and shown to those hooks as
     /// `hook_event_name`: (name, event, agent).
     pub fn aliases() -> impl Iterator<Item = (&'static str, CommandEvent, Agent)> {
-        Self::ALL
-            .into_iter()
-            .filter(|a| !a.profile().events_of_its_own)
-            .flat_map(|a| {
-                a.profile()
-                    .event_names
-                    .iter()
-                    .filter_map(move |(name, event)| event.map(|e| (*name, e, a)))
-            })
+        PROFILES.aliases()
     }
 
     /// The other names its matchers also select a tool named `name` by (Codex CLI's
     /// `Edit|Write` selects its `apply_patch`).
     pub fn matcher_aliases(self, name: &str) -> &'static [&'static str] {
-        self.profile()
-            .matcher_aliases
-            .iter()
-            .find(|(tool, _)| *tool == name)
-            .map_or(&[], |(_, names)| names)
+        self.profile().matcher_aliases(name)
     }
 
     /// The agent whose tool names and input fields a hook of this agent sees for an event
     /// its file names `event_name`: a Claude Code (PascalCase) event name in a Copilot CLI
     /// file (its VS Code-compatible form) sees Claude Code's (`Bash`, not `bash`).
     pub fn tool_dialect(self, event_name: &str) -> Agent {
-        let pascal = !event_name.starts_with(|c: char| c.is_ascii_lowercase());
-        if self.profile().claude_form_for_claude_names && pascal {
-            Agent::ClaudeCode
-        } else {
-            self
-        }
+        PROFILES.tool_dialect(self, event_name)
     }
 }
 
@@ -430,12 +309,24 @@ impl Agent {
 impl CommandEvent {
     /// Reads an event name: a Claude Code name, or another agent's alias (with its agent).
     pub fn lookup(name: &str) -> Option<(CommandEvent, Option<Agent>)> {
-        if let Some(spec) = crate::event::EVENTS.iter().find(|s| s.name == name) {
-            return Some((spec.event, None));
-        }
-        Agent::aliases()
-            .find(|(alias, _, _)| *alias == name)
-            .map(|(_, event, agent)| (event, Some(agent)))
+        PROFILES.lookup(name)
+    }
+}
+
+impl Default for crate::host::ToolNames {
+    /// agent-hooks' own tools with each agent's names and file fields, from the agents'
+    /// profiles.
+    fn default() -> Self {
+        Self::of_profiles(PROFILES)
+    }
+}
+
+impl FromStr for CommandEvent {
+    type Err = ();
+
+    /// A Claude Code name, or another agent's alias.
+    fn from_str(name: &str) -> Result<Self, ()> {
+        Self::lookup(name).map(|(event, _)| event).ok_or(())
     }
 }
 
@@ -535,5 +426,40 @@ mod tests {
         ] {
             assert_eq!(Agent::of_file(Path::new(path)), agent, "{path}");
         }
+    }
+
+    #[test]
+    fn names_and_fields_map_both_ways() {
+        let names = crate::host::ToolNames::default();
+        assert_eq!(names.name_in(Agent::ClaudeCode, "exec"), "Bash");
+        assert_eq!(names.name_in(Agent::Gemini, "exec"), "run_shell_command");
+        assert_eq!(names.name_in(Agent::Devin, "exec"), "exec");
+        assert_eq!(names.name_in(Agent::Copilot, "read"), "view");
+        assert_eq!(names.own_name(Agent::Copilot, "bash"), Some("exec"));
+        assert_eq!(names.name_in(Agent::Cursor, "exec"), "Shell");
+        assert_eq!(names.own_name(Agent::ClaudeCode, "Bash"), Some("exec"));
+        assert_eq!(
+            names.own_name(Agent::Gemini, "run_shell_command"),
+            Some("exec")
+        );
+        assert_eq!(names.own_name(Agent::Gemini, "Bash"), None);
+        assert_eq!(names.name_in(Agent::ClaudeCode, "mcp__gh__x"), "mcp__gh__x");
+        let own = serde_json::json!({"path": "/p/a.rs", "offset": 1});
+        let claude = names.input_in(Agent::ClaudeCode, "read", &own);
+        assert_eq!(
+            claude,
+            serde_json::json!({"file_path": "/p/a.rs", "offset": 1})
+        );
+        let updated = serde_json::json!({"file_path": "/p/b.rs", "offset": 1});
+        assert_eq!(
+            names.input_back(Agent::ClaudeCode, "read", &updated, &own),
+            serde_json::json!({"path": "/p/b.rs", "offset": 1})
+        );
+        let already = serde_json::json!({"file_path": "/p/a.rs"});
+        assert_eq!(names.input_in(Agent::ClaudeCode, "read", &already), already);
+        assert_eq!(
+            names.input_back(Agent::ClaudeCode, "read", &already, &already),
+            already
+        );
     }
 }

@@ -9,10 +9,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{
-    decision::{AgentEvent, Decision, ToAgent},
-    profile::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT},
-};
+use super::decision::{AgentEvent, Decision, ToAgent};
+use crate::agent::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
 /// The smallest `timeout` Qwen Code reads as milliseconds rather than seconds.
@@ -51,6 +49,7 @@ pub(super) static PROFILE: Profile = Profile {
     matcher_rule: (MatcherRule::RegexOrStar, MatcherRule::RegexOrStar),
     // Seconds; 1000 or more is milliseconds ([`timeout_unit`]).
     timeout_unit: 1.0,
+    timeout_unit_by_value: Some(timeout_unit),
     default_timeout: DEFAULT_TIMEOUT,
     // Claude Code's names. Its `TodoCreated`, `TodoCompleted` and `SessionDelete` have no
     // moment here: a file's hooks on them are reported and do not run.

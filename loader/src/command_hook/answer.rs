@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::process::{Exit, Run, OUTPUT_CAP};
 use crate::{
-    agents::Agent,
+    agent::Profile,
     event::{CommandEvent, Exit2, EVENTS},
 };
 
@@ -20,8 +20,8 @@ pub struct Answer {
     /// Text for the model about an action that already happened (exit 2 or
     /// `decision: block` on PostToolUse and PostToolUseFailure).
     pub feedback: Option<String>,
-    /// Text that replaces the tool's result for the model (Gemini CLI's AfterTool `deny` and
-    /// exit 2).
+    /// Text that replaces the tool's result for the model, for an agent whose profile says
+    /// so (`Profile::reason_replaces_result_on`).
     pub replacement: Option<String>,
     /// Its permission decision (`decision: approve|allow`, `permissionDecision`,
     /// `decision.behavior`).
@@ -139,7 +139,7 @@ fn excerpt(text: &str) -> String {
 }
 
 /// What an exit 2 does at `event`, saying `said`: blocks, is fed back, or is shown.
-pub(super) fn exit_2(event: CommandEvent, said: String, answer: &mut Answer) {
+pub(crate) fn exit_2(event: CommandEvent, said: String, answer: &mut Answer) {
     match event.spec().exit2 {
         Exit2::Blocks => answer.block = Some(said),
         Exit2::Feedback => answer.feedback = Some(said),
@@ -170,9 +170,9 @@ fn read_stdout(event: CommandEvent, stdout: &[u8], answer: &mut Answer) {
     }
 }
 
-/// Reads Claude Code's answer fields (also what a Copilot CLI hook of a PascalCase event
-/// may answer with).
-pub(super) fn read_json(event: CommandEvent, fields: &Map<String, Value>, answer: &mut Answer) {
+/// Reads the common answer fields (also what a hook of an agent with a form of its own may
+/// answer with on a common event name).
+pub(crate) fn read_json(event: CommandEvent, fields: &Map<String, Value>, answer: &mut Answer) {
     let spec = event.spec();
     let text = |key: &str| fields.get(key).and_then(Value::as_str).map(str::to_owned);
     let reason = text("reason");
@@ -301,7 +301,7 @@ fn read_specific(event: CommandEvent, fields: &Map<String, Value>, answer: &mut 
     }
 }
 
-/// Claude Code 2.1.332 runs a skill's shell command only when no hook answers anything but
+/// The agent runs a skill's shell command only when no hook answers anything but
 /// `allow`: an `ask` or `defer` (no one can approve a skill's command) and an `updatedInput`
 /// (never applied) keep it from running, as a block with its reason.
 fn skill_command_refusal(fields: &Map<String, Value>, answer: &mut Answer) {
@@ -388,15 +388,15 @@ fn read_permission_request(value: &Value, answer: &mut Answer) {
     }
 }
 
-/// Gives an answer (of the hook's `run`) the meaning `agent` gives it where that differs
-/// from Claude Code's (its [`Profile`](crate::agents::Profile)): Gemini CLI shows a hook's
-/// text that is not JSON (stdout, or stderr when stdout is empty) to the user on exit 0 and
-/// blocks with it as the reason on any exit code but 0, 1 and 2 (exit 2 blocks as
-/// everywhere), reads no BeforeTool `additionalContext`, and replaces the tool's result for
-/// the model with AfterTool's `decision: deny` (and exit 2), where Claude Code's
-/// PostToolUse appends it.
-pub fn adapt(agent: Agent, event: CommandEvent, run: &Run, answer: &mut Answer) {
-    if agent.plain_text_is_a_message() {
+/// Gives an answer (of the hook's `run`) the meaning the agent of `profile` gives it where
+/// that differs from the common form: a hook's text that is not JSON (stdout, or stderr when
+/// stdout is empty) shown to the user on exit 0 and a block with it as the reason on any exit
+/// code but 0, 1 and 2 (`plain_text_is_a_message`; exit 2 blocks as everywhere), no
+/// `additionalContext` on the events it reads none on (`ignores_context_on`), and a block's
+/// reason that replaces the tool's result for the model rather than being added after it
+/// (`reason_replaces_result_on`).
+pub fn adapt(agent: &Profile, event: CommandEvent, run: &Run, answer: &mut Answer) {
+    if agent.plain_text_is_a_message {
         plain_text(event, run, answer);
     }
     if !agent.reads_context(event) {

@@ -1,4 +1,4 @@
-//! A hook's `if` field: Claude Code's permission-rule syntax, checked against the tool call
+//! A hook's `if` field: the hooks reference's permission-rule syntax, checked against the tool call
 //! before the hook is started. `Bash(git push:*)` (a command prefix), `Bash(npm run *)` (a
 //! wildcard), `Edit(*.py)` and `Read(./src/**)` (paths), `WebFetch(domain:example.com)`, or
 //! a bare tool name.

@@ -15,10 +15,10 @@ use super::{
     http::HttpTarget,
     matcher::Matcher,
 };
-use crate::agents::{plugin_root, Agent};
+use crate::agent::{Agent, Profile, Profiles};
 use crate::event::{CommandEvent, UNSUPPORTED};
 
-pub use crate::agents::DEFAULT_TIMEOUT;
+pub use crate::agent::DEFAULT_TIMEOUT;
 
 /// The longest timeout a file may give; more is taken for a mistake (milliseconds?).
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
@@ -50,18 +50,18 @@ pub struct CommandHook {
     pub once: bool,
     /// `statusMessage`: shown in the status line while it runs.
     pub status_message: Option<String>,
-    /// The Claude Code plugin it belongs to (`CLAUDE_PLUGIN_ROOT`).
+    /// The plugin it belongs to (`CLAUDE_PLUGIN_ROOT`).
     pub plugin_root: Option<PathBuf>,
     /// The file (or script) it came from.
     pub source: PathBuf,
     /// Marked `"required": true`: when it cannot start or does not answer in time, every
     /// `PreToolUse` it would have seen is blocked instead of going on.
     pub required: bool,
-    /// Its group is marked `"sequential": true` (Gemini CLI): when one such hook runs, every
+    /// Its group is marked `"sequential": true`: when one such hook runs, every
     /// hook of that event runs one after the other, and a `BeforeTool` hook's rewritten
     /// `tool_input` is what the next one gets.
     pub sequential: bool,
-    /// Claude Code's other handler fields: `args`, `shell`, `asyncRewake`, `onFailure`.
+    /// The reference's other handler fields: `args`, `shell`, `asyncRewake`, `onFailure`.
     pub handler: Handler,
     /// `"observe": true` (or the user's observe mode): its answers are recorded, not
     /// applied. Never for a required or managed hook, unless the managed policy allows it.
@@ -72,7 +72,7 @@ impl CommandHook {
     /// A hook of `event` of kind `kind`, read from `source` in `dialect`, with every other
     /// field at its default: the event's own name, every subject matched (no matcher
     /// written), [`DEFAULT_TIMEOUT`], no `if` rule, not `async`, not `once`, no status
-    /// message, no plugin root, not required, not sequential, Claude Code's handler fields
+    /// message, no plugin root, not required, not sequential, the reference's handler fields
     /// at their defaults. The other fields are set with struct update syntax:
     ///
     /// ```
@@ -250,18 +250,21 @@ pub struct ConfigIssue {
     pub severity: Severity,
 }
 
-/// Parses a hooks file already read (and given its agent's meaning) by
-/// [`read_hooks_file`](super::read_hooks_file).
+/// Parses a hooks file already read (and given its agent's meaning) by the room of the
+/// agent it was written for, `dialect`; `profiles` are every agent's, whose names of events
+/// every file accepts.
 pub(crate) fn parse_hooks_value(
     read: Result<Value, ConfigIssue>,
     source: &Path,
     dialect: Agent,
+    profiles: Profiles,
 ) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     let mut reader = Reader {
         source,
         dialect,
+        profile: profiles.of(dialect),
+        profiles,
         settings_form: false,
-        plugin_root: plugin_root(source).map(Path::to_path_buf),
         disabled: Vec::new(),
         sequential: false,
         hooks: Vec::new(),
@@ -293,9 +296,10 @@ pub(crate) fn parse_hooks_value(
 struct Reader<'a> {
     source: &'a Path,
     dialect: Agent,
+    profile: &'static Profile,
+    profiles: Profiles,
     settings_form: bool,
-    plugin_root: Option<PathBuf>,
-    /// Gemini CLI's `hooks.disabled`: names of hooks that do not run.
+    /// The names of hooks that do not run (`Profile::disabled_list`).
     disabled: Vec<String>,
     /// The group being read is `"sequential": true`.
     sequential: bool,
@@ -314,7 +318,7 @@ impl Reader<'_> {
     }
 
     fn events(&mut self, events: &Map<String, Value>, prefix: &str) {
-        if let Some(key) = self.dialect.profile().disabled_list {
+        if let Some(key) = self.profile.disabled_list {
             self.disabled = events
                 .get(key)
                 .and_then(Value::as_array)
@@ -325,10 +329,10 @@ impl Reader<'_> {
         }
         for (name, groups) in events {
             let at = format!("{prefix}{name}");
-            if self.dialect.profile().not_events.contains(&name.as_str()) {
+            if self.profile.not_events.contains(&name.as_str()) {
                 continue;
             }
-            let Some((event, _)) = CommandEvent::lookup(name) else {
+            let Some((event, _)) = self.profiles.lookup(name) else {
                 let message = match UNSUPPORTED.iter().find(|(n, _)| n == name) {
                     Some((_, why)) => {
                         format!("event `{name}` is not supported: {why}; its hooks do not run")
@@ -338,7 +342,7 @@ impl Reader<'_> {
                         format!(
                             "unknown event `{name}`, ignored (known: {}; and the other agents' names {})",
                             known.join(", "),
-                            Agent::aliases().map(|(name, _, _)| name).collect::<Vec<_>>().join(", ")
+                            self.profiles.aliases().map(|(name, _, _)| name).collect::<Vec<_>>().join(", ")
                         )
                     }
                 };
@@ -381,7 +385,7 @@ impl Reader<'_> {
                 return;
             }
         };
-        let rule = self.dialect.matcher_rule(self.settings_form);
+        let rule = self.profile.matcher_rule(self.settings_form);
         let matcher = match Matcher::compile(matcher_text.as_deref(), rule, event.has_tool()) {
             Ok(matcher) => matcher,
             Err(e) => {
@@ -584,8 +588,8 @@ impl Reader<'_> {
             (kind, _) => kind,
         };
         let once = self.flag(entry, "once", at);
-        let once = if once && self.dialect.profile().ignores_once {
-            let agent = self.dialect.title();
+        let once = if once && self.profile.ignores_once {
+            let agent = self.profile.title;
             self.issue(
                 Some(format!("{at}.once")),
                 format!("{agent} honours `once` only in skill and agent hooks, so this hook runs every time, as it does under {agent}"),
@@ -628,7 +632,6 @@ impl Reader<'_> {
             run_async,
             once,
             status_message,
-            plugin_root: self.plugin_root.clone(),
             required,
             sequential: self.sequential,
             handler,
@@ -755,9 +758,9 @@ impl Reader<'_> {
             return DEFAULT_TIMEOUT;
         };
         let default = DEFAULT_TIMEOUT.as_secs();
-        let unit = match self.dialect {
-            Agent::Qwen => crate::agents::qwen_code::timeout_unit(value),
-            dialect => dialect.timeout_unit(),
+        let unit = match self.profile.timeout_unit_by_value {
+            Some(unit_of) => unit_of(value),
+            None => self.profile.timeout_unit,
         };
         let unit_name = if unit < 1.0 {
             "milliseconds"

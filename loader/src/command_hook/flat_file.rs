@@ -1,6 +1,6 @@
 //! Hooks files whose events list their hooks directly, `{"version": 1, "hooks": {"<event>":
-//! [{"command": ...}, ...]}}`: Copilot CLI's and Cursor's, whose modules
-//! stand above this one. Each dialect gives its names of events, how a hook's command, timeout
+//! [{"command": ...}, ...]}}`: the form of the agents whose rooms (`agents/`) stand above
+//! this one and hand it their [`Format`]. Each dialect gives its names of events, how a hook's command, timeout
 //! and matcher are read; this file reads the structure and reports every problem with its
 //! place. As those agents do, a malformed hook is dropped alone, a malformed file (not JSON,
 //! a `version` other than 1, an event that is not a list) loads nothing.
@@ -13,22 +13,24 @@ use super::{
     config::{CommandHook, ConfigIssue, HookKind, Severity, MAX_TIMEOUT},
     matcher::Matcher,
 };
-use crate::agents::Agent;
+use crate::agent::{Agent, Profile};
 use crate::event::CommandEvent;
 
 /// What an event name of a flat file stands for.
-pub(super) enum Named {
-    /// This event; a hook of it also needs this matcher to select the call (Cursor's
-    /// `beforeShellExecution` is `PreToolUse` of the shell tool only).
+pub(crate) enum Named {
+    /// This event; a hook of it also needs this matcher to select the call (an event of a
+    /// shell command is `PreToolUse` of the shell tool only).
     Event(CommandEvent, Option<Matcher>),
     /// An event of that agent this runner has no moment for, and why.
     Unsupported(&'static str),
 }
 
 /// What a dialect of flat files decides.
-pub(super) struct Format {
+pub(crate) struct Format {
     /// The agent whose format it is.
     pub dialect: Agent,
+    /// What agent-hooks knows of that agent.
+    pub profile: &'static Profile,
     /// The event a name stands for; `None`: not one of the agent's names.
     pub event: fn(&str) -> Option<Named>,
     /// A hook's command (its shell text) from its entry, or the problem with it.
@@ -38,7 +40,7 @@ pub(super) struct Format {
 }
 
 /// Reads a flat hooks file written for `format`.
-pub(super) fn parse(
+pub(crate) fn parse(
     format: &Format,
     bytes: &[u8],
     source: &Path,
@@ -71,7 +73,7 @@ impl Reader<'_> {
     }
 
     fn file(&mut self, bytes: &[u8]) {
-        let agent = self.format.dialect.title();
+        let agent = self.format.profile.title;
         let top = match serde_json::from_slice::<Value>(bytes) {
             Ok(Value::Object(top)) => top,
             Ok(_) => {
@@ -84,7 +86,7 @@ impl Reader<'_> {
                 return self.issue(Some(at), message, Severity::Error);
             }
         };
-        // A settings file (Copilot CLI's `settings.json`) has a `hooks` key, not a version.
+        // A settings file has a `hooks` key, not a version.
         let settings = self
             .source
             .file_name()
@@ -135,8 +137,7 @@ impl Reader<'_> {
                     let message = format!(
                         "unknown event `{name}`, ignored ({agent}'s events: {})",
                         self.format
-                            .dialect
-                            .profile()
+                            .profile
                             .event_names
                             .iter()
                             .map(|(name, _)| *name)
@@ -154,8 +155,8 @@ impl Reader<'_> {
         }
     }
 
-    /// One item of an event's list: a hook, or (as the agents also accept) a Claude Code
-    /// group `{"matcher": ..., "hooks": [...]}`.
+    /// One item of an event's list: a hook, or (as the agents also accept) a group of the
+    /// common form, `{"matcher": ..., "hooks": [...]}`.
     fn entry(
         &mut self,
         event: CommandEvent,
@@ -194,13 +195,13 @@ impl Reader<'_> {
         match fields.get("type").and_then(Value::as_str) {
             None | Some("command") => {}
             Some("prompt") => {
-                let message = format!("a `prompt` hook submits text as the user in {}'s interactive sessions; this runner has no such moment, so it does not run", self.format.dialect.title());
+                let message = format!("a `prompt` hook submits text as the user in {}'s interactive sessions; this runner has no such moment, so it does not run", self.format.profile.title);
                 return self.issue(Some(at.into()), message, Severity::Warning);
             }
             Some(other) => {
                 let message = format!(
                     "hook type `{other}` is not run from a {} file here (only `command`); skipped",
-                    self.format.dialect.title()
+                    self.format.profile.title
                 );
                 return self.issue(Some(at.into()), message, Severity::Error);
             }
@@ -219,7 +220,7 @@ impl Reader<'_> {
                 match (self.format.matcher)(m, name, event) {
                     Ok(matcher) => matcher,
                     Err(problem) => {
-                        let message = format!("invalid matcher `{m}`: {problem}; this hook is skipped (as {} skips it)", self.format.dialect.title());
+                        let message = format!("invalid matcher `{m}`: {problem}; this hook is skipped (as {} skips it)", self.format.profile.title);
                         return self.issue(Some(format!("{at}.matcher")), message, Severity::Error);
                     }
                 }
@@ -254,14 +255,14 @@ impl Reader<'_> {
         });
     }
 
-    /// `timeoutSec` (Copilot CLI), else `timeout`, in seconds; the format's default.
+    /// `timeoutSec`, else `timeout`, in seconds; the format's default.
     fn timeout(&mut self, fields: &Map<String, Value>, at: &str) -> Duration {
         let (key, value) = match (fields.get("timeoutSec"), fields.get("timeout")) {
             (Some(v), _) => ("timeoutSec", v),
             (None, Some(v)) => ("timeout", v),
-            (None, None) => return self.format.dialect.default_timeout(),
+            (None, None) => return self.format.profile.default_timeout,
         };
-        let default = self.format.dialect.default_timeout().as_secs();
+        let default = self.format.profile.default_timeout.as_secs();
         let problem = match value.as_f64() {
             Some(s) if s.is_finite() && s >= 0.001 && s <= MAX_TIMEOUT.as_secs_f64() => {
                 return Duration::from_secs_f64(s)
@@ -275,19 +276,19 @@ impl Reader<'_> {
         };
         let message = format!("{problem}; the default of {default} s is used");
         self.issue(Some(format!("{at}.{key}")), message, Severity::Warning);
-        self.format.dialect.default_timeout()
+        self.format.profile.default_timeout
     }
 }
 
 /// `text` quoted for `sh`.
-pub(super) fn quote(text: &str) -> String {
+pub(crate) fn quote(text: &str) -> String {
     super::shell_quote(text)
 }
 
 /// A command that first goes to `cwd` (relative to the project, where the hook runs) and
-/// sets `env`, as Copilot CLI's `cwd` and `env` do: `cd 'dir' && NAME="value" ... && { cmd }`.
+/// sets `env`, as a hook's `cwd` and `env` fields ask: `cd 'dir' && NAME="value" ... && { cmd }`.
 /// Values are in double quotes, so `$VAR` in them expands as the agent documents.
-pub(super) fn with_cwd_and_env(command: String, fields: &Map<String, Value>) -> String {
+pub(crate) fn with_cwd_and_env(command: String, fields: &Map<String, Value>) -> String {
     let mut prefix = String::new();
     if let Some(cwd) = fields.get("cwd").and_then(Value::as_str) {
         prefix.push_str(&format!("cd {} && ", quote(cwd)));

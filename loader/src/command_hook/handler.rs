@@ -1,5 +1,5 @@
-//! Claude Code's handler fields beyond `command`, `timeout`, `if`, `async`, `once` and
-//! `statusMessage`, read with the meaning Claude Code 2.1.332 gives them (its hooks
+//! The hooks reference's handler fields beyond `command`, `timeout`, `if`, `async`, `once`
+//! and `statusMessage`, read with the meaning the agent of that reference gives them (the
 //! reference, and the real agent where the two differ: tests/real-agents):
 //!
 //! - `args`: the exec form. `command` is the program (found on `PATH` when it has no `/`)
@@ -7,8 +7,8 @@
 //!   `${CLAUDE_PLUGIN_ROOT}` are filled in each of them as plain text, so a path with quotes,
 //!   `$` or backquotes never reaches a shell.
 //! - `shell`: `"powershell"` runs the command with `pwsh -Command`; `"bash"` (the default)
-//!   with `/bin/sh -c`, as every command hook here: that is what Claude Code 2.1.332 does
-//!   on Linux and macOS (measured: `$0` is `/bin/sh`, `BASH_VERSION` unset), although its
+//!   with `/bin/sh -c`, as every command hook here: that is what the real agent does on
+//!   Linux and macOS (measured: `$0` is `/bin/sh`, `BASH_VERSION` unset), although the
 //!   reference says `"bash"` uses `$SHELL`.
 //! - `asyncRewake`: runs in the background as `async` does, and an exit code 2 wakes the
 //!   agent: its stderr (its stdout when stderr is empty) goes to the model as a message that
@@ -18,9 +18,9 @@
 //!   understood) counts as exit code 2 on its event: it blocks a tool call, a permission
 //!   request or a prompt, and is fed back or shown where the event cannot block. On
 //!   `PreToolUse` the hook is also required (docs/fail-closed.md). Ignored for `async`
-//!   hooks and on `Stop`, `SubagentStop`, `TaskCompleted` and `TeammateIdle`, as by Claude
-//!   Code. `"continue"` (the default) reports the failure and goes on.
-//! - `continueOnBlock` belongs to `prompt` and `agent` handlers; Claude Code ignores it on a
+//!   hooks and on `Stop`, `SubagentStop`, `TaskCompleted` and `TeammateIdle`, as by the
+//!   reference. `"continue"` (the default) reports the failure and goes on.
+//! - `continueOnBlock` belongs to `prompt` and `agent` handlers; the agent ignores it on a
 //!   command hook, and so does this runner, saying so.
 
 use std::{ffi::OsString, path::Path};
@@ -36,7 +36,7 @@ pub enum Shell {
     /// No `shell` given: `/bin/sh -c`.
     #[default]
     Sh,
-    /// `"shell": "bash"`: `/bin/sh -c` too, as under Claude Code (see the module's docs).
+    /// `"shell": "bash"`: `/bin/sh -c` too, as the real agent runs it (see the module's docs).
     Bash,
     /// `"shell": "powershell"`: `pwsh -NoProfile -NonInteractive -Command`.
     PowerShell,
@@ -52,7 +52,7 @@ pub enum OnFailure {
     Block,
 }
 
-/// The events where `onFailure` is ignored (Claude Code's list).
+/// The events where `onFailure` is ignored (the reference's list).
 const NO_ON_FAILURE: [CommandEvent; 4] = [
     CommandEvent::Stop,
     CommandEvent::SubagentStop,

@@ -1,4 +1,4 @@
-//! Hooks the agent answers itself (Claude Code's `mcp_tool`, `prompt` and `agent` types):
+//! Hooks the agent answers itself (the `mcp_tool`, `prompt` and `agent` types):
 //! what the hooks file gives, the request the agent gets, and how its reply is read.
 //!
 //! An `mcp_tool` hook's tool output is read as a command hook's stdout (JSON answers,
@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::process::{Exit, Run};
 use crate::host::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
 
-/// How long a `prompt` hook may take when its file gives no `timeout` (Claude Code's).
+/// How long a `prompt` hook may take when its file gives no `timeout` (the reference's).
 pub const PROMPT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A hook the agent answers, as its file gives it.

@@ -1,6 +1,6 @@
 use regex::Regex;
 
-use crate::agents::MatcherRule;
+use crate::agent::MatcherRule;
 
 /// A compiled matcher of tool names.
 #[derive(Debug, Clone)]

@@ -19,23 +19,16 @@
 //! ```
 
 mod answer;
-mod cline;
-mod codex;
 mod condition;
 mod config;
-mod copilot;
-mod cursor;
 
-mod file_form;
-mod flat_file;
-mod formats;
+pub(crate) mod flat_file;
 mod handler;
 mod host_call;
 mod http;
 mod matcher;
 mod outcome;
 mod process;
-mod table;
 
 use std::{
     path::{Path, PathBuf},
@@ -45,36 +38,28 @@ use std::{
 
 use serde_json::{Map, Value};
 
-use crate::agents::Agent;
+use crate::agent::{Agent, Profiles};
 
 pub use crate::event::{CommandEvent, EventSpec, Exit2, EVENTS};
 pub use crate::host::{HostCallError, HostCallKind, McpToolCall, ModelRequest};
 pub use crate::host::{ToolAlias, ToolNames};
 pub(crate) use answer::adapt;
-pub(crate) use answer::did_not_answer;
 pub use answer::Answer;
+pub(crate) use answer::{did_not_answer, exit_2, interpret as interpret_answer, read_json};
 pub use condition::Condition;
+pub(crate) use config::parse_hooks_value;
 pub use config::{CommandHook, ConfigIssue, HookKind, Persistence, Severity};
-/// For the `agent-hooks` program (Copilot CLI's payload read as Claude Code's): not part of
-/// the host's API.
-#[doc(hidden)]
-pub use copilot::claude_fields as copilot_claude_fields;
-pub(crate) use file_form::{dialect_of, read as read_hooks_file};
-pub(crate) use formats::interpret_hook;
-pub(crate) use formats::payload_in;
-pub use formats::{load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes};
+/// For the `agent-hooks` program: not part of the host's API.
 pub use handler::{Handler, OnFailure, Shell};
 pub(crate) use host_call::reply_run;
 pub use host_call::HostCall;
+pub(crate) use host_call::PROMPT_TIMEOUT;
 pub use http::{HttpTarget, Posted};
 pub use matcher::Matcher;
 pub(crate) use outcome::strength;
 pub use outcome::CommandOutcome;
 pub(crate) use process::{run, RunSpec};
 pub use process::{Exit, Run, OUTPUT_CAP};
-/// The events table of `agent-hooks events`, for the program: not part of the host's API.
-#[doc(hidden)]
-pub use table::{events_table, payload_fields};
 
 /// The command hooks of an agent, from any number of hooks files and script folders, in
 /// configuration order.
@@ -90,68 +75,14 @@ impl CommandHooks {
         Self::default()
     }
 
-    /// Adds the hooks of the hooks file at `path` (either form: docs/command-hooks.md) after those
-    /// already there; its problems are added to [`issues`](Self::issues).
-    pub fn load_file(&mut self, path: &Path) -> &mut Self {
-        let (hooks, issues) = load_hooks_file(path);
-        self.extend(hooks, issues)
-    }
-
-    /// Adds the hooks of hooks JSON `bytes`, read (and checked) from `source`.
-    pub fn load_bytes(&mut self, bytes: &[u8], source: &Path) -> &mut Self {
-        let (hooks, issues) = parse_hooks_bytes(bytes, source);
-        self.extend(hooks, issues)
-    }
-
-    /// Adds the hooks of hooks JSON `text`, read from `source`.
-    pub fn parse(&mut self, text: &str, source: &Path) -> &mut Self {
-        let (hooks, issues) = parse_hooks(text, source);
-        self.extend(hooks, issues)
-    }
-
-    /// Adds a hooks file read (and reviewed) by the caller: its value as
-    /// [`read_hooks_file`] gave it, from `source`.
-    pub(crate) fn load_value(
+    /// Adds hooks read from a file, and the file's problems, after those already there.
+    pub(crate) fn extend(
         &mut self,
-        read: Result<Value, ConfigIssue>,
-        source: &Path,
-        extra: Vec<ConfigIssue>,
+        hooks: Vec<CommandHook>,
+        issues: Vec<ConfigIssue>,
     ) -> &mut Self {
-        let (hooks, mut issues) =
-            config::parse_hooks_value(read, source, file_form::dialect_of(source));
-        issues.extend(extra);
-        self.extend(hooks, issues)
-    }
-
-    fn extend(&mut self, hooks: Vec<CommandHook>, issues: Vec<ConfigIssue>) -> &mut Self {
         self.hooks.extend(hooks.into_iter().map(Arc::new));
         self.issues.extend(issues);
-        self
-    }
-
-    /// Adds a legacy hook script: an executable in a `pre/` (`PreToolUse`) or `post/`
-    /// (`PostToolUse`) folder named `<tool>.<ext>`, which runs for that tool (`*`: every
-    /// tool) with the same protocol as any command hook.
-    pub fn add_script(&mut self, script: &Path, event: CommandEvent) -> &mut Self {
-        let tool = script
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let matcher = if tool == "*" {
-            Matcher::All
-        } else {
-            Matcher::Names(vec![tool.clone()])
-        };
-        self.hooks.push(Arc::new(CommandHook {
-            matcher_text: Some(tool),
-            matcher,
-            ..CommandHook::new(
-                event,
-                Agent::of_file(script),
-                HookKind::command(shell_quote(&script.to_string_lossy())),
-                script,
-            )
-        }));
         self
     }
 
@@ -251,6 +182,7 @@ impl CommandHooks {
         event: CommandEvent,
         fields: &Map<String, Value>,
         tools: &ToolNames,
+        profiles: Profiles,
         cwd: &Path,
     ) -> Vec<Arc<CommandHook>> {
         let subject = event
@@ -263,7 +195,7 @@ impl CommandHooks {
             if hook.event != event || selected.iter().any(|s| s.kind.label() == hook.kind.label()) {
                 continue;
             }
-            let dialect = hook.dialect.tool_dialect(&hook.event_name);
+            let dialect = profiles.tool_dialect(hook.dialect, &hook.event_name);
             let name = match subject {
                 Some(tool) if event.has_tool() => tools.name_in(dialect, tool),
                 other => other.unwrap_or_default(),
@@ -274,8 +206,8 @@ impl CommandHooks {
                 _ => {
                     subject.is_some()
                         && (hook.matcher.matches(name)
-                            || hook
-                                .dialect
+                            || profiles
+                                .of(hook.dialect)
                                 .matcher_aliases(name)
                                 .iter()
                                 .any(|alias| hook.matcher.matches(alias)))
@@ -347,44 +279,6 @@ mod tests {
     }
 
     #[test]
-    fn codex_matchers_select_apply_patch_by_its_aliases() {
-        let mut hooks = CommandHooks::new();
-        let file = r#"{"hooks": {"PreToolUse": [
-            {"matcher": "Edit|Write", "hooks": [{"command": "edits"}]},
-            {"matcher": "apply_patch", "hooks": [{"command": "patches"}]}
-        ]}}"#;
-        hooks.parse(file, Path::new("/h/.codex/hooks.json"));
-        let run = |tool: &str| -> Vec<String> {
-            let fields = serde_json::json!({"tool_name": tool});
-            hooks
-                .matching(
-                    CommandEvent::PreToolUse,
-                    fields.as_object().unwrap(),
-                    &ToolNames::default(),
-                    Path::new("/p"),
-                )
-                .iter()
-                .map(|h| h.kind.label().into_owned())
-                .collect()
-        };
-        assert_eq!(run("apply_patch"), ["edits", "patches"]);
-        assert_eq!(run("write"), ["edits", "patches"]);
-        assert_eq!(run("exec"), Vec::<String>::new());
-        // Claude Code has no such alias.
-        let mut claude = CommandHooks::new();
-        claude.parse(file, Path::new("/p/.claude/settings.json"));
-        let fields = serde_json::json!({"tool_name": "apply_patch"});
-        let matched = claude.matching(
-            CommandEvent::PreToolUse,
-            fields.as_object().unwrap(),
-            &ToolNames::default(),
-            Path::new("/p"),
-        );
-        assert_eq!(matched.len(), 1);
-        assert_eq!(matched[0].kind.label(), "patches");
-    }
-
-    #[test]
     fn the_same_command_in_two_files_runs_once() {
         let mut hooks = CommandHooks::new();
         let file = r#"{"PreToolUse": [{"matcher": "exec", "hooks": [{"command": "./guard.sh"}]}]}"#;
@@ -396,6 +290,7 @@ mod tests {
                 CommandEvent::PreToolUse,
                 fields.as_object().unwrap(),
                 &ToolNames::default(),
+                crate::agents::PROFILES,
                 Path::new("/p"),
             )
         };

@@ -532,12 +532,11 @@ impl Discovery {
         if entry.kind != EntryKind::HooksFile {
             return false;
         }
-        let dialect = crate::command_hook::dialect_of(&entry.path);
+        let dialect = crate::agents::dialect_of(&entry.path);
         if !matches!(dialect, Agent::Codex | Agent::Gemini) {
             return false;
         }
-        let Ok(value) = crate::command_hook::read_hooks_file(&file.bytes, &entry.path, dialect)
-        else {
+        let Ok(value) = crate::agents::read_hooks_file(&file.bytes, &entry.path, dialect) else {
             return false;
         };
         match dialect {
@@ -573,7 +572,7 @@ impl Discovery {
         file: &CheckedFile,
         project: &Path,
     ) -> Vec<(PathBuf, String)> {
-        let (hooks, _) = crate::command_hook::parse_hooks_bytes(&file.bytes, path);
+        let (hooks, _) = crate::agents::parse_hooks_bytes(&file.bytes, path);
         let mut scripts: Vec<(PathBuf, String)> = Vec::new();
         for hook in hooks {
             let code = scripts::locate(&hook, project);
@@ -707,14 +706,11 @@ impl Discovery {
                 // A managed file is beyond the user's reach: Codex's review does not withhold it.
                 EntryKind::HooksFile
                     if entry.level != Level::Managed
-                        && crate::command_hook::dialect_of(&entry.path) == Agent::Codex =>
+                        && crate::agents::dialect_of(&entry.path) == Agent::Codex =>
                 {
                     // What Codex's user turned off or did not trust as it is does not run.
-                    let mut read = crate::command_hook::read_hooks_file(
-                        &file.bytes,
-                        &entry.path,
-                        Agent::Codex,
-                    );
+                    let mut read =
+                        crate::agents::read_hooks_file(&file.bytes, &entry.path, Agent::Codex);
                     let withheld = match &mut read {
                         Ok(value) => self.codex.withhold(value, &entry.path),
                         Err(_) => Vec::new(),

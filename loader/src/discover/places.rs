@@ -1,6 +1,6 @@
 //! The provider of an agent's hooks files at one of the places its profile names
-//! ([`Place`]): Codex CLI's, Gemini CLI's, Copilot CLI's, Cursor's and Devin's files, at the
-//! user's and the project's level. Each file is read in its agent's dialect
+//! ([`Place`]): the files of each agent whose profile names places, at the user's and the
+//! project's level. Each file is read in its agent's dialect
 //! ([`Agent::of_file`]); project files need trust like every project hook.
 
 use std::path::{Path, PathBuf};

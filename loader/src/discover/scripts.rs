@@ -660,7 +660,7 @@ mod tests {
     fn hook(command: &str) -> CommandHook {
         let file = serde_json::json!({"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]});
         let (mut hooks, issues) =
-            crate::command_hook::parse_hooks(&file.to_string(), Path::new("hooks.json"));
+            crate::agents::parse_hooks(&file.to_string(), Path::new("hooks.json"));
         assert!(issues.is_empty(), "{issues:?}");
         hooks.remove(0)
     }

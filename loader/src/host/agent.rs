@@ -114,7 +114,7 @@ pub trait AgentHost: Send + Sync {
     }
 
     /// The agent's tools in each hooks dialect (name and input fields), so that hooks written
-    /// for Claude Code or Gemini CLI match and read them unchanged. Asked once, when the agent
+    /// for other agents match and read them unchanged. Asked once, when the agent
     /// is attached to a runner. Default: agent-hooks' own tool names ([`ToolNames::default`]).
     fn tool_names(&self) -> ToolNames {
         ToolNames::default()

@@ -1,4 +1,4 @@
-//! What hooks of Claude Code's `mcp_tool`, `prompt` and `agent` types ask the agent for:
+//! What hooks of the `mcp_tool`, `prompt` and `agent` types ask the agent for:
 //! a call of one of its MCP servers' tools, one turn of its model, or a subagent's run. The
 //! agent answers through [`AgentHost`](crate::AgentHost); one that does not says so with
 //! [`HostCallError::NotSupported`], and the hook's report says it did not run.

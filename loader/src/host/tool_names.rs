@@ -1,13 +1,15 @@
-//! Tool names and input fields in each agent's dialect: a Claude Code hook matches `Bash`
-//! and reads `tool_input.file_path` even when the agent's own tools are `exec` and `read`
-//! with a `path`. The host declares its tools (`AgentHost::tool_names`); the defaults are
-//! agent-hooks' own tool names as each agent's profile gives them.
+//! Tool names and input fields in each agent's dialect: a hook written for another agent
+//! matches that agent's name of a tool and reads its input fields by that agent's names even
+//! when the agent's own tools are `exec` and `read` with a `path`. The host declares its
+//! tools (`AgentHost::tool_names`); the defaults are agent-hooks' own tool names as each
+//! agent's profile gives them (`ToolNames::default`, in the agents' rooms, which hand their
+//! profiles to `ToolNames::of_profiles`).
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::agents::Agent;
+use crate::agent::{Agent, Profiles};
 
 /// One tool: its own name, its names in other dialects, and its input fields that other
 /// dialects name differently.
@@ -15,7 +17,7 @@ use crate::agents::Agent;
 pub struct ToolAlias {
     /// The agent's own name of the tool (`exec`).
     pub tool: String,
-    /// Its name in a dialect (`Bash` for Claude Code).
+    /// Its name in a dialect (`Bash` in the common one).
     pub names: Vec<(Agent, String)>,
     /// Input fields: (dialect, the tool's own field, that dialect's field).
     pub fields: Vec<(Agent, String, String)>,
@@ -28,17 +30,17 @@ pub struct ToolNames {
 }
 
 /// agent-hooks' own tools that name a file by `path`, which agents whose profile gives a
-/// [`file_path_field`](crate::agents::Profile::file_path_field) call otherwise.
+/// [`file_path_field`](crate::agent::Profile::file_path_field) call otherwise.
 const FILE_TOOLS: [&str; 3] = ["read", "write", "edit"];
 
-impl Default for ToolNames {
+impl ToolNames {
     /// agent-hooks' own tools (docs/command-hooks.md: `exec`, `read`, `write`, `edit`, `glob`,
     /// `grep`, `webfetch`, `todo_write`, `notebook_read`, `notebook_edit`, `run_subagent`)
-    /// with each agent's names and file fields, from the agents' profiles.
-    fn default() -> Self {
+    /// with each agent's names and file fields, from the agents' `profiles`.
+    pub(crate) fn of_profiles(profiles: Profiles) -> Self {
         let mut tools: Vec<ToolAlias> = Vec::new();
         for agent in Agent::ALL {
-            let profile = agent.profile();
+            let profile = profiles.of(agent);
             for (own, theirs) in profile.tools {
                 let at = match tools.iter().position(|t| t.tool == *own) {
                     Some(at) => at,
@@ -93,8 +95,8 @@ impl ToolNames {
             .map_or(tool, |(_, name)| name.as_str())
     }
 
-    /// The agent's own name of the tool `dialect` calls `name` (`Bash` in Claude Code is
-    /// `exec`); `None` when no declared tool has that name in `dialect`.
+    /// The agent's own name of the tool `dialect` calls `name` (`Bash` in the common dialect
+    /// is `exec`); `None` when no declared tool has that name in `dialect`.
     pub fn own_name(&self, dialect: Agent, name: &str) -> Option<&str> {
         self.tools
             .iter()
@@ -162,44 +164,5 @@ impl ToolNames {
             }
         }
         out.map_or(Cow::Borrowed(input), |out| Cow::Owned(Value::Object(out)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn names_and_fields_map_both_ways() {
-        let names = ToolNames::default();
-        assert_eq!(names.name_in(Agent::ClaudeCode, "exec"), "Bash");
-        assert_eq!(names.name_in(Agent::Gemini, "exec"), "run_shell_command");
-        assert_eq!(names.name_in(Agent::Devin, "exec"), "exec");
-        assert_eq!(names.name_in(Agent::Copilot, "read"), "view");
-        assert_eq!(names.own_name(Agent::Copilot, "bash"), Some("exec"));
-        assert_eq!(names.name_in(Agent::Cursor, "exec"), "Shell");
-        assert_eq!(names.own_name(Agent::ClaudeCode, "Bash"), Some("exec"));
-        assert_eq!(
-            names.own_name(Agent::Gemini, "run_shell_command"),
-            Some("exec")
-        );
-        assert_eq!(names.own_name(Agent::Gemini, "Bash"), None);
-        assert_eq!(names.name_in(Agent::ClaudeCode, "mcp__gh__x"), "mcp__gh__x");
-        let own = json!({"path": "/p/a.rs", "offset": 1});
-        let claude = names.input_in(Agent::ClaudeCode, "read", &own);
-        assert_eq!(claude, json!({"file_path": "/p/a.rs", "offset": 1}));
-        let updated = json!({"file_path": "/p/b.rs", "offset": 1});
-        assert_eq!(
-            names.input_back(Agent::ClaudeCode, "read", &updated, &own),
-            json!({"path": "/p/b.rs", "offset": 1})
-        );
-        let already = json!({"file_path": "/p/a.rs"});
-        assert_eq!(names.input_in(Agent::ClaudeCode, "read", &already), already);
-        assert_eq!(
-            names.input_back(Agent::ClaudeCode, "read", &already, &already),
-            already
-        );
     }
 }

@@ -172,7 +172,7 @@ macro_rules! command_notifications {
     };
 }
 
-// PostCompact: Claude Code's `compact_summary`, and Devin's `summary` (PostCompaction).
+// PostCompact: the summary under both names agents give it.
 command_notifications!(
     SessionCompactEvent => PostCompact { "compact_summary": summary, "summary": summary },
     SessionShutdownEvent => SessionEnd { "reason": reason },

@@ -18,10 +18,10 @@ use agent_hooks_abi::{
 use serde_json::{Map, Value};
 
 use super::{payload::Payload, Combine, HookError, HookErrorKind, HookRunner, Termination};
-use crate::agents::{Agent, HookEnv};
+use crate::agents::{interpret_hook, Agent, HookEnv};
 use crate::command_hook::{
-    did_not_answer, interpret_hook, run, Answer, CommandEvent, CommandHook, CommandHookReport,
-    CommandOutcome, Exit, HookKind, Run, RunSpec, ToolNames,
+    did_not_answer, run, Answer, CommandEvent, CommandHook, CommandHookReport, CommandOutcome,
+    Exit, HookKind, Run, RunSpec, ToolNames,
 };
 use crate::error::Listeners;
 use crate::sync::{LockUnpoisoned, RwLockUnpoisoned};
@@ -118,7 +118,9 @@ impl HookRunner {
     ) -> Option<CommandOutcome> {
         let agent = self.agent();
         let tools = self.tool_names.read_unpoisoned().clone();
-        let mut hooks = self.commands.matching(event, &fields, &tools, &self.cwd);
+        let mut hooks =
+            self.commands
+                .matching(event, &fields, &tools, crate::agents::PROFILES, &self.cwd);
         hooks.retain(|hook| !agents_files_only || hook.dialect != Agent::AgentHooks);
         hooks.retain(|hook| !hook.once || self.first_run(hook));
         if hooks.is_empty() {
@@ -126,8 +128,8 @@ impl HookRunner {
         }
         let env_file = event.spec().env_file.then(|| self.env_file());
         // The session the payload names, when the caller gave one (an agent's own payload):
-        // what a hook reads in `session_id` and in its agent's variable (Gemini CLI's
-        // `GEMINI_SESSION_ID`) are the same.
+        // what a hook reads in `session_id` and in its agent's variable
+        // (`HookEnv::SessionId`) are the same.
         let session_id: Arc<str> = match fields.get("session_id").and_then(Value::as_str) {
             Some(given) if !given.is_empty() => given.into(),
             _ => self.session_of(agent.as_ref()).into(),
@@ -188,7 +190,7 @@ impl HookRunner {
         let mut more_reasons = false;
         for (hook, finished) in waited.iter().zip(runs) {
             let mut answer = finished.answer(hook);
-            crate::command_hook::adapt(hook.dialect, event, &finished.run, &mut answer);
+            crate::command_hook::adapt(hook.dialect.profile(), event, &finished.run, &mut answer);
             hook.handler
                 .apply_on_failure(event, &hook.kind.label(), &mut answer);
             if hook.required && event == CommandEvent::PreToolUse {
@@ -408,10 +410,9 @@ impl HookRunner {
         if !hook.dialect.own_payload() {
             return payload.to_text();
         }
-        // Copilot CLI's and Cursor's payloads are their own: written from Claude Code's.
+        // An agent whose payloads are its own writes them from the common fields.
         let claude = serde_json::to_value(&payload).unwrap_or_default();
-        let own =
-            crate::command_hook::payload_in(hook.dialect, hook.event, &hook.event_name, claude);
+        let own = crate::agents::payload_in(hook.dialect, hook.event, &hook.event_name, claude);
         serde_json::to_string(&own).unwrap_or_default()
     }
 }
@@ -426,7 +427,7 @@ pub(super) struct HookJob {
     pub(super) payload: Arc<str>,
     cwd: PathBuf,
     env_file: Option<PathBuf>,
-    /// The session's id, for Gemini CLI's `GEMINI_SESSION_ID`.
+    /// The session's id, for an agent's variable that gives it (`HookEnv::SessionId`).
     session_id: Arc<str>,
     /// The variables the agent gave for this event ([`super::agent_env`]).
     agent_env: super::agent_env::AgentEnv,
@@ -556,8 +557,8 @@ impl HookJob {
 }
 
 /// The variables a command hook's process gets: `AGENT_HOOKS_PROJECT_DIR`, and the ones
-/// its file's agent gives (its profile's `env`, as the real agents do), its Claude Code
-/// plugin's root, the session's `CLAUDE_ENV_FILE` where the event has one and the agent
+/// its file's agent gives (its profile's `env`, as the real agents do), its plugin's root
+/// (`CLAUDE_PLUGIN_ROOT`), the session's `CLAUDE_ENV_FILE` where the event has one and the agent
 /// gives it.
 pub(crate) fn hook_env(
     hook: &CommandHook,
@@ -583,7 +584,7 @@ pub(crate) fn hook_env(
     if let Some(root) = &hook.plugin_root {
         env.push(("CLAUDE_PLUGIN_ROOT", root.to_string_lossy().into_owned()));
     }
-    // Codex, Gemini CLI, Copilot CLI and Cursor give their hooks no CLAUDE_ENV_FILE.
+    // Only the agents whose profile says so give their hooks CLAUDE_ENV_FILE.
     let env_file = env_file.filter(|_| hook.dialect.has_env_file());
     if let Some(file) = env_file {
         env.push(("CLAUDE_ENV_FILE", file.to_string_lossy().into_owned()));

@@ -1,8 +1,8 @@
-//! Gemini CLI's `"sequential": true` groups: when a hook of such a group runs, every hook
+//! `"sequential": true` groups: when a hook of such a group runs, every hook
 //! of the event runs one after the other, in configuration order, and each `BeforeTool`
 //! hook gets the `tool_input` the hooks before it rewrote (their `tool_input` laid over the
 //! one they got, key by key), and each `BeforeAgent` hook the prompt with the context the
-//! hooks before it added, as Gemini CLI 0.61.0 does. Every hook still runs when one blocks,
+//! hooks before it added, as the agent that has such groups does (`agents::gemini_cli`). Every hook still runs when one blocks,
 //! and the answers are combined as for hooks run together.
 
 use std::borrow::Cow;
@@ -43,9 +43,9 @@ impl HookRunner {
                 continue;
             }
             let mut answer = done.answer(&hook);
-            crate::command_hook::adapt(hook.dialect, event, &done.run, &mut answer);
+            crate::command_hook::adapt(hook.dialect.profile(), event, &done.run, &mut answer);
             if event == CommandEvent::UserPromptSubmit && !answer.context.is_empty() {
-                // Gemini CLI's BeforeAgent: the next hook's prompt has the context added.
+                // Before the prompt: the next hook's prompt has the context added.
                 let prompt = fields
                     .get("prompt")
                     .and_then(Value::as_str)

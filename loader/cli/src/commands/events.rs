@@ -7,6 +7,6 @@ use crate::options::Outcome;
 
 /// Prints the table in Markdown.
 pub fn run() -> Outcome {
-    outln!("{}", agent_hooks::command_hook::events_table().trim_end());
+    outln!("{}", agent_hooks::agents::events_table().trim_end());
     Ok(ExitCode::SUCCESS)
 }

@@ -24,13 +24,15 @@
 //! `agent-hooks install --agent cline` writes one such file per event, each running
 //! `agent-hooks hook --agent cline` (`hook_file`).
 
+mod hook_files;
+
 use serde_json::{json, Map, Value};
 
-use super::{
-    decision::{AgentEvent, Decision, ToAgent},
-    profile::{MatcherRule, Place, PlaceFiles, Profile},
-};
+use super::decision::{AgentEvent, Decision, ToAgent};
+use crate::agent::{MatcherRule, Place, PlaceFiles, Profile};
 use crate::event::CommandEvent;
+
+pub(crate) use hook_files::{interpret, parse, payload};
 
 /// The first line of the hook files `install` writes, after the shebang: what marks them
 /// as agent-hooks' own.
@@ -82,6 +84,7 @@ pub(super) static PROFILE: Profile = Profile {
     // Cline's hooks have no matcher: each runs for every tool.
     matcher_rule: (MatcherRule::Regex, MatcherRule::Regex),
     timeout_unit: 1.0,
+    timeout_unit_by_value: None,
     // Cline waits 120 s for a `PreToolUse` or `PostToolUse` hook (the others it does not
     // wait for).
     default_timeout: std::time::Duration::from_secs(120),

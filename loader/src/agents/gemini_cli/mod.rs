@@ -7,7 +7,7 @@ mod settings_file;
 
 pub(crate) use settings_file::{extension_root, hooks_turned_off, normalize, strip_comments};
 
-use super::profile::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
+use crate::agent::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
 /// Gemini CLI.
@@ -38,6 +38,7 @@ pub(super) static PROFILE: Profile = Profile {
     // A regex for tool events, an exact string for the others.
     matcher_rule: (MatcherRule::Gemini, MatcherRule::Gemini),
     timeout_unit: 0.001,
+    timeout_unit_by_value: None,
     default_timeout: DEFAULT_TIMEOUT,
     event_names: &[
         ("BeforeTool", Some(CommandEvent::PreToolUse)),

@@ -12,7 +12,7 @@
 //! Claude Code's payload fields under OpenCode's event names and tool names, and the answer
 //! it reads is Claude Code's.
 
-use super::profile::{MatcherRule, Profile, DEFAULT_TIMEOUT};
+use crate::agent::{MatcherRule, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
 /// The plugin's text, with [`COMMAND_MARK`], [`AGENT_MARK`] and [`VERSION_MARK`] where the
@@ -107,6 +107,7 @@ const fn profile(
         owns_file: |_| false,
         matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
         timeout_unit: 1.0,
+        timeout_unit_by_value: None,
         default_timeout: DEFAULT_TIMEOUT,
         event_names: EVENT_NAMES,
         events_of_its_own: true,

@@ -8,10 +8,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{
-    decision::{Decision, ToAgent},
-    profile::{MatcherRule, Profile, DEFAULT_TIMEOUT},
-};
+use super::decision::{Decision, ToAgent};
+use crate::agent::{MatcherRule, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
 /// The extension's text, with [`COMMAND_MARK`] where the command goes and [`VERSION_MARK`]
@@ -39,6 +37,7 @@ pub(super) static PROFILE: Profile = Profile {
     owns_file: |_| false,
     matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
     timeout_unit: 1.0,
+    timeout_unit_by_value: None,
     default_timeout: DEFAULT_TIMEOUT,
     // pi's events (its extensions' `pi.on` names, read from 1.6.0), each with the moment it
     // is to agent-hooks' runner. `input` is the prompt as typed (it can be refused or left

@@ -67,7 +67,7 @@ impl Request {
         let copilot_form = !payload.contains_key("hook_event_name")
             && (payload.contains_key("toolName") || payload.contains_key("timestamp"));
         if copilot_form {
-            agent_hooks::command_hook::copilot_claude_fields(&mut payload);
+            agent_hooks::agents::copilot_claude_fields(&mut payload);
         }
         let agent_event = payload
             .get("hook_event_name")

@@ -1,10 +1,15 @@
 //! Codex CLI (`@openai/codex`): `~/.codex/hooks.json` and `.codex/hooks.json`, the `[hooks]`
 //! table of `config.toml` in both, `/etc/codex/`. Its hooks read Claude Code's fields and
-//! tool names; it trusts a hook by its hash (`discover/codex.rs`).
+//! tool names; it trusts a hook by its hash (`discover/codex.rs`). Its TOML files are read in
+//! `toml_file.rs`.
+
+mod toml_file;
 
 use std::time::Duration;
 
-use super::profile::{Managed, MatcherRule, Place, PlaceFiles, Profile};
+pub(crate) use toml_file::{normalize, toml_as_json};
+
+use crate::agent::{Managed, MatcherRule, Place, PlaceFiles, Profile};
 
 /// Codex CLI.
 pub(super) static PROFILE: Profile = Profile {
@@ -34,6 +39,7 @@ pub(super) static PROFILE: Profile = Profile {
     // A plain name is exact, as in Claude Code (measured: `Bas` does not match `Bash`).
     matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
     timeout_unit: 1.0,
+    timeout_unit_by_value: None,
     default_timeout: Duration::from_secs(600),
     event_names: &[],
     events_of_its_own: false,
@@ -107,3 +113,50 @@ pub(super) static PROFILE: Profile = Profile {
     claude_form_for_claude_names: false,
     status_line: None,
 };
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::command_hook::{CommandEvent, CommandHooks, ToolNames};
+
+    #[test]
+    fn codex_matchers_select_apply_patch_by_its_aliases() {
+        let mut hooks = CommandHooks::new();
+        let file = r#"{"hooks": {"PreToolUse": [
+            {"matcher": "Edit|Write", "hooks": [{"command": "edits"}]},
+            {"matcher": "apply_patch", "hooks": [{"command": "patches"}]}
+        ]}}"#;
+        hooks.parse(file, Path::new("/h/.codex/hooks.json"));
+        let run = |tool: &str| -> Vec<String> {
+            let fields = serde_json::json!({"tool_name": tool});
+            hooks
+                .matching(
+                    CommandEvent::PreToolUse,
+                    fields.as_object().unwrap(),
+                    &ToolNames::default(),
+                    crate::agents::PROFILES,
+                    Path::new("/p"),
+                )
+                .iter()
+                .map(|h| h.kind.label().into_owned())
+                .collect()
+        };
+        assert_eq!(run("apply_patch"), ["edits", "patches"]);
+        assert_eq!(run("write"), ["edits", "patches"]);
+        assert_eq!(run("exec"), Vec::<String>::new());
+        // Claude Code has no such alias.
+        let mut claude = CommandHooks::new();
+        claude.parse(file, Path::new("/p/.claude/settings.json"));
+        let fields = serde_json::json!({"tool_name": "apply_patch"});
+        let matched = claude.matching(
+            CommandEvent::PreToolUse,
+            fields.as_object().unwrap(),
+            &ToolNames::default(),
+            crate::agents::PROFILES,
+            Path::new("/p"),
+        );
+        assert_eq!(matched.len(), 1);
+        assert_eq!(matched[0].kind.label(), "patches");
+    }
+}

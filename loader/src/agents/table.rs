@@ -6,8 +6,8 @@
 
 use std::fmt::Write;
 
-use super::{config::DEFAULT_TIMEOUT, host_call::PROMPT_TIMEOUT};
-use crate::agents::{Agent, MatcherRule};
+use super::{Agent, MatcherRule, DEFAULT_TIMEOUT};
+use crate::command_hook::PROMPT_TIMEOUT;
 use crate::event::{CommandEvent, Exit2, EVENTS, UNSUPPORTED};
 use crate::host::ToolNames;
 
@@ -36,7 +36,7 @@ pub fn payload_fields(dialect: Agent, event: CommandEvent) -> Vec<String> {
         .iter()
         .map(|f| (f.to_string(), serde_json::Value::String("x".into())))
         .collect();
-    match super::formats::payload_in(
+    match super::hooks_files::payload_in(
         dialect,
         event,
         dialect.event_name(event),

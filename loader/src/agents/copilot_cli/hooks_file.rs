@@ -25,20 +25,18 @@ use std::{
 use agent_hooks_abi::events::PermissionDecision;
 use serde_json::{json, Map, Value};
 
-use super::{
-    answer::{read_json, Answer},
-    config::{CommandHook, ConfigIssue},
+use super::PROFILE;
+use crate::agent::{Agent, MatcherRule};
+use crate::command_hook::{
     flat_file::{self, Format, Named},
-    matcher::Matcher,
-    process::{Exit, Run, OUTPUT_CAP},
+    read_json, Answer, CommandHook, ConfigIssue, Exit, Matcher, Run, OUTPUT_CAP,
 };
-use crate::agents::{Agent, MatcherRule};
 use crate::event::CommandEvent;
 
 /// The command-hook event a Copilot CLI event name stands for: its camelCase names, or a
 /// Claude Code name (its VS Code-compatible form).
 pub fn event_of(name: &str) -> Option<CommandEvent> {
-    match Agent::Copilot.own_event(name) {
+    match PROFILE.own_event(name) {
         Some(event) => event,
         None => CommandEvent::lookup(name)
             .filter(|(_, alias)| alias.is_none())
@@ -110,19 +108,20 @@ fn matcher(pattern: &str, name: &str, event: CommandEvent) -> Result<Matcher, St
 
 static FORMAT: Format = Format {
     dialect: Agent::Copilot,
+    profile: &PROFILE,
     event: named,
     command,
     matcher,
 };
 
 /// Reads a Copilot CLI hooks file.
-pub(super) fn parse(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+pub(crate) fn parse(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     flat_file::parse(&FORMAT, bytes, source)
 }
 
 /// The payload of a Copilot CLI hook, from the payload in Claude Code's fields (tool names
 /// already the hook's: Copilot's for camelCase events, Claude Code's for PascalCase ones).
-pub(super) fn payload(event: CommandEvent, event_name: &str, claude: Map<String, Value>) -> Value {
+pub(crate) fn payload(event: CommandEvent, event_name: &str, claude: Map<String, Value>) -> Value {
     if !is_camel_case(event_name) {
         return vs_code_form(event, claude);
     }
@@ -288,7 +287,7 @@ pub fn claude_fields(payload: &mut Map<String, Value>) {
 }
 
 /// Reads what a Copilot CLI hook answered for `event` (named `event_name` in its file).
-pub(super) fn interpret(event: CommandEvent, event_name: &str, run: &Run) -> Answer {
+pub(crate) fn interpret(event: CommandEvent, event_name: &str, run: &Run) -> Answer {
     let mut answer = Answer::default();
     let (stdout, progress) = progress_lines(&run.stdout);
     let stderr = String::from_utf8_lossy(&run.stderr).trim().to_owned();

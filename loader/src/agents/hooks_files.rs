@@ -1,21 +1,17 @@
-//! Where the dialects part ways, chosen in one place: which reader reads a hooks file (Claude
-//! Code's form, Codex's TOML, Gemini CLI's settings with comments, or Copilot CLI's and
-//! Cursor's events that list their hooks directly), which reads a hook's answer, what its
-//! events are named and what payload its hooks get. The dialects' own modules stand below
-//! this one and know nothing of each other.
+//! Where the agents part ways over hooks files, chosen in one place: which room reads a
+//! hooks file (the common form, read in `command_hook` with the facts of the file's agent, or
+//! a form of the agent's own, read in its room), which reads a hook's answer, and what
+//! payload its hooks get. The rooms know nothing of each other.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{
-    answer::{self, Answer},
-    cline,
-    config::{self, CommandHook, ConfigIssue, Severity},
-    copilot, cursor, file_form,
-    process::Run,
+use super::{claude_code, cline, copilot_cli, cursor, file_form, Agent, PROFILES};
+use crate::command_hook::{
+    interpret_answer, parse_hooks_value, shell_quote, Answer, CommandHook, CommandHooks,
+    ConfigIssue, HookKind, Matcher, Run, Severity,
 };
-use crate::agents::Agent;
 use crate::event::CommandEvent;
 use crate::file::{read_checked, Limit, StrictModes};
 
@@ -59,22 +55,39 @@ pub fn parse_hooks_as(
 ) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     // Their own formats: events that list hooks directly.
     match dialect {
-        Agent::Copilot => return copilot::parse(bytes, source),
+        Agent::Copilot => return copilot_cli::parse(bytes, source),
         Agent::Cursor => return cursor::parse(bytes, source),
         Agent::Cline => return cline::parse(bytes, source),
         _ => {}
     }
-    config::parse_hooks_value(file_form::read(bytes, source, dialect), source, dialect)
+    parse_value(file_form::read(bytes, source, dialect), source, dialect)
+}
+
+/// Parses a hooks file already read into its value (see [`file_form::read`]), written for
+/// `dialect`: the common form, with that agent's facts, and each hook of a Claude Code
+/// plugin given the plugin's root.
+pub(crate) fn parse_value(
+    read: Result<Value, ConfigIssue>,
+    source: &Path,
+    dialect: Agent,
+) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+    let (mut hooks, issues) = parse_hooks_value(read, source, dialect, PROFILES);
+    if let Some(root) = claude_code::plugin_root(source) {
+        for hook in &mut hooks {
+            hook.plugin_root = Some(root.to_path_buf());
+        }
+    }
+    (hooks, issues)
 }
 
 /// Reads the answer of `hook`'s run in its dialect: Copilot CLI's and Cursor's answers are
 /// their own, the others Claude Code's (then adapted by [`Agent::adapt`]).
 pub(crate) fn interpret_hook(hook: &CommandHook, run: &Run) -> Answer {
     match hook.dialect {
-        Agent::Copilot => copilot::interpret(hook.event, &hook.event_name, run),
+        Agent::Copilot => copilot_cli::interpret(hook.event, &hook.event_name, run),
         Agent::Cursor => cursor::interpret(hook.event, &hook.event_name, run),
         Agent::Cline => cline::interpret(hook.event, run),
-        _ => answer::interpret(hook.event, run),
+        _ => interpret_answer(hook.event, run),
     }
 }
 
@@ -86,10 +99,72 @@ pub fn payload_in(agent: Agent, event: CommandEvent, event_name: &str, claude: V
         return claude;
     };
     match agent {
-        Agent::Copilot => copilot::payload(event, event_name, fields),
+        Agent::Copilot => copilot_cli::payload(event, event_name, fields),
         Agent::Cursor => cursor::payload(event, event_name, fields),
         Agent::Cline => cline::payload(event, event_name, fields),
         _ => Value::Object(fields),
+    }
+}
+
+/// Reading hooks files: their agent's room reads each (`command_hook` stands below the rooms
+/// and is handed their facts).
+impl CommandHooks {
+    /// Adds the hooks of the hooks file at `path` (either form: docs/command-hooks.md) after those
+    /// already there; its problems are added to [`issues`](Self::issues).
+    pub fn load_file(&mut self, path: &Path) -> &mut Self {
+        let (hooks, issues) = load_hooks_file(path);
+        self.extend(hooks, issues)
+    }
+
+    /// Adds the hooks of hooks JSON `bytes`, read (and checked) from `source`.
+    pub fn load_bytes(&mut self, bytes: &[u8], source: &Path) -> &mut Self {
+        let (hooks, issues) = parse_hooks_bytes(bytes, source);
+        self.extend(hooks, issues)
+    }
+
+    /// Adds the hooks of hooks JSON `text`, read from `source`.
+    pub fn parse(&mut self, text: &str, source: &Path) -> &mut Self {
+        let (hooks, issues) = parse_hooks(text, source);
+        self.extend(hooks, issues)
+    }
+
+    /// Adds a hooks file read (and reviewed) by the caller: its value as
+    /// [`file_form::read`] gave it, from `source`.
+    pub(crate) fn load_value(
+        &mut self,
+        read: Result<Value, ConfigIssue>,
+        source: &Path,
+        extra: Vec<ConfigIssue>,
+    ) -> &mut Self {
+        let (hooks, mut issues) = parse_value(read, source, file_form::dialect_of(source));
+        issues.extend(extra);
+        self.extend(hooks, issues)
+    }
+
+    /// Adds a legacy hook script: an executable in a `pre/` (`PreToolUse`) or `post/`
+    /// (`PostToolUse`) folder named `<tool>.<ext>`, which runs for that tool (`*`: every
+    /// tool) with the same protocol as any command hook.
+    pub fn add_script(&mut self, script: &Path, event: CommandEvent) -> &mut Self {
+        let tool = script
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let matcher = if tool == "*" {
+            Matcher::All
+        } else {
+            Matcher::Names(vec![tool.clone()])
+        };
+        let hook = CommandHook {
+            matcher_text: Some(tool),
+            matcher,
+            ..CommandHook::new(
+                event,
+                Agent::of_file(script),
+                HookKind::command(shell_quote(&script.to_string_lossy())),
+                script,
+            )
+        };
+        self.extend(vec![hook], Vec::new())
     }
 }
 

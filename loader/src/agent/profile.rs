@@ -1,8 +1,11 @@
 //! What one agent is to agent-hooks, as data: a [`Profile`] per agent, written once in that
-//! agent's module.
+//! agent's room (`agents/`), and what the floors below the rooms read of it.
 
-use std::time::Duration;
+use std::{borrow::Cow, time::Duration};
 
+use serde_json::Value;
+
+use super::Agent;
 use crate::event::CommandEvent;
 
 /// The `timeout` a hooks file's command hook gets when it gives none, unless its agent has
@@ -12,16 +15,16 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// How a matcher is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatcherRule {
-    /// An unanchored regex; `""` or none matches all (Devin's files).
+    /// An unanchored regex; `""` or none matches all.
     Regex,
     /// As [`Regex`](Self::Regex), and `*` also matches all (this project's hooks files: `*`
-    /// is "every tool" in Claude Code, Qwen Code and Factory Droid, and alone it is no
-    /// valid regex, so reading it so changes no other matcher).
+    /// is "every tool" in the common rule, and alone it is no valid regex, so reading it so
+    /// changes no other matcher).
     RegexOrStar,
-    /// Claude Code's rule: `*`, `""` or none match all; letters, digits, `_` and `|` only
+    /// The common rule: `*`, `""` or none match all; letters, digits, `_` and `|` only
     /// is an exact name or a `|` list of names; anything else an unanchored regex.
     Claude,
-    /// Gemini CLI's rule: a regex for tool events, an exact string for the others.
+    /// A regex for tool events, an exact string for the others.
     Gemini,
 }
 
@@ -69,7 +72,7 @@ impl FileFolders<'_> {
 /// Some of an agent's hooks files at one level: one discovery provider.
 #[derive(Debug, Clone, Copy)]
 pub struct Place {
-    /// The provider's name, shown as the source of its entries (`codex (user)`).
+    /// The provider's name, shown as the source of its entries (`<agent> (user)`).
     pub provider: &'static str,
     /// Its priority among the providers (higher first; its entries shadow later ones).
     pub priority: i32,
@@ -86,7 +89,7 @@ pub enum PlaceFiles {
     /// one only with a `[hooks]` table).
     Files(&'static [(&'static str, bool)]),
     /// Every `*.json` at the top of this folder, in name order; when the variable is set,
-    /// its value's `hooks` folder instead (Copilot CLI's `COPILOT_HOME`).
+    /// its value's `hooks` folder instead.
     Folder(&'static str, Option<&'static str>),
     /// Every file at the top of this folder whose name the function takes as one of the
     /// agent's events (Cline's hook files, named after their event), in name order; when the
@@ -97,7 +100,7 @@ pub enum PlaceFiles {
 /// An agent's managed (system-wide, root-owned) files.
 #[derive(Debug, Clone, Copy)]
 pub struct Managed {
-    /// The provider's name (`claude-code (managed)`).
+    /// The provider's name (`<agent> (managed)`).
     pub provider: &'static str,
     /// Its priority among the managed providers.
     pub priority: i32,
@@ -112,38 +115,41 @@ pub struct Managed {
 /// real agent where the agent runs here (tests/real-agents), from its docs where it does not.
 #[derive(Debug)]
 pub struct Profile {
-    /// Its name, as `list` shows it (`claude-code`).
+    /// Its name, as `list` shows it.
     pub name: &'static str,
-    /// Its name for people (`Claude Code`).
+    /// Its name for people.
     pub title: &'static str,
-    /// The name `agent-hooks hook --agent` and `install --agent` take (`claude`), for an
+    /// The name `agent-hooks hook --agent` and `install --agent` take, for an
     /// agent that runs agent-hooks; `None` for one whose files agent-hooks only reads.
     pub hook_name: Option<&'static str>,
-    /// Where its hooks files are that a plain provider finds (Claude Code's settings and
-    /// plugins, and Gemini CLI's extensions, have providers of their own in `discover/`).
+    /// Where its hooks files are that a plain provider finds (settings files read with rules
+    /// of their own, plugins and extensions have providers of their own in `discover/`).
     pub places: &'static [Place],
     /// Its managed files.
     pub managed: Option<Managed>,
     /// Whether a hooks file at this place is its own (asked in the order of
-    /// [`Agent::BY_FILE`](super::Agent::BY_FILE)).
+    /// [`Agent::BY_FILE`]).
     pub owns_file: fn(&FileFolders) -> bool,
     /// How its matchers are read in a file whose events stand under a `"hooks"` key, and
     /// in one whose events are its top level.
     pub matcher_rule: (MatcherRule, MatcherRule),
     /// How many seconds one unit of `timeout` is.
     pub timeout_unit: f64,
+    /// How many seconds one unit of a `timeout` is where that depends on the number (Qwen
+    /// Code reads 1000 or more as milliseconds), in place of
+    /// [`timeout_unit`](Self::timeout_unit).
+    pub timeout_unit_by_value: Option<fn(&Value) -> f64>,
     /// The `timeout` of a command hook that gives none.
     pub default_timeout: Duration,
-    /// Its names of events, where they are not Claude Code's: (name, event), `None` where
+    /// Its names of events, where they are not the common ones: (name, event), `None` where
     /// agent-hooks has no moment for the event.
     pub event_names: &'static [(&'static str, Option<CommandEvent>)],
     /// Whether [`event_names`](Self::event_names) is its whole list of events (its files
-    /// take no Claude Code names), rather than aliases beside Claude Code's.
+    /// take no common names), rather than aliases beside the common ones.
     pub events_of_its_own: bool,
     /// Keys beside the events in its `hooks` object that are not events.
     pub not_events: &'static [&'static str],
-    /// The key beside the events that lists the names of hooks turned off (Gemini CLI's
-    /// `disabled`), if it has one.
+    /// The key beside the events that lists the names of hooks turned off, if it has one.
     pub disabled_list: Option<&'static str>,
     /// The events its `agent-hooks hook` entry is installed for, by its names.
     pub installed_events: &'static [&'static str],
@@ -151,7 +157,7 @@ pub struct Profile {
     /// project (empty for an agent that does not run agent-hooks).
     pub entry_files: (&'static str, &'static str),
     /// Whether that file is a hooks file of agent-hooks' own, written whole
-    /// ([`Agent::entry_file`](super::Agent::entry_file)), rather than entries added to the
+    /// (`Agent::entry_file`), rather than entries added to the
     /// agent's own file.
     pub entry_file_whole: bool,
     /// The fields its entry's hook carries besides `type` and `command`: a name, and a
@@ -169,15 +175,15 @@ pub struct Profile {
     /// The exit code of a problem that blocks nothing, as its own hooks fail open.
     pub fail_open_exit: u8,
     /// The agents whose project-level hooks files it also runs itself.
-    pub also_runs_project_files_of: &'static [super::Agent],
+    pub also_runs_project_files_of: &'static [Agent],
     /// Whether it ignores `once` in a settings file's hook (and runs the hook every time).
     pub ignores_once: bool,
     /// Whether its managed files carry rules over every hook (`allowManagedHooksOnly`, ...).
     pub managed_rules: bool,
-    /// Whether its payloads and answers are its own rather than Claude Code's fields.
+    /// Whether its payloads and answers are its own rather than the common fields.
     pub own_payload: bool,
     /// Whether a hook's text that is not JSON is shown to the user on exit 0 and blocks on
-    /// exit codes above 2, rather than read as Claude Code reads it.
+    /// exit codes above 2, rather than read as the common form reads it.
     pub plain_text_is_a_message: bool,
     /// The events on which it does not read a hook's `additionalContext`.
     pub ignores_context_on: &'static [CommandEvent],
@@ -205,21 +211,128 @@ pub struct Profile {
     pub file_path_field: Option<&'static str>,
     /// Other names its matchers also select a tool by: (tool, names).
     pub matcher_aliases: &'static [(&'static str, &'static [&'static str])],
-    /// Whether it reads `continue: false` in the answer before a tool (Codex CLI does not,
-    /// and runs the tool when the answer holds one: it gets the block alone).
+    /// Whether it reads `continue: false` in the answer before a tool (where it does not, it
+    /// runs the tool when the answer holds one: it gets the block alone).
     pub reads_continue_before_a_tool: bool,
     /// The field of a rewritten tool input in its answer (`updatedInput`).
     pub rewritten_input_field: &'static str,
     /// Whether a rewritten input needs `permissionDecision: allow` beside it to be run
-    /// (Codex CLI runs the original input otherwise).
+    /// (otherwise it runs the original input).
     pub rewrite_needs_allow: bool,
     /// Whether its answer denies and asks with the top-level `decision` (`deny`, `ask`)
-    /// rather than Claude Code's `block` and `hookSpecificOutput.permissionDecision`.
+    /// rather than the common `block` and `hookSpecificOutput.permissionDecision`.
     pub top_level_decision: bool,
-    /// Whether a hook on one of Claude Code's (PascalCase) event names sees Claude Code's
-    /// tool names and fields rather than its own (Copilot CLI's VS Code-compatible form).
+    /// Whether a hook on one of the common (PascalCase) event names sees the common tool
+    /// names and fields rather than its own.
     pub claude_form_for_claude_names: bool,
     /// The key of its settings file that names a status line command (`statusLine`), which
     /// gets a JSON status input on stdin and whose first line of output it shows the user.
     pub status_line: Option<&'static str>,
+}
+
+impl Profile {
+    /// How its matchers are read; `settings_form` tells whether the events stand under a
+    /// `"hooks"` key.
+    pub fn matcher_rule(&self, settings_form: bool) -> MatcherRule {
+        let (settings, flat) = self.matcher_rule;
+        if settings_form {
+            settings
+        } else {
+            flat
+        }
+    }
+
+    /// Whether it reads `additionalContext` on `event`.
+    pub fn reads_context(&self, event: CommandEvent) -> bool {
+        !self.ignores_context_on.contains(&event)
+    }
+
+    /// Whether a block's reason on `event` replaces the tool's result for the model, rather
+    /// than being added after it.
+    pub fn feedback_replaces_result(&self, event: CommandEvent) -> bool {
+        self.reason_replaces_result_on.contains(&event)
+    }
+
+    /// A tool's `tool_response` with the fields it documents under other names
+    /// ([`tool_output_also_as`](Self::tool_output_also_as)).
+    pub fn tool_response<'v>(&self, response: &'v Value) -> Cow<'v, Value> {
+        let names = self.tool_output_also_as;
+        match response {
+            Value::Object(fields) if !names.is_empty() => {
+                let output = fields.get("output").cloned().unwrap_or(Value::Null);
+                let mut fields = fields.clone();
+                for name in names {
+                    fields.entry(*name).or_insert(output.clone());
+                }
+                Cow::Owned(Value::Object(fields))
+            }
+            _ => Cow::Borrowed(response),
+        }
+    }
+
+    /// The name of the common payload field `field` in its payloads of `event`, or `None`
+    /// where it does not send it ([`renamed_fields`](Self::renamed_fields),
+    /// [`absent_fields`](Self::absent_fields)).
+    pub fn payload_field(&self, event: CommandEvent, field: &'static str) -> Option<&'static str> {
+        let absent = self
+            .absent_fields
+            .iter()
+            .any(|(name, on)| *name == field && (on.is_empty() || on.contains(&event)));
+        if absent {
+            return None;
+        }
+        let renamed = self.renamed_fields.iter().find(|(name, _)| *name == field);
+        Some(renamed.map_or(field, |(_, theirs)| *theirs))
+    }
+
+    /// Whether it sends the common payload field `field` on no event.
+    pub fn never_sends(&self, field: &str) -> bool {
+        self.absent_fields
+            .iter()
+            .any(|(name, on)| *name == field && on.is_empty())
+    }
+
+    /// The name its hooks files give `event` (and its hooks see as `hook_event_name`): its
+    /// own name where it has one, otherwise the common one. Every file accepts every name;
+    /// this is the one its agent writes.
+    pub fn event_name(&self, event: CommandEvent) -> &'static str {
+        self.event_names
+            .iter()
+            .find(|(_, e)| *e == Some(event))
+            .map_or(event.name(), |(name, _)| name)
+    }
+
+    /// The names of `event` in an agent with an event list of its own (`None` for the
+    /// others, whose names are aliases over the common ones): one event may have several (a
+    /// shell command's and a file read's events may both be `PreToolUse`), or none.
+    pub fn own_event_names(&self, event: CommandEvent) -> Option<Vec<&'static str>> {
+        self.events_of_its_own.then(|| {
+            self.event_names
+                .iter()
+                .filter(|(_, e)| *e == Some(event))
+                .map(|(name, _)| *name)
+                .collect()
+        })
+    }
+
+    /// The event its name `name` stands for, in an agent with an event list of its own:
+    /// `Some(None)` for one of its events agent-hooks has no moment for, `None` for a name
+    /// not in its list.
+    pub fn own_event(&self, name: &str) -> Option<Option<CommandEvent>> {
+        if !self.events_of_its_own {
+            return None;
+        }
+        self.event_names
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, event)| *event)
+    }
+
+    /// The other names its matchers also select a tool named `name` by.
+    pub fn matcher_aliases(&self, name: &str) -> &'static [&'static str] {
+        self.matcher_aliases
+            .iter()
+            .find(|(tool, _)| *tool == name)
+            .map_or(&[], |(_, names)| names)
+    }
 }

@@ -23,19 +23,14 @@ use std::path::Path;
 use agent_hooks_abi::events::PermissionDecision;
 use serde_json::{json, Map, Value};
 
-use super::{
-    answer::{exit_2, Answer},
-    config::{CommandHook, ConfigIssue},
+use super::{CURSOR_VERSION, PROFILE};
+use crate::agent::{Agent, MatcherRule};
+use crate::command_hook::{
+    exit_2,
     flat_file::{self, Format, Named},
-    matcher::Matcher,
-    process::{Exit, Run},
+    Answer, CommandHook, ConfigIssue, Exit, Matcher, Run,
 };
-use crate::agents::{Agent, MatcherRule};
 use crate::event::CommandEvent;
-
-/// What `cursor_version` and `CURSOR_VERSION` say to a Cursor hook run by agent-hooks: not
-/// a Cursor version, but present, since hooks written for several agents tell Cursor by it.
-pub const CURSOR_VERSION: &str = concat!("agent-hooks ", env!("CARGO_PKG_VERSION"));
 
 /// The tool an event such as `beforeShellExecution` is about, as a matcher of Cursor's tool
 /// names (`Shell`, `Read`, `Write`; MCP tools as `mcp__server__tool` or `MCP:tool`).
@@ -53,7 +48,7 @@ fn implied(name: &str) -> Option<Matcher> {
 }
 
 fn named(name: &str) -> Option<Named> {
-    Some(match Agent::Cursor.own_event(name)? {
+    Some(match PROFILE.own_event(name)? {
         Some(event) => Named::Event(event, implied(name)),
         None => Named::Unsupported(
             "a Cursor event of its editor (agent responses and thoughts, Tab completions) this runner has no moment for",
@@ -81,19 +76,20 @@ fn matcher(pattern: &str, _name: &str, event: CommandEvent) -> Result<Matcher, S
 
 static FORMAT: Format = Format {
     dialect: Agent::Cursor,
+    profile: &PROFILE,
     event: named,
     command,
     matcher,
 };
 
 /// Reads a Cursor hooks file.
-pub(super) fn parse(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+pub(crate) fn parse(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     flat_file::parse(&FORMAT, bytes, source)
 }
 
 /// The payload of a Cursor hook named `event_name`, from the payload in Claude Code's
 /// fields (tool names and fields already Cursor's).
-pub(super) fn payload(event: CommandEvent, event_name: &str, claude: Map<String, Value>) -> Value {
+pub(crate) fn payload(event: CommandEvent, event_name: &str, claude: Map<String, Value>) -> Value {
     let get = |key: &str| claude.get(key).cloned().unwrap_or(Value::Null);
     let input = get("tool_input");
     let output = claude
@@ -197,7 +193,7 @@ pub(super) fn payload(event: CommandEvent, event_name: &str, claude: Map<String,
 }
 
 /// Reads what a Cursor hook answered for `event`.
-pub(super) fn interpret(event: CommandEvent, event_name: &str, run: &Run) -> Answer {
+pub(crate) fn interpret(event: CommandEvent, event_name: &str, run: &Run) -> Answer {
     let mut answer = Answer::default();
     let stderr = String::from_utf8_lossy(&run.stderr).trim().to_owned();
     match &run.exit {

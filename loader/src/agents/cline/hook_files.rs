@@ -21,13 +21,11 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use super::{
-    answer::Answer,
-    config::{CommandHook, ConfigIssue, HookKind, Severity},
-    process::{Exit, Run, OUTPUT_CAP},
-    shell_quote,
+use super::PROFILE;
+use crate::agent::Agent;
+use crate::command_hook::{
+    shell_quote, Answer, CommandHook, ConfigIssue, Exit, HookKind, Run, Severity, OUTPUT_CAP,
 };
-use crate::agents::{cline, Agent};
 use crate::event::CommandEvent;
 
 /// The line prefix that marks the answer among other output.
@@ -35,7 +33,7 @@ const CONTROL_PREFIX: &str = "HOOK_CONTROL\t";
 
 /// Reads a Cline hook file (`bytes` its content, for the shebang): one hook for the event
 /// its name gives.
-pub(super) fn parse(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
+pub(crate) fn parse(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<ConfigIssue>) {
     let issue = |message: String, severity| ConfigIssue {
         file: source.to_path_buf(),
         location: None,
@@ -46,7 +44,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<Confi
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let Some(event_name) = cline::event_of_file(&name) else {
+    let Some(event_name) = super::event_of_file(&name) else {
         return (
             Vec::new(),
             vec![issue(
@@ -55,7 +53,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<Confi
             )],
         );
     };
-    let event = match Agent::Cline.own_event(event_name) {
+    let event = match PROFILE.own_event(event_name) {
         Some(Some(event)) if event_name != "PreCompact" => event,
         _ => {
             let why = if event_name == "PreCompact" {
@@ -81,7 +79,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path) -> (Vec<CommandHook>, Vec<Confi
     let waited = matches!(event, CommandEvent::PreToolUse | CommandEvent::PostToolUse);
     let hook = CommandHook {
         event_name: event_name.to_owned(),
-        timeout: Agent::Cline.default_timeout(),
+        timeout: PROFILE.default_timeout,
         run_async: !waited,
         ..CommandHook::new(event, Agent::Cline, HookKind::command(command), source)
     };
@@ -144,7 +142,7 @@ fn normalized(words: &[String]) -> Option<Vec<String>> {
 
 /// The payload of a Cline hook for `event` (its file's name `event_name`), from the payload
 /// in Claude Code's fields (tool names already Cline's, inputs agent-hooks' own).
-pub(super) fn payload(event: CommandEvent, event_name: &str, claude: Map<String, Value>) -> Value {
+pub(crate) fn payload(event: CommandEvent, event_name: &str, claude: Map<String, Value>) -> Value {
     let get = |key: &str| claude.get(key).cloned().unwrap_or(Value::Null);
     let text = |key: &str| {
         claude
@@ -182,9 +180,9 @@ pub(super) fn payload(event: CommandEvent, event_name: &str, claude: Map<String,
     out.insert("userId".into(), json!(user));
     out.insert("agent_id".into(), json!(session));
     out.insert("parent_agent_id".into(), Value::Null);
-    out.insert("hookName".into(), json!(cline::hook_name_of(event_name)));
+    out.insert("hookName".into(), json!(super::hook_name_of(event_name)));
     let tool = text("tool_name");
-    let input = cline::input_from_own(&tool, &get("tool_input"));
+    let input = super::input_from_own(&tool, &get("tool_input"));
     let parameters: Map<String, Value> = input
         .as_object()
         .into_iter()
@@ -269,7 +267,7 @@ pub(super) fn payload(event: CommandEvent, event_name: &str, claude: Map<String,
 }
 
 /// Reads what a Cline hook answered for `event`, as Cline reads it.
-pub(super) fn interpret(event: CommandEvent, run: &Run) -> Answer {
+pub(crate) fn interpret(event: CommandEvent, run: &Run) -> Answer {
     let mut answer = Answer::default();
     let stderr = String::from_utf8_lossy(&run.stderr).trim().to_owned();
     let said = if stderr.is_empty() {
@@ -370,7 +368,7 @@ pub(super) fn interpret(event: CommandEvent, run: &Run) -> Answer {
             } else {
                 ""
             };
-            answer.updated_input = Some(cline::input_to_own(tool, input));
+            answer.updated_input = Some(super::input_to_own(tool, input));
         }
     }
     answer

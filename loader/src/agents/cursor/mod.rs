@@ -1,9 +1,13 @@
 //! Cursor: `.cursor/hooks.json` and `~/.cursor/hooks.json`. Its own format
-//! (`command_hook/cursor.rs`): camelCase events listing their hooks, its own payloads and
+//! (`hooks_file.rs`): camelCase events listing their hooks, its own payloads and
 //! answers. From Cursor's docs: Cursor does not run here.
 
-use super::profile::{HookEnv, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
+mod hooks_file;
+
+use crate::agent::{HookEnv, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
+
+pub(crate) use hooks_file::{interpret, parse, payload};
 
 /// What `cursor_version` and `CURSOR_VERSION` say to a Cursor hook run by agent-hooks: not
 /// a Cursor version, but present, since hooks written for several agents tell Cursor by it.
@@ -33,6 +37,7 @@ pub(super) static PROFILE: Profile = Profile {
     // Its own reader compiles its matchers.
     matcher_rule: (MatcherRule::Regex, MatcherRule::Regex),
     timeout_unit: 1.0,
+    timeout_unit_by_value: None,
     default_timeout: DEFAULT_TIMEOUT,
     event_names: &[
         ("sessionStart", Some(CommandEvent::SessionStart)),

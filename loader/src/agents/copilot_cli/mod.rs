@@ -1,18 +1,21 @@
 //! GitHub Copilot CLI (`@github/copilot`): every `*.json` of `.github/hooks/` and
 //! `~/.copilot/hooks/`, the `hooks` of its settings files, `/etc/github-copilot/policy.d/`.
-//! Its own format (`command_hook/copilot.rs`): camelCase events listing their hooks, its own
+//! Its own format (`hooks_file.rs`): camelCase events listing their hooks, its own
 //! payloads and answers; a file may also use Claude Code's names (its VS Code-compatible
 //! form), whose hooks then see Claude Code's fields.
+
+mod hooks_file;
 
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::{
-    decision::{AgentEvent, Decision, ToAgent},
-    profile::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile},
-};
+use super::decision::{AgentEvent, Decision, ToAgent};
+use crate::agent::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile};
+
 use crate::event::CommandEvent;
+pub use hooks_file::claude_fields;
+pub(crate) use hooks_file::{interpret, parse, payload};
 
 /// Copilot CLI.
 pub(super) static PROFILE: Profile = Profile {
@@ -64,6 +67,7 @@ pub(super) static PROFILE: Profile = Profile {
     // Its own reader compiles its matchers.
     matcher_rule: (MatcherRule::Regex, MatcherRule::Regex),
     timeout_unit: 1.0,
+    timeout_unit_by_value: None,
     // 30 s, as it documents.
     default_timeout: Duration::from_secs(30),
     event_names: &[

@@ -1,17 +1,14 @@
 //! How each agent's hooks file is read into the map of events the reader takes: JSON (with
 //! comments for Gemini CLI's files), or TOML for Codex's `config.toml` and
 //! `requirements.toml`; then each agent's own keys and defaults are given their meaning
-//! ([`codex::normalize`](super::codex::normalize), [`gemini_cli::normalize`](crate::agents::gemini_cli::normalize)).
+//! (`codex_cli::normalize`, `gemini_cli::normalize`).
 
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::{
-    codex,
-    config::{ConfigIssue, Severity},
-};
-use crate::agents::{gemini_cli, qwen_code, Agent};
+use super::{codex_cli as codex, gemini_cli, qwen_code, Agent};
+use crate::command_hook::{ConfigIssue, Severity};
 
 /// Whether `source` is a TOML hooks file: only Codex writes hooks in TOML.
 pub fn is_toml(source: &Path) -> bool {

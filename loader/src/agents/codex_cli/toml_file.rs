@@ -11,8 +11,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::config::{ConfigIssue, Severity};
-use crate::agents::Agent;
+use super::PROFILE;
+use crate::command_hook::{ConfigIssue, Severity};
 
 /// The hooks JSON (`{"hooks": {...}}`) of a Codex TOML file read from `source`, or the
 /// problem that keeps every hook of it from loading.
@@ -62,7 +62,7 @@ pub fn normalize(file: &mut Value) {
             _ => return,
         },
     };
-    for key in Agent::Codex.profile().not_events {
+    for key in PROFILE.not_events {
         events.remove(*key);
     }
     for groups in events.values_mut() {
@@ -81,7 +81,7 @@ pub fn normalize(file: &mut Value) {
                 if command {
                     handler
                         .entry("timeout")
-                        .or_insert(Value::from(Agent::Codex.default_timeout().as_secs()));
+                        .or_insert(Value::from(PROFILE.default_timeout.as_secs()));
                 }
             }
         }
@@ -127,14 +127,14 @@ trusted_hash = "sha256:00"
     fn a_requirements_toml_anywhere_is_codex_s() {
         // The managed file's shape, as Codex's own tests give it (managed_dir first).
         let text = "[hooks]\nmanaged_dir = \"/enterprise/place\"\n\n[[hooks.PreToolUse]]\nmatcher = \"^Bash$\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"python3 /enterprise/place/pre.py\"\n";
-        let (hooks, issues) = crate::command_hook::parse_hooks_bytes(
+        let (hooks, issues) = crate::agents::parse_hooks_bytes(
             text.as_bytes(),
             Path::new("/etc/codex/requirements.toml"),
         );
         assert!(issues.is_empty(), "{issues:?}");
         assert_eq!(hooks.len(), 1);
         assert_eq!(hooks[0].dialect, crate::agents::Agent::Codex);
-        assert_eq!(hooks[0].timeout, Agent::Codex.default_timeout());
+        assert_eq!(hooks[0].timeout, PROFILE.default_timeout);
         assert!(hooks[0].matcher.matches("Bash") && !hooks[0].matcher.matches("Bashful"));
     }
 

@@ -87,7 +87,7 @@ pub(crate) fn interpret_hook(hook: &CommandHook, run: &Run) -> Answer {
         Agent::Copilot => copilot_cli::interpret(hook.event, &hook.event_name, run),
         Agent::Cursor => cursor::interpret(hook.event, &hook.event_name, run),
         Agent::Cline => cline::interpret(hook.event, run),
-        _ => interpret_answer(hook.event, run),
+        _ => interpret_answer(hook.event, run, PROFILES),
     }
 }
 

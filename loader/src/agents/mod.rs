@@ -6,8 +6,10 @@
 //!
 //! The rooms stand above the readers of hooks files (`command_hook`), which they use, and hand
 //! them what they need of an agent: its profile, or every agent's as [`PROFILES`]. Which reader
-//! reads a file is chosen here ([`parse_hooks_as`]). Codex CLI's hash trust and Gemini CLI's
-//! extensions are still found in `discover`, which stands above the rooms.
+//! reads a file is chosen here ([`parse_hooks_as`]). An agent's own trust of hooks (Codex CLI's
+//! hashes, Gemini CLI's trusted hooks) is in its room, and discovery, which stands above the
+//! rooms, asks it; the providers of Claude Code's plugins and Gemini CLI's extensions are still
+//! in `discover`.
 
 mod agent_hooks;
 mod answer;
@@ -16,7 +18,7 @@ mod claude_form;
 /// Cline's hook files, for the `agent-hooks` program: not part of the host's API.
 #[doc(hidden)]
 pub mod cline;
-mod codex_cli;
+pub(crate) mod codex_cli;
 mod copilot_cli;
 mod cursor;
 mod decision;

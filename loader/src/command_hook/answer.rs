@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::process::{Exit, Run, OUTPUT_CAP};
 use crate::{
-    agent::Profile,
+    agent::{Profile, Profiles},
     event::{CommandEvent, Exit2, EVENTS},
 };
 
@@ -56,14 +56,14 @@ pub struct Answer {
 }
 
 /// Reads the answer of a hook that ran for `event`.
-pub(crate) fn interpret(event: CommandEvent, run: &Run) -> Answer {
+pub(crate) fn interpret(event: CommandEvent, run: &Run, profiles: Profiles) -> Answer {
     let mut answer = Answer::default();
     let stderr = String::from_utf8_lossy(&run.stderr).trim().to_owned();
     match &run.exit {
-        Exit::Code(0) => read_stdout(event, &run.stdout, &mut answer),
+        Exit::Code(0) => read_stdout(event, &run.stdout, &mut answer, profiles),
         // It wrote its whole answer, then hung: the answer stands.
         Exit::TimedOut if complete_json(&run.stdout) => {
-            read_stdout(event, &run.stdout, &mut answer);
+            read_stdout(event, &run.stdout, &mut answer, profiles);
             answer.problems.push(
                 "timed out after writing a complete JSON answer; the answer was taken and its process group killed"
                     .to_owned(),
@@ -147,7 +147,7 @@ pub(crate) fn exit_2(event: CommandEvent, said: String, answer: &mut Answer) {
     }
 }
 
-fn read_stdout(event: CommandEvent, stdout: &[u8], answer: &mut Answer) {
+fn read_stdout(event: CommandEvent, stdout: &[u8], answer: &mut Answer, profiles: Profiles) {
     let text = String::from_utf8_lossy(stdout);
     let trimmed = text.trim();
     if !trimmed.starts_with('{') {
@@ -157,7 +157,7 @@ fn read_stdout(event: CommandEvent, stdout: &[u8], answer: &mut Answer) {
         return;
     }
     match serde_json::from_str::<Value>(trimmed) {
-        Ok(Value::Object(fields)) => read_json(event, &fields, answer),
+        Ok(Value::Object(fields)) => read_json(event, &fields, answer, profiles),
         Ok(_) | Err(_) => {
             let detail = serde_json::from_str::<Value>(trimmed)
                 .err()
@@ -172,7 +172,12 @@ fn read_stdout(event: CommandEvent, stdout: &[u8], answer: &mut Answer) {
 
 /// Reads the common answer fields (also what a hook of an agent with a form of its own may
 /// answer with on a common event name).
-pub(crate) fn read_json(event: CommandEvent, fields: &Map<String, Value>, answer: &mut Answer) {
+pub(crate) fn read_json(
+    event: CommandEvent,
+    fields: &Map<String, Value>,
+    answer: &mut Answer,
+    profiles: Profiles,
+) {
     let spec = event.spec();
     let text = |key: &str| fields.get(key).and_then(Value::as_str).map(str::to_owned);
     let reason = text("reason");
@@ -198,7 +203,7 @@ pub(crate) fn read_json(event: CommandEvent, fields: &Map<String, Value>, answer
             "suppressOutput" => answer.suppress_output = value.as_bool() == Some(true),
             "reason" | "stopReason" => {}
             "hookSpecificOutput" => match value.as_object() {
-                Some(specific) => read_specific(event, specific, answer),
+                Some(specific) => read_specific(event, specific, answer, profiles),
                 None => answer
                     .problems
                     .push("`hookSpecificOutput` must be an object".into()),
@@ -236,9 +241,15 @@ fn read_decision(event: CommandEvent, value: &Value, reason: Option<String>, ans
     }
 }
 
-fn read_specific(event: CommandEvent, fields: &Map<String, Value>, answer: &mut Answer) {
+fn read_specific(
+    event: CommandEvent,
+    fields: &Map<String, Value>,
+    answer: &mut Answer,
+    profiles: Profiles,
+) {
     if let Some(named) = fields.get("hookEventName").and_then(Value::as_str) {
-        if named.parse::<CommandEvent>() != Ok(event) {
+        // Any agent's name of the event will do.
+        if profiles.lookup(named).map(|(named, _)| named) != Some(event) {
             answer.problems.push(format!(
                 "its hookSpecificOutput is for {named}, but it ran for {event}; ignored"
             ));

@@ -48,7 +48,6 @@
 //! ```
 
 mod claude_plugins;
-mod codex;
 mod crate_folder;
 mod entry;
 mod gemini;
@@ -67,11 +66,14 @@ use std::{
     path::{Path, PathBuf},
 };
 
+pub use crate::agents::codex_cli::{
+    hook_hash as codex_hook_hash, CodexHook, CodexState, CodexVerdict,
+};
+pub use crate::agents::gemini_cli::GeminiTrust;
 use claude_plugins::plugin_folder_hooks;
 pub use claude_plugins::ClaudePluginHooks;
-pub use codex::{hook_hash as codex_hook_hash, CodexHook, CodexState, CodexVerdict};
 pub use entry::{EntryKind, HookEntry, Level};
-pub use gemini::{GeminiExtensionHooks, GeminiTrust};
+pub use gemini::GeminiExtensionHooks;
 pub use managed::{managed_providers, ManagedFiles, ManagedPolicy, MANAGED_ROOT_ENV};
 pub use places::AgentPlace;
 pub use providers::{

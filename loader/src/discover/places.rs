@@ -83,7 +83,7 @@ impl DiscoveryProvider for AgentPlace {
                 for (relative, settings) in files {
                     let path = base.join(relative);
                     let present = if *settings && relative.ends_with(".toml") {
-                        super::codex::has_hooks_table(&path, ctx.home.as_deref())
+                        crate::agents::codex_cli::has_hooks_table(&path, ctx.home.as_deref())
                     } else if *settings {
                         super::providers::has_hooks_key(&path, ctx.home.as_deref())
                     } else {

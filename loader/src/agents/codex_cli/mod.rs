@@ -1,13 +1,15 @@
 //! Codex CLI (`@openai/codex`): `~/.codex/hooks.json` and `.codex/hooks.json`, the `[hooks]`
 //! table of `config.toml` in both, `/etc/codex/`. Its hooks read Claude Code's fields and
-//! tool names; it trusts a hook by its hash (`discover/codex.rs`). Its TOML files are read in
-//! `toml_file.rs`.
+//! tool names; it trusts a hook by its hash (`trust.rs`, which discovery asks). Its TOML
+//! files are read in `toml_file.rs`.
 
 mod toml_file;
+mod trust;
 
 use std::time::Duration;
 
 pub(crate) use toml_file::{normalize, toml_as_json};
+pub use trust::{has_hooks_table, hook_hash, CodexHook, CodexState, CodexVerdict};
 
 use crate::agent::{Managed, MatcherRule, Place, PlaceFiles, Profile};
 

@@ -509,7 +509,7 @@ fn read(event: CommandEvent, event_name: &str, stdout: &str, answer: &mut Answer
     } else {
         // A PascalCase hook may answer as a Claude Code hook (measured: Copilot CLI reads
         // its `hookSpecificOutput`).
-        read_json(event, &rest, answer);
+        read_json(event, &rest, answer, crate::agents::PROFILES);
     }
 }
 

@@ -4,8 +4,11 @@
 //! answer in ways of its own (measured with the real agent).
 
 mod settings_file;
+mod trust;
 
 pub(crate) use settings_file::{extension_root, hooks_turned_off, normalize, strip_comments};
+pub(crate) use trust::read_json;
+pub use trust::GeminiTrust;
 
 use crate::agent::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;

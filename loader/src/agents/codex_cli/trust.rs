@@ -289,7 +289,7 @@ pub fn hook_hash(label: &str, matcher: Option<&str>, handler: &Value) -> Option<
     let timeout = handler
         .get("timeout")
         .and_then(Value::as_u64)
-        .unwrap_or(crate::agents::Agent::Codex.default_timeout().as_secs())
+        .unwrap_or(super::PROFILE.default_timeout.as_secs())
         .max(1);
     let mut one = serde_json::Map::new();
     one.insert(

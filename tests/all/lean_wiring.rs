@@ -13,6 +13,7 @@ use agent_hooks_tests::{
     relay_bin,
     rig::{AgentHook, Resident, Rig},
 };
+use nix::fcntl::{Flock, FlockArg};
 use serde_json::{json, Value};
 
 /// Claude Code's settings of the user's own: odd spacing, a hook of its own on `Stop`.
@@ -338,6 +339,48 @@ fn a_session_that_goes_on_without_its_required_hook_is_stopped_at_its_next_event
         stderr(&out)
     );
     assert_eq!(stdout(&out), "", "{}", stderr(&out));
+}
+
+#[test]
+fn a_session_s_start_waits_while_another_writer_holds_the_install_record_and_then_wires_its_hook() {
+    let rig = Rig::new();
+    let settings = rig.write("project/.claude/settings.json", OWN);
+    install(&rig, &["--project"]);
+    rig.write(
+        "home/.config/agent-hooks/hooks/post.json",
+        &hook_on("PostToolUse", "true", false),
+    );
+    // Another writer (an install, an uninstall, another session's start) holds the record.
+    let lock = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(rig.home().join(".config/agent-hooks/installed.json.lock"))
+        .unwrap();
+    let held = Flock::lock(lock, FlockArg::LockExclusive).unwrap_or_else(|(_, e)| panic!("{e}"));
+    std::thread::scope(|scope| {
+        let start = scope.spawn(|| AgentHook::hook(&rig, "claude", &[], &session_start("s-1")));
+        // Long enough for the start to have wired the hook had it not waited.
+        std::thread::sleep(Duration::from_secs(6));
+        assert!(!start.is_finished(), "the session's start did not wait");
+        assert_eq!(
+            wired(&std::fs::read_to_string(&settings).unwrap()),
+            ["SessionStart", "UserPromptSubmit"]
+        );
+        drop(held);
+        let out = start.join().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    });
+    let text = std::fs::read_to_string(&settings).unwrap();
+    assert_eq!(text.matches("hook --agent claude").count(), 3, "{text}");
+    assert_eq!(
+        wired(&text),
+        ["PostToolUse", "SessionStart", "UserPromptSubmit"],
+        "{text}"
+    );
+    let out = rig.run(&["uninstall", "--agent", "claude", "--project"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), OWN);
 }
 
 #[test]

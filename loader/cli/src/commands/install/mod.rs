@@ -8,6 +8,7 @@
 mod copilot_take_over;
 mod folders;
 mod json_text;
+mod lock;
 pub mod needed;
 mod stable;
 mod status_line;
@@ -75,6 +76,9 @@ pub enum InstallError {
     /// Larger than [`FILE_LIMIT`].
     #[error("{0} is larger than 4 MiB; agent-hooks does not edit it")]
     TooLarge(PathBuf),
+    /// Another `install`, `uninstall` or sync held the record's lock for too long.
+    #[error("{0} is held by another agent-hooks install, uninstall or sync of the entries; try again once it is done")]
+    Busy(PathBuf),
     /// A file agent-hooks owns was changed since.
     #[error(
         "{0} was changed since agent-hooks wrote it; remove it by hand if you no longer want it"
@@ -538,6 +542,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
     }
     let command = command(agent, args);
     let events = events_for(common, args);
+    let _held = lock::take(&records_file(common)?)?;
     let before = read(&path)?;
     if let Some(record) = load_records(&records_file(common)?)
         .into_iter()
@@ -1247,6 +1252,7 @@ fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
     let agent = args.agent;
     let path = config_file(agent, !args.project, &project(common)?)?;
     let file = records_file(common)?;
+    let _held = lock::take(&file)?;
     let mut records = load_records(&file);
     let Some(index) = records.iter().position(|r| r.path == path) else {
         outln!(
@@ -1592,6 +1598,13 @@ fn resync_with(
     };
     let user_file = config_file(agent, true, &project).ok();
     let project_file = config_file(agent, false, &project).ok();
+    let _held = match lock::take(&file) {
+        Ok(held) => held,
+        Err(error) => {
+            lines.push(error.to_string());
+            return lines;
+        }
+    };
     let mut records = load_records(&file);
     let mut changed = false;
     for record in records.iter_mut().filter(|r| r.agent == agent.hook_name()) {

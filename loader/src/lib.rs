@@ -165,7 +165,6 @@ mod file;
 pub mod hook;
 pub mod host;
 pub mod isolation;
-mod json;
 pub mod load;
 mod plugin_config;
 mod protocol;

@@ -387,7 +387,7 @@ pub enum FrameError {
 /// Writes `message` as one frame and flushes.
 pub fn write_frame(out: &mut impl Write, message: &impl Serialize) -> io::Result<()> {
     let mut frame = frame_buffer(WRITE_CAPACITY);
-    crate::json::append(&mut frame, message).map_err(io::Error::other)?;
+    serde_json::to_writer(&mut frame, message).map_err(io::Error::other)?;
     send_frame(out, frame)
 }
 
@@ -409,24 +409,23 @@ pub fn write_call(
         payload_bytes: raw.then_some(payload.len()),
     };
     let mut frame = frame_buffer(WRITE_CAPACITY.max(payload.len() + 256));
-    crate::json::append(&mut frame, &header).map_err(io::Error::other)?;
+    serde_json::to_writer(&mut frame, &header).map_err(io::Error::other)?;
     if raw {
-        frame.push_str(payload);
+        frame.extend_from_slice(payload.as_bytes());
     }
     send_frame(out, frame)
 }
 
 /// A frame's buffer: room for its length, filled in once the rest is written (one buffer,
 /// no copy).
-fn frame_buffer(capacity: usize) -> String {
-    let mut frame = String::with_capacity(capacity);
-    frame.push_str("\0\0\0\0");
+fn frame_buffer(capacity: usize) -> Vec<u8> {
+    let mut frame = Vec::with_capacity(capacity);
+    frame.extend_from_slice(&[0; 4]);
     frame
 }
 
 /// Fills in `frame`'s length, writes it and flushes.
-fn send_frame(out: &mut impl Write, frame: String) -> io::Result<()> {
-    let mut frame = frame.into_bytes();
+fn send_frame(out: &mut impl Write, mut frame: Vec<u8>) -> io::Result<()> {
     let body = frame.len() - 4;
     let len = u32::try_from(body)
         .ok()
@@ -486,22 +485,6 @@ pub trait Message: Sized {
     fn decode(json: &[u8]) -> serde_json::Result<Self>;
 }
 
-// The message of each call, each way, is decoded field by field first: the derived decoding
-// of an enum tagged by `type` first copies the whole frame, payload and all, into a tree of
-// its own, then reads the variant from that. Anything else (or a call that does not decode
-// so) is decoded the derived way, which is the reference: both give the same message or
-// both refuse it (`protocol::fuzz`).
-
-/// A [`ToPlugin::Call`], read directly.
-#[derive(Deserialize)]
-struct CallFrame {
-    #[serde(rename = "type")]
-    _type: CallTag,
-    id: u64,
-    target: QuickTarget,
-    payload: String,
-}
-
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum CallTag {
@@ -512,57 +495,19 @@ enum CallTag {
 /// (a `payload` in the JSON) makes it not one, at once.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawCallFrame<T> {
+struct RawCallFrame {
     #[serde(rename = "type")]
     _type: CallTag,
     id: u64,
-    target: T,
+    target: Target,
     payload_bytes: usize,
 }
 
-/// A [`Target::Handler`] (what nearly every call calls), read directly: the derived decoding
-/// of an enum tagged by `kind` first copies the object into a tree of its own. Any other
-/// target, or another field, makes the quick decoding of the call fail, and the call is
-/// decoded the derived way.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct QuickTarget {
-    #[serde(rename = "kind")]
-    _kind: HandlerTag,
-    event: String,
-    index: usize,
-    serial: u64,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum HandlerTag {
-    Handler,
-}
-
-impl From<QuickTarget> for Target {
-    fn from(quick: QuickTarget) -> Self {
-        Target::Handler {
-            event: quick.event,
-            index: quick.index,
-            serial: quick.serial,
-        }
-    }
-}
-
 /// A call whose payload follows its JSON: exactly `payload_bytes` of UTF-8, to the end of
-/// the frame. `None` when the frame is not one.
+/// the frame. `None` when the frame is not one (the derived decoding knows no payload after
+/// the JSON).
 pub(super) fn raw_call(frame: &[u8]) -> Option<ToPlugin> {
-    // A handler's call the quick way; a command's or a renderer's (which only this reads:
-    // the derived decoding knows no payload after the JSON) with the derived target.
-    raw_call_to::<QuickTarget>(frame).or_else(|| raw_call_to::<Target>(frame))
-}
-
-/// [`raw_call`], the target read as a `T`.
-pub(super) fn raw_call_to<T: serde::de::DeserializeOwned + Into<Target>>(
-    frame: &[u8],
-) -> Option<ToPlugin> {
-    let mut json = serde_json::Deserializer::from_slice(frame).into_iter::<RawCallFrame<T>>();
+    let mut json = serde_json::Deserializer::from_slice(frame).into_iter::<RawCallFrame>();
     let RawCallFrame {
         id,
         target,
@@ -576,93 +521,22 @@ pub(super) fn raw_call_to<T: serde::de::DeserializeOwned + Into<Target>>(
     let payload = std::str::from_utf8(payload).ok()?.to_owned();
     Some(ToPlugin::Call {
         id,
-        target: target.into(),
+        target,
         payload,
     })
 }
 
-/// A [`FromPlugin::Done`], read directly.
-#[derive(Deserialize)]
-struct DoneFrame {
-    #[serde(rename = "type")]
-    _type: DoneTag,
-    id: u64,
-    result: QuickOutcome,
-}
-
-/// A [`CallOutcome`], read directly (its derived decoding, tagged by `status`, copies the
-/// object first): both variants' fields, each typed, none other. What it cannot read, or
-/// reads as no outcome (a failure without its message), is decoded the derived way.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct QuickOutcome {
-    status: OutcomeTag,
-    #[serde(default)]
-    output: Option<String>,
-    #[serde(default)]
-    message: Option<String>,
-    #[serde(default)]
-    panicked: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum OutcomeTag {
-    Ok,
-    Failed,
-}
-
-impl QuickOutcome {
-    /// The outcome, as the derived decoding gives it (which ignores the other variant's
-    /// fields).
-    fn outcome(self) -> Option<CallOutcome> {
-        match self.status {
-            OutcomeTag::Ok => Some(CallOutcome::Ok {
-                output: self.output,
-            }),
-            OutcomeTag::Failed => Some(CallOutcome::Failed {
-                message: self.message?,
-                panicked: self.panicked,
-            }),
-        }
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum DoneTag {
-    Done,
-}
-
 impl Message for ToPlugin {
     fn decode(json: &[u8]) -> serde_json::Result<Self> {
-        if let Some(call) = raw_call(json) {
-            return Ok(call);
+        match raw_call(json) {
+            Some(call) => Ok(call),
+            None => serde_json::from_slice(json),
         }
-        if let Ok(CallFrame {
-            id,
-            target,
-            payload,
-            ..
-        }) = serde_json::from_slice(json)
-        {
-            return Ok(ToPlugin::Call {
-                id,
-                target: target.into(),
-                payload,
-            });
-        }
-        serde_json::from_slice(json)
     }
 }
 
 impl Message for FromPlugin {
     fn decode(json: &[u8]) -> serde_json::Result<Self> {
-        if let Ok(DoneFrame { id, result, .. }) = serde_json::from_slice(json) {
-            if let Some(result) = result.outcome() {
-                return Ok(FromPlugin::Done { id, result });
-            }
-        }
         serde_json::from_slice(json)
     }
 }

@@ -16,10 +16,7 @@ use std::io::Cursor;
 use proptest::{collection::vec, prelude::*};
 
 use super::{
-    frames::{
-        raw_call, raw_call_to, read_frame, write_call, FromPlugin, Message, QuickTarget, Target,
-        ToPlugin, MAX_FRAME,
-    },
+    frames::{raw_call, read_frame, write_call, FromPlugin, Message, Target, ToPlugin, MAX_FRAME},
     lines::{decode, read_line, MAX_LINE},
 };
 use crate::sys::largest_allocation::{largest_during, Noting};
@@ -208,30 +205,14 @@ proptest! {
         );
     }
 
-    /// The quick decoding of a call and of an answer gives what the derived decoding gives,
-    /// message or refusal, whatever the bytes. A call whose payload follows its JSON (which
-    /// the derived decoding does not read) is the call its payload in the JSON gives, read
-    /// either way.
+    /// A call whose payload follows its JSON (which the derived decoding does not read) is
+    /// the call its payload in the JSON gives, whatever the bytes.
     #[test]
-    fn frames_decode_the_quick_way_as_the_derived_way(json in prop_oneof![frame(), message()]) {
-        // A call whose payload follows: its target read the quick way is the derived one.
-        if let Some(call) = raw_call_to::<QuickTarget>(&json) {
-            prop_assert_eq!(Some(call), raw_call_to::<Target>(&json));
+    fn a_call_s_payload_after_the_json_reads_as_in_it(json in prop_oneof![frame(), message()]) {
+        if let Some(call) = raw_call(&json) {
+            let escaped = serde_json::to_vec(&call).unwrap_or_default();
+            prop_assert_eq!(<ToPlugin as Message>::decode(&escaped).ok(), Some(call));
         }
-        let quick = <ToPlugin as Message>::decode(&json).ok();
-        let derived = match raw_call(&json) {
-            Some(call) => {
-                let escaped = serde_json::to_vec(&call).unwrap_or_default();
-                prop_assert_eq!(<ToPlugin as Message>::decode(&escaped).ok(), Some(call.clone()));
-                serde_json::from_slice::<ToPlugin>(&escaped).ok()
-            }
-            None => serde_json::from_slice::<ToPlugin>(&json).ok(),
-        };
-        prop_assert_eq!(quick, derived);
-        // (Compared as printed: a load's error has no equality.)
-        let quick = <FromPlugin as Message>::decode(&json).ok().map(|m| format!("{m:?}"));
-        let derived = serde_json::from_slice::<FromPlugin>(&json).ok().map(|m| format!("{m:?}"));
-        prop_assert_eq!(quick, derived);
     }
 
     /// Any payload crosses a call unchanged, after the JSON as in it.

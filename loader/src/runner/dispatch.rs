@@ -190,7 +190,7 @@ impl HookRunner {
             return Ok(event);
         }
         let mut current = event;
-        let mut payload = crate::json::to_string(current.as_ref())?;
+        let mut payload = serde_json::to_string(current.as_ref())?;
         let mut serial = next_serial();
         let agent = self.agent();
         let context = CallContext::event(&agent, &self.cwd);
@@ -256,7 +256,7 @@ impl HookRunner {
                 match step(hook, result, &mut current) {
                     Fold::Continue => {}
                     Fold::Chained => {
-                        payload = crate::json::to_string(current.as_ref())?;
+                        payload = serde_json::to_string(current.as_ref())?;
                         serial = next_serial();
                     }
                     Fold::Stop => return Ok(current),

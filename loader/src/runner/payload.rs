@@ -23,7 +23,7 @@ pub(super) struct Payload<'a> {
 impl Payload<'_> {
     /// The payload as JSON.
     pub(super) fn to_text(&self) -> String {
-        crate::json::to_string(self).unwrap_or_default()
+        serde_json::to_string(self).unwrap_or_default()
     }
 }
 

@@ -161,7 +161,7 @@ pub fn run(common: &Common, args: &StatusArgs) -> Outcome {
 fn last_block_part() -> Option<String> {
     let block = crate::commands::log::last_block()?;
     let time = block.time.get(11..16).unwrap_or_default();
-    let reason = crate::commands::log::one_line(block.reason.as_deref().unwrap_or(""), 60);
+    let reason = crate::decisions::line::one_line(block.reason.as_deref().unwrap_or(""), 60);
     Some(format!(
         "last block {time} {}: {reason}",
         block.tool.as_deref().unwrap_or(&block.event)

@@ -34,7 +34,10 @@ use copilot_take_over::MovedFile;
 use json_text::{array_elements, object_members, top_object, JsonTextError};
 use take_over::TakeOver;
 
-use crate::commands::serve::http::HttpConfig;
+use crate::resident::{
+    http_config::{HttpConfig, CONFIG_FILE},
+    status, stop,
+};
 
 /// The secret's header as written into the entry.
 const SECRET_HEADER_NAME: &str = "X-Agent-Hooks-Secret";
@@ -569,7 +572,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         let config = DiscoveryOptions::new(project(common)?).config_dir();
         Some(
             HttpConfig::read_or_make(&config).map_err(|error| InstallError::Io {
-                path: config.join(crate::commands::serve::http::CONFIG_FILE),
+                path: config.join(CONFIG_FILE),
                 error,
             })?,
         )
@@ -1233,11 +1236,11 @@ pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
     let done = uninstall_agent(common, args)?;
     let file = records_file(common)?;
     if done == ExitCode::SUCCESS && load_records(&file).is_empty() && wired(common).is_empty() {
-        match crate::commands::serve::stop() {
-            Ok(crate::commands::serve::Stopped::Stopped { pid, .. }) => outln!(
+        match stop::stop() {
+            Ok(stop::Stopped::Stopped { pid, .. }) => outln!(
                 "No agent is wired to agent-hooks any more: stopped its resident process (pid {pid})"
             ),
-            Ok(crate::commands::serve::Stopped::NoneRunning { .. }) => {}
+            Ok(stop::Stopped::NoneRunning { .. }) => {}
             Err(error) => eprintln!(
                 "agent-hooks: no agent is wired any more, but its resident process could not be stopped: {error} (agent-hooks serve --stop)"
             ),
@@ -1438,13 +1441,13 @@ fn needed_at(
     with: &[Agent],
     user_level_only: bool,
 ) -> Result<Vec<&'static str>, Box<dyn std::error::Error>> {
-    let args = crate::commands::hook::HookArgs {
+    let args = crate::hook_session::HookArgs {
         agent,
         event: None,
         with: with.to_vec(),
         no_serve: true,
     };
-    let session = crate::commands::hook::open_at(common, &args, None, user_level_only)?;
+    let session = crate::hook_session::open_at(common, &args, None, user_level_only)?;
     Ok(needed::events(agent, &session))
 }
 
@@ -1485,7 +1488,7 @@ fn set_events(
             let config = DiscoveryOptions::new(project(common).unwrap_or_default()).config_dir();
             Some(
                 HttpConfig::read_or_make(&config).map_err(|error| InstallError::Io {
-                    path: config.join(crate::commands::serve::http::CONFIG_FILE),
+                    path: config.join(CONFIG_FILE),
                     error,
                 })?,
             )
@@ -1828,7 +1831,7 @@ pub fn wired_lines(common: &Common) -> Vec<String> {
             ));
         }
     }
-    lines.push(crate::commands::serve::status_line());
+    lines.push(status::status_line());
     lines
 }
 

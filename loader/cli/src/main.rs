@@ -13,6 +13,7 @@ macro_rules! outln {
 }
 
 mod agent_payload;
+mod answering;
 mod bounded;
 mod capped_log;
 mod commands;

@@ -25,8 +25,8 @@ use serde_json::{json, Value};
 
 use super::{wire::Header, Admission, State};
 use crate::{
-    commands::hook::{Reply, PAYLOAD_LIMIT},
-    relay::VERSION,
+    answering::request::PAYLOAD_LIMIT,
+    relay::{Reply, VERSION},
     resident::http_config::HttpConfig,
 };
 

@@ -61,10 +61,15 @@ use std::{
 use agent_hooks::discover::TRUST_STORE_FILE;
 
 use crate::{
+    answering::{
+        self,
+        request::{Request, RequestError, PAYLOAD_LIMIT},
+    },
     capped_log,
-    commands::hook::{self, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
+    hook_session::{self, HookArgs},
     options::{Common, Outcome},
     recorder::LiveUi,
+    relay::Reply,
     resident::{http_config::HttpConfig, stop::stop},
     session::Session,
     sync::lock,
@@ -921,10 +926,10 @@ fn handle(
     if stale {
         // The old runner (its plugin processes and long-running hooks) ends first.
         *warm = None;
-        let session = match hook::open_for(&common, args, user) {
+        let session = match hook_session::open_for(&common, args, user) {
             Ok(session) => session,
             Err(error) => {
-                return hook::did_not_run(
+                return answering::did_not_run(
                     args.agent,
                     &common.required,
                     "agent-hooks serve",
@@ -936,7 +941,7 @@ fn handle(
         let runtime = match crate::runtime::build() {
             Ok(runtime) => runtime,
             Err(error) => {
-                return hook::did_not_run(
+                return answering::did_not_run(
                     args.agent,
                     &common.required,
                     "agent-hooks serve",
@@ -973,14 +978,14 @@ fn handle(
     // This call's UI calls go to the client's UI (when it has one), and only this call's.
     w.session.recorder.attach(live);
     let reply = match &request {
-        Ok(request) => hook::answer_with(
+        Ok(request) => answering::answer_with(
             &w.session,
             &w.runtime,
             args.agent,
             request,
             header.env.as_deref(),
         ),
-        Err(error) => hook::unreadable(
+        Err(error) => answering::unreadable(
             &w.session,
             &common,
             args.agent,

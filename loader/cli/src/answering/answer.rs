@@ -7,9 +7,10 @@ use agent_hooks::{
     HookError,
 };
 
-use super::{Reply, Request};
+use super::request::Request;
 use crate::{
     event_io::{with_said, Ran},
+    relay::Reply,
     session::Records,
 };
 use agent_hooks::agents::Agent;

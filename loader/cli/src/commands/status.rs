@@ -120,7 +120,7 @@ pub fn run(common: &Common, args: &StatusArgs) -> Outcome {
     let figures = Figures::of(&session);
     let up = resident_up();
     let last_block = crate::commands::log::last_block();
-    let wired: Vec<&str> = install::wired(common)
+    let wired: Vec<&str> = install::wired::wired(common)
         .iter()
         .map(|(agent, _)| agent.title())
         .collect::<std::collections::BTreeSet<_>>()

@@ -18,6 +18,7 @@ mod bounded;
 mod capped_log;
 mod commands;
 mod decisions;
+mod entries;
 mod event_io;
 mod hook_session;
 mod host_script;

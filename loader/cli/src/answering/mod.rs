@@ -210,7 +210,7 @@ pub fn answer_with(
             ..Common::default()
         };
         (unwired.lines, unwired.required) =
-            crate::commands::install::sync::unwired_at_start(&common, agent, session);
+            crate::entries::sync::unwired_at_start(&common, agent, session);
         if let (true, Some(id)) = (unwired.required, &request.session_id) {
             if let Err(error) = held::hold(agent, id) {
                 unwired.lines.push(format!(

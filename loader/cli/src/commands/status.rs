@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::{
-    commands::install,
     options::{Common, Outcome},
     relay,
     session::Session,
@@ -120,7 +119,7 @@ pub fn run(common: &Common, args: &StatusArgs) -> Outcome {
     let figures = Figures::of(&session);
     let up = resident_up();
     let last_block = crate::commands::log::last_block();
-    let wired: Vec<&str> = install::wired::wired(common)
+    let wired: Vec<&str> = crate::entries::wired::wired(common)
         .iter()
         .map(|(agent, _)| agent.title())
         .collect::<std::collections::BTreeSet<_>>()

@@ -438,7 +438,7 @@ fn watchdog(state: Arc<State>) {
         drop(ended);
         rewire.dedup_by(|a, b| a.0.cwd == b.0.cwd && a.1 == b.1);
         for (common, agent) in rewire {
-            for line in crate::commands::install::sync::resync(&common, agent, false) {
+            for line in crate::entries::sync::resync(&common, agent, false) {
                 eprintln!("agent-hooks serve: your hooks changed: {line}");
             }
         }

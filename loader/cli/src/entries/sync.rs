@@ -8,10 +8,14 @@ use agent_hooks::{agents::Agent, DiscoveryOptions};
 
 use super::{
     config_file, entry, json_text::top_object, load_records, lock, needed, needed_at, plan,
-    project, read, records_file, save_records, status_line, take_out, take_over, write, HttpConfig,
-    InstallError, Record, CONFIG_FILE,
+    project, read, records_file, save_records, status_line, take_out, take_over, write,
+    InstallError, Record,
 };
-use crate::{options::Common, session::Session};
+use crate::{
+    options::Common,
+    resident::http_config::{HttpConfig, CONFIG_FILE},
+    session::Session,
+};
 
 /// What a sync of one install's entries changed, by the agent's names of events.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -26,12 +30,12 @@ pub struct Changed {
 }
 
 impl Changed {
-    pub(super) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.added.is_empty() && self.added_always.is_empty() && self.removed.is_empty()
     }
 
     /// What changed in `path`, for people.
-    pub(super) fn said(&self, path: &Path) -> String {
+    pub fn said(&self, path: &Path) -> String {
         let mut parts = Vec::new();
         if !self.added.is_empty() {
             parts.push(format!(
@@ -71,7 +75,7 @@ fn with_of(command: &str) -> Vec<Agent> {
 /// taken out as they were written and written again, so that the rest of the file stays
 /// byte for byte and `uninstall` takes out exactly what stands there. An install whose
 /// entry is a file of its own keeps every event.
-pub(super) fn set_events(
+pub fn set_events(
     common: &Common,
     agent: Agent,
     record: &mut Record,

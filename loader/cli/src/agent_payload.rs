@@ -10,7 +10,8 @@ use agent_hooks::command_hook::ToolNames;
 use serde_json::Value;
 
 use crate::{
-    commands::hook::{self, request::own_tool_name, HookArgs, Request, RequestError},
+    answering::request::{own_tool_name, Request, RequestError},
+    hook_session::{self, HookArgs},
     options::Common,
     session::Session,
 };
@@ -20,7 +21,7 @@ use agent_hooks::agents::Agent;
 /// else the program's own.
 pub fn open(common: &Common, agent: Option<Agent>) -> Result<Session, Box<dyn std::error::Error>> {
     match agent {
-        Some(agent) => hook::open(
+        Some(agent) => hook_session::open(
             common,
             &HookArgs {
                 agent,

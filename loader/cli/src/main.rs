@@ -13,11 +13,14 @@ macro_rules! outln {
 }
 
 mod agent_payload;
+mod answering;
 mod bounded;
 mod capped_log;
 mod commands;
 mod decisions;
+mod entries;
 mod event_io;
+mod hook_session;
 mod host_script;
 mod input_fields;
 mod logging;
@@ -27,6 +30,7 @@ mod pow;
 mod quick_args;
 mod recorder;
 mod relay;
+mod resident;
 mod runtime;
 mod session;
 mod sync;

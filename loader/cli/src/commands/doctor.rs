@@ -486,20 +486,20 @@ pub fn run(
     notes.dedup();
     let (keeper_line, keeper_json, keeper_problem) = keeper();
     problems.extend(keeper_problem);
-    problems.extend(crate::commands::install::entry_problems(common));
+    problems.extend(crate::entries::wired::entry_problems(common));
 
     let mut report = list::report(&session);
     if common.json {
         report["problems"] = json!(problems);
         report["notes"] = json!(notes);
-        report["agents"] = crate::commands::install::wired_json(common);
+        report["agents"] = crate::entries::wired::wired_json(common);
         report["keeper"] = keeper_json;
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         let style = Style::for_stdout();
         list::print(&session, &report, style);
         outln!("Agents");
-        for line in crate::commands::install::wired_lines(common) {
+        for line in crate::entries::wired::wired_lines(common) {
             outln!("{line}");
         }
         outln!("Keeper");

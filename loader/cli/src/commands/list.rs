@@ -346,14 +346,14 @@ pub fn run(common: &Common) -> Outcome {
     let report = report(&session);
     if common.json {
         let mut report = report;
-        report["agents"] = crate::commands::install::wired_json(common);
+        report["agents"] = crate::entries::wired::wired_json(common);
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print(&session, &report, Style::for_stdout());
         // Only once some agent is wired: the list is about hooks first.
-        if !crate::commands::install::wired(common).is_empty() {
+        if !crate::entries::wired::wired(common).is_empty() {
             outln!("Agents");
-            for line in crate::commands::install::wired_lines(common) {
+            for line in crate::entries::wired::wired_lines(common) {
                 outln!("{line}");
             }
         }

@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::{
-    commands::install,
     options::{Common, Outcome},
     relay,
     session::Session,
@@ -120,7 +119,7 @@ pub fn run(common: &Common, args: &StatusArgs) -> Outcome {
     let figures = Figures::of(&session);
     let up = resident_up();
     let last_block = crate::commands::log::last_block();
-    let wired: Vec<&str> = install::wired(common)
+    let wired: Vec<&str> = crate::entries::wired::wired(common)
         .iter()
         .map(|(agent, _)| agent.title())
         .collect::<std::collections::BTreeSet<_>>()
@@ -161,7 +160,7 @@ pub fn run(common: &Common, args: &StatusArgs) -> Outcome {
 fn last_block_part() -> Option<String> {
     let block = crate::commands::log::last_block()?;
     let time = block.time.get(11..16).unwrap_or_default();
-    let reason = crate::commands::log::one_line(block.reason.as_deref().unwrap_or(""), 60);
+    let reason = crate::decisions::line::one_line(block.reason.as_deref().unwrap_or(""), 60);
     Some(format!(
         "last block {time} {}: {reason}",
         block.tool.as_deref().unwrap_or(&block.event)

@@ -31,7 +31,7 @@ pub fn run(common: &Common) -> Outcome {
     let wiring = if untrusted.is_empty() {
         Vec::new()
     } else {
-        crate::commands::install::resync_all(common)
+        crate::entries::sync::resync_all(common)
     };
     if common.json {
         let trusted: Vec<_> = untrusted
@@ -86,7 +86,7 @@ pub fn run(common: &Common) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What a change of trust changed in the agents' entries ([`crate::commands::install::resync`]).
+/// What a change of trust changed in the agents' entries ([`crate::entries::sync::resync`]).
 fn say_wiring(lines: &[String]) {
     for line in lines {
         outln!("Wiring: {line}");
@@ -160,7 +160,7 @@ pub fn untrust(common: &Common, args: &UntrustArgs) -> Outcome {
     let wiring = if removed.is_empty() {
         Vec::new()
     } else {
-        crate::commands::install::resync_all(common)
+        crate::entries::sync::resync_all(common)
     };
     if common.json {
         outln!(

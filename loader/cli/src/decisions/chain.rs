@@ -17,7 +17,7 @@ use std::{
 use nix::fcntl::{Flock, FlockArg};
 use sha2::{Digest, Sha256};
 
-use super::redact::hex;
+use super::hex::hex;
 
 /// The file records are appended to, in the records' folder.
 pub const FILE: &str = "decisions.jsonl";

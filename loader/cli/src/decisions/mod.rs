@@ -6,11 +6,15 @@
 //! - [`Settings`]: whether, where and how (the user's settings under the managed policy).
 //! - `record`: what a record holds, built from an answered event.
 //! - `chain`: the files, appended to by any number of writers at once.
+//! - `hex`: bytes as lowercase hex, for the chain's hashes and the inputs' digests.
 //! - `redact`: secrets out of tool inputs.
+//! - `line`: a record as one line for a person.
 //! - [`export`]: the records sent on to an OpenTelemetry collector.
 
 pub mod chain;
 pub mod export;
+mod hex;
+pub mod line;
 pub mod record;
 mod redact;
 pub mod settings;

@@ -10,7 +10,7 @@ use regex::{Regex, RegexSet};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::settings::InputForm;
+use super::{hex::hex, settings::InputForm};
 
 /// What replaces a secret.
 pub const REDACTED: &str = "[redacted]";
@@ -77,17 +77,6 @@ pub fn digest(value: &Value) -> String {
         "sha256:{}",
         hex(&Sha256::digest(value.to_string().as_bytes()))
     )
-}
-
-/// Bytes as lowercase hex.
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        text.push(char::from(DIGITS[usize::from(byte & 15)]));
-    }
-    text
 }
 
 fn cut(value: Value, redacting: bool) -> Value {

@@ -9,6 +9,8 @@ use std::{
 
 use serde_json::{Map, Value};
 
+use super::export::collector::{self, Collector};
+
 /// How a tool's input is kept in a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputForm {
@@ -61,7 +63,7 @@ pub struct Settings {
     /// How tool inputs are kept.
     pub input: InputForm,
     /// Where the records are exported, if anywhere.
-    pub export: Option<super::export::Collector>,
+    pub export: Option<Collector>,
     /// What was wrong with the settings, each a sentence for the user.
     pub problems: Vec<String>,
 }
@@ -205,7 +207,7 @@ impl UserSettings {
             }
         }
         let whose = file.display().to_string();
-        settings.export = super::export::collector(
+        settings.export = collector::chosen(
             user.as_ref().map(|user| (user, whose.as_str())),
             managed,
             |name| std::env::var(name).ok(),

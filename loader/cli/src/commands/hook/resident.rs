@@ -2,10 +2,10 @@
 //! [`crate::relay`]), which starts it when it is not running. Any failure is an error the
 //! caller answers by running the hooks itself.
 
-use super::{HookArgs, Reply};
+use super::HookArgs;
 use crate::{
     options::Common,
-    relay::{self, Header, VERSION},
+    relay::{self, Header, Reply, VERSION},
 };
 
 /// Sends one event to the resident process and gives its answer.

@@ -1,18 +1,9 @@
 //! `agent-hooks install --agent NAME [--user | --project]` writes the one hook entry
 //! (`agent-hooks hook --agent NAME`) into that agent's configuration for every event it
-//! has; `uninstall` takes out exactly what `install` put in. The file is edited as text:
-//! each insertion is made right after an opening bracket and recorded (in
-//! `<config>/installed.json`), so that uninstalling removes those bytes and no other, and
-//! the rest of the file (comments, key order, spacing) stays byte for byte.
+//! has; `uninstall` takes out exactly what `install` put in, as the entries are edited
+//! ([`crate::entries`]).
 
-mod copilot_take_over;
 mod folders;
-mod json_text;
-mod lock;
-pub mod needed;
-mod stable;
-mod status_line;
-mod take_over;
 
 use std::{
     fs,
@@ -21,136 +12,22 @@ use std::{
 };
 
 use agent_hooks::{command_hook::shell_quote, discover::TrustStore, DiscoveryOptions};
-use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::{
+    entries::{
+        config_file, copilot_take_over, entry, has_entry, json_text::JsonTextError, load_records,
+        lock, needed, needed_at, plan, project, read, records_file, relative_file, save_records,
+        stable, status_line, sync, take_out, take_over, take_over::TakeOver, wired, write,
+        InstallError, Record,
+    },
     options::{Common, Outcome},
-    session::Session,
+    resident::{
+        http_config::{HttpConfig, CONFIG_FILE},
+        stop,
+    },
     taken_over,
 };
 use agent_hooks::agents::Agent;
-use copilot_take_over::MovedFile;
-use json_text::{array_elements, object_members, top_object, JsonTextError};
-use take_over::TakeOver;
-
-use crate::commands::serve::http::HttpConfig;
-
-/// The secret's header as written into the entry.
-const SECRET_HEADER_NAME: &str = "X-Agent-Hooks-Secret";
-
-/// The largest configuration file edited.
-const FILE_LIMIT: u64 = 4 << 20;
-
-/// Why an install or an uninstall did not happen.
-#[derive(Debug, thiserror::Error)]
-pub enum InstallError {
-    /// The file could not be read or written.
-    #[error("{path}: {error}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What failed.
-        error: std::io::Error,
-    },
-    /// The file is not JSON that can be edited.
-    #[error("{path} is not a JSON object that agent-hooks can edit ({error}); fix it, or add the entry by hand: {entry}")]
-    NotJson {
-        /// The file.
-        path: PathBuf,
-        /// Where it is broken.
-        error: JsonTextError,
-        /// The entry to add by hand.
-        entry: String,
-    },
-    /// `hooks`, or an event under it, is not what the agent reads.
-    #[error("{path}: `{key}` is not {expected}; fix it, or add the entry by hand")]
-    Shape {
-        /// The file.
-        path: PathBuf,
-        /// The key.
-        key: String,
-        /// What it must be.
-        expected: &'static str,
-    },
-    /// Larger than [`FILE_LIMIT`].
-    #[error("{0} is larger than 4 MiB; agent-hooks does not edit it")]
-    TooLarge(PathBuf),
-    /// Another `install`, `uninstall` or sync held the record's lock for too long.
-    #[error("{0} is held by another agent-hooks install, uninstall or sync of the entries; try again once it is done")]
-    Busy(PathBuf),
-    /// A file agent-hooks owns was changed since.
-    #[error(
-        "{0} was changed since agent-hooks wrote it; remove it by hand if you no longer want it"
-    )]
-    Changed(PathBuf),
-    /// No home folder.
-    #[error("no home folder: set HOME")]
-    NoHome,
-    /// The agent's own hook files stand where install writes agent-hooks' (Cline's files
-    /// named after events).
-    #[error("{0} holds hook files of your own ({1}): install with --take-over to move them under agent-hooks, which runs them (uninstall puts them back), or move them away")]
-    Occupied(PathBuf, String),
-    /// Copilot CLI's hooks files that `install --take-over` moved have new files in their
-    /// places.
-    #[error("{0} were made again since `install --take-over` moved the files of those names under agent-hooks; uninstall does not overwrite them. Move them away (or put what you want into the copies agent-hooks runs) and run uninstall again, or run `uninstall --force` to put the old files back (what they replace is kept beside the copies)")]
-    PlacesTaken(String),
-    /// `--http` for an agent without HTTP hooks on 127.0.0.1.
-    #[error("{0}: --http is for Claude Code only (Copilot CLI 1.0.102 refuses plain http:// for preToolUse and permissionRequest hooks; the other agents have no HTTP hooks); install without --http")]
-    NoHttp(&'static str),
-    /// `--http` with `--project`.
-    #[error("--http writes your secret into the entry, so it goes into your own settings only: install with --http --user")]
-    HttpInProject,
-    /// `--take-over` where an entry agent-hooks has no record of is in the file already.
-    #[error("{0} runs agent-hooks already, from an entry agent-hooks has no record of (written by hand, or by an install with another configuration folder), so its hooks cannot be taken over: remove the hooks that run `agent-hooks-hook --agent` or `agent-hooks hook --agent` from it, then install again with --take-over")]
-    InstalledWithout(PathBuf),
-    /// Installed already, with other options than this install's.
-    #[error("{path} runs agent-hooks already, installed with other options: {differs}. Nothing was changed. To install with these options, run `agent-hooks uninstall` first (`{undo}`), then `{redo}`")]
-    OtherOptions {
-        /// The agent's file.
-        path: PathBuf,
-        /// What differs, for people.
-        differs: String,
-        /// The uninstall to run.
-        undo: String,
-        /// The install asked for.
-        redo: String,
-    },
-    /// An option `install` or `uninstall` does not apply.
-    #[error("{command} does not apply {option}: {why}")]
-    NotApplied {
-        /// `install` or `uninstall`.
-        command: &'static str,
-        /// The option as given.
-        option: &'static str,
-        /// Why, and what to do instead.
-        why: &'static str,
-    },
-    /// The `hooks` that `install --take-over` wrote were changed since.
-    #[error("the hooks in {path} were changed since `install --take-over` wrote them, so the hooks that were there before are not put back over your changes. Move what you added into {copy} (which agent-hooks runs) or take it out, then run uninstall again; or run `uninstall --force` to put the old hooks back (what it replaces is kept beside the copy)")]
-    TakenOverChanged {
-        /// The agent's file.
-        path: PathBuf,
-        /// The copy of the hooks taken over.
-        copy: PathBuf,
-    },
-    /// The entries install wrote were changed since, so they are not written again for
-    /// other events.
-    #[error("{0}: the entries agent-hooks wrote there were changed since, so they are not written again for the events your hooks use now. Remove the hooks that run `agent-hooks-hook --agent` or `agent-hooks hook --agent` from it by hand, then run `agent-hooks install` again")]
-    EntriesChanged(PathBuf),
-    /// Another file of the agent's takes the place of the entries for some events.
-    #[error("{file} lists {events}: {agent} reads that file's hooks for those events in place of the `hooks` of {path}, so agent-hooks would not run on them. Move those hooks into the `hooks` of {path} ({agent} runs both files' other events), then run install again")]
-    Shadowed {
-        /// The agent's title.
-        agent: &'static str,
-        /// The file install writes into.
-        path: PathBuf,
-        /// The file that takes its place.
-        file: PathBuf,
-        /// The events, comma-separated.
-        events: String,
-    },
-}
 
 /// `install`/`uninstall`'s options.
 #[derive(Debug, Clone, clap::Args)]
@@ -190,50 +67,6 @@ pub struct InstallArgs {
     pub status_line: bool,
 }
 
-/// One insertion: the container it went into (`[]` the top object, `["hooks"]`, or
-/// `["hooks", EVENT]`) and its text, which starts right after the container's bracket.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Insertion {
-    container: Vec<String>,
-    text: String,
-}
-
-/// What one install changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Record {
-    agent: String,
-    path: PathBuf,
-    /// The file did not exist: uninstall removes it (when it holds only what was written).
-    created: bool,
-    insertions: Vec<Insertion>,
-    /// The whole file written (a file agent-hooks owns, Copilot CLI's).
-    #[serde(default)]
-    owned: Option<String>,
-    /// What `--take-over` moved.
-    #[serde(default)]
-    taken_over: Option<TakeOver>,
-    /// The file's mode before `--http` made it the owner's only (put back by uninstall).
-    #[serde(default)]
-    mode: Option<u32>,
-    /// Copilot CLI's hooks files that `--take-over` moved.
-    #[serde(default)]
-    moved: Vec<MovedFile>,
-    /// The entry's command as written (`None` in a record of an earlier version).
-    #[serde(default)]
-    command: Option<String>,
-    /// The folders made for a file owned whole, the deepest first: removed with it while
-    /// empty.
-    #[serde(default)]
-    folders: Vec<PathBuf>,
-    /// The status line entry `--status-line` wrote (after the hooks' entries).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    status_line: Option<Insertion>,
-    /// Other files written whole with the same text as `owned` (Cline's one hook file per
-    /// event beside the first).
-    #[serde(default)]
-    also: Vec<PathBuf>,
-}
-
 /// The files beside `path` that an agent whose entry file is named after one of its
 /// events gets for each other event it is installed for (Cline's `TaskStart`, ... beside
 /// `PreToolUse`); none for the others.
@@ -265,36 +98,6 @@ fn is_event_file(agent: Agent, file: &Path) -> bool {
         })
 }
 
-fn home() -> Result<PathBuf, InstallError> {
-    std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .filter(|h| h.is_absolute())
-        .ok_or(InstallError::NoHome)
-}
-
-fn project(common: &Common) -> Result<PathBuf, Box<dyn std::error::Error>> {
-    Ok(match &common.cwd {
-        Some(dir) => std::path::absolute(dir)?,
-        None => std::env::current_dir()?,
-    })
-}
-
-/// The agent's configuration file that holds its hooks, at the user or project level.
-pub fn config_file(agent: Agent, user: bool, project: &Path) -> Result<PathBuf, InstallError> {
-    let base = if user { home()? } else { project.to_path_buf() };
-    Ok(base.join(relative_file(agent, user)))
-}
-
-/// [`config_file`]'s path under the home or the project.
-fn relative_file(agent: Agent, user: bool) -> &'static str {
-    let (user_file, project_file) = agent.profile().entry_files;
-    if user {
-        user_file
-    } else {
-        project_file
-    }
-}
-
 /// The command of the entry.
 /// The entry runs the small relay program `agent-hooks-hook` when it is installed next to
 /// this program (through a link that outlives an upgrade, for an npm package: see
@@ -318,185 +121,6 @@ fn command(agent: Agent, args: &InstallArgs) -> String {
         command.push_str(&format!(" --with {}", with.join(",")));
     }
     command
-}
-
-/// The events that keep the command entry under `--http`: the first of a session and of a
-/// turn, which start the resident process when it is not running (an HTTP hook cannot).
-const HTTP_STARTERS: &[&str] = &["SessionStart", "UserPromptSubmit"];
-
-/// One matcher group with the entry for `event`, as the agent writes it: under `--http`
-/// (`http` given), an HTTP hook with the secret, except for [`HTTP_STARTERS`].
-fn entry(agent: Agent, command: &str, http: Option<&HttpConfig>, event: &str) -> String {
-    if let Some(http) = http.filter(|_| !HTTP_STARTERS.contains(&event)) {
-        let url = match command.split_once(" --with ") {
-            Some((_, with)) => format!("{}?with={with}", http.url(agent.hook_name())),
-            None => http.url(agent.hook_name()),
-        };
-        let hook = json!({"type": "http", "url": url,
-            "headers": {SECRET_HEADER_NAME: http.secret}, "timeout": 600});
-        return json!({"hooks": [hook]}).to_string();
-    }
-    agent.entry(command)
-}
-
-fn read(path: &Path) -> Result<Option<String>, InstallError> {
-    let io = |error| InstallError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    match fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io(e)),
-        Ok(meta) if meta.len() > FILE_LIMIT => return Err(InstallError::TooLarge(path.into())),
-        Ok(meta) if !meta.is_file() => {
-            return Err(io(std::io::Error::other("not a regular file")));
-        }
-        Ok(_) => {}
-    }
-    fs::read_to_string(path).map(Some).map_err(io)
-}
-
-/// Writes `text` to `path` through a temporary file in the same folder, keeping the old
-/// file's permissions.
-fn write(path: &Path, text: &str) -> Result<(), InstallError> {
-    let io = |error| InstallError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io)?;
-    let permissions = fs::metadata(path).ok().map(|m| m.permissions());
-    let temp = dir.join(format!(
-        ".{}.agent-hooks-{}",
-        path.file_name().unwrap_or_default().to_string_lossy(),
-        std::process::id()
-    ));
-    fs::write(&temp, text).map_err(io)?;
-    if let Some(permissions) = permissions {
-        fs::set_permissions(&temp, permissions).map_err(io)?;
-    }
-    fs::rename(&temp, path).map_err(io)
-}
-
-/// The insertions that put `entry` under every event of `agent` in `text` (`None`: a file
-/// that does not exist yet).
-fn plan(
-    path: &Path,
-    events: &[&str],
-    entry: &dyn Fn(&str) -> String,
-    text: &str,
-) -> Result<Vec<(usize, Insertion)>, InstallError> {
-    let bytes = text.as_bytes();
-    let not_json = |error| InstallError::NotJson {
-        path: path.to_path_buf(),
-        error,
-        entry: entry("PreToolUse"),
-    };
-    let top = top_object(bytes).map_err(not_json)?;
-    let (members, _) = object_members(bytes, top).map_err(not_json)?;
-    if events.is_empty() {
-        return Ok(Vec::new());
-    }
-    let new_events = |names: &[&str]| -> String {
-        names
-            .iter()
-            .map(|e| format!("\n    \"{e}\": [{}]", entry(e)))
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    let Some(hooks) = members.iter().find(|m| m.key == "hooks") else {
-        let comma = if members.is_empty() { "\n" } else { "," };
-        return Ok(vec![(
-            top + 1,
-            Insertion {
-                container: Vec::new(),
-                text: format!("\n  \"hooks\": {{{}\n  }}{comma}", new_events(events)),
-            },
-        )]);
-    };
-    if bytes[hooks.value_start] != b'{' {
-        return Err(InstallError::Shape {
-            path: path.into(),
-            key: "hooks".into(),
-            expected: "an object",
-        });
-    }
-    let (event_members, _) = object_members(bytes, hooks.value_start).map_err(not_json)?;
-    let mut insertions = Vec::new();
-    let mut missing = Vec::new();
-    for event in events {
-        match event_members.iter().find(|m| m.key == *event) {
-            Some(member) if bytes[member.value_start] == b'[' => {
-                let (count, _) = array_elements(bytes, member.value_start).map_err(not_json)?;
-                let comma = if count == 0 { "" } else { "," };
-                insertions.push((
-                    member.value_start + 1,
-                    Insertion {
-                        container: vec!["hooks".into(), (*event).into()],
-                        text: format!("{}{comma}", entry(event)),
-                    },
-                ));
-            }
-            Some(_) => {
-                return Err(InstallError::Shape {
-                    path: path.into(),
-                    key: format!("hooks.{event}"),
-                    expected: "a list",
-                })
-            }
-            None => missing.push(*event),
-        }
-    }
-    if !missing.is_empty() {
-        let comma = if event_members.is_empty() {
-            "\n  "
-        } else {
-            ","
-        };
-        insertions.push((
-            hooks.value_start + 1,
-            Insertion {
-                container: vec!["hooks".into()],
-                text: format!("{}{comma}", new_events(&missing)),
-            },
-        ));
-    }
-    Ok(insertions)
-}
-
-/// Where the container's opening bracket is in `text` now.
-fn locate(text: &str, container: &[String]) -> Result<Option<usize>, JsonTextError> {
-    let bytes = text.as_bytes();
-    let mut at = top_object(bytes)?;
-    for key in container {
-        if bytes[at] != b'{' {
-            return Ok(None);
-        }
-        let (members, _) = object_members(bytes, at)?;
-        match members.iter().find(|m| &m.key == key) {
-            Some(member) => at = member.value_start,
-            None => return Ok(None),
-        }
-    }
-    Ok(Some(at))
-}
-
-fn records_file(common: &Common) -> Result<PathBuf, Box<dyn std::error::Error>> {
-    Ok(DiscoveryOptions::new(project(common)?)
-        .config_dir()
-        .join("installed.json"))
-}
-
-fn load_records(file: &Path) -> Vec<Record> {
-    fs::read_to_string(file)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default()
-}
-
-fn save_records(file: &Path, records: &[Record]) -> Result<(), InstallError> {
-    let text = serde_json::to_string_pretty(records).unwrap_or_default();
-    write(file, &text)
 }
 
 /// `agent-hooks install`.
@@ -569,7 +193,7 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         let config = DiscoveryOptions::new(project(common)?).config_dir();
         Some(
             HttpConfig::read_or_make(&config).map_err(|error| InstallError::Io {
-                path: config.join(crate::commands::serve::http::CONFIG_FILE),
+                path: config.join(CONFIG_FILE),
                 error,
             })?,
         )
@@ -902,7 +526,7 @@ fn installed_already(
     if differs.is_empty() {
         // Installing again writes the entries for the events the hooks use now.
         let mut synced = record.clone();
-        let changed = set_events(common, agent, &mut synced, events)?;
+        let changed = sync::set_events(common, agent, &mut synced, events)?;
         if changed.is_empty() {
             outln!(
                 "{} already runs agent-hooks, installed with these options: {}. Nothing to do.",
@@ -1232,12 +856,15 @@ fn undo_copilot_take_over(record: &Record, force: bool) -> Result<(), InstallErr
 pub fn uninstall(common: &Common, args: &InstallArgs) -> Outcome {
     let done = uninstall_agent(common, args)?;
     let file = records_file(common)?;
-    if done == ExitCode::SUCCESS && load_records(&file).is_empty() && wired(common).is_empty() {
-        match crate::commands::serve::stop() {
-            Ok(crate::commands::serve::Stopped::Stopped { pid, .. }) => outln!(
+    if done == ExitCode::SUCCESS
+        && load_records(&file).is_empty()
+        && wired::wired(common).is_empty()
+    {
+        match stop::stop() {
+            Ok(stop::Stopped::Stopped { pid, .. }) => outln!(
                 "No agent is wired to agent-hooks any more: stopped its resident process (pid {pid})"
             ),
-            Ok(crate::commands::serve::Stopped::NoneRunning { .. }) => {}
+            Ok(stop::Stopped::NoneRunning { .. }) => {}
             Err(error) => eprintln!(
                 "agent-hooks: no agent is wired any more, but its resident process could not be stopped: {error} (agent-hooks serve --stop)"
             ),
@@ -1366,48 +993,6 @@ fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What a sync of one install's entries changed, by the agent's names of events.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Changed {
-    /// Events wired now that were not, because a hook uses them.
-    pub added: Vec<String>,
-    /// Events wired now that were not, because they are wired whatever the hooks
-    /// ([`needed::always`]: an install from before they were).
-    pub added_always: Vec<String>,
-    /// Events no longer wired.
-    pub removed: Vec<String>,
-}
-
-impl Changed {
-    fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.added_always.is_empty() && self.removed.is_empty()
-    }
-
-    /// What changed in `path`, for people.
-    fn said(&self, path: &Path) -> String {
-        let mut parts = Vec::new();
-        if !self.added.is_empty() {
-            parts.push(format!(
-                "wired {} (a hook of agent-hooks uses it)",
-                self.added.join(", ")
-            ));
-        }
-        if !self.added_always.is_empty() {
-            parts.push(format!(
-                "wired {} (where agent-hooks checks each session's wiring)",
-                self.added_always.join(", ")
-            ));
-        }
-        if !self.removed.is_empty() {
-            parts.push(format!(
-                "no longer wired: {} (no hook of agent-hooks uses it)",
-                self.removed.join(", ")
-            ));
-        }
-        format!("{}: {}", path.display(), parts.join("; "))
-    }
-}
-
 /// The events `install` writes the entry for: every one for an agent whose entry is a
 /// file of agent-hooks' own (all its events in one file); for the others, the events some
 /// hook of agent-hooks would run on for that agent at that level (found as `hook --agent`
@@ -1429,413 +1014,4 @@ fn events_for(common: &Common, args: &InstallArgs) -> Vec<&'static str> {
             all.to_vec()
         }
     }
-}
-
-/// The events to wire for the hooks of `agent` (and `with`) found from `common`'s project.
-fn needed_at(
-    common: &Common,
-    agent: Agent,
-    with: &[Agent],
-    user_level_only: bool,
-) -> Result<Vec<&'static str>, Box<dyn std::error::Error>> {
-    let args = crate::commands::hook::HookArgs {
-        agent,
-        event: None,
-        with: with.to_vec(),
-        no_serve: true,
-    };
-    let session = crate::commands::hook::open_at(common, &args, None, user_level_only)?;
-    Ok(needed::events(agent, &session))
-}
-
-/// The agents named by `--with` in an entry's command.
-fn with_of(command: &str) -> Vec<Agent> {
-    command
-        .split_once(" --with ")
-        .map(|(_, with)| {
-            with.split([',', ' '])
-                .filter_map(|a| a.parse().ok())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Writes `record`'s entries for `events` (by the agent's names) in place of those it has:
-/// taken out as they were written and written again, so that the rest of the file stays
-/// byte for byte and `uninstall` takes out exactly what stands there. An install whose
-/// entry is a file of its own keeps every event.
-fn set_events(
-    common: &Common,
-    agent: Agent,
-    record: &mut Record,
-    events: &[&str],
-) -> Result<Changed, InstallError> {
-    if record.owned.is_some() || !record.moved.is_empty() {
-        return Ok(Changed::default());
-    }
-    let Some(command) = record.command.clone() else {
-        return Ok(Changed::default());
-    };
-    let path = record.path.clone();
-    let Some(text) = read(&path)? else {
-        return Ok(Changed::default());
-    };
-    let http = match record.mode {
-        Some(_) => {
-            let config = DiscoveryOptions::new(project(common).unwrap_or_default()).config_dir();
-            Some(
-                HttpConfig::read_or_make(&config).map_err(|error| InstallError::Io {
-                    path: config.join(crate::commands::serve::http::CONFIG_FILE),
-                    error,
-                })?,
-            )
-        }
-        None => None,
-    };
-    let entry = |event: &str| entry(agent, &command, http.as_ref(), event);
-    // The status line was written last, right after the top object's brace: it goes first,
-    // and comes back the same.
-    let mut current = text.clone();
-    let status = record
-        .status_line
-        .as_ref()
-        .filter(|insertion| status_line::remove(&mut current, insertion));
-    let (mut after, insertions, taken_over) = match &record.taken_over {
-        Some(taken) => {
-            let Ok(restored) = take_over::undo(&path, &current, taken)? else {
-                return Err(InstallError::EntriesChanged(path));
-            };
-            let planned = take_over::plan(
-                &path,
-                &restored,
-                (agent.profile().installed_events, events),
-                &entry,
-                taken.copy.clone(),
-            )?;
-            let Some((after, again)) = planned else {
-                return Err(InstallError::EntriesChanged(path));
-            };
-            let mut taken = taken.clone();
-            taken.written = again.written;
-            (after, Vec::new(), Some(taken))
-        }
-        None => {
-            let mut after = current;
-            if take_out(&path, &mut after, &record.insertions)? > 0 {
-                return Err(InstallError::EntriesChanged(path));
-            }
-            let mut planned = plan(&path, events, &entry, &after)?;
-            planned.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
-            for (at, insertion) in &planned {
-                after.insert_str(*at, &insertion.text);
-            }
-            (after, planned.into_iter().map(|(_, i)| i).collect(), None)
-        }
-    };
-    if let Some(insertion) = status {
-        let top = top_object(after.as_bytes()).map_err(|error| InstallError::NotJson {
-            path: path.clone(),
-            error,
-            entry: String::new(),
-        })?;
-        after.insert_str(top + 1, &insertion.text);
-    }
-    if after == text {
-        return Ok(Changed::default());
-    }
-    if !agent.profile().lenient_json && serde_json::from_str::<serde_json::Value>(&after).is_err() {
-        return Err(InstallError::EntriesChanged(path));
-    }
-    let before = needed::wired(agent, &text);
-    let now = needed::wired(agent, &after);
-    write(&path, &after)?;
-    if taken_over.is_some() {
-        record.taken_over = taken_over;
-    } else {
-        record.insertions = insertions;
-    }
-    let always = needed::always(agent);
-    let (added_always, added) = now
-        .iter()
-        .filter(|e| !before.contains(e))
-        .cloned()
-        .partition(|e| always.contains(&e.as_str()));
-    Ok(Changed {
-        added,
-        added_always,
-        removed: before
-            .iter()
-            .filter(|e| !now.contains(e))
-            .cloned()
-            .collect(),
-    })
-}
-
-/// Writes the entries of agent-hooks' installs for `agent` that serve `common`'s project
-/// (the project's file and the user's) again for the events the hooks found there now use,
-/// and says what changed, one line per file (problems too). With `remove`, the project's
-/// file gets exactly those events; otherwise, and always for the user's file (which serves
-/// every project), only what is missing is added (`install --user` takes out what no hook
-/// of the user's level or of the project it runs in uses).
-pub fn resync(common: &Common, agent: Agent, remove: bool) -> Vec<String> {
-    resync_with(common, agent, remove, None)
-}
-
-/// [`resync`], with the events the hooks use when they are known already (a session's, at
-/// its start: no second discovery, no second start of its long-running hooks).
-fn resync_with(
-    common: &Common,
-    agent: Agent,
-    remove: bool,
-    known: Option<&[&'static str]>,
-) -> Vec<String> {
-    let mut lines = Vec::new();
-    if agent.profile().entry_file_whole {
-        return lines;
-    }
-    let (Ok(project), Ok(file)) = (project(common), records_file(common)) else {
-        return lines;
-    };
-    let user_file = config_file(agent, true, &project).ok();
-    let project_file = config_file(agent, false, &project).ok();
-    let _held = match lock::take(&file) {
-        Ok(held) => held,
-        Err(error) => {
-            lines.push(error.to_string());
-            return lines;
-        }
-    };
-    let mut records = load_records(&file);
-    let mut changed = false;
-    for record in records.iter_mut().filter(|r| r.agent == agent.hook_name()) {
-        let user = Some(&record.path) == user_file.as_ref();
-        if !user && Some(&record.path) != project_file.as_ref() {
-            continue;
-        }
-        let with = record.command.as_deref().map(with_of).unwrap_or_default();
-        let found = match known {
-            Some(known) => Ok(known.to_vec()),
-            None => needed_at(common, agent, &with, false),
-        };
-        let mut events = match found {
-            Ok(events) => events,
-            Err(error) => {
-                lines.push(format!(
-                    "the hooks to wire into {} could not be found: {error}",
-                    record.path.display()
-                ));
-                continue;
-            }
-        };
-        if user || !remove {
-            let wired = needed::wired_in(agent, &record.path);
-            events = agent
-                .profile()
-                .installed_events
-                .iter()
-                .copied()
-                .filter(|e| events.contains(e) || wired.iter().any(|w| w == e))
-                .collect();
-        }
-        match set_events(common, agent, record, &events) {
-            Ok(done) if done.is_empty() => {}
-            Ok(done) => {
-                changed = true;
-                lines.push(done.said(&record.path));
-            }
-            Err(error) => lines.push(error.to_string()),
-        }
-    }
-    if changed {
-        if let Err(error) = save_records(&file, &records) {
-            lines.push(error.to_string());
-        }
-    }
-    lines
-}
-
-/// [`resync`] for every agent installed with a file of this project or the user's.
-pub fn resync_all(common: &Common) -> Vec<String> {
-    let Ok(file) = records_file(common) else {
-        return Vec::new();
-    };
-    let mut agents: Vec<Agent> = load_records(&file)
-        .iter()
-        .filter_map(|r| r.agent.parse().ok())
-        .collect();
-    agents.sort_by_key(|a: &Agent| a.hook_name());
-    agents.dedup();
-    agents
-        .into_iter()
-        .flat_map(|a| resync(common, a, true))
-        .collect()
-}
-
-/// At the start of a session of `agent` in `session`'s project: the hooks of the session
-/// whose events the agent's files do not wire. The agent read those files as the session
-/// started, so these hooks do not run in it: their events are wired now, for the next
-/// session (see [`resync`]), and each is a line for the user (its channel for the user,
-/// never the model's). Also whether a required hook is among them. Nothing for an agent
-/// not wired through its files (an entry file of agent-hooks' own, or no entry: the relay
-/// run by hand).
-pub fn unwired_at_start(common: &Common, agent: Agent, session: &Session) -> (Vec<String>, bool) {
-    if agent.profile().entry_file_whole {
-        return (Vec::new(), false);
-    }
-    let project = session.cwd.clone();
-    let mut files: Vec<PathBuf> = [true, false]
-        .into_iter()
-        .filter_map(|user| config_file(agent, user, &project).ok())
-        .collect();
-    files.dedup();
-    let wired: Vec<String> = files
-        .iter()
-        .flat_map(|f| needed::wired_in(agent, f))
-        .collect();
-    if wired.is_empty() {
-        return (Vec::new(), false);
-    }
-    let unwired: Vec<(&str, Vec<needed::User>)> = needed::users(agent, session)
-        .into_iter()
-        .filter(|(event, _)| !wired.iter().any(|w| w == event))
-        .collect();
-    if unwired.is_empty() {
-        return (Vec::new(), false);
-    }
-    let mut common = common.clone();
-    common.cwd = Some(project);
-    let known = needed::events(agent, session);
-    let synced = resync_with(&common, agent, false, Some(&known));
-    let mut lines = Vec::new();
-    let mut required = false;
-    for (event, users) in &unwired {
-        for user in users {
-            required |= user.required;
-            lines.push(format!(
-                "{}{} on {event} does not run in this session: {} read its hooks when the session started, and {event} was not wired to agent-hooks then. Start a new session for it to run",
-                if user.required { "the required hook " } else { "" },
-                user.name,
-                agent.title(),
-            ));
-        }
-    }
-    lines.extend(synced);
-    (lines, required)
-}
-
-/// Takes `insertions` out of `text` where they stand as written; how many do not.
-fn take_out(
-    path: &Path,
-    text: &mut String,
-    insertions: &[Insertion],
-) -> Result<usize, InstallError> {
-    // Deepest containers first: their brackets move when an outer insertion goes.
-    let mut insertions = insertions.to_vec();
-    insertions.sort_by_key(|i| std::cmp::Reverse(i.container.len()));
-    let mut missing = 0;
-    for insertion in &insertions {
-        let at = locate(text, &insertion.container).map_err(|error| InstallError::NotJson {
-            path: path.to_path_buf(),
-            error,
-            entry: String::new(),
-        })?;
-        match at {
-            Some(at) if text[at + 1..].starts_with(&insertion.text) => {
-                text.replace_range(at + 1..at + 1 + insertion.text.len(), "");
-            }
-            _ => missing += 1,
-        }
-    }
-    Ok(missing)
-}
-
-/// Whether a configuration file's text holds an agent-hooks entry for `agent`.
-fn has_entry(text: &str, agent: Agent) -> bool {
-    let flag = format!("--agent {}", agent.hook_name());
-    text.match_indices(&flag).any(|(at, _)| {
-        let before = &text[..at];
-        before.ends_with("hook ")
-            || before.ends_with("agent-hooks-hook' ")
-            || before.ends_with("agent-hooks-hook ")
-    })
-}
-
-/// Where each agent is wired to agent-hooks (user and project files holding an
-/// `agent-hooks hook` entry), for `list` and `doctor`.
-pub fn wired(common: &Common) -> Vec<(Agent, PathBuf)> {
-    let Ok(project) = project(common) else {
-        return Vec::new();
-    };
-    let mut found = Vec::new();
-    for agent in Agent::hooked() {
-        for user in [true, false] {
-            let Ok(path) = config_file(agent, user, &project) else {
-                continue;
-            };
-            if let Ok(Some(text)) = read(&path) {
-                if has_entry(&text, agent) {
-                    found.push((agent, path));
-                }
-            }
-        }
-    }
-    found
-}
-
-/// What is wrong with the programs the wired agents' entries run (gone, or of another
-/// version), for `doctor`.
-pub fn entry_problems(common: &Common) -> Vec<String> {
-    wired(common)
-        .iter()
-        .flat_map(|(agent, file)| {
-            let mut problems = stable::problems(*agent, file);
-            problems.extend(agent.entry_shadowed(file).map(|(by, events)| {
-                format!(
-                    "{}: {} lists {}, which {} reads in place of agent-hooks' entries there: agent-hooks does not run on them; move those hooks into the `hooks` of {}",
-                    file.display(),
-                    by.display(),
-                    events.join(", "),
-                    agent.title(),
-                    file.display()
-                )
-            }));
-            problems
-        })
-        .collect()
-}
-
-/// The lines `list` and `doctor` print about wired agents.
-pub fn wired_lines(common: &Common) -> Vec<String> {
-    let wired = wired(common);
-    let mut lines = Vec::new();
-    for agent in Agent::hooked() {
-        let places: Vec<String> = wired
-            .iter()
-            .filter(|(a, _)| *a == agent)
-            .map(|(_, p)| p.display().to_string())
-            .collect();
-        if places.is_empty() {
-            lines.push(format!(
-                "  {}: not wired (agent-hooks install --agent {})",
-                agent.title(),
-                agent.hook_name()
-            ));
-        } else {
-            lines.push(format!(
-                "  {}: runs agent-hooks: {}",
-                agent.title(),
-                places.join(", ")
-            ));
-        }
-    }
-    lines.push(crate::commands::serve::status_line());
-    lines
-}
-
-/// The wired agents as JSON: `[{"agent": "claude", "file": PATH}]`.
-pub fn wired_json(common: &Common) -> serde_json::Value {
-    json!(wired(common)
-        .iter()
-        .map(|(agent, path)| json!({"agent": agent.hook_name(), "file": path}))
-        .collect::<Vec<_>>())
 }

@@ -61,10 +61,16 @@ use std::{
 use agent_hooks::discover::TRUST_STORE_FILE;
 
 use crate::{
+    answering::{
+        self,
+        request::{Request, RequestError, PAYLOAD_LIMIT},
+    },
     capped_log,
-    commands::hook::{self, HookArgs, Reply, Request, RequestError, PAYLOAD_LIMIT},
+    hook_session::{self, HookArgs},
     options::{Common, Outcome},
     recorder::LiveUi,
+    relay::Reply,
+    resident::{http_config::HttpConfig, stop::stop},
     session::Session,
     sync::lock,
 };
@@ -278,7 +284,7 @@ pub fn run(args: &ServeArgs) -> Outcome {
         Some(xdg) => xdg.join("agent-hooks"),
         None => home.join(".config/agent-hooks"),
     };
-    if let Some(config) = http::HttpConfig::read(&config_dir) {
+    if let Some(config) = HttpConfig::read(&config_dir) {
         http::listen(state.clone(), config, home.clone(), xdg.clone());
     }
     let me = nix::unistd::geteuid().as_raw();
@@ -432,7 +438,7 @@ fn watchdog(state: Arc<State>) {
         drop(ended);
         rewire.dedup_by(|a, b| a.0.cwd == b.0.cwd && a.1 == b.1);
         for (common, agent) in rewire {
-            for line in crate::commands::install::resync(&common, agent, false) {
+            for line in crate::entries::sync::resync(&common, agent, false) {
                 eprintln!("agent-hooks serve: your hooks changed: {line}");
             }
         }
@@ -920,10 +926,10 @@ fn handle(
     if stale {
         // The old runner (its plugin processes and long-running hooks) ends first.
         *warm = None;
-        let session = match hook::open_for(&common, args, user) {
+        let session = match hook_session::open_for(&common, args, user) {
             Ok(session) => session,
             Err(error) => {
-                return hook::did_not_run(
+                return answering::did_not_run(
                     args.agent,
                     &common.required,
                     "agent-hooks serve",
@@ -935,7 +941,7 @@ fn handle(
         let runtime = match crate::runtime::build() {
             Ok(runtime) => runtime,
             Err(error) => {
-                return hook::did_not_run(
+                return answering::did_not_run(
                     args.agent,
                     &common.required,
                     "agent-hooks serve",
@@ -972,14 +978,14 @@ fn handle(
     // This call's UI calls go to the client's UI (when it has one), and only this call's.
     w.session.recorder.attach(live);
     let reply = match &request {
-        Ok(request) => hook::answer_with(
+        Ok(request) => answering::answer_with(
             &w.session,
             &w.runtime,
             args.agent,
             request,
             header.env.as_deref(),
         ),
-        Err(error) => hook::unreadable(
+        Err(error) => answering::unreadable(
             &w.session,
             &common,
             args.agent,
@@ -995,177 +1001,4 @@ fn handle(
         lock(&state.sessions).remove(&key);
     }
     reply
-}
-
-/// Whether this user's resident process is up, and where its log is, for `list` and
-/// `doctor`.
-pub fn status_line() -> String {
-    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
-        return "  resident process: unknown (HOME is not set)".into();
-    };
-    let xdg = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute());
-    let folder = wire::folder(&home, xdg.as_deref());
-    let socket = folder.join(wire::SOCKET);
-    let mut line = match UnixStream::connect(&socket) {
-        Ok(_) => format!("  resident process: up, on {}", socket.display()),
-        Err(_) => "  resident process: not running (the next `agent-hooks hook` starts it)".into(),
-    };
-    let log = folder.join(wire::LOG);
-    if let Ok(meta) = std::fs::metadata(&log) {
-        line.push_str(&format!(
-            "\n  its log: {} ({} KiB, kept under {} KiB)",
-            log.display(),
-            meta.len().div_ceil(1024),
-            capped_log::limit() >> 10
-        ));
-    }
-    let config_dir = match &xdg {
-        Some(xdg) => xdg.join("agent-hooks"),
-        None => home.join(".config/agent-hooks"),
-    };
-    if let Some(config) = http::HttpConfig::read(&config_dir) {
-        let address = std::net::SocketAddr::from(([127, 0, 0, 1], config.port));
-        let listening =
-            std::net::TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok();
-        line.push_str(&if listening {
-            format!("\n  HTTP hooks: listening on {address}")
-        } else {
-            format!("\n  HTTP hooks: on {address}, not listening (the next SessionStart or prompt starts the resident process)")
-        });
-    }
-    line
-}
-
-/// Why `serve --stop` could not stop the resident process.
-#[derive(Debug, thiserror::Error)]
-pub enum StopError {
-    /// No home folder: the user's resident process cannot be found.
-    #[error("HOME is not set")]
-    NoHome,
-    /// A file of its folder could not be read or removed.
-    #[error("{path}: {error}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What went wrong.
-        error: std::io::Error,
-    },
-    /// It holds its lock, but its pid could not be found.
-    #[error("a resident process holds {0} but its pid is not in it")]
-    NoPid(PathBuf),
-    /// It did not end, even killed.
-    #[error("the resident process (pid {0}) did not end")]
-    StillRunning(i32),
-}
-
-/// What `serve --stop` did, as it says it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stopped {
-    /// Nothing ran; a socket left behind (by a process killed at once) was removed.
-    NoneRunning {
-        /// The socket removed, if there was one.
-        removed: Option<PathBuf>,
-    },
-    /// The resident process `pid` was stopped and its socket removed.
-    Stopped {
-        /// Its pid.
-        pid: i32,
-        /// Its socket.
-        socket: PathBuf,
-    },
-}
-
-impl std::fmt::Display for Stopped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Stopped::NoneRunning { removed: None } => {
-                write!(f, "agent-hooks serve: no resident process runs")
-            }
-            Stopped::NoneRunning {
-                removed: Some(socket),
-            } => write!(
-                f,
-                "agent-hooks serve: no resident process runs; removed the socket it left: {}",
-                socket.display()
-            ),
-            Stopped::Stopped { pid, socket } => write!(
-                f,
-                "agent-hooks serve: stopped the resident process (pid {pid}) and its sessions' hooks; removed {}",
-                socket.display()
-            ),
-        }
-    }
-}
-
-/// Stops this user's resident process (SIGTERM, then SIGKILL if it does not end) and
-/// removes its socket.
-pub fn stop() -> Result<Stopped, StopError> {
-    let (home, xdg) = crate::relay::user().map_err(|_| StopError::NoHome)?;
-    let folder = wire::folder(&home, xdg.as_deref());
-    let socket = folder.join(wire::SOCKET);
-    let lock_path = folder.join(wire::LOCK);
-    let io = |path: &PathBuf| {
-        let path = path.clone();
-        move |error| StopError::Io { path, error }
-    };
-    let remove = |socket: &PathBuf| -> Result<bool, StopError> {
-        match std::fs::remove_file(socket) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(io(socket)(e)),
-        }
-    };
-    let lock_file = match std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&lock_path)
-    {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let removed = remove(&socket)?.then(|| socket.clone());
-            return Ok(Stopped::NoneRunning { removed });
-        }
-        Err(e) => return Err(io(&lock_path)(e)),
-    };
-    let pid = std::fs::read_to_string(&lock_path)
-        .ok()
-        .and_then(|text| text.trim().parse::<i32>().ok())
-        .filter(|pid| *pid > 1);
-    let free = |file: std::fs::File| {
-        nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock)
-            .map_err(|(file, _)| file)
-    };
-    let mut file = match free(lock_file) {
-        // Nobody holds the lock: nothing runs.
-        Ok(_released) => {
-            let removed = remove(&socket)?.then(|| socket.clone());
-            return Ok(Stopped::NoneRunning { removed });
-        }
-        Err(file) => file,
-    };
-    let pid = pid.ok_or_else(|| StopError::NoPid(lock_path.clone()))?;
-    let target = nix::unistd::Pid::from_raw(pid);
-    for (signal, wait) in [
-        (nix::sys::signal::Signal::SIGTERM, Duration::from_secs(5)),
-        (nix::sys::signal::Signal::SIGKILL, Duration::from_secs(2)),
-    ] {
-        let _ = nix::sys::signal::kill(target, signal);
-        let until = Instant::now() + wait;
-        loop {
-            match free(file) {
-                Ok(_released) => {
-                    remove(&socket)?;
-                    return Ok(Stopped::Stopped { pid, socket });
-                }
-                Err(again) => file = again,
-            }
-            if Instant::now() > until {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    Err(StopError::StillRunning(pid))
 }

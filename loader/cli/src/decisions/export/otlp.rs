@@ -24,7 +24,10 @@ use opentelemetry_sdk::{
     Resource,
 };
 
-use super::{super::record::Record, Collector};
+use super::{
+    super::{line::line, record::Record},
+    Collector,
+};
 
 /// The most of a collector's answer read.
 const ANSWER_LIMIT: u64 = 4 << 20;
@@ -122,7 +125,7 @@ impl Exporter {
         let (severity, text) = severity(record);
         log.set_severity_number(severity);
         log.set_severity_text(text);
-        log.set_body(AnyValue::from(crate::commands::log::line(record)));
+        log.set_body(AnyValue::from(line(record)));
         let mut text = |key: &'static str, value: Option<&String>| {
             if let Some(value) = value {
                 log.add_attribute(Key::from_static_str(key), AnyValue::from(value.clone()));

@@ -12,7 +12,8 @@ use std::path::Path;
 use proptest::{prelude::*, test_runner::TestRunner};
 use serde_json::{json, Value};
 
-use super::{answer_with, open, HookArgs, Request};
+use super::{answer_with, request::Request};
+use crate::hook_session::{open, HookArgs};
 use crate::{options::Common, relay::Reply, session::Session};
 use agent_hooks::agents::Agent;
 

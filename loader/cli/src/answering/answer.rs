@@ -7,15 +7,16 @@ use agent_hooks::{
     HookError,
 };
 
-use super::{Reply, Request};
+use super::request::Request;
 use crate::{
     event_io::{with_said, Ran},
+    relay::Reply,
     session::Records,
 };
 use agent_hooks::agents::Agent;
 
 /// The hooks of a session that its agent does not run it for, told at its start (see
-/// [`crate::commands::install::unwired_at_start`]): lines for the user, and whether a required hook
+/// [`crate::entries::sync::unwired_at_start`]): lines for the user, and whether a required hook
 /// is among them (then the answer stops the session, at its start and at each later event:
 /// [`super::held`]).
 #[derive(Debug, Default)]

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use crate::{commands::hook::HookArgs, options::Common};
+use crate::{hook_session::HookArgs, options::Common};
 
 /// What the quick reading found.
 #[derive(Debug)]

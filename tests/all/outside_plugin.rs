@@ -2,10 +2,10 @@
 //! of `agent-hooks-abi`'s crate documentation, in a fresh crate made as `cargo new` makes one
 //! (edition 2024), built to a `.so`, loaded and run.
 
-use std::{path::Path, process::Command};
+use std::path::Path;
 
 use agent_hooks::{abi::prelude::*, load_hooks_in_process, HookRunner};
-use agent_hooks_tests::{outcomes, s, target_dir, temp_dir, workspace_root};
+use agent_hooks_tests::{cargo_command, outcomes, s, target_dir, temp_dir, workspace_root};
 
 /// The code blocks of the crate docs' "A complete plugin" section: `Cargo.toml`, `lib.rs`.
 fn documented_plugin() -> (String, String) {
@@ -58,8 +58,7 @@ fn the_documented_plugin_builds_outside_the_workspace_loads_and_works() {
     // The tests' target folder (`CARGO_TARGET_DIR` honoured), where the interface crate's
     // dependencies are already built.
     let target = target_dir();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    let output = cargo_command()
         .args(["build", "--quiet"])
         .arg("--target-dir")
         .arg(&target)

@@ -11,6 +11,7 @@ use std::{
 };
 
 use agent_hooks_tests::{
+    cargo_command,
     cli::{run, stderr, stdout},
     s, target_dir, temp_dir, workspace_root,
 };
@@ -19,8 +20,7 @@ use agent_hooks_tests::{
 const NAME: &str = "template-probe";
 
 fn cargo(crate_dir: &Path, args: &[&str]) -> Output {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
+    let mut command = cargo_command();
     command
         .args(args)
         .args(["--offline", "--target-dir"])

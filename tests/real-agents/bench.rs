@@ -161,8 +161,7 @@ fn env_number(name: &str, default: usize) -> usize {
 /// `agent-hooks` and its relay `agent-hooks-hook`, built with `--release` (what a user
 /// installs), into the tests' target folder. Gives the relay.
 fn release_relay() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
+    let status = agent_hooks_tests::cargo_command()
         .args([
             "build",
             "-j2",

@@ -61,11 +61,42 @@ pub fn relay_bin() -> PathBuf {
     })
 }
 
+/// The variables cargo sets for the test binary it runs (the tests package's name, version,
+/// folders), which a plain `cargo` invocation does not have.
+const PACKAGE_VARIABLES: &[&str] = &[
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+    "CARGO_MANIFEST_LINKS",
+    "CARGO_CRATE_NAME",
+    "CARGO_BIN_NAME",
+    "CARGO_PRIMARY_PACKAGE",
+    "CARGO_TARGET_TMPDIR",
+    "OUT_DIR",
+];
+
+/// The cargo that runs the tests, as a plain invocation has it: without the variables cargo
+/// sets for the test binary ([`PACKAGE_VARIABLES`] and `CARGO_PKG_*`). Build scripts that
+/// rerun when one of them changes (`ring`'s reads `CARGO_PKG_NAME`, `OUT_DIR`, ...) would
+/// otherwise be run again, and every crate above them rebuilt, at each build from a test,
+/// and again at the next `cargo` run outside the tests.
+pub fn cargo_command() -> Command {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    for (name, _) in std::env::vars_os() {
+        let package = name
+            .to_str()
+            .is_some_and(|n| n.starts_with("CARGO_PKG_") || PACKAGE_VARIABLES.contains(&n));
+        if package {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
 /// `cargo <subcommand>` on `manifest`, into the tests' target folder, with JSON messages, in
 /// the profile of the tests.
 fn cargo(subcommand: &str, manifest: &Path) -> Command {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
+    let mut command = cargo_command();
     command
         .arg(subcommand)
         .arg("--manifest-path")

@@ -109,8 +109,7 @@ pub fn release_host(version: &str) -> std::path::PathBuf {
             drop(tar.stdin.take());
             assert!(tar.wait().unwrap().success(), "tar failed");
         }
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut command = Command::new(cargo);
+        let mut command = crate::cargo_command();
         command
             .args([
                 "build",

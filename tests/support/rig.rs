@@ -20,8 +20,10 @@ pub struct Rig {
 
 impl Rig {
     /// A home with an empty agent-hooks hooks folder (`~/.config/agent-hooks/hooks`), and an
-    /// empty project.
+    /// empty project. The program is built first (once per test binary), so that what a test
+    /// times from then on is the program's run, not the wait for its build.
     pub fn new() -> Rig {
+        agent_hooks_bin();
         let dir = temp_dir();
         for sub in ["home/.config/agent-hooks/hooks", "project"] {
             std::fs::create_dir_all(dir.path().join(sub)).expect("create a rig folder");

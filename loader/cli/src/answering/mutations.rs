@@ -240,9 +240,24 @@ fn session(agent: Agent, project: &Path, hooks: &Path) -> (Common, HookArgs, Ses
     (common, args, session)
 }
 
-/// Every mutation of every agent's payload is blocked by the guard, required or not.
+/// Every mutation of every agent's payload is blocked by the guard, required or not: every
+/// other agent from the first here, the rest in the next test, so that the two halves run
+/// at once (each case waits on the guard's process).
 #[test]
 fn new_fields_and_values_never_open_a_guard() {
+    never_open_a_guard(0);
+}
+
+/// The agents [`new_fields_and_values_never_open_a_guard`] leaves: every other agent from
+/// the second.
+#[test]
+fn new_fields_and_values_never_open_a_guard_of_the_other_agents() {
+    never_open_a_guard(1);
+}
+
+/// The mutations of the payloads of every other agent of [`Agent::hooked`], from the one at
+/// `first`, each blocked by the guard, required or not.
+fn never_open_a_guard(first: usize) {
     let cases: u32 = std::env::var("AGENT_HOOKS_MUTATION_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -253,7 +268,7 @@ fn new_fields_and_values_never_open_a_guard() {
     let runtime = crate::runtime::build().expect("a runtime");
     for required in [false, true] {
         let hooks = guard(folder.path(), required);
-        for agent in Agent::hooked() {
+        for agent in Agent::hooked().skip(first).step_by(2) {
             let (common, args, session) = session(agent, &project, &hooks);
             let base = original(agent, &project);
             let answer = |payload: &Value| {

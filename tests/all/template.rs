@@ -4,11 +4,7 @@
 //! The new crate is built with the workspace's target folder and lock file, so that
 //! abi_stable and the other dependencies are not built again (and nothing is downloaded).
 
-use std::{
-    path::Path,
-    process::{Command, Output},
-    time::Instant,
-};
+use std::{path::Path, process::Output, time::Instant};
 
 use agent_hooks_tests::{
     cargo_command,
@@ -84,8 +80,7 @@ fn the_new_crate_tests_builds_and_loads() {
     }
 
     // What it writes is formatted as `cargo fmt` would.
-    let cargo_bin = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let fmt = Command::new(cargo_bin)
+    let fmt = cargo_command()
         .args(["fmt", "--check"])
         .current_dir(&crate_dir)
         .output()
@@ -311,8 +306,7 @@ fn mistakes_are_refused_with_what_to_do_and_nothing_is_written() {
 
 #[test]
 fn the_interface_crate_packages_for_publication_without_warnings() {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    let output = cargo_command()
         .args([
             "package",
             "-p",

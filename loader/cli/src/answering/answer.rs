@@ -44,7 +44,7 @@ pub fn render(
     problems.extend(unwired.lines);
     problems.extend(records.errors.iter().map(|e| e.to_string()));
     let said = records.commands.as_ref();
-    let decision = match result {
+    let mut decision = match result {
         Ok(Ok(outcome)) => outcome.decision(said),
         Ok(Err(error)) => with_said(
             Decision {
@@ -58,10 +58,6 @@ pub fn render(
             with_said(Decision::default(), said)
         }
     };
-    // Problems are the user's: in an agent's channel for the user (`systemMessage`, Copilot
-    // CLI's progress lines), never in what its model reads (a block's stderr). They are on
-    // stderr too, after whatever else is there.
-    let mut decision = decision;
     if unwired.required {
         // A required hook that cannot run in this session: the session does not go on, and
         // what this event would do does not happen.
@@ -74,6 +70,9 @@ pub fn render(
         }
         decision.stop.get_or_insert(reason);
     }
+    // Problems are the user's: in an agent's channel for the user (`systemMessage`, Copilot
+    // CLI's progress lines), never in what its model reads (a block's stderr). They are on
+    // stderr too, after whatever else is there.
     let problems: Vec<String> = problems
         .iter()
         .map(|p| format!("agent-hooks: {p}"))

@@ -38,25 +38,24 @@ fn take_within(record: &Path, wait: Duration) -> Result<Held, InstallError> {
             error,
         })?;
     }
+    let mut file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|error| InstallError::Io {
+            path: path.clone(),
+            error,
+        })?;
     let since = Instant::now();
     loop {
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|error| InstallError::Io {
-                path: path.clone(),
-                error,
-            })?;
         match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(held) => return Ok(Held { _lock: held }),
-            Err((_, nix::errno::Errno::EWOULDBLOCK)) if since.elapsed() < wait => {
+            Err((back, nix::errno::Errno::EWOULDBLOCK)) if since.elapsed() < wait => {
+                file = back;
                 std::thread::sleep(Duration::from_millis(20));
             }
-            Err((_, nix::errno::Errno::EWOULDBLOCK)) => {
-                return Err(InstallError::Busy(path));
-            }
+            Err((_, nix::errno::Errno::EWOULDBLOCK)) => return Err(InstallError::Busy(path)),
             Err((_, errno)) => {
                 return Err(InstallError::Io {
                     path,

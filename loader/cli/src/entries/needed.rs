@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use agent_hooks::agents::Agent;
+use agent_hooks::{abi::EventKind, agents::Agent, command_hook::CommandEvent};
 use serde_json::Value;
 
 use super::json_text::{object_members, strict, top_object};
@@ -37,14 +37,20 @@ pub fn always(agent: Agent) -> Vec<&'static str> {
         .iter()
         .copied()
         .filter(|e| {
-            let command = match parse_event(agent.claude_event_name(e)) {
-                Ok(Emitted::Runner(_, command)) => command,
-                Ok(Emitted::Command(command)) => Some(command),
-                Err(_) => None,
-            };
-            command.is_some_and(|c| matches!(c.name(), "SessionStart" | "UserPromptSubmit"))
+            parsed(agent, e)
+                .and_then(|(_, command)| command)
+                .is_some_and(|c| matches!(c.name(), "SessionStart" | "UserPromptSubmit"))
         })
         .collect()
+}
+
+/// `event`, by `agent`'s name, as the runner's kind of event and the command hooks' event
+/// (each where it has one); `None` for a name the registry does not know.
+fn parsed(agent: Agent, event: &str) -> Option<(Option<EventKind>, Option<CommandEvent>)> {
+    match parse_event(agent.claude_event_name(event)).ok()? {
+        Emitted::Runner(kind, command) => Some((Some(kind), command)),
+        Emitted::Command(command) => Some((None, Some(command))),
+    }
 }
 
 /// For each event the agent's entry can be installed for (its profile's
@@ -54,12 +60,8 @@ pub fn users(agent: Agent, session: &Session) -> Vec<(&'static str, Vec<User>)> 
     let runner = &session.runner;
     let mut used = Vec::new();
     for event in agent.profile().installed_events {
-        let Ok(emitted) = parse_event(agent.claude_event_name(event)) else {
+        let Some((kind, command)) = parsed(agent, event) else {
             continue;
-        };
-        let (kind, command) = match emitted {
-            Emitted::Runner(kind, command) => (Some(kind), command),
-            Emitted::Command(command) => (None, Some(command)),
         };
         let mut users: Vec<User> = Vec::new();
         if let Some(kind) = kind {

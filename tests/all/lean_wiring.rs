@@ -396,11 +396,18 @@ fn the_resident_process_wires_the_event_of_a_hooks_file_added_while_it_runs() {
         "home/.config/agent-hooks/hooks/batch.json",
         &hook_on("PostToolBatch", "true", false),
     );
+    // The resident process writes the file, then says so in its log: wait for both.
+    let said = format!(
+        "agent-hooks serve: your hooks changed: {}: wired PostToolBatch",
+        settings.display()
+    );
     let since = Instant::now();
     let mut text = String::new();
+    let mut log = String::new();
     while since.elapsed() < Duration::from_secs(20) {
         text = std::fs::read_to_string(&settings).unwrap();
-        if wired(&text).len() == 3 {
+        log = std::fs::read_to_string(rig.resident_folder().join("serve.log")).unwrap_or_default();
+        if wired(&text).len() == 3 && log.contains(&said) {
             break;
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -410,14 +417,7 @@ fn the_resident_process_wires_the_event_of_a_hooks_file_added_while_it_runs() {
         ["PostToolBatch", "SessionStart", "UserPromptSubmit"],
         "{text}"
     );
-    let log = std::fs::read_to_string(rig.resident_folder().join("serve.log")).unwrap_or_default();
-    assert!(
-        log.contains(&format!(
-            "agent-hooks serve: your hooks changed: {}: wired PostToolBatch",
-            settings.display()
-        )),
-        "{log}"
-    );
+    assert!(log.contains(&said), "{log}");
     let out = rig.run(&["uninstall", "--agent", "claude", "--project"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), OWN);

@@ -1,9 +1,12 @@
 //! Support for the loader test suite: build the plugin libraries a test needs (once per test
 //! binary) and lay out files in temporary folders.
 //!
-//! `cargo test` does not produce the `.so` of a `cdylib` member, so the tests build the
-//! plugins themselves with the cargo that runs them (cargo has released its build lock by
-//! the time tests run), in the same profile, and find the artifact in cargo's JSON messages.
+//! `cargo test` does not produce the `.so` of a `cdylib` member, nor the programs of a package
+//! without integration tests, so the tests build them with the cargo that runs them (cargo has
+//! released its build lock by the time tests run), in the same profile, and find the artifacts
+//! in cargo's JSON messages. The workspace's plugins and programs come from one build of the
+//! whole workspace with its tests (see [`workspace_build`]), which reuses every dependency
+//! `cargo test --workspace` built.
 
 use std::{
     collections::HashMap,
@@ -29,36 +32,87 @@ pub fn target_dir() -> PathBuf {
 
 /// A plugin (sample or fixture) of the main workspace, built once per test binary.
 ///
-/// Also builds the `agent-hooks` program, which runs plugin processes: discovery loads
+/// The `agent-hooks` program, which runs plugin processes, is built with it: discovery loads
 /// plugins in processes of their own, and finds the program next to the test binaries.
 pub fn plugin(package: &str) -> PathBuf {
-    agent_hooks_bin();
-    cached(package, || {
-        build(
-            &["build", "-p", package],
-            &workspace_root().join("Cargo.toml"),
-            package,
-        )
-    })
+    let crate_name = package.replace('-', "_");
+    workspace_build()
+        .libraries
+        .get(&crate_name)
+        .cloned()
+        .unwrap_or_else(|| panic!("the workspace has no plugin {package}"))
 }
 
 /// The `agent-hooks` program, built once per test binary.
 pub fn agent_hooks_bin() -> PathBuf {
-    cached("agent-hooks (bin)", || {
-        let mut command = cargo("build", &workspace_root().join("Cargo.toml"));
-        command.args(["-p", "agent-hooks-cli", "--bin", "agent-hooks"]);
-        executable(command, "agent-hooks")
-    })
+    workspace_program("agent-hooks")
 }
 
 /// The relay `agent-hooks-hook`, built once per test binary next to `agent-hooks` (where
 /// `install` finds it and writes it into an agent's entry, as after `cargo install`).
 pub fn relay_bin() -> PathBuf {
-    cached("agent-hooks-hook (bin)", || {
+    workspace_program("agent-hooks-hook")
+}
+
+fn workspace_program(name: &str) -> PathBuf {
+    workspace_build()
+        .programs
+        .get(name)
+        .cloned()
+        .unwrap_or_else(|| panic!("the workspace has no program {name}"))
+}
+
+/// What one build of the main workspace made: each plugin's shared library by crate name,
+/// each program by name.
+struct WorkspaceBuild {
+    libraries: HashMap<String, PathBuf>,
+    programs: HashMap<String, PathBuf>,
+}
+
+/// Every library, program and test of the main workspace, built once per test binary in one
+/// cargo run. With the tests in the build, cargo resolves the dependencies' features as
+/// `cargo test --workspace` did (dev-dependencies included), so every dependency it built is
+/// reused; a build of one package would resolve its own features and build them again.
+fn workspace_build() -> &'static WorkspaceBuild {
+    static BUILT: OnceLock<WorkspaceBuild> = OnceLock::new();
+    BUILT.get_or_init(|| {
         let mut command = cargo("build", &workspace_root().join("Cargo.toml"));
-        command.args(["-p", "agent-hooks-cli", "--bin", "agent-hooks-hook"]);
-        executable(command, "agent-hooks-hook")
+        command.args(["--workspace", "--lib", "--bins", "--tests"]);
+        let mut built = WorkspaceBuild {
+            libraries: HashMap::new(),
+            programs: HashMap::new(),
+        };
+        for message in cargo_messages(command, "the workspace") {
+            if message["reason"] != "compiler-artifact" {
+                continue;
+            }
+            let target = &message["target"];
+            let kinds = target["kind"].as_array().cloned().unwrap_or_default();
+            let name = target["name"].as_str().unwrap_or_default().to_owned();
+            if kinds.iter().any(|k| k == "bin") && message["profile"]["test"] == false {
+                if let Some(program) = message["executable"].as_str() {
+                    built.programs.insert(name, PathBuf::from(program));
+                }
+            } else if kinds.iter().any(|k| k == "cdylib") {
+                if let Some(library) = shared_library(&message) {
+                    built.libraries.insert(name.replace('-', "_"), library);
+                }
+            }
+        }
+        built
     })
+}
+
+/// The shared library among the files of a `compiler-artifact` message.
+fn shared_library(message: &serde_json::Value) -> Option<PathBuf> {
+    message["filenames"]
+        .as_array()?
+        .iter()
+        .filter_map(|f| f.as_str().map(PathBuf::from))
+        .find(|f| {
+            f.extension()
+                .is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
+        })
 }
 
 /// The variables cargo sets for the test binary it runs (the tests package's name, version,
@@ -219,22 +273,11 @@ fn build(args: &[&str], manifest: &Path, package: &str) -> PathBuf {
     let messages = cargo_messages(command, package);
     let crate_name = package.replace('-', "_");
     messages
-        .into_iter()
+        .iter()
         .filter(|m| {
             m["reason"] == "compiler-artifact" && m["target"]["name"] == crate_name.as_str()
         })
-        .flat_map(|m| {
-            m["filenames"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|f| f.as_str().map(PathBuf::from))
-        })
-        .find(|f| {
-            f.extension()
-                .is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
-        })
+        .find_map(shared_library)
         .unwrap_or_else(|| panic!("cargo built no library for {package}"))
 }
 

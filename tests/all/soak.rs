@@ -128,8 +128,8 @@ fn ten_plugins_and_ten_command_hooks_through_mixed_events_leave_nothing_behind()
             quick("cat > /dev/null; exit 0"),
             quick("kill -SEGV $$"),
             quick("head -c 2000000 /dev/zero"),
-            quick("(sleep 0.05 &) ; echo '{}'"),
-            quick("setsid sh -c 'sleep 0.05' & echo '{}'"),
+            quick("(sleep 0.02 &) ; echo '{}'"),
+            quick("setsid sh -c 'sleep 0.02' & echo '{}'"),
         ]},
         {"matcher": "hang", "hooks": [
             {"type": "command", "command": "sleep 30", "timeout": 1}

@@ -108,8 +108,8 @@ pub fn open_at(
 }
 
 /// Whether `agent` runs the hooks files `provider` finds itself: its own, and those of
-/// another agent it also reads at the project level (Copilot CLI runs a project's
-/// `.claude/settings.json`).
+/// another agent it also reads at the project level (its profile's
+/// `also_runs_project_files_of`).
 fn runs_itself(agent: Agent, provider: &dyn DiscoveryProvider) -> bool {
     let Some(of) = provider.agent() else {
         return false;

@@ -23,9 +23,9 @@ pub enum MatcherRule {
     RegexOrStar,
     /// The common rule: `*`, `""` or none match all; letters, digits, `_` and `|` only
     /// is an exact name or a `|` list of names; anything else an unanchored regex.
-    Claude,
+    Common,
     /// A regex for tool events, an exact string for the others.
-    Gemini,
+    RegexOnTools,
 }
 
 /// The value of a variable an agent gives its hooks.
@@ -92,8 +92,8 @@ pub enum PlaceFiles {
     /// its value's `hooks` folder instead.
     Folder(&'static str, Option<&'static str>),
     /// Every file at the top of this folder whose name the function takes as one of the
-    /// agent's events (Cline's hook files, named after their event), in name order; when the
-    /// variable is set, its value's `hooks` folder instead (Cline's `CLINE_DIR`).
+    /// agent's events (hook files named after their event), in name order; when the variable
+    /// (the agent's own folder) is set, its value's `hooks` folder instead.
     EventFiles(&'static str, Option<&'static str>, fn(&str) -> bool),
 }
 
@@ -228,9 +228,49 @@ pub struct Profile {
     /// The key of its settings file that names a status line command (`statusLine`), which
     /// gets a JSON status input on stdin and whose first line of output it shows the user.
     pub status_line: Option<&'static str>,
+    /// The events on which it turns every failure of a hook of its own files into a deny
+    /// (docs/command-hooks.md says which), so that a hook that cannot run blocks every call
+    /// it matches.
+    pub failure_denies_on: &'static [CommandEvent],
+    /// What it does with a `PreToolUse` hook's answer where agent-hooks deliberately does
+    /// otherwise (docs/real-agents.md, measured with the real agent): the sentence (`<agent>
+    /// runs the tool when this hook ...`) and the answers it is about.
+    pub runs_the_tool_anyway: Option<(&'static str, &'static [HookAnswer])>,
+    /// Where else its hooks are, under the home folder and under the project, that a reader
+    /// of their own finds rather than a [`Place`]'s provider: what the resident process
+    /// watches beside its places.
+    pub other_places: &'static [&'static str],
+    /// Why it takes no HTTP entries of agent-hooks' where it has HTTP hooks of its own (what
+    /// `install --http` says).
+    pub http_refused: Option<&'static str>,
+    /// Its events this runner has no moment for at all (not even one a host could emit):
+    /// (name, why), named in the configuration issue, never silently dropped.
+    pub unsupported_events: &'static [(&'static str, &'static str)],
+}
+
+/// An answer a hook may give, as a note on what an agent does with it names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookAnswer {
+    /// `"continue": false`.
+    Continue,
+    /// `deny` (`decision`, `permissionDecision`).
+    Deny,
+    /// `"ask"`.
+    Ask,
+    /// Exit code 2.
+    Exit2,
 }
 
 impl Profile {
+    /// The test of a file's name that its places of hook files named after events take
+    /// ([`PlaceFiles::EventFiles`]), where it has such places.
+    pub fn event_file_names(&self) -> Option<fn(&str) -> bool> {
+        self.places.iter().find_map(|place| match place.files {
+            PlaceFiles::EventFiles(_, _, is_event) => Some(is_event),
+            _ => None,
+        })
+    }
+
     /// How its matchers are read; `settings_form` tells whether the events stand under a
     /// `"hooks"` key.
     pub fn matcher_rule(&self, settings_form: bool) -> MatcherRule {

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::agent::{HookEnv, Managed, MatcherRule, Profile, DEFAULT_TIMEOUT};
+use crate::agent::{HookAnswer, HookEnv, Managed, MatcherRule, Profile, DEFAULT_TIMEOUT};
 use crate::event::CommandEvent;
 
 /// Claude Code.
@@ -23,7 +23,7 @@ pub(super) static PROFILE: Profile = Profile {
         ],
     }),
     owns_file: |at| at.has(".claude") || plugin_root(at.path).is_some(),
-    matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
+    matcher_rule: (MatcherRule::Common, MatcherRule::Common),
     timeout_unit: 1.0,
     timeout_unit_by_value: None,
     default_timeout: DEFAULT_TIMEOUT,
@@ -118,6 +118,20 @@ pub(super) static PROFILE: Profile = Profile {
     top_level_decision: false,
     claude_form_for_claude_names: false,
     status_line: Some("statusLine"),
+    failure_denies_on: &[],
+    runs_the_tool_anyway: Some((
+        "Claude Code runs the tool when this hook answers `continue: false` or `decision: deny`",
+        &[HookAnswer::Continue, HookAnswer::Deny],
+    )),
+    other_places: &[
+        ".claude",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".claude/hooks/pre",
+        ".claude/hooks/post",
+    ],
+    http_refused: None,
+    unsupported_events: &[],
 };
 
 /// The root of the Claude Code plugin a hooks file belongs to: `<root>/hooks/hooks.json`
@@ -132,4 +146,31 @@ pub fn plugin_root(hooks_file: &Path) -> Option<&Path> {
         .join("plugin.json")
         .is_file()
         .then_some(root)
+}
+
+/// The settings file whose `disableAllHooks: true` turns Claude Code's own hooks off, if one
+/// does: the most specific file that sets the key decides (local, then project, then user
+/// settings), as Claude Code merges its settings. Managed hooks are not Claude Code's user's
+/// to turn off (managed policy has its own `disableAllHooks`). A file that cannot be read or
+/// parsed decides nothing; its hooks' own reading reports it.
+pub(super) fn hooks_turned_off(cwd: &Path, home: Option<&Path>) -> Option<std::path::PathBuf> {
+    use crate::file::{read_checked, Limit, StrictModes};
+    let mut files = vec![
+        cwd.join(".claude/settings.local.json"),
+        cwd.join(".claude/settings.json"),
+    ];
+    files.extend(home.map(|h| h.join(".claude/settings.json")));
+    let mut modes = StrictModes::new(home);
+    for file in files {
+        let Ok(read) = read_checked(&file, Limit::HooksFile, &mut modes) else {
+            continue;
+        };
+        let value = serde_json::from_slice::<serde_json::Value>(&read.bytes).ok();
+        match value.as_ref().and_then(|v| v.get("disableAllHooks")) {
+            Some(serde_json::Value::Bool(true)) => return Some(file),
+            Some(serde_json::Value::Bool(false)) => return None,
+            _ => {}
+        }
+    }
+    None
 }

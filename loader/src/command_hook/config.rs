@@ -16,7 +16,7 @@ use super::{
     matcher::Matcher,
 };
 use crate::agent::{Agent, Profile, Profiles};
-use crate::event::{CommandEvent, UNSUPPORTED};
+use crate::event::CommandEvent;
 
 pub use crate::agent::DEFAULT_TIMEOUT;
 
@@ -86,9 +86,9 @@ impl CommandHook {
     ///     timeout: Duration::from_secs(5),
     ///     ..CommandHook::new(
     ///         CommandEvent::PreToolUse,
-    ///         Agent::ClaudeCode,
+    ///         Agent::AgentHooks,
     ///         HookKind::command("./guard.sh"),
-    ///         PathBuf::from(".claude/settings.json"),
+    ///         PathBuf::from(".agent-hooks/hooks/hooks.json"),
     ///     )
     /// };
     /// assert_eq!(hook.event_name, "PreToolUse");
@@ -333,7 +333,7 @@ impl Reader<'_> {
                 continue;
             }
             let Some((event, _)) = self.profiles.lookup(name) else {
-                let message = match UNSUPPORTED.iter().find(|(n, _)| n == name) {
+                let message = match self.profiles.unsupported().find(|(n, _)| n == name) {
                     Some((_, why)) => {
                         format!("event `{name}` is not supported: {why}; its hooks do not run")
                     }

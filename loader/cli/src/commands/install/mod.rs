@@ -185,7 +185,15 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
     }
     let http = if args.http {
         if !agent.profile().http_entries {
-            return Err(InstallError::NoHttp(agent.title()).into());
+            let profiles = Agent::ALL.map(Agent::profile);
+            let with_http = profiles.iter().filter(|p| p.http_entries);
+            let titles: Vec<&str> = with_http.map(|p| p.title).collect();
+            let refused: String = profiles
+                .iter()
+                .filter_map(|p| p.http_refused)
+                .map(|why| format!("{why}; "))
+                .collect();
+            return Err(InstallError::NoHttp(agent.title(), titles.join(", "), refused).into());
         }
         if args.project {
             return Err(InstallError::HttpInProject.into());

@@ -7,13 +7,13 @@
 //! - `needed`: the events the hooks use, and those an entry wires.
 //! - `status_line`: the status line entry.
 //! - `take_over`: an agent's own hooks moved under agent-hooks, and put back;
-//!   `copilot_take_over`: the hooks files of a folder of them moved one by one.
+//!   `folder_take_over`: the hooks files of a folder of them moved one by one.
 //! - `lock`: the lock beside the install record that its writers hold.
 //! - `stable`: the program an entry runs, through a link that outlives an upgrade.
 //! - `sync`: the entries kept to the events the hooks use.
 //! - `wired`: where each agent is wired.
 
-pub mod copilot_take_over;
+pub mod folder_take_over;
 pub mod json_text;
 pub mod lock;
 pub mod needed;
@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::{options::Common, resident::http_config::HttpConfig};
-use copilot_take_over::MovedFile;
+use folder_take_over::MovedFile;
 use json_text::{array_elements, object_members, top_object, JsonTextError};
 use take_over::TakeOver;
 

@@ -6,8 +6,8 @@
 mod profile;
 
 pub use profile::{
-    FileFolders, HookAnswer, HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile,
-    DEFAULT_TIMEOUT,
+    FileFolders, FoundFiles, HookAnswer, HookEnv, Managed, MatcherRule, OwnFiles, Place,
+    PlaceFiles, Profile, DEFAULT_TIMEOUT,
 };
 
 use crate::event::CommandEvent;

@@ -97,6 +97,28 @@ pub enum PlaceFiles {
     EventFiles(&'static str, Option<&'static str>, fn(&str) -> bool),
 }
 
+/// Hooks files of the user's that an agent finds by rules of its own (its extensions, its
+/// plugins): one discovery provider, which runs the agent's procedure.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnFiles {
+    /// The provider's name.
+    pub provider: &'static str,
+    /// Its priority among the providers (higher first; its entries shadow later ones).
+    pub priority: i32,
+    /// The procedure: the files for the home folder and the project folder.
+    pub find: fn(home: &std::path::Path, cwd: &std::path::Path) -> FoundFiles,
+}
+
+/// What the procedure of an agent's [`OwnFiles`] found.
+#[derive(Debug, Default)]
+pub struct FoundFiles {
+    /// Each file: its name as `list` shows it, the source its hooks say they come from, its
+    /// path.
+    pub files: Vec<(String, String, std::path::PathBuf)>,
+    /// What the agent skips and its hooks here too, said.
+    pub warnings: Vec<String>,
+}
+
 /// An agent's managed (system-wide, root-owned) files.
 #[derive(Debug, Clone, Copy)]
 pub struct Managed {
@@ -246,6 +268,9 @@ pub struct Profile {
     /// Its events this runner has no moment for at all (not even one a host could emit):
     /// (name, why), named in the configuration issue, never silently dropped.
     pub unsupported_events: &'static [(&'static str, &'static str)],
+    /// The hooks files of the user's it finds by rules of its own (its extensions, its
+    /// plugins), each a provider.
+    pub own_files: &'static [OwnFiles],
 }
 
 /// An answer a hook may give, as a note on what an agent does with it names it.

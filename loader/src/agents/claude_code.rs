@@ -132,6 +132,7 @@ pub(super) static PROFILE: Profile = Profile {
     ],
     http_refused: None,
     unsupported_events: &[],
+    own_files: &[],
 };
 
 /// The root of the Claude Code plugin a hooks file belongs to: `<root>/hooks/hooks.json`

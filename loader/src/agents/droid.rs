@@ -143,6 +143,7 @@ pub(super) static PROFILE: Profile = Profile {
     other_places: &[],
     http_refused: None,
     unsupported_events: &[],
+    own_files: &[],
 };
 
 /// Where droid's `hooks.json` takes the place of the `hooks` of `settings`, the settings file

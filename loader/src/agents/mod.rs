@@ -39,8 +39,8 @@ use std::{borrow::Cow, path::Path, str::FromStr};
 use serde_json::Value;
 
 pub use crate::agent::{
-    Agent, FileFolders, HookAnswer, HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile,
-    Profiles, DEFAULT_TIMEOUT,
+    Agent, FileFolders, FoundFiles, HookAnswer, HookEnv, Managed, MatcherRule, OwnFiles, Place,
+    PlaceFiles, Profile, Profiles, DEFAULT_TIMEOUT,
 };
 pub use claude_code::plugin_root;
 #[doc(hidden)]

@@ -159,6 +159,7 @@ pub(super) static PROFILE: Profile = Profile {
     other_places: &[],
     http_refused: None,
     unsupported_events: &[],
+    own_files: &[],
 };
 
 /// How many seconds one unit of `timeout` is in a Qwen Code file: seconds, but a value of

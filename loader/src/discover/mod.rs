@@ -10,7 +10,7 @@
 //! | below 200 | `<agent> (managed)` | each agent's managed files (its profile's `managed`) | managed |
 //! | 100 | `agent (user)` | `<config_dir>/hooks/` (`~/.config/<app>/hooks/`) | user |
 //! | 90 | `agent (project)` | `<cwd>/.<app>/hooks/` | project |
-//! | below 90 | `<agent> (user)`, `<agent> (project)`, ... | each agent's hooks files: where its profile's `places` say (one provider each, at the priority the place gives), and the settings files, plugins and extensions an agent reads with rules of its own (providers of their own here, each saying whose files it reads: [`DiscoveryProvider::agent`]) | user, project |
+//! | below 90 | `<agent> (user)`, `<agent> (project)`, ... | each agent's hooks files: where its profile's `places` say (one provider each, at the priority the place gives), the extensions and plugins it finds by rules of its own (its profile's `own_files`, found by its room's procedure), and the settings folders and plugins read by providers of their own here; each provider says whose files it reads ([`DiscoveryProvider::agent`]) | user, project |
 //!
 //! Managed entries (the first rows, see [`ManagedFiles`]) are read before all others, with
 //! or without the built-in providers, and only when root owns them; their rules
@@ -41,7 +41,6 @@
 mod claude_plugins;
 mod crate_folder;
 mod entry;
-mod gemini;
 mod managed;
 mod observe;
 mod places;
@@ -64,9 +63,8 @@ pub use crate::agents::gemini_cli::GeminiTrust;
 use claude_plugins::plugin_folder_hooks;
 pub use claude_plugins::ClaudePluginHooks;
 pub use entry::{EntryKind, HookEntry, Level};
-pub use gemini::GeminiExtensionHooks;
 pub use managed::{managed_providers, ManagedFiles, ManagedPolicy, MANAGED_ROOT_ENV};
-pub use places::AgentPlace;
+pub use places::{AgentOwnFiles, AgentPlace};
 pub use providers::{
     AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks, DiscoveryContext,
     DiscoveryProvider,
@@ -94,8 +92,8 @@ pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
         Box::new(ClaudeUserHooks),
         Box::new(ClaudeProjectHooks),
         Box::new(ClaudePluginHooks),
-        Box::new(GeminiExtensionHooks),
     ];
+    providers.extend(AgentOwnFiles::all().map(|p| Box::new(p) as Box<dyn DiscoveryProvider>));
     providers.extend(AgentPlace::all().map(|p| Box::new(p) as Box<dyn DiscoveryProvider>));
     providers
 }

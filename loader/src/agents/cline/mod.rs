@@ -169,6 +169,7 @@ pub(super) static PROFILE: Profile = Profile {
     other_places: &[],
     http_refused: None,
     unsupported_events: &[],
+    own_files: &[],
 };
 
 /// Whether Cline runs a file named `name` in one of its hooks folders as a hook: an event's

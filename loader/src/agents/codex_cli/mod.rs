@@ -122,6 +122,7 @@ pub(super) static PROFILE: Profile = Profile {
     other_places: &[],
     http_refused: None,
     unsupported_events: &[],
+    own_files: &[],
 };
 
 #[cfg(test)]

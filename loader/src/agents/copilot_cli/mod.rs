@@ -174,6 +174,7 @@ pub(super) static PROFILE: Profile = Profile {
         "Copilot CLI 1.0.102 refuses plain http:// for preToolUse and permissionRequest hooks",
     ),
     unsupported_events: &[],
+    own_files: &[],
 };
 
 /// The answer to an event that came in Copilot CLI's own form (docs/command-hooks.md): a

@@ -117,4 +117,5 @@ pub(super) static PROFILE: Profile = Profile {
     other_places: &[],
     http_refused: None,
     unsupported_events: &[],
+    own_files: &[],
 };

@@ -3,6 +3,7 @@
 //! events have names of their own, its timeouts are milliseconds, and it reads a hook's
 //! answer in ways of its own (measured with the real agent).
 
+mod extensions;
 mod settings_file;
 mod trust;
 
@@ -11,7 +12,8 @@ pub(crate) use trust::read_json;
 pub use trust::GeminiTrust;
 
 use crate::agent::{
-    HookAnswer, HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT,
+    HookAnswer, HookEnv, Managed, MatcherRule, OwnFiles, Place, PlaceFiles, Profile,
+    DEFAULT_TIMEOUT,
 };
 use crate::event::CommandEvent;
 
@@ -143,4 +145,9 @@ pub(super) static PROFILE: Profile = Profile {
             "Gemini CLI's tool-selection event; this runner does not filter tools per request",
         ),
     ],
+    own_files: &[OwnFiles {
+        provider: "gemini-cli extensions",
+        priority: 48,
+        find: extensions::find,
+    }],
 };

@@ -152,6 +152,7 @@ const fn profile(
         other_places: &[],
         http_refused: None,
         unsupported_events: &[],
+        own_files: &[],
     }
 }
 

@@ -130,6 +130,7 @@ pub(super) static PROFILE: Profile = Profile {
     other_places: &[],
     http_refused: None,
     unsupported_events: &[],
+    own_files: &[],
 };
 
 /// The extension `install` writes (`agent-hooks.ts`) with agent-hooks' `version`: it sends

@@ -107,6 +107,9 @@ pub struct OwnFiles {
     pub priority: i32,
     /// The procedure: the files for the home folder and the project folder.
     pub find: fn(home: &std::path::Path, cwd: &std::path::Path) -> FoundFiles,
+    /// The hooks file of one of them given as a folder (`--hook`), if the folder is one and
+    /// has one.
+    pub folder_hooks: Option<fn(&std::path::Path) -> Option<std::path::PathBuf>>,
 }
 
 /// What the procedure of an agent's [`OwnFiles`] found.

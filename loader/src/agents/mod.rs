@@ -8,8 +8,9 @@
 //! them what they need of an agent: its profile, or every agent's as [`PROFILES`]. Which reader
 //! reads a file is chosen here ([`parse_hooks_as`]). An agent's own trust of hooks (Codex CLI's
 //! hashes, Gemini CLI's trusted hooks) is in its room, and discovery, which stands above the
-//! rooms, asks it through `reviews.rs`; the providers of Claude Code's settings and plugins and
-//! of Gemini CLI's extensions are still in `discover`.
+//! rooms, asks it through `reviews.rs`. The hooks files an agent finds by rules of its own
+//! (its plugins, its extensions) are found by its room's procedure, which its profile names
+//! (`own_files`); the providers of Claude Code's settings are still in `discover`.
 
 mod agent_hooks;
 mod answer;

@@ -38,7 +38,6 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-mod claude_plugins;
 mod crate_folder;
 mod entry;
 mod managed;
@@ -60,8 +59,6 @@ pub use crate::agents::codex_cli::{
     hook_hash as codex_hook_hash, CodexHook, CodexState, CodexVerdict,
 };
 pub use crate::agents::gemini_cli::GeminiTrust;
-use claude_plugins::plugin_folder_hooks;
-pub use claude_plugins::ClaudePluginHooks;
 pub use entry::{EntryKind, HookEntry, Level};
 pub use managed::{managed_providers, ManagedFiles, ManagedPolicy, MANAGED_ROOT_ENV};
 pub use places::{AgentOwnFiles, AgentPlace};
@@ -91,7 +88,6 @@ pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
         Box::new(AgentProjectHooks),
         Box::new(ClaudeUserHooks),
         Box::new(ClaudeProjectHooks),
-        Box::new(ClaudePluginHooks),
     ];
     providers.extend(AgentOwnFiles::all().map(|p| Box::new(p) as Box<dyn DiscoveryProvider>));
     providers.extend(AgentPlace::all().map(|p| Box::new(p) as Box<dyn DiscoveryProvider>));
@@ -618,7 +614,13 @@ impl Discovery {
         // An agent's plugin folder: its hooks file.
         let plugin_hooks = resolved
             .is_dir()
-            .then(|| plugin_folder_hooks(&resolved))
+            .then(|| {
+                Agent::ALL
+                    .iter()
+                    .flat_map(|agent| agent.profile().own_files)
+                    .filter_map(|files| files.folder_hooks)
+                    .find_map(|hooks| hooks(&resolved))
+            })
             .flatten();
         let resolved = plugin_hooks.unwrap_or(resolved);
         if resolved.is_dir() {

@@ -149,5 +149,6 @@ pub(super) static PROFILE: Profile = Profile {
         provider: "gemini-cli extensions",
         priority: 48,
         find: extensions::find,
+        folder_hooks: None,
     }],
 };

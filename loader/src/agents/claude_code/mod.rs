@@ -3,10 +3,22 @@
 //! `hooks/hooks.json`, `/etc/claude-code/managed-settings.json`. Its hooks reference is the
 //! form every other agent's is read against.
 
+mod plugins;
+
 use std::path::Path;
 
-use crate::agent::{HookAnswer, HookEnv, Managed, MatcherRule, Profile, DEFAULT_TIMEOUT};
+use crate::agent::{
+    FoundFiles, HookAnswer, HookEnv, Managed, MatcherRule, OwnFiles, Profile, DEFAULT_TIMEOUT,
+};
 use crate::event::CommandEvent;
+
+/// The provider of the hooks of Claude Code's plugins.
+const PLUGINS: &str = "claude plugins";
+
+/// The hooks files of the plugins of the user whose home is `home`.
+fn plugin_hooks(home: &Path, _cwd: &Path) -> FoundFiles {
+    plugins::find(home, PLUGINS)
+}
 
 /// Claude Code.
 pub(super) static PROFILE: Profile = Profile {
@@ -132,7 +144,12 @@ pub(super) static PROFILE: Profile = Profile {
     ],
     http_refused: None,
     unsupported_events: &[],
-    own_files: &[],
+    own_files: &[OwnFiles {
+        provider: PLUGINS,
+        priority: 75,
+        find: plugin_hooks,
+        folder_hooks: Some(plugins::folder_hooks),
+    }],
 };
 
 /// The root of the Claude Code plugin a hooks file belongs to: `<root>/hooks/hooks.json`

@@ -95,6 +95,9 @@ pub enum PlaceFiles {
     /// agent's events (hook files named after their event), in name order; when the variable
     /// (the agent's own folder) is set, its value's `hooks` folder instead.
     EventFiles(&'static str, Option<&'static str>, fn(&str) -> bool),
+    /// The scripts of this folder's `pre/` and `post/` (run before and after a tool), keyed
+    /// by tool and file name like every hooks folder's scripts.
+    Scripts(&'static str),
 }
 
 /// Hooks files of the user's that an agent finds by rules of its own (its extensions, its
@@ -147,8 +150,8 @@ pub struct Profile {
     /// The name `agent-hooks hook --agent` and `install --agent` take, for an
     /// agent that runs agent-hooks; `None` for one whose files agent-hooks only reads.
     pub hook_name: Option<&'static str>,
-    /// Where its hooks files are that a plain provider finds (settings files read with rules
-    /// of their own, plugins and extensions have providers of their own in `discover/`).
+    /// Where its hooks files are that a plain provider finds (its plugins and extensions are
+    /// its [`own_files`](Self::own_files)).
     pub places: &'static [Place],
     /// Its managed files.
     pub managed: Option<Managed>,
@@ -261,9 +264,9 @@ pub struct Profile {
     /// otherwise (docs/real-agents.md, measured with the real agent): the sentence (`<agent>
     /// runs the tool when this hook ...`) and the answers it is about.
     pub runs_the_tool_anyway: Option<(&'static str, &'static [HookAnswer])>,
-    /// Where else its hooks are, under the home folder and under the project, that a reader
-    /// of their own finds rather than a [`Place`]'s provider: what the resident process
-    /// watches beside its places.
+    /// What else the resident process watches beside its places, under the home folder and
+    /// under the project: its own folder (made or removed, it changes what is found) and
+    /// the files it reads beside them.
     pub other_places: &'static [&'static str],
     /// Why it takes no HTTP entries of agent-hooks' where it has HTTP hooks of its own (what
     /// `install --http` says).

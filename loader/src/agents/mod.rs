@@ -10,7 +10,7 @@
 //! hashes, Gemini CLI's trusted hooks) is in its room, and discovery, which stands above the
 //! rooms, asks it through `reviews.rs`. The hooks files an agent finds by rules of its own
 //! (its plugins, its extensions) are found by its room's procedure, which its profile names
-//! (`own_files`); the providers of Claude Code's settings are still in `discover`.
+//! (`own_files`); discovery's providers run them, and read every agent's places.
 
 mod agent_hooks;
 mod answer;

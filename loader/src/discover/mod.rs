@@ -10,7 +10,7 @@
 //! | below 200 | `<agent> (managed)` | each agent's managed files (its profile's `managed`) | managed |
 //! | 100 | `agent (user)` | `<config_dir>/hooks/` (`~/.config/<app>/hooks/`) | user |
 //! | 90 | `agent (project)` | `<cwd>/.<app>/hooks/` | project |
-//! | below 90 | `<agent> (user)`, `<agent> (project)`, ... | each agent's hooks files: where its profile's `places` say (one provider each, at the priority the place gives), the extensions and plugins it finds by rules of its own (its profile's `own_files`, found by its room's procedure), and the settings folders and plugins read by providers of their own here; each provider says whose files it reads ([`DiscoveryProvider::agent`]) | user, project |
+//! | below 90 | `<agent> (user)`, `<agent> (project)`, ... | each agent's hooks files: where its profile's `places` say (one provider each, at the priority the place gives), and the extensions and plugins it finds by rules of its own (its profile's `own_files`, found by its room's procedure); each provider says whose files it reads ([`DiscoveryProvider::agent`]) | user, project |
 //!
 //! Managed entries (the first rows, see [`ManagedFiles`]) are read before all others, with
 //! or without the built-in providers, and only when root owns them; their rules
@@ -62,10 +62,7 @@ pub use crate::agents::gemini_cli::GeminiTrust;
 pub use entry::{EntryKind, HookEntry, Level};
 pub use managed::{managed_providers, ManagedFiles, ManagedPolicy, MANAGED_ROOT_ENV};
 pub use places::{AgentOwnFiles, AgentPlace};
-pub use providers::{
-    AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks, DiscoveryContext,
-    DiscoveryProvider,
-};
+pub use providers::{AgentProjectHooks, AgentUserHooks, DiscoveryContext, DiscoveryProvider};
 pub use required::RequiredFailure;
 pub use scan::{scan_hooks_folder, Found};
 /// The scripts a hook's command names, for `agent-hooks list`: not part of the host's API.
@@ -83,12 +80,8 @@ use crate::{
 
 /// The built-in providers, highest priority first (the table above).
 pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
-    let mut providers: Vec<Box<dyn DiscoveryProvider>> = vec![
-        Box::new(AgentUserHooks),
-        Box::new(AgentProjectHooks),
-        Box::new(ClaudeUserHooks),
-        Box::new(ClaudeProjectHooks),
-    ];
+    let mut providers: Vec<Box<dyn DiscoveryProvider>> =
+        vec![Box::new(AgentUserHooks), Box::new(AgentProjectHooks)];
     providers.extend(AgentOwnFiles::all().map(|p| Box::new(p) as Box<dyn DiscoveryProvider>));
     providers.extend(AgentPlace::all().map(|p| Box::new(p) as Box<dyn DiscoveryProvider>));
     providers

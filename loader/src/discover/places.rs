@@ -7,8 +7,14 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
-use crate::agents::{Agent, OwnFiles, Place, PlaceFiles};
+use super::{
+    scan::{scan_scripts, Found},
+    DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level,
+};
+use crate::{
+    agents::{Agent, OwnFiles, Place, PlaceFiles},
+    command_hook::CommandEvent,
+};
 
 /// One agent's hooks files of the user's that it finds by rules of its own (its extensions,
 /// its plugins: its profile's `own_files`), by the procedure of its room.
@@ -179,6 +185,18 @@ impl DiscoveryProvider for AgentPlace {
                 for file in json_files(&dir) {
                     let name = format!("{shown}{}", file_name(&file));
                     found.entries.push(self.entry(file, name));
+                }
+            }
+            PlaceFiles::Scripts(relative) => {
+                let Some((base, _)) = self.base(ctx) else {
+                    return Ok(found);
+                };
+                for (folder, event) in [
+                    ("pre", CommandEvent::PreToolUse),
+                    ("post", CommandEvent::PostToolUse),
+                ] {
+                    let dir = base.join(relative).join(folder);
+                    scan_scripts(&dir, event, self.level(), self.place.provider, &mut found);
                 }
             }
             PlaceFiles::EventFiles(relative, variable, is_event) => {

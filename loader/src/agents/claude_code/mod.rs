@@ -8,7 +8,8 @@ mod plugins;
 use std::path::Path;
 
 use crate::agent::{
-    FoundFiles, HookAnswer, HookEnv, Managed, MatcherRule, OwnFiles, Profile, DEFAULT_TIMEOUT,
+    FoundFiles, HookAnswer, HookEnv, Managed, MatcherRule, OwnFiles, Place, PlaceFiles, Profile,
+    DEFAULT_TIMEOUT,
 };
 use crate::event::CommandEvent;
 
@@ -25,7 +26,37 @@ pub(super) static PROFILE: Profile = Profile {
     name: "claude-code",
     title: "Claude Code",
     hook_name: Some("claude"),
-    places: &[],
+    // Its settings (the user's, the project's and the local ones: a key each, all run, as it
+    // merges their hooks), then the scripts of its `hooks/pre` and `hooks/post`.
+    places: &[
+        Place {
+            provider: "claude (user)",
+            priority: 80,
+            project: false,
+            files: PlaceFiles::Files(&[(".claude/settings.json", true)]),
+        },
+        Place {
+            provider: "claude (user)",
+            priority: 80,
+            project: false,
+            files: PlaceFiles::Scripts(".claude/hooks"),
+        },
+        Place {
+            provider: "claude (project)",
+            priority: 70,
+            project: true,
+            files: PlaceFiles::Files(&[
+                (".claude/settings.json", true),
+                (".claude/settings.local.json", true),
+            ]),
+        },
+        Place {
+            provider: "claude (project)",
+            priority: 70,
+            project: true,
+            files: PlaceFiles::Scripts(".claude/hooks"),
+        },
+    ],
     managed: Some(Managed {
         provider: "claude-code (managed)",
         priority: 190,
@@ -135,13 +166,7 @@ pub(super) static PROFILE: Profile = Profile {
         "Claude Code runs the tool when this hook answers `continue: false` or `decision: deny`",
         &[HookAnswer::Continue, HookAnswer::Deny],
     )),
-    other_places: &[
-        ".claude",
-        ".claude/settings.json",
-        ".claude/settings.local.json",
-        ".claude/hooks/pre",
-        ".claude/hooks/post",
-    ],
+    other_places: &[".claude", ".claude/settings.local.json"],
     http_refused: None,
     unsupported_events: &[],
     own_files: &[OwnFiles {

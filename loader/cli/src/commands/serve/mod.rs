@@ -831,7 +831,7 @@ fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
         config.join("plugins.toml"),
         header.cwd.join(".agent-hooks/hooks"),
     ];
-    // The agents' files that readers of their own find (their profiles' other places).
+    // What else each agent's profile has watched (its own folder, files it reads).
     for agent in Agent::ALL {
         for base in [&header.home, &header.cwd] {
             for relative in agent.profile().other_places {
@@ -839,8 +839,8 @@ fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
             }
         }
     }
-    // Every other agent's hooks files where its profile says they are, so that one made
-    // during a session is seen.
+    // Every agent's hooks files where its profile says they are, so that one made during a
+    // session is seen.
     for agent in Agent::ALL {
         for place in agent.profile().places {
             let base = if place.project {
@@ -854,6 +854,9 @@ fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
                 }
                 PlaceFiles::Folder(folder, _) | PlaceFiles::EventFiles(folder, _, _) => {
                     places.push(base.join(folder))
+                }
+                PlaceFiles::Scripts(folder) => {
+                    places.extend(["pre", "post"].map(|sub| base.join(folder).join(sub)));
                 }
             }
         }

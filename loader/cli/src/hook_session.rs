@@ -82,7 +82,8 @@ pub fn open_at(
             }
             options.builtin_providers = false;
             // Never the calling agent's own files, nor those of an agent that does not run
-            // agent-hooks (Cursor's); another agent's only when named with `--with`.
+            // agent-hooks (no `hook_name` in its profile); another agent's only when named
+            // with `--with`.
             let wanted = |p: &dyn DiscoveryProvider| match p.agent() {
                 _ if user_level_only && p.level() == Some(Level::Project) => false,
                 None => true,

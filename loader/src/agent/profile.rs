@@ -163,9 +163,8 @@ pub struct Profile {
     pub matcher_rule: (MatcherRule, MatcherRule),
     /// How many seconds one unit of `timeout` is.
     pub timeout_unit: f64,
-    /// How many seconds one unit of a `timeout` is where that depends on the number (Qwen
-    /// Code reads 1000 or more as milliseconds), in place of
-    /// [`timeout_unit`](Self::timeout_unit).
+    /// How many seconds one unit of a `timeout` is where that depends on the number (1000 or
+    /// more read as milliseconds, say), in place of [`timeout_unit`](Self::timeout_unit).
     pub timeout_unit_by_value: Option<fn(&Value) -> f64>,
     /// The `timeout` of a command hook that gives none.
     pub default_timeout: Duration,

@@ -365,8 +365,8 @@ impl Reader<'_> {
 
     fn group(&mut self, event: CommandEvent, event_name: &str, group: &Value, at: &str) {
         if group.get("commandRegex").is_some() {
-            // Factory Droid runs such a group on an `Execute` call only when its command
-            // matches; this runner does not read it.
+            // In the agent whose files have it, `commandRegex` narrows the group to the shell
+            // calls whose command matches; this runner does not read it.
             self.issue(
                 Some(format!("{at}.commandRegex")),
                 "`commandRegex` is not read here: its hooks run on every call the matcher selects, whatever the command".into(),

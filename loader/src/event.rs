@@ -14,7 +14,7 @@ pub enum CommandEvent {
     SessionStart,
     /// The agent runs its set-up (`--init`, `--maintenance`).
     Setup,
-    /// Instruction files (CLAUDE.md, rules) were loaded.
+    /// Instruction files (the agent's memory files, rules) were loaded.
     InstructionsLoaded,
     /// The user submitted a prompt.
     UserPromptSubmit,
@@ -195,23 +195,6 @@ pub static EVENTS: [EventSpec; 34] = [
     row!(Elicitation, Some("mcp_server_name"), ["mcp_server_name", "message", "requested_schema"], Blocks, false, ["action", "content"], false, false, None),
     row!(ElicitationResult, Some("mcp_server_name"), ["mcp_server_name", "action", "content"], Blocks, false, ["action", "content"], false, false, None),
     row!(SessionEnd, Some("reason"), ["reason"], ShownToUser, false, [], false, false, Some(K::SessionShutdown)),
-];
-
-/// Events of other agents that this runner has no moment for at all (not even one a host
-/// could emit): named in the configuration issue, never silently dropped.
-pub static UNSUPPORTED: [(&str, &str); 3] = [
-    (
-        "BeforeModel",
-        "Gemini CLI's model-request event; this runner does not see model requests",
-    ),
-    (
-        "AfterModel",
-        "Gemini CLI's model-response event; this runner does not see model responses",
-    ),
-    (
-        "BeforeToolSelection",
-        "Gemini CLI's tool-selection event; this runner does not filter tools per request",
-    ),
 ];
 
 impl CommandEvent {

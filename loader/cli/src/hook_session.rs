@@ -82,7 +82,8 @@ pub fn open_at(
             }
             options.builtin_providers = false;
             // Never the calling agent's own files, nor those of an agent that does not run
-            // agent-hooks (Cursor's); another agent's only when named with `--with`.
+            // agent-hooks (no `hook_name` in its profile); another agent's only when named
+            // with `--with`.
             let wanted = |p: &dyn DiscoveryProvider| match p.agent() {
                 _ if user_level_only && p.level() == Some(Level::Project) => false,
                 None => true,
@@ -108,8 +109,8 @@ pub fn open_at(
 }
 
 /// Whether `agent` runs the hooks files `provider` finds itself: its own, and those of
-/// another agent it also reads at the project level (Copilot CLI runs a project's
-/// `.claude/settings.json`).
+/// another agent it also reads at the project level (its profile's
+/// `also_runs_project_files_of`).
 fn runs_itself(agent: Agent, provider: &dyn DiscoveryProvider) -> bool {
     let Some(of) = provider.agent() else {
         return false;

@@ -490,7 +490,7 @@ mod tests {
 
     #[test]
     fn a_header_without_the_agents_pid_is_read_as_before() {
-        let older = r#"{"v":1,"agent":"claude","event":null,"with":[],"home":"/h",
+        let older = r#"{"v":1,"agent":"NAME","event":null,"with":[],"home":"/h",
             "xdg_config_home":null,"cwd":"/p","hooks":[],"no_discover":false,
             "trust_project":false,"required":[],"in_process":false}"#;
         let header: Header = serde_json::from_str(older).unwrap();

@@ -2,7 +2,7 @@
 //! the discovery provider that finds them again: `<config>/taken-over/<agent>/user/<file>`
 //! for the user's file, `<config>/taken-over/<agent>/project-<id>/<file>` for a project's
 //! (`<id>` stands for the project folder), where `<file>` is the agent's own path of it
-//! (`.claude/settings.json`), so that each copy is read in its agent's dialect, as the
+//! (`.<agent>/settings.json`), so that each copy is read in its agent's dialect, as the
 //! original was. A project's copy is a project hook: it runs once trusted.
 
 use std::path::{Path, PathBuf};
@@ -118,14 +118,16 @@ impl DiscoveryProvider for TakenOver {
     }
 }
 
-/// Whether `path` is a copy of one of Cline's hook files (named after its event, in a
-/// folder Cline reads).
-fn is_cline_hook(path: &Path) -> bool {
+/// Whether `path` is a copy of an agent's hook file named after its event, in a folder that
+/// agent reads (its profile's places of such files).
+fn is_event_hook(path: &Path) -> bool {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    Agent::of_file(path) == Agent::Cline && agent_hooks::agents::cline::is_hook_file(&name)
+    let event_file = Agent::of_file(path).profile().event_file_names();
+    event_file.is_some_and(|is_event| is_event(&name))
 }
 
-/// The `*.json` files under `dir`, a few folders deep, and copies of Cline's hook files.
+/// The `*.json` files under `dir`, a few folders deep, and copies of hook files named after
+/// events.
 fn json_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     if depth > 4 {
         return;
@@ -137,7 +139,7 @@ fn json_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
         let path = entry.path();
         if path.is_dir() {
             json_files(&path, depth + 1, out);
-        } else if path.extension().is_some_and(|e| e == "json") || is_cline_hook(&path) {
+        } else if path.extension().is_some_and(|e| e == "json") || is_event_hook(&path) {
             out.push(path);
         }
     }

@@ -13,7 +13,7 @@ pub const AGENT_HOOKS_SECRET_HEADER: &str = "x-agent-hooks-secret";
 /// to agent-hooks itself, so it is never run by agent-hooks, listed as a hook, or trusted.
 pub fn is_wiring(hook: &CommandHook) -> bool {
     is_agent_hooks_entry(&hook.kind.label())
-        || is_cline_hook_file(hook)
+        || is_own_event_file(hook)
         || match &hook.kind {
             HookKind::Http(target) => target
                 .headers
@@ -25,14 +25,14 @@ pub fn is_wiring(hook: &CommandHook) -> bool {
         }
 }
 
-/// Whether a hook is one of the hook files `install --agent cline` writes (its command runs
-/// the file, whose text names agent-hooks' command).
-fn is_cline_hook_file(hook: &CommandHook) -> bool {
-    use agent_hooks::agents::Agent;
-    hook.dialect == Agent::Cline
+/// Whether a hook is one of the hook files named after events that `install` writes for an
+/// agent that reads such files (its command runs the file, whose text names agent-hooks'
+/// command).
+fn is_own_event_file(hook: &CommandHook) -> bool {
+    hook.dialect.profile().event_file_names().is_some()
         && std::fs::read_to_string(&hook.source)
             .ok()
-            .and_then(|text| Agent::Cline.entry_file_command(&text))
+            .and_then(|text| hook.dialect.entry_file_command(&text))
             .is_some()
 }
 

@@ -6,7 +6,8 @@
 mod profile;
 
 pub use profile::{
-    FileFolders, HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT,
+    FileFolders, FoundFiles, HookAnswer, HookEnv, Managed, MatcherRule, OwnFiles, Place,
+    PlaceFiles, Profile, DEFAULT_TIMEOUT,
 };
 
 use crate::event::CommandEvent;
@@ -106,6 +107,13 @@ impl Profiles {
                     .iter()
                     .filter_map(move |(name, event)| event.map(|e| (*name, e, a)))
             })
+    }
+
+    /// The agents' events this runner has no moment for at all: (name, why).
+    pub fn unsupported(self) -> impl Iterator<Item = (&'static str, &'static str)> {
+        Agent::ALL
+            .into_iter()
+            .flat_map(move |a| self.of(a).unsupported_events.iter().copied())
     }
 
     /// Reads an event name: a common name, or an agent's alias (with its agent).

@@ -23,9 +23,9 @@ pub enum MatcherRule {
     RegexOrStar,
     /// The common rule: `*`, `""` or none match all; letters, digits, `_` and `|` only
     /// is an exact name or a `|` list of names; anything else an unanchored regex.
-    Claude,
+    Common,
     /// A regex for tool events, an exact string for the others.
-    Gemini,
+    RegexOnTools,
 }
 
 /// The value of a variable an agent gives its hooks.
@@ -92,9 +92,37 @@ pub enum PlaceFiles {
     /// its value's `hooks` folder instead.
     Folder(&'static str, Option<&'static str>),
     /// Every file at the top of this folder whose name the function takes as one of the
-    /// agent's events (Cline's hook files, named after their event), in name order; when the
-    /// variable is set, its value's `hooks` folder instead (Cline's `CLINE_DIR`).
+    /// agent's events (hook files named after their event), in name order; when the variable
+    /// (the agent's own folder) is set, its value's `hooks` folder instead.
     EventFiles(&'static str, Option<&'static str>, fn(&str) -> bool),
+    /// The scripts of this folder's `pre/` and `post/` (run before and after a tool), keyed
+    /// by tool and file name like every hooks folder's scripts.
+    Scripts(&'static str),
+}
+
+/// Hooks files of the user's that an agent finds by rules of its own (its extensions, its
+/// plugins): one discovery provider, which runs the agent's procedure.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnFiles {
+    /// The provider's name.
+    pub provider: &'static str,
+    /// Its priority among the providers (higher first; its entries shadow later ones).
+    pub priority: i32,
+    /// The procedure: the files for the home folder and the project folder.
+    pub find: fn(home: &std::path::Path, cwd: &std::path::Path) -> FoundFiles,
+    /// The hooks file of one of them given as a folder (`--hook`), if the folder is one and
+    /// has one.
+    pub folder_hooks: Option<fn(&std::path::Path) -> Option<std::path::PathBuf>>,
+}
+
+/// What the procedure of an agent's [`OwnFiles`] found.
+#[derive(Debug, Default)]
+pub struct FoundFiles {
+    /// Each file: its name as `list` shows it, the source its hooks say they come from, its
+    /// path.
+    pub files: Vec<(String, String, std::path::PathBuf)>,
+    /// What the agent skips and its hooks here too, said.
+    pub warnings: Vec<String>,
 }
 
 /// An agent's managed (system-wide, root-owned) files.
@@ -122,8 +150,8 @@ pub struct Profile {
     /// The name `agent-hooks hook --agent` and `install --agent` take, for an
     /// agent that runs agent-hooks; `None` for one whose files agent-hooks only reads.
     pub hook_name: Option<&'static str>,
-    /// Where its hooks files are that a plain provider finds (settings files read with rules
-    /// of their own, plugins and extensions have providers of their own in `discover/`).
+    /// Where its hooks files are that a plain provider finds (its plugins and extensions are
+    /// its [`own_files`](Self::own_files)).
     pub places: &'static [Place],
     /// Its managed files.
     pub managed: Option<Managed>,
@@ -135,9 +163,8 @@ pub struct Profile {
     pub matcher_rule: (MatcherRule, MatcherRule),
     /// How many seconds one unit of `timeout` is.
     pub timeout_unit: f64,
-    /// How many seconds one unit of a `timeout` is where that depends on the number (Qwen
-    /// Code reads 1000 or more as milliseconds), in place of
-    /// [`timeout_unit`](Self::timeout_unit).
+    /// How many seconds one unit of a `timeout` is where that depends on the number (1000 or
+    /// more read as milliseconds, say), in place of [`timeout_unit`](Self::timeout_unit).
     pub timeout_unit_by_value: Option<fn(&Value) -> f64>,
     /// The `timeout` of a command hook that gives none.
     pub default_timeout: Duration,
@@ -228,9 +255,52 @@ pub struct Profile {
     /// The key of its settings file that names a status line command (`statusLine`), which
     /// gets a JSON status input on stdin and whose first line of output it shows the user.
     pub status_line: Option<&'static str>,
+    /// The events on which it turns every failure of a hook of its own files into a deny
+    /// (docs/command-hooks.md says which), so that a hook that cannot run blocks every call
+    /// it matches.
+    pub failure_denies_on: &'static [CommandEvent],
+    /// What it does with a `PreToolUse` hook's answer where agent-hooks deliberately does
+    /// otherwise (docs/real-agents.md, measured with the real agent): the sentence (`<agent>
+    /// runs the tool when this hook ...`) and the answers it is about.
+    pub runs_the_tool_anyway: Option<(&'static str, &'static [HookAnswer])>,
+    /// What else the resident process watches beside its places, under the home folder and
+    /// under the project: its own folder (made or removed, it changes what is found) and
+    /// the files it reads beside them.
+    pub other_places: &'static [&'static str],
+    /// Why it takes no HTTP entries of agent-hooks' where it has HTTP hooks of its own (what
+    /// `install --http` says).
+    pub http_refused: Option<&'static str>,
+    /// Its events this runner has no moment for at all (not even one a host could emit):
+    /// (name, why), named in the configuration issue, never silently dropped.
+    pub unsupported_events: &'static [(&'static str, &'static str)],
+    /// The hooks files of the user's it finds by rules of its own (its extensions, its
+    /// plugins), each a provider.
+    pub own_files: &'static [OwnFiles],
+}
+
+/// An answer a hook may give, as a note on what an agent does with it names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookAnswer {
+    /// `"continue": false`.
+    Continue,
+    /// `deny` (`decision`, `permissionDecision`).
+    Deny,
+    /// `"ask"`.
+    Ask,
+    /// Exit code 2.
+    Exit2,
 }
 
 impl Profile {
+    /// The test of a file's name that its places of hook files named after events take
+    /// ([`PlaceFiles::EventFiles`]), where it has such places.
+    pub fn event_file_names(&self) -> Option<fn(&str) -> bool> {
+        self.places.iter().find_map(|place| match place.files {
+            PlaceFiles::EventFiles(_, _, is_event) => Some(is_event),
+            _ => None,
+        })
+    }
+
     /// How its matchers are read; `settings_form` tells whether the events stand under a
     /// `"hooks"` key.
     pub fn matcher_rule(&self, settings_form: bool) -> MatcherRule {

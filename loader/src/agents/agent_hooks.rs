@@ -17,7 +17,7 @@ pub(super) static PROFILE: Profile = Profile {
     }),
     owns_file: |_| true,
     // A settings-form file follows Claude Code's rule; a flat one reads `*` as every tool.
-    matcher_rule: (MatcherRule::Claude, MatcherRule::RegexOrStar),
+    matcher_rule: (MatcherRule::Common, MatcherRule::RegexOrStar),
     timeout_unit: 1.0,
     timeout_unit_by_value: None,
     default_timeout: DEFAULT_TIMEOUT,
@@ -60,4 +60,10 @@ pub(super) static PROFILE: Profile = Profile {
     top_level_decision: false,
     claude_form_for_claude_names: false,
     status_line: None,
+    failure_denies_on: &[],
+    runs_the_tool_anyway: None,
+    other_places: &[],
+    http_refused: None,
+    unsupported_events: &[],
+    own_files: &[],
 };

@@ -20,7 +20,7 @@ impl Agent {
     pub fn answer(self, event: &AgentEvent, decision: &Decision, problems: &[String]) -> ToAgent {
         let mut answer = if self == Agent::Cline {
             cline::answer(event, decision, problems)
-        } else if event.copilot_form {
+        } else if event.own_form {
             copilot_cli::answer(event, decision, problems)
         } else {
             self.claude_form_answer(event, decision, problems)

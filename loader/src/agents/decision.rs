@@ -46,7 +46,7 @@ pub struct AgentEvent<'a> {
     pub agent_event: &'a str,
     /// Whether it came in Copilot CLI's own form (camelCase payload), which is answered in
     /// that form.
-    pub copilot_form: bool,
+    pub own_form: bool,
 }
 
 impl AgentEvent<'_> {

@@ -80,4 +80,10 @@ pub(super) static PROFILE: Profile = Profile {
     top_level_decision: false,
     claude_form_for_claude_names: false,
     status_line: None,
+    failure_denies_on: &[],
+    runs_the_tool_anyway: None,
+    other_places: &[],
+    http_refused: None,
+    unsupported_events: &[],
+    own_files: &[],
 };

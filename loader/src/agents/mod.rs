@@ -8,8 +8,9 @@
 //! them what they need of an agent: its profile, or every agent's as [`PROFILES`]. Which reader
 //! reads a file is chosen here ([`parse_hooks_as`]). An agent's own trust of hooks (Codex CLI's
 //! hashes, Gemini CLI's trusted hooks) is in its room, and discovery, which stands above the
-//! rooms, asks it; the providers of Claude Code's plugins and Gemini CLI's extensions are still
-//! in `discover`.
+//! rooms, asks it through `reviews.rs`. The hooks files an agent finds by rules of its own
+//! (its plugins, its extensions) are found by its room's procedure, which its profile names
+//! (`own_files`); discovery's providers run them, and read every agent's places.
 
 mod agent_hooks;
 mod answer;
@@ -31,6 +32,7 @@ mod hooks_files;
 mod opencode;
 mod pi;
 pub(crate) mod qwen_code;
+mod reviews;
 mod table;
 
 use std::{borrow::Cow, path::Path, str::FromStr};
@@ -38,8 +40,8 @@ use std::{borrow::Cow, path::Path, str::FromStr};
 use serde_json::Value;
 
 pub use crate::agent::{
-    Agent, FileFolders, HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, Profiles,
-    DEFAULT_TIMEOUT,
+    Agent, FileFolders, FoundFiles, HookAnswer, HookEnv, Managed, MatcherRule, OwnFiles, Place,
+    PlaceFiles, Profile, Profiles, DEFAULT_TIMEOUT,
 };
 pub use claude_code::plugin_root;
 #[doc(hidden)]
@@ -49,14 +51,30 @@ pub use cursor::CURSOR_VERSION;
 /// host's API.
 #[doc(hidden)]
 pub use decision::{AgentEvent, Decision, ToAgent};
-pub(crate) use file_form::{dialect_of, read as read_hooks_file};
 pub(crate) use hooks_files::{interpret_hook, payload_in};
 pub use hooks_files::{load_hooks_file, parse_hooks, parse_hooks_as, parse_hooks_bytes};
+pub(crate) use reviews::{turned_off as hooks_turned_off, Reviews};
 /// The events table of `agent-hooks events`, for the program: not part of the host's API.
 #[doc(hidden)]
 pub use table::{events_table, payload_fields};
 
 use crate::event::CommandEvent;
+
+/// Brings a payload `agent` gave `agent-hooks hook` to the common fields where its form is
+/// the agent's own (Cline's; Copilot CLI's own hooks files' form, whichever agent is named);
+/// returns whether it came in a form of its own that its answer is written in too
+/// ([`AgentEvent::own_form`]).
+#[doc(hidden)]
+pub fn to_common_fields(agent: Agent, payload: &mut serde_json::Map<String, Value>) -> bool {
+    if agent == Agent::Cline {
+        cline::claude_fields(payload);
+    }
+    let own_form = copilot_cli::sent_in_own_form(payload);
+    if own_form {
+        copilot_cli::claude_fields(payload);
+    }
+    own_form
+}
 
 /// Every agent's profile, handed to the readers below the rooms.
 pub const PROFILES: Profiles = Profiles(Agent::profile);

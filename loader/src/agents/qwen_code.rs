@@ -154,6 +154,12 @@ pub(super) static PROFILE: Profile = Profile {
     // It has one (`ui.statusLine`), not wired by `install --status-line`: its input is not
     // checked against what agent-hooks' status line reads.
     status_line: None,
+    failure_denies_on: &[],
+    runs_the_tool_anyway: None,
+    other_places: &[],
+    http_refused: None,
+    unsupported_events: &[],
+    own_files: &[],
 };
 
 /// How many seconds one unit of `timeout` is in a Qwen Code file: seconds, but a value of
@@ -260,7 +266,7 @@ mod tests {
         AgentEvent {
             event: name,
             agent_event: name,
-            copilot_form: false,
+            own_form: false,
         }
     }
 

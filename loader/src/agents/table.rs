@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use super::{Agent, MatcherRule, DEFAULT_TIMEOUT};
 use crate::command_hook::PROMPT_TIMEOUT;
-use crate::event::{CommandEvent, Exit2, EVENTS, UNSUPPORTED};
+use crate::event::{CommandEvent, Exit2, EVENTS};
 use crate::host::ToolNames;
 
 /// The payload fields every event of every agent may have before its own (each agent's
@@ -115,7 +115,7 @@ pub fn events_table() -> String {
         "Other agents' events this runner has no moment for: their hooks do not run, and the file's problems say so:"
     );
     let _ = writeln!(out);
-    for (name, why) in &UNSUPPORTED {
+    for (name, why) in super::PROFILES.unsupported() {
         let _ = writeln!(out, "- `{name}`: {why}.");
     }
     let _ = writeln!(out);
@@ -346,8 +346,8 @@ fn matcher_rule(rule: MatcherRule) -> String {
     match rule {
         MatcherRule::Regex => "a regular expression; none or `\"\"` matches all",
         MatcherRule::RegexOrStar => "a regular expression; none, `\"\"` or `*` matches all",
-        MatcherRule::Claude => "`*`, `\"\"` or none match all; names and `|` lists match exactly; anything else is a regular expression",
-        MatcherRule::Gemini => "a regular expression on tool events, an exact string on the others",
+        MatcherRule::Common => "`*`, `\"\"` or none match all; names and `|` lists match exactly; anything else is a regular expression",
+        MatcherRule::RegexOnTools => "a regular expression on tool events, an exact string on the others",
     }
     .into()
 }

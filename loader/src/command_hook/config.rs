@@ -16,7 +16,7 @@ use super::{
     matcher::Matcher,
 };
 use crate::agent::{Agent, Profile, Profiles};
-use crate::event::{CommandEvent, UNSUPPORTED};
+use crate::event::CommandEvent;
 
 pub use crate::agent::DEFAULT_TIMEOUT;
 
@@ -86,9 +86,9 @@ impl CommandHook {
     ///     timeout: Duration::from_secs(5),
     ///     ..CommandHook::new(
     ///         CommandEvent::PreToolUse,
-    ///         Agent::ClaudeCode,
+    ///         Agent::AgentHooks,
     ///         HookKind::command("./guard.sh"),
-    ///         PathBuf::from(".claude/settings.json"),
+    ///         PathBuf::from(".agent-hooks/hooks/hooks.json"),
     ///     )
     /// };
     /// assert_eq!(hook.event_name, "PreToolUse");
@@ -333,7 +333,7 @@ impl Reader<'_> {
                 continue;
             }
             let Some((event, _)) = self.profiles.lookup(name) else {
-                let message = match UNSUPPORTED.iter().find(|(n, _)| n == name) {
+                let message = match self.profiles.unsupported().find(|(n, _)| n == name) {
                     Some((_, why)) => {
                         format!("event `{name}` is not supported: {why}; its hooks do not run")
                     }
@@ -365,8 +365,8 @@ impl Reader<'_> {
 
     fn group(&mut self, event: CommandEvent, event_name: &str, group: &Value, at: &str) {
         if group.get("commandRegex").is_some() {
-            // Factory Droid runs such a group on an `Execute` call only when its command
-            // matches; this runner does not read it.
+            // In the agent whose files have it, `commandRegex` narrows the group to the shell
+            // calls whose command matches; this runner does not read it.
             self.issue(
                 Some(format!("{at}.commandRegex")),
                 "`commandRegex` is not read here: its hooks run on every call the matcher selects, whatever the command".into(),

@@ -195,7 +195,7 @@ impl Handler {
         if entry.get("continueOnBlock").is_some_and(|v| !v.is_null()) {
             problem(
                 "continueOnBlock",
-                "`continueOnBlock` applies to prompt and agent hooks; Claude Code ignores it on this hook, and so does this runner".into(),
+                "`continueOnBlock` applies to prompt and agent hooks; the common form ignores it on this hook, and so does this runner".into(),
                 false,
             );
         }

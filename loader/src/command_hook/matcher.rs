@@ -24,7 +24,7 @@ impl Matcher {
         let pattern = pattern.unwrap_or("");
         let star_is_all = matches!(
             rule,
-            MatcherRule::Claude | MatcherRule::RegexOrStar | MatcherRule::Gemini
+            MatcherRule::Common | MatcherRule::RegexOrStar | MatcherRule::RegexOnTools
         );
         if pattern.is_empty() || (star_is_all && pattern == "*") {
             return Ok(Matcher::All);
@@ -33,12 +33,12 @@ impl Matcher {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|');
         let exact = match rule {
-            MatcherRule::Claude => plain,
-            MatcherRule::Gemini => !tool_event,
+            MatcherRule::Common => plain,
+            MatcherRule::RegexOnTools => !tool_event,
             MatcherRule::Regex | MatcherRule::RegexOrStar => false,
         };
         if exact {
-            let names = if rule == MatcherRule::Claude {
+            let names = if rule == MatcherRule::Common {
                 pattern
                     .split('|')
                     .filter(|n| !n.is_empty())
@@ -110,7 +110,7 @@ mod tests {
 
     #[test]
     fn settings_files_use_exact_names_for_plain_matchers() {
-        use MatcherRule::Claude as S;
+        use MatcherRule::Common as S;
         assert!(matches("*", S, "exec"));
         assert!(matches("exec", S, "exec") && !matches("exec", S, "exec_command"));
         assert!(matches("exec|edit", S, "edit") && !matches("exec|edit", S, "read"));
@@ -119,12 +119,13 @@ mod tests {
 
     #[test]
     fn lifecycle_matchers_are_exact_in_claude_and_gemini_files() {
-        let claude =
-            Matcher::compile(Some("startup|clear|compact"), MatcherRule::Claude, false).unwrap();
-        assert!(claude.matches("compact") && !claude.matches("resume"));
-        let gemini = Matcher::compile(Some("startup"), MatcherRule::Gemini, false).unwrap();
-        assert!(gemini.matches("startup") && !gemini.matches("startup2"));
-        let tools = Matcher::compile(Some("write_.*|replace"), MatcherRule::Gemini, true).unwrap();
+        let common =
+            Matcher::compile(Some("startup|clear|compact"), MatcherRule::Common, false).unwrap();
+        assert!(common.matches("compact") && !common.matches("resume"));
+        let exact = Matcher::compile(Some("startup"), MatcherRule::RegexOnTools, false).unwrap();
+        assert!(exact.matches("startup") && !exact.matches("startup2"));
+        let tools =
+            Matcher::compile(Some("write_.*|replace"), MatcherRule::RegexOnTools, true).unwrap();
         assert!(tools.matches("write_file") && tools.matches("replace"));
         assert!(Matcher::compile(Some("*"), MatcherRule::RegexOrStar, true)
             .unwrap()

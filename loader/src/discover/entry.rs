@@ -52,8 +52,8 @@ impl EntryKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookEntry {
     /// Its file name; for an agent's hooks or settings file, its place as `list` shows it
-    /// (`~/.claude/settings.json`, `.claude/settings.json`, `~/.gemini/settings.json`), so
-    /// that the user's file and the project's are two keys and both run, as in the agent.
+    /// (`~/.<agent>/settings.json`, `.<agent>/settings.json`), so that the user's file and
+    /// the project's are two keys and both run, as in the agent.
     pub name: String,
     /// Its path.
     pub path: PathBuf,

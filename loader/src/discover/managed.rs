@@ -135,8 +135,8 @@ impl ManagedPolicy {
             ..ManagedPolicy::default()
         };
         let mut warnings = Vec::new();
-        // Gemini CLI's system settings and Copilot CLI's policy files give hooks, and no
-        // rules over other hooks.
+        // The managed files of an agent whose profile says no `managed_rules` give hooks, and
+        // no rules over other hooks.
         if !dialect.profile().managed_rules {
             return (policy, warnings);
         }

@@ -1,25 +1,16 @@
 //! Discovery: find every hook a user has, in a stable order, with nothing silently ignored,
 //! and run project hooks only once the user trusts them.
 //!
-//! Providers run by priority. The built-in ones, highest first:
+//! Providers run by priority, highest first (docs/discovery-and-trust.md has them as a
+//! table). The built-in ones:
 //!
 //! | priority | provider | where | level |
 //! |---|---|---|---|
 //! | 200 | `agent-hooks (managed)` | `/etc/agent-hooks/policy.json` | managed |
-//! | 190 | `claude-code (managed)` | `/etc/claude-code/managed-settings.json`, `managed-settings.d/*.json` | managed |
-//! | 180 | `gemini-cli (managed)` | `/etc/gemini-cli/settings.json` | managed |
+//! | below 200 | `<agent> (managed)` | each agent's managed files (its profile's `managed`) | managed |
 //! | 100 | `agent (user)` | `<config_dir>/hooks/` (`~/.config/<app>/hooks/`) | user |
 //! | 90 | `agent (project)` | `<cwd>/.<app>/hooks/` | project |
-//! | 80 | `claude (user)` | `~/.claude/settings.json`, `~/.claude/hooks/{pre,post}/` | user |
-//! | 75 | `claude plugins` | `hooks/hooks.json` of installed Claude Code plugins (`~/.claude/plugins/`) | user |
-//! | 70 | `claude (project)` | `<cwd>/.claude/settings.json`, `settings.local.json`, `.claude/hooks/{pre,post}/` | project |
-//! | 60, 55 | `codex (user)`, `codex (project)` | `~/.codex/hooks.json` and the `[hooks]` of `~/.codex/config.toml`, the same under `<cwd>/.codex/` | user, project |
-//! | 50, 45 | `gemini (user)`, `gemini (project)` | `~/.gemini/settings.json`, `<cwd>/.gemini/settings.json` | user, project |
-//! | 48 | `gemini-cli extensions` | `hooks/hooks.json` of the Gemini CLI extensions on for the project (`~/.gemini/extensions/`) | user |
-//! | 40, 35 | `devin (user)`, `devin (project)` | `~/.config/devin/config.json`, `<cwd>/.devin/hooks.v1.json`, `.devin/config*.json` | user, project |
-//! | 30, 25 | `copilot (user)`, `copilot (project)` | `~/.copilot/hooks/*.json` (`$COPILOT_HOME/hooks/`), `<cwd>/.github/hooks/*.json` | user, project |
-//! | 29, 24 | `copilot settings (user)`, `copilot settings (project)` | the `hooks` key of `~/.copilot/settings.json`, `<cwd>/.github/copilot/settings.json`, `settings.local.json` | user, project |
-//! | 20, 15 | `cursor (user)`, `cursor (project)` | `~/.cursor/hooks.json`, `<cwd>/.cursor/hooks.json` | user, project |
+//! | below 90 | `<agent> (user)`, `<agent> (project)`, ... | each agent's hooks files: where its profile's `places` say (one provider each, at the priority the place gives), and the extensions and plugins it finds by rules of its own (its profile's `own_files`, found by its room's procedure); each provider says whose files it reads ([`DiscoveryProvider::agent`]) | user, project |
 //!
 //! Managed entries (the first rows, see [`ManagedFiles`]) are read before all others, with
 //! or without the built-in providers, and only when root owns them; their rules
@@ -28,8 +19,8 @@
 //! A hooks folder holds plugin libraries and hooks files (`*.json`) at the top, and scripts
 //! in `pre/` and `post/` named `<tool>.<ext>`. User folders come first, so that a cloned
 //! repository cannot shadow a user's hook with one of its own. The agents' hooks and
-//! settings files are named by their place (`~/.claude/settings.json`,
-//! `.claude/settings.json`): a user's and a project's are two keys and both run, in the
+//! settings files are named by their place (`~/.<agent>/settings.json`,
+//! `.<agent>/settings.json`): a user's and a project's are two keys and both run, in the
 //! table's order, as the agents merge them.
 //!
 //! ```no_run
@@ -47,10 +38,8 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-mod claude_plugins;
 mod crate_folder;
 mod entry;
-mod gemini;
 mod managed;
 mod observe;
 mod places;
@@ -70,16 +59,10 @@ pub use crate::agents::codex_cli::{
     hook_hash as codex_hook_hash, CodexHook, CodexState, CodexVerdict,
 };
 pub use crate::agents::gemini_cli::GeminiTrust;
-use claude_plugins::plugin_folder_hooks;
-pub use claude_plugins::ClaudePluginHooks;
 pub use entry::{EntryKind, HookEntry, Level};
-pub use gemini::GeminiExtensionHooks;
 pub use managed::{managed_providers, ManagedFiles, ManagedPolicy, MANAGED_ROOT_ENV};
-pub use places::AgentPlace;
-pub use providers::{
-    AgentProjectHooks, AgentUserHooks, ClaudeProjectHooks, ClaudeUserHooks, DiscoveryContext,
-    DiscoveryProvider,
-};
+pub use places::{AgentOwnFiles, AgentPlace};
+pub use providers::{AgentProjectHooks, AgentUserHooks, DiscoveryContext, DiscoveryProvider};
 pub use required::RequiredFailure;
 pub use scan::{scan_hooks_folder, Found};
 /// The scripts a hook's command names, for `agent-hooks list`: not part of the host's API.
@@ -88,7 +71,7 @@ pub use scripts::{hook_scripts, HookScript};
 pub use trust::{TrustError, TrustStore, Untrust, TRUST_STORE_FILE};
 
 use crate::{
-    agents::Agent,
+    agents::{Agent, Reviews},
     command_hook::CommandHooks,
     file::{read_checked, CheckedFile, Limit, StrictModes},
     load::{resolve_path, LoadError, LoadFailure, LoadHooksResult, LoadOptions, PluginLoader},
@@ -97,14 +80,9 @@ use crate::{
 
 /// The built-in providers, highest priority first (the table above).
 pub fn builtin_providers() -> Vec<Box<dyn DiscoveryProvider>> {
-    let mut providers: Vec<Box<dyn DiscoveryProvider>> = vec![
-        Box::new(AgentUserHooks),
-        Box::new(AgentProjectHooks),
-        Box::new(ClaudeUserHooks),
-        Box::new(ClaudeProjectHooks),
-        Box::new(ClaudePluginHooks),
-        Box::new(GeminiExtensionHooks),
-    ];
+    let mut providers: Vec<Box<dyn DiscoveryProvider>> =
+        vec![Box::new(AgentUserHooks), Box::new(AgentProjectHooks)];
+    providers.extend(AgentOwnFiles::all().map(|p| Box::new(p) as Box<dyn DiscoveryProvider>));
     providers.extend(AgentPlace::all().map(|p| Box::new(p) as Box<dyn DiscoveryProvider>));
     providers
 }
@@ -294,8 +272,7 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
 
     let trust = TrustStore::open(&ctx.config_dir);
     let mut discovery = Discovery {
-        codex: CodexState::read(ctx.home.as_deref()),
-        gemini: GeminiTrust::read(ctx.home.as_deref()),
+        reviews: Reviews::read(ctx.home.as_deref()),
         modes: StrictModes::new(ctx.home.as_deref()),
         discovered: Discovered::default(),
         accepted: Vec::new(),
@@ -337,17 +314,23 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
         .into_iter()
         .partition(|e| e.level == Level::Managed);
     discovery.managed(managed, &ctx, &options.managed_rules_only);
-    let claude_off = claude_hooks_off(&ctx);
-    // Claude Code's own hooks files (its settings and its plugins), which its
-    // `disableAllHooks` turns off: its providers of one user or project level.
-    let claude_sources: Vec<&str> = providers
-        .iter()
-        .filter(|p| {
-            p.agent() == Some(Agent::ClaudeCode)
-                && matches!(p.level(), Some(Level::User | Level::Project))
-        })
-        .map(|p| p.name())
-        .collect();
+    // The agents whose own hooks a setting of theirs turns off, and their providers of one
+    // user or project level (the agent's own hooks files, which that setting turns off).
+    let turned_off: Vec<(Vec<&str>, String)> =
+        crate::agents::hooks_turned_off(&ctx.cwd, ctx.home.as_deref())
+            .into_iter()
+            .map(|(agent, reason)| {
+                let sources = providers
+                    .iter()
+                    .filter(|p| {
+                        p.agent() == Some(agent)
+                            && matches!(p.level(), Some(Level::User | Level::Project))
+                    })
+                    .map(|p| p.name())
+                    .collect();
+                (sources, reason)
+            })
+            .collect();
     for entry in others {
         let key = entry.key();
         if !keys.insert(key.clone()) {
@@ -358,14 +341,11 @@ pub fn discover_and_load_hooks_with<P: AsRef<str>>(
             discovery.discovered.forbidden.push((entry, reason));
             continue;
         }
-        if let Some(file) = claude_off
-            .as_ref()
-            .filter(|_| claude_sources.contains(&entry.source.as_str()))
+        if let Some((_, reason)) = turned_off
+            .iter()
+            .find(|(sources, _)| sources.contains(&entry.source.as_str()))
         {
-            let reason = format!(
-                "Claude Code's hooks are turned off: `disableAllHooks` is true in {}",
-                file.display()
-            );
+            let reason = reason.clone();
             discovery.discovered.forbidden.push((entry, reason));
             continue;
         }
@@ -412,10 +392,8 @@ const UNREADABLE: &str = "unreadable";
 
 /// Discovery under way: what was read and accepted so far.
 struct Discovery {
-    /// Codex's review of hooks (`[hooks.state]` of `~/.codex/config.toml`).
-    codex: CodexState,
-    /// The project hooks Gemini CLI's user trusted (`~/.gemini/trusted_hooks.json`).
-    gemini: GeminiTrust,
+    /// The agents' own reviews of the hooks in their files.
+    reviews: Reviews,
     modes: StrictModes,
     discovered: Discovered,
     accepted: Vec<(String, HookEntry, CheckedFile)>,
@@ -527,24 +505,11 @@ impl Discovery {
         self.accepted.push((given, entry, file));
     }
 
-    /// Whether the agent whose file `entry` is trusts every hook of it as it is now:
-    /// Codex's user trusted each by its hash (`/hooks`), or Gemini CLI's user was shown
-    /// each for this project (`trusted_hooks.json`).
+    /// Whether the agent whose file `entry` is trusts every hook of it as it is now (its
+    /// own review of the hooks, which its user made in the agent).
     fn trusted_by_its_agent(&self, entry: &HookEntry, file: &CheckedFile, project: &Path) -> bool {
-        if entry.kind != EntryKind::HooksFile {
-            return false;
-        }
-        let dialect = crate::agents::dialect_of(&entry.path);
-        if !matches!(dialect, Agent::Codex | Agent::Gemini) {
-            return false;
-        }
-        let Ok(value) = crate::agents::read_hooks_file(&file.bytes, &entry.path, dialect) else {
-            return false;
-        };
-        match dialect {
-            Agent::Codex => self.codex.trusts_all(&value, &entry.path),
-            _ => self.gemini.trusts_all(&value, project),
-        }
+        entry.kind == EntryKind::HooksFile
+            && self.reviews.trust_all(&file.bytes, &entry.path, project)
     }
 
     /// Reads `entry` once, checked; a refusal is an error entry for `given`.
@@ -639,10 +604,16 @@ impl Discovery {
         } else {
             Level::User
         };
-        // A Claude Code plugin folder: its hooks file.
+        // An agent's plugin folder: its hooks file.
         let plugin_hooks = resolved
             .is_dir()
-            .then(|| plugin_folder_hooks(&resolved))
+            .then(|| {
+                Agent::ALL
+                    .iter()
+                    .flat_map(|agent| agent.profile().own_files)
+                    .filter_map(|files| files.folder_hooks)
+                    .find_map(|hooks| hooks(&resolved))
+            })
             .flatten();
         let resolved = plugin_hooks.unwrap_or(resolved);
         if resolved.is_dir() {
@@ -705,26 +676,24 @@ impl Discovery {
             }
             match entry.kind {
                 EntryKind::Plugin => plugins.add(&given, &entry.path, || Ok(file)),
-                // A managed file is beyond the user's reach: Codex's review does not withhold it.
-                EntryKind::HooksFile
-                    if entry.level != Level::Managed
-                        && crate::agents::dialect_of(&entry.path) == Agent::Codex =>
-                {
-                    // What Codex's user turned off or did not trust as it is does not run.
-                    let mut read =
-                        crate::agents::read_hooks_file(&file.bytes, &entry.path, Agent::Codex);
-                    let withheld = match &mut read {
-                        Ok(value) => self.codex.withhold(value, &entry.path),
-                        Err(_) => Vec::new(),
-                    };
-                    self.discovered
-                        .commands
-                        .load_value(read, &entry.path, withheld);
-                }
                 EntryKind::HooksFile => {
-                    self.discovered
-                        .commands
-                        .load_bytes(&file.bytes, &entry.path);
+                    // What the agent's user turned off or did not trust as it is in the agent
+                    // does not run; a managed file is beyond the user's reach.
+                    let withheld = (entry.level != Level::Managed)
+                        .then(|| self.reviews.withheld(&file.bytes, &entry.path))
+                        .flatten();
+                    match withheld {
+                        Some((read, withheld)) => {
+                            self.discovered
+                                .commands
+                                .load_value(read, &entry.path, withheld);
+                        }
+                        None => {
+                            self.discovered
+                                .commands
+                                .load_bytes(&file.bytes, &entry.path);
+                        }
+                    }
                 }
                 EntryKind::Script(event) => {
                     self.discovered.commands.add_script(&entry.path, event);
@@ -738,30 +707,4 @@ impl Discovery {
         self.discovered.loaded.duplicates = loaded.duplicates;
         self.discovered
     }
-}
-
-/// The Claude Code settings file whose `disableAllHooks: true` turns Claude Code's own hooks
-/// off, if one does: the most specific file that sets the key decides (local, then project,
-/// then user settings), as Claude Code merges its settings. Managed hooks are not Claude
-/// Code's user's to turn off (managed policy has its own `disableAllHooks`). A file that
-/// cannot be read or parsed decides nothing; its hooks' own reading reports it.
-fn claude_hooks_off(ctx: &DiscoveryContext) -> Option<PathBuf> {
-    let mut files = vec![
-        ctx.cwd.join(".claude/settings.local.json"),
-        ctx.cwd.join(".claude/settings.json"),
-    ];
-    files.extend(ctx.home.as_ref().map(|h| h.join(".claude/settings.json")));
-    let mut modes = StrictModes::new(ctx.home.as_deref());
-    for file in files {
-        let Ok(read) = read_checked(&file, Limit::HooksFile, &mut modes) else {
-            continue;
-        };
-        let value = serde_json::from_slice::<serde_json::Value>(&read.bytes).ok();
-        match value.as_ref().and_then(|v| v.get("disableAllHooks")) {
-            Some(serde_json::Value::Bool(true)) => return Some(file),
-            Some(serde_json::Value::Bool(false)) => return None,
-            _ => {}
-        }
-    }
-    None
 }

@@ -1,12 +1,81 @@
 //! The provider of an agent's hooks files at one of the places its profile names
 //! ([`Place`]): the files of each agent whose profile names places, at the user's and the
 //! project's level. Each file is read in its agent's dialect
-//! ([`Agent::of_file`]); project files need trust like every project hook.
+//! ([`Agent::of_file`]); project files need trust like every project hook. Beside it, the
+//! provider of the files of the user's that an agent finds by rules of its own
+//! ([`OwnFiles`]: its extensions, its plugins), by its room's procedure.
 
 use std::path::{Path, PathBuf};
 
-use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
-use crate::agents::{Agent, Place, PlaceFiles};
+use super::{
+    scan::{scan_scripts, Found},
+    DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level,
+};
+use crate::{
+    agents::{Agent, OwnFiles, Place, PlaceFiles},
+    command_hook::CommandEvent,
+};
+
+/// One agent's hooks files of the user's that it finds by rules of its own (its extensions,
+/// its plugins: its profile's `own_files`), by the procedure of its room.
+#[derive(Debug, Clone, Copy)]
+pub struct AgentOwnFiles {
+    agent: Agent,
+    files: &'static OwnFiles,
+}
+
+impl AgentOwnFiles {
+    /// The providers of every agent's own files, in the order of [`Agent::ALL`].
+    pub fn all() -> impl Iterator<Item = AgentOwnFiles> {
+        Agent::ALL.into_iter().flat_map(|agent| {
+            agent
+                .profile()
+                .own_files
+                .iter()
+                .map(move |files| AgentOwnFiles { agent, files })
+        })
+    }
+}
+
+impl DiscoveryProvider for AgentOwnFiles {
+    fn name(&self) -> &str {
+        self.files.provider
+    }
+
+    fn priority(&self) -> i32 {
+        self.files.priority
+    }
+
+    fn agent(&self) -> Option<Agent> {
+        Some(self.agent)
+    }
+
+    fn level(&self) -> Option<Level> {
+        Some(Level::User)
+    }
+
+    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
+        let Some(home) = &ctx.home else {
+            return Ok(Found::default());
+        };
+        let found = (self.files.find)(home, &ctx.cwd);
+        let entries = found
+            .files
+            .into_iter()
+            .map(|(name, source, path)| HookEntry {
+                name,
+                path,
+                kind: EntryKind::HooksFile,
+                tool: None,
+                level: Level::User,
+                source,
+            });
+        Ok(Found {
+            entries: entries.collect(),
+            warnings: found.warnings,
+        })
+    }
+}
 
 /// One agent's hooks files at one place.
 #[derive(Debug, Clone, Copy)]
@@ -116,6 +185,18 @@ impl DiscoveryProvider for AgentPlace {
                 for file in json_files(&dir) {
                     let name = format!("{shown}{}", file_name(&file));
                     found.entries.push(self.entry(file, name));
+                }
+            }
+            PlaceFiles::Scripts(relative) => {
+                let Some((base, _)) = self.base(ctx) else {
+                    return Ok(found);
+                };
+                for (folder, event) in [
+                    ("pre", CommandEvent::PreToolUse),
+                    ("post", CommandEvent::PostToolUse),
+                ] {
+                    let dir = base.join(relative).join(folder);
+                    scan_scripts(&dir, event, self.level(), self.place.provider, &mut found);
                 }
             }
             PlaceFiles::EventFiles(relative, variable, is_event) => {

@@ -4,12 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    scan::{scan_hooks_folder, scan_scripts, Found},
-    EntryKind, HookEntry, Level,
+    scan::{scan_hooks_folder, Found},
+    Level,
 };
 use crate::{
     agents::Agent,
-    command_hook::CommandEvent,
     file::{read_checked, FileError, Limit, StrictModes},
 };
 
@@ -53,15 +52,6 @@ pub struct AgentUserHooks;
 /// The agent's own hooks folder of the project: `<cwd>/.<name>/hooks`.
 pub struct AgentProjectHooks;
 
-/// Hooks users already have for Claude Code, user level: `~/.claude/settings.json` (named
-/// so, a key of its own: the project's settings do not shadow it, nor it them) and
-/// `~/.claude/hooks/pre|post`.
-pub struct ClaudeUserHooks;
-
-/// Hooks users already have for Claude Code, project level: `.claude/settings.json`,
-/// `.claude/settings.local.json` and `.claude/hooks/pre|post`.
-pub struct ClaudeProjectHooks;
-
 impl DiscoveryProvider for AgentUserHooks {
     fn name(&self) -> &str {
         "agent (user)"
@@ -101,109 +91,6 @@ impl DiscoveryProvider for AgentProjectHooks {
     fn level(&self) -> Option<Level> {
         Some(Level::Project)
     }
-}
-
-impl DiscoveryProvider for ClaudeUserHooks {
-    fn agent(&self) -> Option<Agent> {
-        Some(Agent::ClaudeCode)
-    }
-
-    fn level(&self) -> Option<Level> {
-        Some(Level::User)
-    }
-
-    fn name(&self) -> &str {
-        "claude (user)"
-    }
-
-    fn priority(&self) -> i32 {
-        80
-    }
-
-    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
-        let Some(home) = &ctx.home else {
-            return Ok(Found::default());
-        };
-        Ok(claude_folder(
-            &home.join(".claude"),
-            &["settings.json"],
-            "~/.claude/",
-            Level::User,
-            self.name(),
-            Some(home),
-        ))
-    }
-}
-
-impl DiscoveryProvider for ClaudeProjectHooks {
-    fn agent(&self) -> Option<Agent> {
-        Some(Agent::ClaudeCode)
-    }
-
-    fn level(&self) -> Option<Level> {
-        Some(Level::Project)
-    }
-
-    fn name(&self) -> &str {
-        "claude (project)"
-    }
-
-    fn priority(&self) -> i32 {
-        70
-    }
-
-    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
-        Ok(claude_folder(
-            &ctx.cwd.join(".claude"),
-            &["settings.json", "settings.local.json"],
-            ".claude/",
-            Level::Project,
-            self.name(),
-            ctx.home.as_deref(),
-        ))
-    }
-}
-
-/// The settings files of a `.claude` folder that have hooks, each named as `list` shows it
-/// (`shown` and the file name: `~/.claude/settings.json`, `.claude/settings.json`), so that
-/// the user's and the project's are two keys and both run, as Claude Code merges the hooks
-/// of all its settings files; then its `hooks/pre` and `hooks/post` scripts, keyed by tool
-/// and file name like every hooks folder's scripts.
-fn claude_folder(
-    dir: &Path,
-    settings: &[&str],
-    shown: &str,
-    level: Level,
-    source: &str,
-    home: Option<&Path>,
-) -> Found {
-    let mut found = Found::default();
-    for name in settings {
-        let path = dir.join(name);
-        if has_hooks_key(&path, home) {
-            found.entries.push(HookEntry {
-                name: format!("{shown}{name}"),
-                path,
-                kind: EntryKind::HooksFile,
-                tool: None,
-                level,
-                source: source.to_owned(),
-            });
-        }
-    }
-    for (folder, event) in [
-        ("pre", CommandEvent::PreToolUse),
-        ("post", CommandEvent::PostToolUse),
-    ] {
-        scan_scripts(
-            &dir.join("hooks").join(folder),
-            event,
-            level,
-            source,
-            &mut found,
-        );
-    }
-    found
 }
 
 /// Whether a settings file exists and has a `hooks` key (or cannot be read, so that its

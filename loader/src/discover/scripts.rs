@@ -1,5 +1,5 @@
 //! What a command hook runs besides its JSON: the scripts inside the project that its words
-//! name (`./guard.sh`, `"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.py`, `python3
+//! name (`./guard.sh`, `"$CLAUDE_PROJECT_DIR"/.agent/hooks/check.py`, `python3
 //! scripts/lint.py`, `bash x.sh`), which trust hashes too; commands whose code trust
 //! cannot locate, which are listed; and the scripts a hook runs as a program or through an
 //! interpreter, which `doctor` checks ([`hook_scripts`]).
@@ -145,7 +145,7 @@ pub struct HookScript {
 }
 
 /// The scripts `hook`'s command runs, its working folder being `cwd`: each program given by
-/// a path (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`) and each script given to an
+/// a path (`"$CLAUDE_PROJECT_DIR"/.agent/hooks/guard.sh`) and each script given to an
 /// interpreter (`python3 scripts/lint.py`, `bash x.sh`, `uv run x.py`). The command's words
 /// are split as its shell splits them, and its variables take the values the hook gets, or
 /// else this process's. Words the shell works out only when it runs (`$(...)`, globs) are
@@ -781,7 +781,7 @@ mod tests {
         let project = std::fs::canonicalize(dir.path()).unwrap();
         for file in [
             "guard.sh",
-            ".claude/hooks/check.py",
+            ".agent/hooks/check.py",
             "scripts/lint.py",
             "x.sh",
         ] {
@@ -800,8 +800,8 @@ mod tests {
         };
         assert_eq!(found("./guard.sh"), (vec!["guard.sh".into()], None));
         assert_eq!(
-            found(r#""$CLAUDE_PROJECT_DIR"/.claude/hooks/check.py --strict"#),
-            (vec![".claude/hooks/check.py".into()], None)
+            found(r#""$CLAUDE_PROJECT_DIR"/.agent/hooks/check.py --strict"#),
+            (vec![".agent/hooks/check.py".into()], None)
         );
         assert_eq!(
             found("python3 scripts/lint.py && bash x.sh | tee /tmp/log"),

@@ -411,8 +411,8 @@ impl HookRunner {
             return payload.to_text();
         }
         // An agent whose payloads are its own writes them from the common fields.
-        let claude = serde_json::to_value(&payload).unwrap_or_default();
-        let own = crate::agents::payload_in(hook.dialect, hook.event, &hook.event_name, claude);
+        let value = serde_json::to_value(&payload).unwrap_or_default();
+        let own = crate::agents::payload_in(hook.dialect, hook.event, &hook.event_name, value);
         serde_json::to_string(&own).unwrap_or_default()
     }
 }

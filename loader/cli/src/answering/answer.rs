@@ -70,8 +70,8 @@ pub fn render(
         }
         decision.stop.get_or_insert(reason);
     }
-    // Problems are the user's: in an agent's channel for the user (`systemMessage`, Copilot
-    // CLI's progress lines), never in what its model reads (a block's stderr). They are on
+    // Problems are the user's: in an agent's channel for the user (`systemMessage`, an
+    // agent's progress lines), never in what its model reads (a block's stderr). They are on
     // stderr too, after whatever else is there.
     let problems: Vec<String> = problems
         .iter()
@@ -80,7 +80,7 @@ pub fn render(
     let event = AgentEvent {
         event: &request.event,
         agent_event: &request.agent_event,
-        copilot_form: request.copilot_form,
+        own_form: request.own_form,
     };
     let answer = agent.answer(&event, &decision, &problems);
     let mut reply = Reply {

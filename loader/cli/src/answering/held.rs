@@ -1,7 +1,7 @@
 //! Sessions held because a required hook cannot run in them: an agent reads its hooks when a
 //! session starts, so a required hook whose event was not wired then does not run in that
 //! session whatever is wired later. Its start says so and asks the agent to stop; an agent
-//! that goes on anyway (Claude Code does, after `SessionStart`) is stopped at the session's
+//! that goes on anyway (as one may, after `SessionStart`) is stopped at the session's
 //! next event that reaches agent-hooks: the first of a turn is always wired for that.
 //!
 //! A held session is an empty file in the user's socket folder, named by a hash of the agent

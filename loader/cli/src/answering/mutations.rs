@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use super::{answer_with, request::Request};
 use crate::hook_session::{open, HookArgs};
 use crate::{options::Common, relay::Reply, session::Session};
-use agent_hooks::agents::Agent;
+use agent_hooks::{agents::Agent, command_hook::CommandEvent};
 
 /// The fields agent-hooks reads an event by: never taken out nor given another value.
 const KEPT: &[&str] = &["hook_event_name", "tool_input", "toolArgs"];
@@ -36,7 +36,9 @@ const OPTIONAL: &[&str] = &[
 /// The command every payload asks to run, which the guard refuses.
 const DANGEROUS: &str = "rm -rf /";
 
-/// `agent`'s payload of a shell call running [`DANGEROUS`], as it writes it today.
+/// `agent`'s payload of a shell call running [`DANGEROUS`], as it writes it today: in the
+/// form of its own where it has one, else in the common form with its names of the event
+/// and of the shell tool (its profile's).
 fn original(agent: Agent, project: &Path) -> Value {
     match agent {
         Agent::Cline => json!({
@@ -52,20 +54,13 @@ fn original(agent: Agent, project: &Path) -> Value {
             "toolName": "bash", "toolArgs": json!({"command": DANGEROUS}).to_string(),
         }),
         _ => {
-            let tool = match agent {
-                Agent::Gemini => "run_shell_command",
-                Agent::Devin => "exec",
-                Agent::Pi | Agent::OpenCode | Agent::Kilo => "bash",
-                Agent::Qwen => "run_shell_command",
-                Agent::Droid => "Execute",
-                _ => "Bash",
-            };
-            let event = match agent {
-                Agent::Gemini => "BeforeTool",
-                Agent::Pi => "tool_call",
-                Agent::OpenCode | Agent::Kilo => "tool.execute.before",
-                _ => "PreToolUse",
-            };
+            let profile = agent.profile();
+            let tool = profile
+                .tools
+                .iter()
+                .find(|(own, _)| *own == "exec")
+                .map_or("exec", |(_, its)| its);
+            let event = profile.event_name(CommandEvent::PreToolUse);
             json!({
                 "session_id": "s-1", "transcript_path": "/nonexistent/t.jsonl", "cwd": project,
                 "permission_mode": "default", "hook_event_name": event, "tool_name": tool,
@@ -103,7 +98,8 @@ enum Mutation {
     NewValue(&'static str, Value),
     /// A field more in the tool's input.
     LargerInput(String, Value),
-    /// The tool's input given as an object where it was text (Copilot CLI's `toolArgs`).
+    /// The tool's input given as an object where it was text (`toolArgs` of an agent's own
+    /// form).
     InputAsObject,
     /// An optional field left out.
     Missing(&'static str),

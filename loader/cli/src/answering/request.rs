@@ -34,7 +34,7 @@ pub enum RequestError {
 pub struct Request {
     /// The agent that sent it.
     pub agent: String,
-    /// The command-hook event name (`PreToolUse`; Gemini CLI's `BeforeTool` as it is).
+    /// The command-hook event name (`PreToolUse`; an agent's alias, `BeforeTool`, as it is).
     pub event: String,
     /// The agent's name of the event, as it sent it.
     pub agent_event: String,
@@ -46,8 +46,9 @@ pub struct Request {
     pub agent_tool: Option<String>,
     /// The payload's fields, `tool_name` being agent-hooks' name of the tool (`exec`).
     pub payload: Map<String, Value>,
-    /// Copilot CLI's own form: `toolName` and `toolArgs` (a JSON string), no event name.
-    pub copilot_form: bool,
+    /// It came in a form of the agent's own (no event name, its own field names), which its
+    /// answer takes too.
+    pub own_form: bool,
 }
 
 impl Request {
@@ -61,14 +62,7 @@ impl Request {
                 kind_of(&value)
             )));
         };
-        if agent == Agent::Cline {
-            agent_hooks::agents::cline::claude_fields(&mut payload);
-        }
-        let copilot_form = !payload.contains_key("hook_event_name")
-            && (payload.contains_key("toolName") || payload.contains_key("timestamp"));
-        if copilot_form {
-            agent_hooks::agents::copilot_claude_fields(&mut payload);
-        }
+        let own_form = agent_hooks::agents::to_common_fields(agent, &mut payload);
         let agent_event = payload
             .get("hook_event_name")
             .and_then(Value::as_str)
@@ -94,15 +88,15 @@ impl Request {
             agent_event,
             agent_tool,
             payload,
-            copilot_form,
+            own_form,
         })
     }
 
     /// The fields to emit the event with.
     pub fn fields(&self) -> Value {
         let mut fields = self.payload.clone();
-        // Claude Code's Bash result is `{stdout, stderr, interrupted}`: give native hooks
-        // its output as `output` when the agent gave none.
+        // The common form's shell result is `{stdout, stderr, interrupted}`: give native
+        // hooks its output as `output` when the agent gave none.
         if let Some(Value::Object(response)) = fields.get_mut("tool_response") {
             if !response.contains_key("output") {
                 let output = ["stdout", "llmContent", "output"]
@@ -129,8 +123,9 @@ pub fn read_bounded(input: &mut impl Read) -> Result<Vec<u8>, RequestError> {
     }
 }
 
-/// agent-hooks' name of the tool `agent` calls `tool` (`Bash` → `exec`; Copilot CLI's `bash`,
-/// and its `Bash` in the Claude Code form of its payloads).
+/// agent-hooks' name of the tool `agent` calls `tool` (`Bash` → `exec`; an agent's own name
+/// of it, and the common name where its payloads take the common form), by its profile's
+/// `tools`.
 pub fn own_tool_name(agent: Agent, tool: &str) -> String {
     // Made once: the table is built from every agent's profile, which the resident process
     // would otherwise do again for each event.

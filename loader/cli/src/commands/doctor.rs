@@ -3,7 +3,7 @@
 use std::{os::unix::fs::PermissionsExt, path::Path, process::ExitCode};
 
 use agent_hooks::{
-    agents::Agent,
+    agents::HookAnswer as Answer,
     command_hook::{
         CommandEvent, CommandHook, CommandHooks, Exit2, HookKind, Matcher, Persistence, Severity,
         ToolNames,
@@ -181,7 +181,7 @@ fn script_advice(hook: &CommandHook, cwd: &Path) -> Vec<String> {
         advice.extend(match std::fs::metadata(&script.path) {
             Err(_) => Some(format!(
                 "{place}: the script {path}{unset} does not exist; the hook would fail with exit code 127{}",
-                copilot_denies(hook)
+                failure_denies(hook)
             )),
             Ok(m) if m.permissions().mode() & 0o111 == 0 => Some(format!(
                 "{place}: the script {path} is not executable; fix it with `chmod +x {path}`"
@@ -204,7 +204,7 @@ fn interpreted_advice(
     // Measured: both exit with code 2 when the script does not exist.
     let exit_2 = program.starts_with("python") || program == "perl";
     let blocks = match hook.event.spec().exit2 {
-        _ if !copilot_denies(hook).is_empty() => copilot_denies(hook),
+        _ if !failure_denies(hook).is_empty() => failure_denies(hook),
         Exit2::Blocks if exit_2 => format!(
             ", and `{program}` exits with code 2 for a missing script, which blocks every {} it matches",
             if hook.event.has_tool() { "tool call" } else { hook.event.name() }
@@ -223,17 +223,14 @@ fn interpreted_advice(
     )
 }
 
-/// For a hook of Copilot CLI's `preToolUse` or `permissionRequest`, which every failure
-/// turns into a deny (docs/command-hooks.md#copilot-cli): what that does; else nothing.
-fn copilot_denies(hook: &CommandHook) -> String {
-    let decides = matches!(
-        hook.event,
-        CommandEvent::PreToolUse | CommandEvent::PermissionRequest
-    );
-    if hook.dialect == Agent::Copilot && decides {
+/// For a hook on an event whose every failure its agent turns into a deny (its profile's
+/// `failure_denies_on`): what that does; else nothing.
+fn failure_denies(hook: &CommandHook) -> String {
+    let profile = hook.dialect.profile();
+    if profile.failure_denies_on.contains(&hook.event) {
         format!(
-            ", and in Copilot CLI's dialect any failure of `{}` denies the call, so it blocks every tool call it matches",
-            hook.event_name
+            ", and in {}'s dialect any failure of `{}` denies the call, so it blocks every tool call it matches",
+            profile.title, hook.event_name
         )
     } else {
         String::new()
@@ -271,22 +268,10 @@ fn load_advice(path: &str, error: &LoadError) -> String {
 /// deliberately, does not (docs/real-agents.md, measured with the real agents): only for a
 /// hook that may give one of the answers the note is about ([`may_answer`]).
 fn deliberate_note(hook: &CommandHook, cwd: &Path) -> Option<String> {
-    use Answer::{Ask, Continue, Deny, Exit2};
-    let (agent_runs_it, answers): (&str, &[Answer]) = match (hook.dialect, hook.event) {
-        (Agent::ClaudeCode, CommandEvent::PreToolUse) => (
-            "Claude Code runs the tool when this hook answers `continue: false` or `decision: deny`",
-            &[Continue, Deny],
-        ),
-        (Agent::Codex, CommandEvent::PreToolUse) => (
-            "Codex runs the tool when this hook exits 2 with nothing on stderr, denies without a reason, asks, or answers `continue: false` or `decision: deny`",
-            &[Exit2, Deny, Ask, Continue],
-        ),
-        (Agent::Gemini, CommandEvent::PreToolUse) => (
-            "Gemini CLI runs the tool when this hook exits 2 with nothing on stderr or answers `permissionDecision: deny` or `ask`",
-            &[Exit2, Deny, Ask],
-        ),
-        _ => return None,
-    };
+    if hook.event != CommandEvent::PreToolUse {
+        return None;
+    }
+    let (agent_runs_it, answers) = hook.dialect.profile().runs_the_tool_anyway?;
     if !may_answer(hook, cwd, answers) {
         return None;
     }
@@ -297,45 +282,32 @@ fn deliberate_note(hook: &CommandHook, cwd: &Path) -> Option<String> {
     ))
 }
 
-/// An answer a note of [`deliberate_note`] is about, as it shows in a hook's code.
-#[derive(Clone, Copy)]
-enum Answer {
-    /// `"continue": false`: the word `continue` in quotes.
-    Continue,
-    /// `deny` as a word.
-    Deny,
-    /// `"ask"`: the word `ask` in quotes.
-    Ask,
-    /// Exit code 2: `exit 2`, `exit(2)`, `sys.exit(2)`, `process.exit(2)`.
-    Exit2,
-}
-
-impl Answer {
-    /// Whether `text` holds this answer.
-    fn in_text(self, text: &str) -> bool {
-        let bytes = text.as_bytes();
-        let word = |word: &str, quoted: bool| {
-            text.match_indices(word).any(|(at, _)| {
-                let before = bytes[..at].last().copied();
-                let after = text[at + word.len()..].trim_start_matches('\\');
-                let after = after.bytes().next();
-                if quoted {
-                    matches!(before, Some(b'"' | b'\'')) && matches!(after, Some(b'"' | b'\''))
-                } else {
-                    !before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
-                        && !after.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
-                }
-            })
-        };
-        match self {
-            Answer::Continue => word("continue", true),
-            Answer::Deny => word("deny", false),
-            Answer::Ask => word("ask", true),
-            Answer::Exit2 => text.match_indices("exit").any(|(at, _)| {
-                let rest = text[at + 4..].trim_start_matches([' ', '\t', '(']);
-                rest.starts_with('2') && !rest[1..].starts_with(|c: char| c.is_ascii_digit())
-            }),
-        }
+/// Whether `text` holds `answer`, as it shows in a hook's code: `"continue": false` as the
+/// word `continue` in quotes, `deny` as a word, `"ask"` as the word `ask` in quotes, exit
+/// code 2 as `exit 2`, `exit(2)`, `sys.exit(2)`, `process.exit(2)`.
+fn in_text(answer: Answer, text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let word = |word: &str, quoted: bool| {
+        text.match_indices(word).any(|(at, _)| {
+            let before = bytes[..at].last().copied();
+            let after = text[at + word.len()..].trim_start_matches('\\');
+            let after = after.bytes().next();
+            if quoted {
+                matches!(before, Some(b'"' | b'\'')) && matches!(after, Some(b'"' | b'\''))
+            } else {
+                !before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    && !after.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+            }
+        })
+    };
+    match answer {
+        Answer::Continue => word("continue", true),
+        Answer::Deny => word("deny", false),
+        Answer::Ask => word("ask", true),
+        Answer::Exit2 => text.match_indices("exit").any(|(at, _)| {
+            let rest = text[at + 4..].trim_start_matches([' ', '\t', '(']);
+            rest.starts_with('2') && !rest[1..].starts_with(|c: char| c.is_ascii_digit())
+        }),
     }
 }
 
@@ -349,7 +321,7 @@ fn may_answer(hook: &CommandHook, cwd: &Path, answers: &[Answer]) -> bool {
     let Some(command) = hook.kind.shell_command() else {
         return true;
     };
-    let shows = |text: &str| answers.iter().any(|a| a.in_text(text));
+    let shows = |text: &str| answers.iter().any(|a| in_text(*a, text));
     if shows(command) {
         return true;
     }
@@ -548,7 +520,7 @@ mod tests {
 
     #[test]
     fn an_answer_is_found_in_a_hook_s_code_only_where_it_is_given() {
-        let shows = |answer: Answer, text: &str| answer.in_text(text);
+        let shows = |answer: Answer, text: &str| in_text(answer, text);
         assert!(shows(Answer::Continue, r#"echo '{"continue": false}'"#));
         assert!(shows(
             Answer::Continue,

@@ -213,10 +213,11 @@ pub fn print(session: &Session, report: &Value, style: Style) {
             } else {
                 what
             };
-            // A Gemini CLI extension's hooks say whose they are.
+            // The hooks of an agent's extension say whose they are: their source names the
+            // extension (`<agent> extension <name>`).
             let extension = h["source"]
                 .as_str()
-                .filter(|source| source.starts_with("gemini-cli extension "));
+                .filter(|source| source.contains(" extension "));
             let kind = match h["dialect"].as_str() {
                 Some(_) if extension.is_some() => {
                     format!("{} ({})", text(&h["kind"]), extension.unwrap_or_default())

@@ -4,7 +4,7 @@
 //! Never the model's business: nothing of it reaches an agent but where the user shows it.
 //!
 //! With `--agent NAME` it is that agent's status line (`install --status-line` writes it
-//! for Claude Code): it reads the agent's status input on stdin and asks the resident
+//! for an agent whose profile names a `status_line` key): it reads the agent's status input on stdin and asks the resident
 //! process how the session stands, finding and loading nothing itself, so that it costs the
 //! agent a round trip on a socket each time the line is drawn.
 

@@ -1,7 +1,8 @@
 //! Just enough of a JSON reader to edit a file as text: where an object's members and an
-//! array's elements are, comments (`//`, `/* */`, which Gemini CLI's settings allow) and
-//! formatting kept as they are. `install` inserts text right after an opening bracket, and
-//! `uninstall` removes exactly that text, so every other byte of the file stays as it was.
+//! array's elements are, comments (`//`, `/* */`, which an agent's settings allow where its
+//! profile says `lenient_json`) and formatting kept as they are. `install` inserts text right
+//! after an opening bracket, and `uninstall` removes exactly that text, so every other byte of
+//! the file stays as it was.
 
 /// Why a file could not be read as JSON text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -7,13 +7,13 @@
 //! - `needed`: the events the hooks use, and those an entry wires.
 //! - `status_line`: the status line entry.
 //! - `take_over`: an agent's own hooks moved under agent-hooks, and put back;
-//!   `copilot_take_over`: Copilot CLI's hooks files moved.
+//!   `folder_take_over`: the hooks files of a folder of them moved one by one.
 //! - `lock`: the lock beside the install record that its writers hold.
 //! - `stable`: the program an entry runs, through a link that outlives an upgrade.
 //! - `sync`: the entries kept to the events the hooks use.
 //! - `wired`: where each agent is wired.
 
-pub mod copilot_take_over;
+pub mod folder_take_over;
 pub mod json_text;
 pub mod lock;
 pub mod needed;
@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::{options::Common, resident::http_config::HttpConfig};
-use copilot_take_over::MovedFile;
+use folder_take_over::MovedFile;
 use json_text::{array_elements, object_members, top_object, JsonTextError};
 use take_over::TakeOver;
 
@@ -88,17 +88,19 @@ pub enum InstallError {
     /// No home folder.
     #[error("no home folder: set HOME")]
     NoHome,
-    /// The agent's own hook files stand where install writes agent-hooks' (Cline's files
-    /// named after events).
+    /// The agent's own hook files stand where install writes agent-hooks' (files named after
+    /// events).
     #[error("{0} holds hook files of your own ({1}): install with --take-over to move them under agent-hooks, which runs them (uninstall puts them back), or move them away")]
     Occupied(PathBuf, String),
-    /// Copilot CLI's hooks files that `install --take-over` moved have new files in their
+    /// The hooks files that `install --take-over` moved one by one have new files in their
     /// places.
     #[error("{0} were made again since `install --take-over` moved the files of those names under agent-hooks; uninstall does not overwrite them. Move them away (or put what you want into the copies agent-hooks runs) and run uninstall again, or run `uninstall --force` to put the old files back (what they replace is kept beside the copies)")]
     PlacesTaken(String),
-    /// `--http` for an agent without HTTP hooks on 127.0.0.1.
-    #[error("{0}: --http is for Claude Code only (Copilot CLI 1.0.102 refuses plain http:// for preToolUse and permissionRequest hooks; the other agents have no HTTP hooks); install without --http")]
-    NoHttp(&'static str),
+    /// `--http` for an agent without HTTP hooks on 127.0.0.1: the agent, the agents that
+    /// have them, and why others that have HTTP hooks take none of agent-hooks' (each
+    /// followed by `; `).
+    #[error("{0}: --http is for {1} only ({2}the other agents have no HTTP hooks); install without --http")]
+    NoHttp(&'static str, String, String),
     /// `--http` with `--project`.
     #[error("--http writes your secret into the entry, so it goes into your own settings only: install with --http --user")]
     HttpInProject,
@@ -174,7 +176,8 @@ pub struct Record {
     pub created: bool,
     /// What was inserted.
     pub insertions: Vec<Insertion>,
-    /// The whole file written (a file agent-hooks owns, Copilot CLI's).
+    /// The whole file written (a file agent-hooks owns whole, where the profile says
+    /// `entry_file_whole`).
     #[serde(default)]
     pub owned: Option<String>,
     /// What `--take-over` moved.
@@ -183,7 +186,7 @@ pub struct Record {
     /// The file's mode before `--http` made it the owner's only (put back by uninstall).
     #[serde(default)]
     pub mode: Option<u32>,
-    /// Copilot CLI's hooks files that `--take-over` moved.
+    /// The hooks files that `--take-over` moved one by one (out of a folder of them).
     #[serde(default)]
     pub moved: Vec<MovedFile>,
     /// The entry's command as written (`None` in a record of an earlier version).
@@ -196,8 +199,8 @@ pub struct Record {
     /// The status line entry `--status-line` wrote (after the hooks' entries).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_line: Option<Insertion>,
-    /// Other files written whole with the same text as `owned` (Cline's one hook file per
-    /// event beside the first).
+    /// Other files written whole with the same text as `owned` (one hook file per event
+    /// beside the first, for an agent whose hook files are named after events).
     #[serde(default)]
     pub also: Vec<PathBuf>,
 }

@@ -27,8 +27,8 @@ pub struct User {
 /// The events, by the agent's names, that stay wired whatever the hooks: the first of a
 /// session, where the relay compares what the session's hooks need with what is wired, and
 /// the first of a turn, where a session that started without the event of a required hook
-/// is stopped (an agent reads its hooks when a session starts, and Claude Code goes on
-/// after a `SessionStart` that asks it to stop). The first of a turn also starts the
+/// is stopped (an agent reads its hooks when a session starts, and an agent may go on after
+/// a `SessionStart` that asks it to stop). The first of a turn also starts the
 /// resident process HTTP entries post to.
 pub fn always(agent: Agent) -> Vec<&'static str> {
     agent

@@ -130,7 +130,8 @@ pub fn problems(agent: Agent, file: &Path) -> Vec<String> {
     let mut found = Vec::new();
     match serde_json::from_str::<Value>(&text) {
         Ok(value) => commands(&value, agent, &mut found),
-        // A file of agent-hooks' own that is not JSON (pi's extension) names its command.
+        // A file of agent-hooks' own that is not JSON (an extension in the agent's own language)
+        // names its command.
         Err(_) => found.extend(
             agent
                 .entry_file_command(&text)
@@ -200,13 +201,13 @@ mod tests {
     #[test]
     fn the_first_word_of_an_entry_s_command() {
         assert_eq!(
-            first_word("'/a b/agent-hooks-hook' --agent claude"),
+            first_word("'/a b/agent-hooks-hook' --agent NAME"),
             "/a b/agent-hooks-hook"
         );
         assert_eq!(
-            first_word("'/it'\\''s/agent-hooks-hook' --agent claude"),
+            first_word("'/it'\\''s/agent-hooks-hook' --agent NAME"),
             "/it's/agent-hooks-hook"
         );
-        assert_eq!(first_word("agent-hooks hook --agent codex"), "agent-hooks");
+        assert_eq!(first_word("agent-hooks hook --agent NAME"), "agent-hooks");
     }
 }

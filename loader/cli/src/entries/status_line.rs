@@ -1,5 +1,5 @@
 //! `install --status-line`: the agent's status line (the settings key its profile names,
-//! `statusLine` for Claude Code) runs `agent-hooks status --agent NAME`, when the user has
+//! `status_line`) runs `agent-hooks status --agent NAME`, when the user has
 //! no status line of their own; `uninstall` takes out exactly what was written. The entry
 //! is one insertion right after the settings object's opening brace, recorded with the
 //! install it belongs to.

@@ -81,7 +81,7 @@ pub fn wired_lines(common: &Common) -> Vec<String> {
     lines
 }
 
-/// The wired agents as JSON: `[{"agent": "claude", "file": PATH}]`.
+/// The wired agents as JSON: `[{"agent": NAME, "file": PATH}]`.
 pub fn wired_json(common: &Common) -> serde_json::Value {
     json!(wired(common)
         .iter()

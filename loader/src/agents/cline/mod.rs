@@ -164,6 +164,12 @@ pub(super) static PROFILE: Profile = Profile {
     claude_form_for_claude_names: false,
     // Cline's CLI has no status line a hook's program can draw.
     status_line: None,
+    failure_denies_on: &[],
+    runs_the_tool_anyway: None,
+    other_places: &[],
+    http_refused: None,
+    unsupported_events: &[],
+    own_files: &[],
 };
 
 /// Whether Cline runs a file named `name` in one of its hooks folders as a hook: an event's
@@ -544,7 +550,7 @@ mod tests {
         let event = AgentEvent {
             event: "PreToolUse",
             agent_event: "PreToolUse",
-            copilot_form: false,
+            own_form: false,
         };
         let blocked = answer(
             &event,

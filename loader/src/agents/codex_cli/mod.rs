@@ -11,7 +11,7 @@ use std::time::Duration;
 pub(crate) use toml_file::{normalize, toml_as_json};
 pub use trust::{has_hooks_table, hook_hash, CodexHook, CodexState, CodexVerdict};
 
-use crate::agent::{Managed, MatcherRule, Place, PlaceFiles, Profile};
+use crate::agent::{HookAnswer, Managed, MatcherRule, Place, PlaceFiles, Profile};
 
 /// Codex CLI.
 pub(super) static PROFILE: Profile = Profile {
@@ -39,7 +39,7 @@ pub(super) static PROFILE: Profile = Profile {
     }),
     owns_file: |at| at.has(".codex"),
     // A plain name is exact, as in Claude Code (measured: `Bas` does not match `Bash`).
-    matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
+    matcher_rule: (MatcherRule::Common, MatcherRule::Common),
     timeout_unit: 1.0,
     timeout_unit_by_value: None,
     default_timeout: Duration::from_secs(600),
@@ -114,6 +114,15 @@ pub(super) static PROFILE: Profile = Profile {
     top_level_decision: false,
     claude_form_for_claude_names: false,
     status_line: None,
+    failure_denies_on: &[],
+    runs_the_tool_anyway: Some((
+        "Codex runs the tool when this hook exits 2 with nothing on stderr, denies without a reason, asks, or answers `continue: false` or `decision: deny`",
+        &[HookAnswer::Exit2, HookAnswer::Deny, HookAnswer::Ask, HookAnswer::Continue],
+    )),
+    other_places: &[],
+    http_refused: None,
+    unsupported_events: &[],
+    own_files: &[],
 };
 
 #[cfg(test)]

@@ -102,7 +102,7 @@ fn matcher(pattern: &str, name: &str, event: CommandEvent) -> Result<Matcher, St
             .map(Matcher::Regex)
             .map_err(error)
     } else {
-        Matcher::compile(Some(pattern), MatcherRule::Claude, event.has_tool()).map_err(error)
+        Matcher::compile(Some(pattern), MatcherRule::Common, event.has_tool()).map_err(error)
     }
 }
 

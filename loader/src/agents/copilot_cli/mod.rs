@@ -17,6 +17,13 @@ use crate::event::CommandEvent;
 pub use hooks_file::claude_fields;
 pub(crate) use hooks_file::{interpret, parse, payload};
 
+/// Whether a payload `agent-hooks hook` was given came in Copilot CLI's own form (that of
+/// its own hooks files): no event name, and `toolName` or `timestamp`.
+pub(super) fn sent_in_own_form(payload: &Map<String, Value>) -> bool {
+    !payload.contains_key("hook_event_name")
+        && (payload.contains_key("toolName") || payload.contains_key("timestamp"))
+}
+
 /// Copilot CLI.
 pub(super) static PROFILE: Profile = Profile {
     name: "copilot-cli",
@@ -159,6 +166,15 @@ pub(super) static PROFILE: Profile = Profile {
     top_level_decision: false,
     claude_form_for_claude_names: true,
     status_line: None,
+    // docs/command-hooks.md#copilot-cli
+    failure_denies_on: &[CommandEvent::PreToolUse, CommandEvent::PermissionRequest],
+    runs_the_tool_anyway: None,
+    other_places: &[],
+    http_refused: Some(
+        "Copilot CLI 1.0.102 refuses plain http:// for preToolUse and permissionRequest hooks",
+    ),
+    unsupported_events: &[],
+    own_files: &[],
 };
 
 /// The answer to an event that came in Copilot CLI's own form (docs/command-hooks.md): a

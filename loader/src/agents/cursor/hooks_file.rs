@@ -64,7 +64,7 @@ fn command(fields: &Map<String, Value>) -> Result<String, String> {
 }
 
 fn matcher(pattern: &str, _name: &str, event: CommandEvent) -> Result<Matcher, String> {
-    Matcher::compile(Some(pattern), MatcherRule::Claude, event.has_tool()).map_err(|e| {
+    Matcher::compile(Some(pattern), MatcherRule::Common, event.has_tool()).map_err(|e| {
         e.to_string()
             .lines()
             .last()

@@ -3,6 +3,7 @@
 //! events have names of their own, its timeouts are milliseconds, and it reads a hook's
 //! answer in ways of its own (measured with the real agent).
 
+mod extensions;
 mod settings_file;
 mod trust;
 
@@ -10,7 +11,10 @@ pub(crate) use settings_file::{extension_root, hooks_turned_off, normalize, stri
 pub(crate) use trust::read_json;
 pub use trust::GeminiTrust;
 
-use crate::agent::{HookEnv, Managed, MatcherRule, Place, PlaceFiles, Profile, DEFAULT_TIMEOUT};
+use crate::agent::{
+    HookAnswer, HookEnv, Managed, MatcherRule, OwnFiles, Place, PlaceFiles, Profile,
+    DEFAULT_TIMEOUT,
+};
 use crate::event::CommandEvent;
 
 /// Gemini CLI.
@@ -39,7 +43,7 @@ pub(super) static PROFILE: Profile = Profile {
     }),
     owns_file: |at| at.has(".gemini"),
     // A regex for tool events, an exact string for the others.
-    matcher_rule: (MatcherRule::Gemini, MatcherRule::Gemini),
+    matcher_rule: (MatcherRule::RegexOnTools, MatcherRule::RegexOnTools),
     timeout_unit: 0.001,
     timeout_unit_by_value: None,
     default_timeout: DEFAULT_TIMEOUT,
@@ -120,4 +124,31 @@ pub(super) static PROFILE: Profile = Profile {
     top_level_decision: true,
     claude_form_for_claude_names: false,
     status_line: None,
+    failure_denies_on: &[],
+    runs_the_tool_anyway: Some((
+        "Gemini CLI runs the tool when this hook exits 2 with nothing on stderr or answers `permissionDecision: deny` or `ask`",
+        &[HookAnswer::Exit2, HookAnswer::Deny, HookAnswer::Ask],
+    )),
+    other_places: &[],
+    http_refused: None,
+    unsupported_events: &[
+        (
+            "BeforeModel",
+            "Gemini CLI's model-request event; this runner does not see model requests",
+        ),
+        (
+            "AfterModel",
+            "Gemini CLI's model-response event; this runner does not see model responses",
+        ),
+        (
+            "BeforeToolSelection",
+            "Gemini CLI's tool-selection event; this runner does not filter tools per request",
+        ),
+    ],
+    own_files: &[OwnFiles {
+        provider: "gemini-cli extensions",
+        priority: 48,
+        find: extensions::find,
+        folder_hooks: None,
+    }],
 };

@@ -35,7 +35,7 @@ pub(super) static PROFILE: Profile = Profile {
     managed: None,
     // It reads no hooks files.
     owns_file: |_| false,
-    matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
+    matcher_rule: (MatcherRule::Common, MatcherRule::Common),
     timeout_unit: 1.0,
     timeout_unit_by_value: None,
     default_timeout: DEFAULT_TIMEOUT,
@@ -125,6 +125,12 @@ pub(super) static PROFILE: Profile = Profile {
     top_level_decision: false,
     claude_form_for_claude_names: false,
     status_line: None,
+    failure_denies_on: &[],
+    runs_the_tool_anyway: None,
+    other_places: &[],
+    http_refused: None,
+    unsupported_events: &[],
+    own_files: &[],
 };
 
 /// The extension `install` writes (`agent-hooks.ts`) with agent-hooks' `version`: it sends

@@ -141,7 +141,7 @@ impl Request<'_> {
 
     /// A request out of a frame's body, borrowing it.
     pub(crate) fn decode(body: &[u8]) -> io::Result<Asked<'_>> {
-        let mut at = Cursor { body, at: 0 };
+        let mut at = Reader { body, at: 0 };
         let stdin = at.take(1)?[0] != 0;
         let memory = u64::from_le_bytes(at.array()?);
         let program = at.bytes()?;
@@ -196,7 +196,7 @@ impl Answer {
 
     /// An answer out of a frame's body.
     pub(crate) fn decode(body: &[u8]) -> io::Result<Self> {
-        let mut at = Cursor { body, at: 0 };
+        let mut at = Reader { body, at: 0 };
         let answer = match at.take(1)?[0] {
             b'S' => Answer::Started(i32::from_le_bytes(at.array()?)),
             b'F' => Answer::Failed(i32::from_le_bytes(at.array()?)),
@@ -245,12 +245,13 @@ fn bad(what: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, what)
 }
 
-struct Cursor<'a> {
+/// A frame's body read from its start: `at` is the first byte not yet taken.
+struct Reader<'a> {
     body: &'a [u8],
     at: usize,
 }
 
-impl<'a> Cursor<'a> {
+impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> io::Result<&'a [u8]> {
         let end = self.at.checked_add(n).filter(|&end| end <= self.body.len());
         let end = end.ok_or_else(|| bad("a frame cut short".into()))?;

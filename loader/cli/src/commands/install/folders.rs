@@ -1,6 +1,6 @@
-//! The folders `install` makes for a file it owns whole (pi's `.pi/agent/extensions/`, say),
-//! which `uninstall` removes again when they are empty, so that an agent's folders are left
-//! as they were.
+//! The folders `install` makes for a file it owns whole (an extensions folder under the
+//! agent's own folder, say), which `uninstall` removes again when they are empty, so that an
+//! agent's folders are left as they were.
 
 use std::{
     fs,

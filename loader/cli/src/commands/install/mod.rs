@@ -15,7 +15,7 @@ use agent_hooks::{command_hook::shell_quote, discover::TrustStore, DiscoveryOpti
 
 use crate::{
     entries::{
-        config_file, copilot_take_over, entry, has_entry, json_text::JsonTextError, load_records,
+        config_file, entry, folder_take_over, has_entry, json_text::JsonTextError, load_records,
         lock, needed, needed_at, plan, project, read, records_file, relative_file, save_records,
         stable, status_line, sync, take_out, take_over, take_over::TakeOver, wired, write,
         InstallError, Record,
@@ -185,7 +185,15 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
     }
     let http = if args.http {
         if !agent.profile().http_entries {
-            return Err(InstallError::NoHttp(agent.title()).into());
+            let profiles = Agent::ALL.map(Agent::profile);
+            let with_http = profiles.iter().filter(|p| p.http_entries);
+            let titles: Vec<&str> = with_http.map(|p| p.title).collect();
+            let refused: String = profiles
+                .iter()
+                .filter_map(|p| p.http_refused)
+                .map(|why| format!("{why}; "))
+                .collect();
+            return Err(InstallError::NoHttp(agent.title(), titles.join(", "), refused).into());
         }
         if args.project {
             return Err(InstallError::HttpInProject.into());
@@ -240,9 +248,9 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
             };
             let dir = path.parent().unwrap_or(Path::new("."));
             if by_event {
-                copilot_take_over::plan_where(dir, &|p| is_event_file(agent, p), &copy_of)?
+                folder_take_over::plan_where(dir, &|p| is_event_file(agent, p), &copy_of)?
             } else {
-                copilot_take_over::plan(dir, &path, &copy_of)?
+                folder_take_over::plan(dir, &path, &copy_of)?
             }
         } else {
             Vec::new()
@@ -283,14 +291,14 @@ pub fn install(common: &Common, args: &InstallArgs) -> Outcome {
         if !record.moved.is_empty() {
             // The copies first, then the record, then the agent's folder, so that a crash
             // between two of them leaves what `uninstall` undoes.
-            copilot_take_over::write_copies(&record.moved)?;
+            folder_take_over::write_copies(&record.moved)?;
             let file = records_file(common)?;
             let mut records = load_records(&file);
             records.retain(|r| r.path != path);
             records.push(record.clone());
             save_records(&file, &records)?;
         }
-        copilot_take_over::remove_originals(&record.moved)?;
+        folder_take_over::remove_originals(&record.moved)?;
         for file in std::iter::once(&path).chain(&also) {
             write(file, &text)?;
             if by_event {
@@ -794,11 +802,11 @@ fn undo_take_over(
     Ok(restored)
 }
 
-/// Uninstalls a take-over of Copilot CLI's hooks files: agent-hooks' own file removed (when
-/// it is as written, or gone), the moved files written back as they were. Refused, nothing
-/// changed, when agent-hooks' file was edited or a moved file's place holds another file
-/// (unless `force`: what stands there is kept beside the copy).
-fn undo_copilot_take_over(record: &Record, force: bool) -> Result<(), InstallError> {
+/// Uninstalls a take-over of the hooks files of an agent's folder: agent-hooks' own file
+/// removed (when it is as written, or gone), the moved files written back as they were.
+/// Refused, nothing changed, when agent-hooks' file was edited or a moved file's place holds
+/// another file (unless `force`: what stands there is kept beside the copy).
+fn undo_folder_take_over(record: &Record, force: bool) -> Result<(), InstallError> {
     let own = read(&record.path)?;
     if own.is_some() && own != record.owned {
         return Err(InstallError::Changed(record.path.clone()));
@@ -809,10 +817,10 @@ fn undo_copilot_take_over(record: &Record, force: bool) -> Result<(), InstallErr
             return Err(InstallError::Changed(file.clone()));
         }
     }
-    // agent-hooks' own files may stand where moved ones were (Cline's `PreToolUse`): those
-    // places are agent-hooks' to give back.
+    // agent-hooks' own files may stand where moved ones were (files named after events):
+    // those places are agent-hooks' to give back.
     let ours = |p: &PathBuf| *p == record.path || record.also.contains(p);
-    let mut taken = copilot_take_over::taken_places(&record.moved)?;
+    let mut taken = folder_take_over::taken_places(&record.moved)?;
     taken.retain(|p| !ours(p));
     if !taken.is_empty() {
         if !force {
@@ -846,7 +854,7 @@ fn undo_copilot_take_over(record: &Record, force: bool) -> Result<(), InstallErr
             })?,
         }
     }
-    copilot_take_over::put_back(&record.moved)?;
+    folder_take_over::put_back(&record.moved)?;
     folders::remove_empty(&record.folders);
     Ok(())
 }
@@ -890,7 +898,7 @@ fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
     };
     let record = records.remove(index);
     if !record.moved.is_empty() {
-        undo_copilot_take_over(&record, args.force)?;
+        undo_folder_take_over(&record, args.force)?;
         save_records(&file, &records)?;
         outln!(
             "{} no longer runs agent-hooks, and runs its own hooks files again: {}",

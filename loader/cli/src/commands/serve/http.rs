@@ -1,5 +1,5 @@
-//! The resident process's HTTP side, for agents whose hooks can POST their events (Claude
-//! Code's `type: "http"` hooks): a small HTTP/1.1 server on 127.0.0.1, written by hand
+//! The resident process's HTTP side, for agents whose hooks can POST their events (`type:
+//! "http"` hooks, where the profile says `http_entries`): a small HTTP/1.1 server on 127.0.0.1, written by hand
 //! because it needs one route, `Content-Length` bodies and strict bounds, no more.
 //!
 //! Only the user can drive it: every request must carry the per-user secret (in

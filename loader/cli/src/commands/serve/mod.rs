@@ -15,8 +15,8 @@
 //!   checked per request instead.
 //! - Connections are served on threads kept between them (`Workers`), one per connection
 //!   served at once.
-//! - A client may keep its connection for its next requests ([`Header::keep`], as pi's
-//!   extension does): they are served in turn on the connection's thread, each answer
+//! - A client may keep its connection for its next requests ([`Header::keep`], as an
+//!   extension of agent-hooks' inside an agent does): they are served in turn on the connection's thread, each answer
 //!   marked `keep`, until the client closes it, a request goes wrong (answered, then
 //!   closed), or this process gives way or ends (an idle kept connection is closed within
 //!   [`KEPT_TICK`], so that it does not hold the process's end).
@@ -831,20 +831,16 @@ fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
         config.join("plugins.toml"),
         header.cwd.join(".agent-hooks/hooks"),
     ];
-    // Claude Code's files (read by a reader of their own, not named by its profile's places).
-    for base in [&header.home, &header.cwd] {
-        for relative in [
-            ".claude",
-            ".claude/settings.json",
-            ".claude/settings.local.json",
-            ".claude/hooks/pre",
-            ".claude/hooks/post",
-        ] {
-            places.push(base.join(relative));
+    // What else each agent's profile has watched (its own folder, files it reads).
+    for agent in Agent::ALL {
+        for base in [&header.home, &header.cwd] {
+            for relative in agent.profile().other_places {
+                places.push(base.join(relative));
+            }
         }
     }
-    // Every other agent's hooks files where its profile says they are, so that one made
-    // during a session is seen.
+    // Every agent's hooks files where its profile says they are, so that one made during a
+    // session is seen.
     for agent in Agent::ALL {
         for place in agent.profile().places {
             let base = if place.project {
@@ -858,6 +854,9 @@ fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
                 }
                 PlaceFiles::Folder(folder, _) | PlaceFiles::EventFiles(folder, _, _) => {
                     places.push(base.join(folder))
+                }
+                PlaceFiles::Scripts(folder) => {
+                    places.extend(["pre", "post"].map(|sub| base.join(folder).join(sub)));
                 }
             }
         }

@@ -1,6 +1,7 @@
-//! The UI exchange of one call, as the resident process and a client with a UI (pi's
-//! extension) say it to each other: the frames of each direction, their bounds, and how an
-//! answer is read. No I/O here ([`super::ui_channel`] carries the frames).
+//! The UI exchange of one call, as the resident process and a client with a UI (an extension
+//! of agent-hooks' inside an agent that can ask its user) say it to each other: the frames of
+//! each direction, their bounds, and how an answer is read. No I/O here
+//! ([`super::ui_channel`] carries the frames).
 //!
 //! A client that has a UI says so in its header (`ui`) and gives its payload's `length`, so
 //! that it can keep its side of the connection open after the payload. While the event runs,
@@ -221,7 +222,7 @@ mod tests {
     fn an_answer_line_is_told_apart_from_a_request_s_header() {
         assert!(is_answer_line(b"{\"id\": 1, \"answer\": true}\n"));
         assert!(is_answer_line(b"{\"id\": 2, \"answer\": null}\n"));
-        assert!(!is_answer_line(b"{\"v\": 1, \"agent\": \"pi\"}\n"));
+        assert!(!is_answer_line(b"{\"v\": 1, \"agent\": \"NAME\"}\n"));
         assert!(!is_answer_line(b"{\"id\": 1}\n"));
         assert!(!is_answer_line(b"not json\n"));
     }

@@ -128,7 +128,7 @@ fn folders_of(place: &Path) -> Vec<PathBuf> {
 /// Whether a change at `path` can change what is found at `places`: the place itself, a
 /// file right inside a place that is a hooks folder (`hooks/`, `pre/`, `post/`), or a
 /// folder above a place (made, removed, renamed). Other files in a folder that is a place
-/// (Claude Code's own files in `~/.claude`) are not hooks.
+/// (an agent's own files in its folder, `~/.<agent>/history.jsonl`) are not hooks.
 fn touches(places: &[PathBuf], path: &Path) -> bool {
     places.iter().any(|place| {
         let hooks_folder = place
@@ -147,18 +147,18 @@ mod tests {
     #[test]
     fn a_change_touches_the_place_its_folder_holds_or_a_folder_above_it() {
         let places = vec![
-            PathBuf::from("/h/.claude"),
-            PathBuf::from("/h/.claude/settings.json"),
+            PathBuf::from("/h/.agent"),
+            PathBuf::from("/h/.agent/settings.json"),
             PathBuf::from("/h/.config/agent-hooks/hooks"),
         ];
-        assert!(touches(&places, Path::new("/h/.claude/settings.json")));
+        assert!(touches(&places, Path::new("/h/.agent/settings.json")));
         assert!(touches(
             &places,
             Path::new("/h/.config/agent-hooks/hooks/g.json")
         ));
-        assert!(touches(&places, Path::new("/h/.claude")));
-        assert!(!touches(&places, Path::new("/h/.claude/projects")));
-        assert!(!touches(&places, Path::new("/h/.claude/history.jsonl")));
+        assert!(touches(&places, Path::new("/h/.agent")));
+        assert!(!touches(&places, Path::new("/h/.agent/projects")));
+        assert!(!touches(&places, Path::new("/h/.agent/history.jsonl")));
         assert!(!touches(&places, Path::new("/h/notes.txt")));
         assert!(!touches(
             &places,

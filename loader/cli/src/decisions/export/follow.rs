@@ -236,7 +236,7 @@ mod tests {
     /// A records line for `event`, sealed as writers seal them.
     fn line(event: &str) -> String {
         chain::sealed(
-            &serde_json::json!({"time": "2026-12-06T10:00:00.000Z", "agent": "claude",
+            &serde_json::json!({"time": "2026-12-06T10:00:00.000Z", "agent": "NAME",
                 "event": event, "decision": "none", "code": 0, "answered_by": "relay",
                 "prev": ""})
             .to_string(),

@@ -3,17 +3,60 @@
 //! `hooks/hooks.json`, `/etc/claude-code/managed-settings.json`. Its hooks reference is the
 //! form every other agent's is read against.
 
+mod plugins;
+
 use std::path::Path;
 
-use crate::agent::{HookEnv, Managed, MatcherRule, Profile, DEFAULT_TIMEOUT};
+use crate::agent::{
+    FoundFiles, HookAnswer, HookEnv, Managed, MatcherRule, OwnFiles, Place, PlaceFiles, Profile,
+    DEFAULT_TIMEOUT,
+};
 use crate::event::CommandEvent;
+
+/// The provider of the hooks of Claude Code's plugins.
+const PLUGINS: &str = "claude plugins";
+
+/// The hooks files of the plugins of the user whose home is `home`.
+fn plugin_hooks(home: &Path, _cwd: &Path) -> FoundFiles {
+    plugins::find(home, PLUGINS)
+}
 
 /// Claude Code.
 pub(super) static PROFILE: Profile = Profile {
     name: "claude-code",
     title: "Claude Code",
     hook_name: Some("claude"),
-    places: &[],
+    // Its settings (the user's, the project's and the local ones: a key each, all run, as it
+    // merges their hooks), then the scripts of its `hooks/pre` and `hooks/post`.
+    places: &[
+        Place {
+            provider: "claude (user)",
+            priority: 80,
+            project: false,
+            files: PlaceFiles::Files(&[(".claude/settings.json", true)]),
+        },
+        Place {
+            provider: "claude (user)",
+            priority: 80,
+            project: false,
+            files: PlaceFiles::Scripts(".claude/hooks"),
+        },
+        Place {
+            provider: "claude (project)",
+            priority: 70,
+            project: true,
+            files: PlaceFiles::Files(&[
+                (".claude/settings.json", true),
+                (".claude/settings.local.json", true),
+            ]),
+        },
+        Place {
+            provider: "claude (project)",
+            priority: 70,
+            project: true,
+            files: PlaceFiles::Scripts(".claude/hooks"),
+        },
+    ],
     managed: Some(Managed {
         provider: "claude-code (managed)",
         priority: 190,
@@ -23,7 +66,7 @@ pub(super) static PROFILE: Profile = Profile {
         ],
     }),
     owns_file: |at| at.has(".claude") || plugin_root(at.path).is_some(),
-    matcher_rule: (MatcherRule::Claude, MatcherRule::Claude),
+    matcher_rule: (MatcherRule::Common, MatcherRule::Common),
     timeout_unit: 1.0,
     timeout_unit_by_value: None,
     default_timeout: DEFAULT_TIMEOUT,
@@ -118,6 +161,20 @@ pub(super) static PROFILE: Profile = Profile {
     top_level_decision: false,
     claude_form_for_claude_names: false,
     status_line: Some("statusLine"),
+    failure_denies_on: &[],
+    runs_the_tool_anyway: Some((
+        "Claude Code runs the tool when this hook answers `continue: false` or `decision: deny`",
+        &[HookAnswer::Continue, HookAnswer::Deny],
+    )),
+    other_places: &[".claude", ".claude/settings.local.json"],
+    http_refused: None,
+    unsupported_events: &[],
+    own_files: &[OwnFiles {
+        provider: PLUGINS,
+        priority: 75,
+        find: plugin_hooks,
+        folder_hooks: Some(plugins::folder_hooks),
+    }],
 };
 
 /// The root of the Claude Code plugin a hooks file belongs to: `<root>/hooks/hooks.json`
@@ -132,4 +189,31 @@ pub fn plugin_root(hooks_file: &Path) -> Option<&Path> {
         .join("plugin.json")
         .is_file()
         .then_some(root)
+}
+
+/// The settings file whose `disableAllHooks: true` turns Claude Code's own hooks off, if one
+/// does: the most specific file that sets the key decides (local, then project, then user
+/// settings), as Claude Code merges its settings. Managed hooks are not Claude Code's user's
+/// to turn off (managed policy has its own `disableAllHooks`). A file that cannot be read or
+/// parsed decides nothing; its hooks' own reading reports it.
+pub(super) fn hooks_turned_off(cwd: &Path, home: Option<&Path>) -> Option<std::path::PathBuf> {
+    use crate::file::{read_checked, Limit, StrictModes};
+    let mut files = vec![
+        cwd.join(".claude/settings.local.json"),
+        cwd.join(".claude/settings.json"),
+    ];
+    files.extend(home.map(|h| h.join(".claude/settings.json")));
+    let mut modes = StrictModes::new(home);
+    for file in files {
+        let Ok(read) = read_checked(&file, Limit::HooksFile, &mut modes) else {
+            continue;
+        };
+        let value = serde_json::from_slice::<serde_json::Value>(&read.bytes).ok();
+        match value.as_ref().and_then(|v| v.get("disableAllHooks")) {
+            Some(serde_json::Value::Bool(true)) => return Some(file),
+            Some(serde_json::Value::Bool(false)) => return None,
+            _ => {}
+        }
+    }
+    None
 }

@@ -1,5 +1,5 @@
-//! Gemini CLI's extensions, as Gemini CLI 0.61.0 reads them (its record of trusted project
-//! hooks is in its room, `agents::gemini_cli`).
+//! Gemini CLI's extensions, as Gemini CLI 0.61.0 reads them: the procedure of its provider
+//! (`own_files` in its profile).
 //!
 //! Extensions: each folder of `~/.gemini/extensions/` with a `gemini-extension.json`
 //! giving `name` and `version` is an extension; its hooks are the `hooks` object of its
@@ -7,114 +7,88 @@
 //! folder) turns it off for the project: its `overrides` are folder rules (`/path/` that
 //! folder, `/path/*` and below it, `!` before either turns it off), the last that matches
 //! the project wins; and unless the user's settings refuse it (`security.allowedExtensions`,
-//! patterns its install source must match; `security.blockGitExtensions`). A linked extension (`.gemini-extension-install.json` with `"type":
-//! "link"`) lives where it points. Extension hooks are the user's: they need no trust.
+//! patterns its install source must match; `security.blockGitExtensions`). A linked
+//! extension (`.gemini-extension-install.json` with `"type": "link"`) lives where it points.
+//! Extension hooks are the user's: they need no trust.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
-use crate::agents::{gemini_cli::read_json, Agent};
+use super::{hooks_turned_off, read_json};
+use crate::agent::FoundFiles;
 
-/// The hooks of the Gemini CLI extensions a user installed and has on for the project.
-pub struct GeminiExtensionHooks;
-
-impl DiscoveryProvider for GeminiExtensionHooks {
-    fn agent(&self) -> Option<Agent> {
-        Some(Agent::Gemini)
+/// The hooks files of the Gemini CLI extensions a user installed (under `home`) and has on
+/// for the project `cwd`: each named `gemini extension <name>: <file>`, from the source
+/// `gemini-cli extension <name>`.
+pub(super) fn find(home: &Path, cwd: &Path) -> FoundFiles {
+    let folder = home.join(".gemini/extensions");
+    let mut found = FoundFiles::default();
+    let settings = read_json(&home.join(".gemini/settings.json"), home);
+    if settings.as_ref().is_some_and(hooks_turned_off) {
+        return found;
     }
-
-    fn level(&self) -> Option<Level> {
-        Some(Level::User)
-    }
-
-    fn name(&self) -> &str {
-        "gemini-cli extensions"
-    }
-
-    fn priority(&self) -> i32 {
-        48
-    }
-
-    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
-        let Some(home) = &ctx.home else {
-            return Ok(Found::default());
+    let enablement = read_json(&folder.join("extension-enablement.json"), home);
+    let project = format!(
+        "{}/",
+        std::fs::canonicalize(cwd)
+            .unwrap_or_else(|_| cwd.to_path_buf())
+            .to_string_lossy()
+            .trim_end_matches('/')
+    );
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    dirs.sort();
+    for dir in dirs.into_iter().filter(|d| d.is_dir()) {
+        let Some(manifest) = read_json(&dir.join("gemini-extension.json"), home) else {
+            // Only worth a word when it would have had hooks.
+            if !dir.join("hooks/hooks.json").is_file() {
+                continue;
+            }
+            found.warnings.push(format!(
+                "{} has no readable gemini-extension.json; Gemini CLI skips it, and so do its hooks here",
+                dir.display()
+            ));
+            continue;
         };
-        let folder = home.join(".gemini/extensions");
-        let mut found = Found::default();
-        let settings = read_json(&home.join(".gemini/settings.json"), home);
-        if settings
+        let (Some(name), Some(_)) = (
+            manifest.get("name").and_then(Value::as_str),
+            manifest.get("version"),
+        ) else {
+            found.warnings.push(format!(
+                "{}/gemini-extension.json lacks `name` or `version`; Gemini CLI skips the extension, and so do its hooks here",
+                dir.display()
+            ));
+            continue;
+        };
+        if !enabled(enablement.as_ref(), name, &project) {
+            continue;
+        }
+        let install = read_json(&dir.join(".gemini-extension-install.json"), home);
+        if let Some(refusal) = refused_by_settings(settings.as_ref(), install.as_ref()) {
+            found.warnings.push(format!(
+                "Gemini CLI extension {name} ({}) is not loaded: {refusal}; nor are its hooks here",
+                dir.display()
+            ));
+            continue;
+        }
+        let linked = install
             .as_ref()
-            .is_some_and(crate::agents::gemini_cli::hooks_turned_off)
-        {
-            return Ok(found);
+            .filter(|i| i.get("type").and_then(Value::as_str) == Some("link"))
+            .and_then(|i| i.get("source").and_then(Value::as_str))
+            .map(PathBuf::from);
+        let root = linked.unwrap_or_else(|| dir.clone());
+        let file = root.join("hooks/hooks.json");
+        if file.is_file() {
+            found.files.push((
+                format!("gemini extension {name}: {}", file.display()),
+                format!("gemini-cli extension {name}"),
+                file,
+            ));
         }
-        let enablement = read_json(&folder.join("extension-enablement.json"), home);
-        let project = format!(
-            "{}/",
-            std::fs::canonicalize(&ctx.cwd)
-                .unwrap_or_else(|_| ctx.cwd.clone())
-                .to_string_lossy()
-                .trim_end_matches('/')
-        );
-        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&folder)
-            .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
-            .unwrap_or_default();
-        dirs.sort();
-        for dir in dirs.into_iter().filter(|d| d.is_dir()) {
-            let Some(manifest) = read_json(&dir.join("gemini-extension.json"), home) else {
-                // Only worth a word when it would have had hooks.
-                if !dir.join("hooks/hooks.json").is_file() {
-                    continue;
-                }
-                found.warnings.push(format!(
-                    "{} has no readable gemini-extension.json; Gemini CLI skips it, and so do its hooks here",
-                    dir.display()
-                ));
-                continue;
-            };
-            let (Some(name), Some(_)) = (
-                manifest.get("name").and_then(Value::as_str),
-                manifest.get("version"),
-            ) else {
-                found.warnings.push(format!(
-                    "{}/gemini-extension.json lacks `name` or `version`; Gemini CLI skips the extension, and so do its hooks here",
-                    dir.display()
-                ));
-                continue;
-            };
-            if !enabled(enablement.as_ref(), name, &project) {
-                continue;
-            }
-            let install = read_json(&dir.join(".gemini-extension-install.json"), home);
-            if let Some(refusal) = refused_by_settings(settings.as_ref(), install.as_ref()) {
-                found.warnings.push(format!(
-                    "Gemini CLI extension {name} ({}) is not loaded: {refusal}; nor are its hooks here",
-                    dir.display()
-                ));
-                continue;
-            }
-            let linked = install
-                .as_ref()
-                .filter(|i| i.get("type").and_then(Value::as_str) == Some("link"))
-                .and_then(|i| i.get("source").and_then(Value::as_str))
-                .map(PathBuf::from);
-            let root = linked.unwrap_or_else(|| dir.clone());
-            let file = root.join("hooks/hooks.json");
-            if file.is_file() {
-                found.entries.push(HookEntry {
-                    name: format!("gemini extension {name}: {}", file.display()),
-                    path: file,
-                    kind: EntryKind::HooksFile,
-                    tool: None,
-                    level: Level::User,
-                    source: format!("gemini-cli extension {name}"),
-                });
-            }
-        }
-        Ok(found)
     }
+    found
 }
 
 /// Why the user's settings keep Gemini CLI from loading an extension installed as

@@ -1,7 +1,7 @@
-//! `install --agent copilot --take-over`: Copilot CLI's own hooks are whole files in a
-//! folder (`.github/hooks/*.json` of a project, `~/.copilot/hooks/*.json` of the user), so a
+//! `install --take-over` for an agent whose own hooks are whole files in a folder (its
+//! profile's places of a folder of `*.json` files, or of files named after its events): a
 //! take-over moves those files, byte for byte, into the copy that agent-hooks runs (see
-//! [`crate::taken_over`]: read in Copilot CLI's form, as the folder's path says), and the
+//! [`crate::taken_over`]: read in the agent's form, as the folder's path says), and the
 //! folder keeps only agent-hooks' own file. `uninstall` writes each file back as it was,
 //! with its mode; a file the user changed in the copy since is kept beside it.
 
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{read, write, InstallError};
 
-/// One of Copilot CLI's hooks files that a take-over moved.
+/// One of an agent's hooks files that a take-over moved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MovedFile {
     /// Where it was (and goes back to).
@@ -40,8 +40,8 @@ pub fn plan(
     plan_where(folder, &json, copy_of)
 }
 
-/// [`plan`] for the files of `folder` that `hooks` takes as the agent's hooks files (Cline's
-/// files named after its events), agent-hooks' own included when it is among them.
+/// [`plan`] for the files of `folder` that `hooks` takes as the agent's hooks files (files
+/// named after its events), agent-hooks' own included when it is among them.
 pub fn plan_where(
     folder: &Path,
     hooks: &dyn Fn(&Path) -> bool,
@@ -71,7 +71,7 @@ pub fn plan_where(
         })?;
         if meta.file_type().is_symlink() {
             eprintln!(
-                "agent-hooks: {} is a symbolic link: left where it is (Copilot CLI keeps running it)",
+                "agent-hooks: {} is a symbolic link: left where it is (the agent keeps running it)",
                 from.display()
             );
             continue;
@@ -100,7 +100,7 @@ pub fn write_copies(moved: &[MovedFile]) -> Result<(), InstallError> {
     Ok(())
 }
 
-/// Removes the moved files from Copilot CLI's folder.
+/// Removes the moved files from the agent's folder.
 pub fn remove_originals(moved: &[MovedFile]) -> Result<(), InstallError> {
     for file in moved {
         fs::remove_file(&file.from).map_err(|error| InstallError::Io {
@@ -111,7 +111,7 @@ pub fn remove_originals(moved: &[MovedFile]) -> Result<(), InstallError> {
     Ok(())
 }
 
-/// The moved files whose place in Copilot CLI's folder is taken again (by a file that is
+/// The moved files whose place in the agent's folder is taken again (by a file that is
 /// not what was moved), which `uninstall` does not overwrite unless forced.
 pub fn taken_places(moved: &[MovedFile]) -> Result<Vec<PathBuf>, InstallError> {
     let mut taken = Vec::new();

@@ -1,71 +1,35 @@
 //! The hooks of the Claude Code plugins a user installed (`~/.claude/plugins/`), read in
-//! Claude Code's dialect.
+//! Claude Code's dialect: the procedure of its provider (`own_files` in its profile).
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{scan::Found, DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level};
-use crate::agents::Agent;
+use crate::agent::FoundFiles;
 
-fn hooks_file(name: String, path: PathBuf, level: Level, source: &str) -> HookEntry {
-    HookEntry {
-        name,
-        path,
-        kind: EntryKind::HooksFile,
-        tool: None,
-        level,
-        source: source.to_owned(),
-    }
-}
-
-/// The hooks of the Claude Code plugins a user installed: each `hooks/hooks.json` of the
-/// install paths in `~/.claude/plugins/installed_plugins.json` (or, without that file, of
-/// the newest version of each plugin in `~/.claude/plugins/cache/<marketplace>/<plugin>/`),
-/// leaving out plugins `~/.claude/settings.json` disables in `enabledPlugins`. Their hooks
-/// get `CLAUDE_PLUGIN_ROOT`.
-pub struct ClaudePluginHooks;
-
-impl DiscoveryProvider for ClaudePluginHooks {
-    fn agent(&self) -> Option<Agent> {
-        Some(Agent::ClaudeCode)
-    }
-
-    fn level(&self) -> Option<Level> {
-        Some(Level::User)
-    }
-
-    fn name(&self) -> &str {
-        "claude plugins"
-    }
-
-    fn priority(&self) -> i32 {
-        75
-    }
-
-    fn discover(&self, ctx: &DiscoveryContext) -> Result<Found, String> {
-        let Some(home) = &ctx.home else {
-            return Ok(Found::default());
-        };
-        let plugins = home.join(".claude/plugins");
-        let disabled = disabled_plugins(&home.join(".claude/settings.json"));
-        let mut found = Found::default();
-        for (id, root) in installed(&plugins) {
-            if disabled.contains(&id) {
-                continue;
-            }
-            let file = root.join("hooks/hooks.json");
-            if file.is_file() {
-                found.entries.push(hooks_file(
-                    format!("{id}/hooks/hooks.json"),
-                    file,
-                    Level::User,
-                    self.name(),
-                ));
-            }
+/// The hooks of the Claude Code plugins a user installed (under `home`): each
+/// `hooks/hooks.json` of the install paths in `~/.claude/plugins/installed_plugins.json`
+/// (or, without that file, of the newest version of each plugin in
+/// `~/.claude/plugins/cache/<marketplace>/<plugin>/`), leaving out plugins
+/// `~/.claude/settings.json` disables in `enabledPlugins`; each named
+/// `<plugin@marketplace>/hooks/hooks.json`, from the source `source`. Their hooks get
+/// `CLAUDE_PLUGIN_ROOT`.
+pub(super) fn find(home: &Path, source: &str) -> FoundFiles {
+    let plugins = home.join(".claude/plugins");
+    let disabled = disabled_plugins(&home.join(".claude/settings.json"));
+    let mut found = FoundFiles::default();
+    for (id, root) in installed(&plugins) {
+        if disabled.contains(&id) {
+            continue;
         }
-        Ok(found)
+        let file = root.join("hooks/hooks.json");
+        if file.is_file() {
+            found
+                .files
+                .push((format!("{id}/hooks/hooks.json"), source.to_owned(), file));
+        }
     }
+    found
 }
 
 /// `(plugin@marketplace, install path)` of each installed plugin, in a stable order.
@@ -143,9 +107,9 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// The hooks file of a Claude Code plugin folder given with `--hook` (a folder with
+/// The hooks file of a plugin folder given with `--hook` (a folder with
 /// `.claude-plugin/plugin.json`), if it has one.
-pub fn plugin_folder_hooks(dir: &Path) -> Option<PathBuf> {
+pub(super) fn folder_hooks(dir: &Path) -> Option<PathBuf> {
     let file = dir.join("hooks/hooks.json");
     (dir.join(".claude-plugin/plugin.json").is_file() && file.is_file()).then_some(file)
 }

@@ -44,14 +44,26 @@ fn parse(args: &[String]) -> Option<(String, Option<String>, Vec<String>)> {
     Some((agent?, event, with))
 }
 
-/// The exit of a problem that blocks nothing, as the agent's own hooks fail: 1, but 0 under
-/// Copilot CLI, which denies the tool for any other exit of a `preToolUse` hook.
+/// The agents (by `--agent` name) whose hooks fail open with exit 0, as their profiles'
+/// `fail_open_exit` say: the relay does not link the library, so it keeps them here, and a
+/// test holds this list to the profiles. Copilot CLI denies the tool on any other exit of a
+/// `preToolUse` hook, Factory Droid shows the stderr of an exit 1 to the model, and Cline
+/// reads no exit code.
+const FAIL_OPEN_WITH_0: [&str; 3] = ["copilot", "droid", "cline"];
+
+/// The exit of a problem that blocks nothing, as the agent's own hooks fail: 1, or 0 under
+/// the agents of [`FAIL_OPEN_WITH_0`].
 fn open_failure(args: &[String]) -> ExitCode {
-    let copilot = args.iter().enumerate().any(|(i, a)| {
-        a == "--agent=copilot"
-            || (a == "--agent" && args.get(i + 1).is_some_and(|n| n == "copilot"))
-    });
-    ExitCode::from(if copilot { 0 } else { 1 })
+    let agent = args
+        .iter()
+        .enumerate()
+        .find_map(|(i, a)| match a.strip_prefix("--agent") {
+            Some("") => args.get(i + 1).map(String::as_str),
+            Some(rest) => rest.strip_prefix('='),
+            None => None,
+        });
+    let zero = agent.is_some_and(|name| FAIL_OPEN_WITH_0.contains(&name));
+    ExitCode::from(if zero { 0 } else { 1 })
 }
 
 /// Runs `agent-hooks hook ARGS` with `payload` (and the rest of stdin) as its input.
@@ -125,5 +137,43 @@ fn main() -> ExitCode {
     match header.and_then(|h| relay::ask(&h, &payload, &program())) {
         Ok(reply) => reply.deliver(),
         Err(note) => in_full(&args, &payload, Some(note)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_hooks::agents::Agent;
+
+    use super::*;
+
+    #[test]
+    fn the_agents_that_fail_open_with_0_are_those_whose_profiles_say_so() {
+        let mut from_profiles: Vec<&str> = Agent::ALL
+            .into_iter()
+            .map(|a| a.profile())
+            .filter(|p| p.fail_open_exit == 0)
+            .filter_map(|p| p.hook_name)
+            .collect();
+        from_profiles.sort_unstable();
+        let mut here = FAIL_OPEN_WITH_0.to_vec();
+        here.sort_unstable();
+        assert_eq!(here, from_profiles);
+        for agent in Agent::ALL {
+            let profile = agent.profile();
+            let Some(name) = profile.hook_name else {
+                continue;
+            };
+            for args in [
+                vec!["--agent".to_owned(), name.to_owned()],
+                vec![
+                    format!("--agent={name}"),
+                    "--event".to_owned(),
+                    "x".to_owned(),
+                ],
+            ] {
+                let expected = ExitCode::from(profile.fail_open_exit);
+                assert_eq!(open_failure(&args), expected, "{args:?}");
+            }
+        }
     }
 }

@@ -88,11 +88,7 @@ fn workspace_build() -> &'static WorkspaceBuild {
             libraries: HashMap::new(),
             programs: HashMap::new(),
         };
-        let messages = cargo_messages(command, "the workspace");
-        if whole_suite() {
-            std::thread::spawn(build_the_rest);
-        }
-        for message in messages {
+        for message in cargo_messages(command, "the workspace") {
             if message["reason"] != "compiler-artifact" {
                 continue;
             }
@@ -111,44 +107,6 @@ fn workspace_build() -> &'static WorkspaceBuild {
         }
         built
     })
-}
-
-/// Whether this test binary runs all its tests: no name to filter by among its arguments.
-fn whole_suite() -> bool {
-    std::env::var_os(ALONE).is_none() && std::env::args().skip(1).all(|a| a.starts_with('-'))
-}
-
-/// What the rest of the suite builds (the compatibility matrix's plugins and hosts, the
-/// plugins against a stand-in interface, the `panic = "abort"` plugin), built one after
-/// another in the background once the workspace is, when the whole suite runs. Each is
-/// built once, by whichever asks first: a test that needs one before this gets to it builds
-/// it itself, and a test that needs one this is building waits for it. Without this, the
-/// tests of the matrix, which come one after another, each wait for their own build on
-/// cargo's lock while the other tests could have run.
-fn build_the_rest() {
-    // First the build that also builds the dependencies these workspaces share.
-    panic_abort_plugin();
-    for row in ["1.0.0", "1.1.0", "next-minor"] {
-        matrix_plugin(row);
-    }
-    for feature in ["field-added", "field-type", "method-appended"] {
-        releases::layout_break_plugin(feature);
-    }
-    host_1_0_0();
-    for sample in [
-        "block-dangerous",
-        "redact-secrets",
-        "filter-context",
-        "handoff",
-        "session-status",
-        "todo-renderer",
-    ] {
-        releases::sample_1_0_0(sample);
-    }
-    releases::release_host("1.0.0");
-    for package in ["wrong-version", "newer-major", "layout-mismatch"] {
-        foreign_plugin(package);
-    }
 }
 
 /// The shared library among the files of a `compiler-artifact` message.

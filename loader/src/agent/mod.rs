@@ -7,7 +7,7 @@ mod profile;
 
 pub use profile::{
     FileFolders, FoundFiles, HookAnswer, HookEnv, Managed, MatcherRule, OwnFiles, Place,
-    PlaceFiles, Profile, DEFAULT_TIMEOUT,
+    PlaceFiles, Profile, DEFAULT_TIMEOUT, SCRIPT_FOLDERS,
 };
 
 use crate::event::CommandEvent;

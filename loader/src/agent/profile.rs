@@ -96,9 +96,16 @@ pub enum PlaceFiles {
     /// (the agent's own folder) is set, its value's `hooks` folder instead.
     EventFiles(&'static str, Option<&'static str>, fn(&str) -> bool),
     /// The scripts of this folder's `pre/` and `post/` (run before and after a tool), keyed
-    /// by tool and file name like every hooks folder's scripts.
+    /// by tool and file name like every hooks folder's scripts ([`SCRIPT_FOLDERS`]).
     Scripts(&'static str),
 }
+
+/// The folders of scripts in a hooks folder, each with the event its scripts run on:
+/// `pre/` before a tool, `post/` after it.
+pub const SCRIPT_FOLDERS: [(&str, CommandEvent); 2] = [
+    ("pre", CommandEvent::PreToolUse),
+    ("post", CommandEvent::PostToolUse),
+];
 
 /// Hooks files of the user's that an agent finds by rules of its own (its extensions, its
 /// plugins): one discovery provider, which runs the agent's procedure.

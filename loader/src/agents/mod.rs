@@ -41,7 +41,7 @@ use serde_json::Value;
 
 pub use crate::agent::{
     Agent, FileFolders, FoundFiles, HookAnswer, HookEnv, Managed, MatcherRule, OwnFiles, Place,
-    PlaceFiles, Profile, Profiles, DEFAULT_TIMEOUT,
+    PlaceFiles, Profile, Profiles, DEFAULT_TIMEOUT, SCRIPT_FOLDERS,
 };
 pub use claude_code::plugin_root;
 #[doc(hidden)]

@@ -11,10 +11,7 @@ use super::{
     scan::{scan_scripts, Found},
     DiscoveryContext, DiscoveryProvider, EntryKind, HookEntry, Level,
 };
-use crate::{
-    agents::{Agent, OwnFiles, Place, PlaceFiles},
-    command_hook::CommandEvent,
-};
+use crate::agents::{Agent, OwnFiles, Place, PlaceFiles, SCRIPT_FOLDERS};
 
 /// One agent's hooks files of the user's that it finds by rules of its own (its extensions,
 /// its plugins: its profile's `own_files`), by the procedure of its room.
@@ -191,10 +188,7 @@ impl DiscoveryProvider for AgentPlace {
                 let Some((base, _)) = self.base(ctx) else {
                     return Ok(found);
                 };
-                for (folder, event) in [
-                    ("pre", CommandEvent::PreToolUse),
-                    ("post", CommandEvent::PostToolUse),
-                ] {
+                for (folder, event) in SCRIPT_FOLDERS {
                     let dir = base.join(relative).join(folder);
                     scan_scripts(&dir, event, self.level(), self.place.provider, &mut found);
                 }

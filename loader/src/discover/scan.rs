@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{EntryKind, HookEntry, Level};
-use crate::command_hook::CommandEvent;
+use crate::{agents::SCRIPT_FOLDERS, command_hook::CommandEvent};
 
 /// What a scan found.
 #[derive(Debug, Default)]
@@ -47,10 +47,9 @@ pub fn scan_hooks_folder(dir: &Path, level: Level, source: &str) -> Found {
     for path in paths.iter().cloned() {
         let name = file_name(&path);
         if path.is_dir() {
-            match name.as_str() {
-                "pre" => scan_scripts(&path, CommandEvent::PreToolUse, level, source, &mut found),
-                "post" => scan_scripts(&path, CommandEvent::PostToolUse, level, source, &mut found),
-                _ => found.warnings.push(format!(
+            match SCRIPT_FOLDERS.iter().find(|(folder, _)| *folder == name) {
+                Some((_, event)) => scan_scripts(&path, *event, level, source, &mut found),
+                None => found.warnings.push(format!(
                     "{} is a folder in a hooks folder, but only pre/ and post/ are read there; ignored",
                     path.display()
                 )),

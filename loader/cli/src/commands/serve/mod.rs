@@ -74,7 +74,7 @@ use crate::{
     session::Session,
     sync::lock,
 };
-use agent_hooks::agents::{Agent, PlaceFiles};
+use agent_hooks::agents::{Agent, PlaceFiles, SCRIPT_FOLDERS};
 use wire::{Header, HEADER_LIMIT, VERSION};
 
 /// `serve`'s options.
@@ -831,18 +831,17 @@ fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
         config.join("plugins.toml"),
         header.cwd.join(".agent-hooks/hooks"),
     ];
-    // What else each agent's profile has watched (its own folder, files it reads).
     for agent in Agent::ALL {
+        let profile = agent.profile();
+        // What else its profile has watched (its own folder, files it reads).
         for base in [&header.home, &header.cwd] {
-            for relative in agent.profile().other_places {
+            for relative in profile.other_places {
                 places.push(base.join(relative));
             }
         }
-    }
-    // Every agent's hooks files where its profile says they are, so that one made during a
-    // session is seen.
-    for agent in Agent::ALL {
-        for place in agent.profile().places {
+        // Its hooks files where its profile says they are, so that one made during a
+        // session is seen.
+        for place in profile.places {
             let base = if place.project {
                 &header.cwd
             } else {
@@ -856,7 +855,7 @@ fn places(header: &Header, session: &Session) -> Vec<PathBuf> {
                     places.push(base.join(folder))
                 }
                 PlaceFiles::Scripts(folder) => {
-                    places.extend(["pre", "post"].map(|sub| base.join(folder).join(sub)));
+                    places.extend(SCRIPT_FOLDERS.map(|(sub, _)| base.join(folder).join(sub)));
                 }
             }
         }

@@ -217,7 +217,7 @@ fn the_first_event_of_a_session_wires_what_a_new_hook_needs_and_tells_the_user_w
     let message = answer["systemMessage"].as_str().unwrap_or_default();
     assert!(
         message.contains(&format!(
-            "agent-hooks: `echo logged >&2` ({}) on PostToolUse does not run in this session: Claude Code read its hooks when the session started, and PostToolUse was not wired to agent-hooks then. Start a new session for it to run",
+            "agent-hooks: `echo logged >&2` ({}) on PostToolUse may not run in this session: Claude Code read its hooks when the session started, before PostToolUse was wired to agent-hooks. It is wired now and runs from the next session",
             hooks.display()
         )),
         "{answer}"

@@ -1,19 +1,28 @@
 //! Real Claude Code sessions under the lean wiring: `install` with no hook wires
-//! `SessionStart` alone, and Claude Code reads its hooks once, when a session starts. A hook
-//! added after `install` does not run in the next session: that session's start wires its
-//! event and tells the user (Claude Code's `systemMessage`, never the model), and the
-//! session after runs it. A required hook in that place is told the same way, and the
-//! answer asks Claude Code to stop (`continue: false`); Claude Code 2.1.332 does not stop a
-//! session at its `SessionStart` (measured here), so the session's next event that reaches
-//! agent-hooks, its prompt (always wired), is blocked: no tool runs without the guard, and
-//! the next session runs it.
+//! `SessionStart` alone, and Claude Code reads its hooks when a session starts. A hook added
+//! after `install` may not run in the next session: that session's start wires its event
+//! and tells the user (Claude Code's `systemMessage`, never the model), and the session
+//! after runs it. Claude Code 2.1.332 also watches its settings files and rereads them
+//! about a second after a change has settled, so a tool call made later in that first
+//! session can already run the hook: the tests accept both. A required hook in that place
+//! is told the same way, and the answer asks Claude Code to stop (`continue: false`);
+//! Claude Code 2.1.332 does not stop a session at its `SessionStart` (measured here), so the
+//! session's next event that reaches agent-hooks, its prompt (always wired), is blocked: no
+//! tool runs without the guard, and the next session runs it.
 
 use serde_json::json;
 
 use super::{agent_hooks, agents, model, user_hooks, Agent, Run};
 
-/// The text the user is told about a hook that does not run in this session.
-const NOT_THIS_SESSION: &str = "does not run in this session";
+/// The text the user is told about a hook that may not run in this session.
+const NOT_THIS_SESSION: &str = "may not run in this session";
+
+/// How many times the logger wrote its line.
+fn logged(log: &std::path::Path) -> usize {
+    std::fs::read_to_string(log)
+        .map(|t| t.lines().filter(|l| *l == "logged").count())
+        .unwrap_or(0)
+}
 
 /// Every request body the model got, as text.
 fn told(model: &model::FakeModel) -> Vec<String> {
@@ -59,9 +68,12 @@ fn a_hook_added_after_install_is_told_to_the_user_wired_at_the_next_start_and_ru
         "{}",
         first.describe()
     );
+    // Claude Code read its hooks before PostToolUse was wired; it may have reread them
+    // before its one tool call (its settings watcher), and then the logger ran once.
+    let after_first = logged(&log);
     assert!(
-        !log.exists(),
-        "Claude Code read its hooks before PostToolUse was wired: the logger did not run\n{}",
+        after_first <= 1,
+        "the logger ran at most once in a session of one tool call\n{}",
         first.describe()
     );
     // The user is told, the model is not.
@@ -84,8 +96,8 @@ fn a_hook_added_after_install_is_told_to_the_user_wired_at_the_next_start_and_ru
     let second = agents::launch(Agent::Claude, &install, &run, second_model.port());
     assert_eq!(second.code, Some(0), "{}", second.describe());
     assert_eq!(
-        std::fs::read_to_string(&log).ok().as_deref(),
-        Some("logged\n"),
+        logged(&log),
+        after_first + 1,
         "the logger ran on the second session's tool call\n{}",
         second.describe()
     );

@@ -284,9 +284,10 @@ pub fn resync_all(common: &Common) -> Vec<String> {
 
 /// At the start of a session of `agent` in `session`'s project: the hooks of the session
 /// whose events the agent's files do not wire. The agent read those files as the session
-/// started, so these hooks do not run in it: their events are wired now, for the next
-/// session (see [`resync`]), and each is a line for the user (its channel for the user,
-/// never the model's). Also whether a required hook is among them. Nothing for an agent
+/// started, so these hooks may not run in it (an agent that watches its files, as Claude
+/// Code does, can reread them once the change has settled, and run them later in the
+/// session): their events are wired now, for the next session (see [`resync`]), and each
+/// is a line for the user (its channel for the user, never the model's). Also whether a required hook is among them. Nothing for an agent
 /// not wired through its files (an entry file of agent-hooks' own, or no entry: the relay
 /// run by hand).
 pub fn unwired_at_start(common: &Common, agent: Agent, session: &Session) -> (Vec<String>, bool) {
@@ -323,7 +324,7 @@ pub fn unwired_at_start(common: &Common, agent: Agent, session: &Session) -> (Ve
         for user in users {
             required |= user.required;
             lines.push(format!(
-                "{}{} on {event} does not run in this session: {} read its hooks when the session started, and {event} was not wired to agent-hooks then. Start a new session for it to run",
+                "{}{} on {event} may not run in this session: {} read its hooks when the session started, before {event} was wired to agent-hooks. It is wired now and runs from the next session",
                 if user.required { "the required hook " } else { "" },
                 user.name,
                 agent.title(),

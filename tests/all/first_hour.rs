@@ -358,14 +358,15 @@ fn untrust_removes_a_projects_trust_and_the_entries_of_files_that_are_gone() {
     );
 }
 
-/// A hooks file that does not parse and project hooks awaiting trust are told the user
-/// (Claude Code's `systemMessage`), once per session, and never the model: a guard's block
-/// on a later event is its reason alone.
+/// A hooks file that does not parse, project hooks awaiting trust, what discovery warns of
+/// (a file a hooks folder does not read) are told the user (Claude Code's `systemMessage`), once per session, and never the model: a
+/// guard's block on a later event is its reason alone.
 #[test]
 fn failures_are_told_the_user_once_per_session_and_never_the_model() {
     use agent_hooks_tests::rig::Resident;
     let rig = Rig::new();
     std::fs::write(rig.user_hooks().join("broken.json"), "{\"PreToolUse\": [").unwrap();
+    std::fs::write(rig.user_hooks().join("guard.sh"), "exit 0\n").unwrap();
     std::fs::write(
         rig.user_hooks().join("guard.json"),
         r#"{"PreToolUse": [{"hooks": [{"type": "command",
@@ -386,6 +387,13 @@ fn failures_are_told_the_user_once_per_session_and_never_the_model() {
     assert!(told.contains("broken.json"), "{answer}");
     assert!(
         told.contains("project.json: not trusted yet, so it does not run: run `agent-hooks trust`"),
+        "{answer}"
+    );
+    assert!(
+        told.contains(&format!(
+            "agent-hooks: {} is neither a plugin library (.so) nor a hooks file (.json), so it is not loaded",
+            rig.user_hooks().join("guard.sh").display()
+        )),
         "{answer}"
     );
     assert!(

@@ -775,6 +775,59 @@ async fn a_claude_code_plugin_runs_with_claude_plugin_root_given_or_installed() 
     assert!(found.commands.hooks().next().is_none());
 }
 
+#[test]
+fn a_claude_code_plugin_registry_that_cannot_be_read_is_said_and_the_cache_is_read_instead() {
+    let home = temp_dir();
+    let project = Project::new("p");
+    let plugin = claude_plugin(home.path());
+    // The plugin is in the cache, as Claude Code keeps it.
+    let cached = home.path().join(".claude/plugins/cache/tools/guard/1.0.0");
+    std::fs::create_dir_all(cached.parent().unwrap()).unwrap();
+    std::fs::rename(&plugin, &cached).unwrap();
+    let registry = home.path().join(".claude/plugins/installed_plugins.json");
+    let discover = || {
+        let mut options = DiscoveryOptions::new(&project.root);
+        options.home = Some(home.path().to_path_buf());
+        discover_and_load_hooks_with::<&str>(&[], options)
+    };
+    let cache = home.path().join(".claude/plugins/cache");
+    for (content, why) in [
+        (
+            "{\"plugins\": ".to_owned(),
+            format!("{} is not valid JSON: EOF while parsing", registry.display()),
+        ),
+        (
+            format!("{{\"pad\": \"{}\"}}", "x".repeat(4 << 20)),
+            format!(
+                "{} is {} bytes, more than the 4194304 bytes a hooks file may have, so it is not read",
+                registry.display(),
+                (4 << 20) + 11
+            ),
+        ),
+    ] {
+        std::fs::write(&registry, content).unwrap();
+        let found = discover();
+        let said = format!(
+            "; the Claude Code plugins' hooks are looked for in {} instead",
+            cache.display()
+        );
+        assert!(
+            found
+                .warnings
+                .iter()
+                .any(|w| w.starts_with(&why) && w.ends_with(&said)),
+            "{why}: {:?}",
+            found.warnings
+        );
+        let entry = found
+            .entries
+            .iter()
+            .find(|e| e.source == "claude plugins")
+            .expect("found in the cache");
+        assert_eq!(entry.name, "guard@tools/hooks/hooks.json");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn codex_gemini_and_devin_files_are_discovered_and_see_their_own_names() {
     let lab = Lab::new();

@@ -9,6 +9,6 @@ mod sealed;
 mod strict_modes;
 
 pub use error::FileError;
-pub(crate) use read_once::{hex_sha256, read_checked, CheckedFile, Limit};
+pub(crate) use read_once::{hex_sha256, read_capped, read_checked, CheckedFile, Limit};
 pub(crate) use sealed::SealedCopy;
 pub(crate) use strict_modes::StrictModes;

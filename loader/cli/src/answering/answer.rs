@@ -28,19 +28,17 @@ pub struct Unwired {
 }
 
 /// The agent's answer to `request`, from what the runner gave and what hooks did: the
-/// reply, what it says in neutral terms, and the problems it tells the user.
+/// reply, what it says in neutral terms, and the problems it tells the user (first the
+/// `standing` ones of the session, not yet told).
 pub fn render(
     agent: Agent,
     request: &Request,
     result: Result<Result<Box<dyn Ran>, HookError>, String>,
     records: &Records,
-    load_failures: &[(String, String)],
+    standing: Vec<String>,
     unwired: Unwired,
 ) -> (Reply, Decision, Vec<String>) {
-    let mut problems: Vec<String> = load_failures
-        .iter()
-        .map(|(path, error)| format!("not loaded: {path}: {error}"))
-        .collect();
+    let mut problems = standing;
     problems.extend(unwired.lines);
     problems.extend(records.errors.iter().map(|e| e.to_string()));
     let said = records.commands.as_ref();

@@ -195,11 +195,19 @@ pub fn answer_with(
     let mut records = session.take_records();
     let mut load_failures = session.load_failures();
     load_failures.extend(awaiting_trust(session));
-    // What stands (a file that does not load, hooks awaiting trust, a hook that fails the
-    // same way each time) is told the user once per session, not on every event.
+    // What stands (a file that does not load, hooks awaiting trust, what discovery warned
+    // of, a hook that fails the same way each time) is told the user once per session, not
+    // on every event.
     session.keep_untold(&mut load_failures, |(path, error)| {
         format!("{path}\n{error}")
     });
+    let mut warnings = session.findings.warnings.clone();
+    session.keep_untold(&mut warnings, String::clone);
+    let standing: Vec<String> = load_failures
+        .iter()
+        .map(|(path, error)| format!("not loaded: {path}: {error}"))
+        .chain(warnings)
+        .collect();
     session.keep_untold(&mut records.errors, ToString::to_string);
     let (hooks, required) = hooks_of(session, &records);
     let mut unwired = answer::Unwired::default();
@@ -222,7 +230,7 @@ pub fn answer_with(
         unwired.required = held::is_held(agent, id);
     }
     let (mut reply, decision, problems) =
-        answer::render(agent, request, result, &records, &load_failures, unwired);
+        answer::render(agent, request, result, &records, standing, unwired);
     let recorded = decisions::write(
         &session.decisions,
         decisions::Answered {

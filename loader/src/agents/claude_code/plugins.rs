@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::agent::FoundFiles;
+use crate::{
+    agent::FoundFiles,
+    file::{read_capped, FileError, Limit},
+};
 
 /// The hooks of the Claude Code plugins a user installed (under `home`): each
 /// `hooks/hooks.json` of the install paths in `~/.claude/plugins/installed_plugins.json`
@@ -16,9 +19,9 @@ use crate::agent::FoundFiles;
 /// `CLAUDE_PLUGIN_ROOT`.
 pub(super) fn find(home: &Path, source: &str) -> FoundFiles {
     let plugins = home.join(".claude/plugins");
-    let disabled = disabled_plugins(&home.join(".claude/settings.json"));
     let mut found = FoundFiles::default();
-    for (id, root) in installed(&plugins) {
+    let disabled = disabled_plugins(&home.join(".claude/settings.json"));
+    for (id, root) in installed(&plugins, &mut found.warnings) {
         if disabled.contains(&id) {
             continue;
         }
@@ -32,11 +35,34 @@ pub(super) fn find(home: &Path, source: &str) -> FoundFiles {
     found
 }
 
-/// `(plugin@marketplace, install path)` of each installed plugin, in a stable order.
-fn installed(plugins: &Path) -> Vec<(String, PathBuf)> {
-    let registry = std::fs::read_to_string(plugins.join("installed_plugins.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+/// The JSON of `path`, read with a hooks file's cap (a file of gigabytes is refused
+/// unread). `None` when it does not exist; why not, when it cannot be read or parsed.
+fn read_json(path: &Path) -> Option<Result<Value, String>> {
+    match read_capped(path, Limit::HooksFile) {
+        Err(FileError::NotFound { .. }) => None,
+        Err(e) => Some(Err(e.to_string())),
+        Ok(read) => Some(
+            serde_json::from_slice(&read.bytes)
+                .map_err(|e| format!("{} is not valid JSON: {e}", path.display())),
+        ),
+    }
+}
+
+/// `(plugin@marketplace, install path)` of each installed plugin, in a stable order. A
+/// registry that cannot be read is said in `warnings`, and the plugins are then looked for
+/// in the cache, as without one.
+fn installed(plugins: &Path, warnings: &mut Vec<String>) -> Vec<(String, PathBuf)> {
+    let registry = match read_json(&plugins.join("installed_plugins.json")) {
+        Some(Ok(registry)) => Some(registry),
+        Some(Err(why)) => {
+            warnings.push(format!(
+                "{why}; the Claude Code plugins' hooks are looked for in {} instead",
+                plugins.join("cache").display()
+            ));
+            None
+        }
+        None => None,
+    };
     let mut found = Vec::new();
     if let Some(registry) = registry {
         collect_install_paths(&registry, "", &mut found);
@@ -72,11 +98,11 @@ fn collect_install_paths(value: &Value, key: &str, found: &mut Vec<(String, Path
     }
 }
 
-/// The plugins `enabledPlugins` sets to `false`.
+/// The plugins `enabledPlugins` sets to `false`. A settings file that cannot be read is
+/// reported where its own hooks are read.
 fn disabled_plugins(settings: &Path) -> Vec<String> {
-    std::fs::read_to_string(settings)
-        .ok()
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+    read_json(settings)
+        .and_then(Result::ok)
         .and_then(|v| v.get("enabledPlugins").and_then(Value::as_object).cloned())
         .map(|enabled| {
             enabled

@@ -584,11 +584,20 @@ fn a_required_hook_is_never_observed_away_unless_the_managed_policy_allows_it() 
             "command": "grep -q 'push --force' && { echo 'no force pushes' >&2; exit 2; }; exit 0"}]}]}}"#,
     );
     let out = relay(&rig, &pre("s1", "git push --force"));
+    // Required, so applied: a block, which comes as Claude Code's JSON decision because the
+    // answer also tells the user why the hook is not observed (`systemMessage`).
+    let answer: Value = serde_json::from_str(&out_of(&out)).unwrap_or_default();
     assert_eq!(
-        out.status.code(),
-        Some(2),
-        "required, so applied: {}",
+        (out.status.code(), &answer["decision"], &answer["reason"],),
+        (Some(0), &json!("block"), &json!("no force pushes")),
+        "required, so applied: {answer} {}",
         err(&out)
+    );
+    assert!(
+        answer["systemMessage"].as_str().is_some_and(
+            |m| m.contains("is set to observe, but it is required, so its answers are applied")
+        ),
+        "{answer}"
     );
     let list = out_of(&rig.run(&["list"]));
     assert!(

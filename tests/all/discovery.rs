@@ -480,3 +480,33 @@ async fn the_hooks_of_claude_codes_user_project_and_local_settings_all_run_in_it
     runs.sort();
     assert_eq!(runs, ["local", "project", "shared", "user"]);
 }
+
+/// A long-running guard's script beside the hooks file that names it is part of that hook,
+/// not a stray file: only what no hooks file names is warned of.
+#[test]
+fn a_script_a_hooks_file_beside_it_names_is_not_warned_of() {
+    let home = temp_dir();
+    let project = temp_dir();
+    let hooks = home.path().join(".config/agent-hooks/hooks");
+    let guard = write(&hooks.join("guard.py"), "import sys\n", 0o644);
+    write(
+        &hooks.join("guard.json"),
+        &format!(
+            r#"{{"PreToolUse": [{{"hooks": [{{"type": "command", "persistent": true, "command": "python3 {}"}}]}}]}}"#,
+            guard.display()
+        ),
+        0o644,
+    );
+    let stray = write(&hooks.join("notes.md"), "stray", 0o644);
+    let mut options = DiscoveryOptions::new(project.path());
+    options.home = Some(home.path().to_path_buf());
+    options.config_dir = Some(home.path().join(".config/agent-hooks"));
+    let found = discover_and_load_hooks_with::<&str>(&[], options);
+    assert_eq!(
+        found.warnings,
+        [format!(
+            "{} is neither a plugin library (.so) nor a hooks file (.json), so it is not loaded; a script belongs in pre/ or post/ as <tool>.<ext> (e.g. pre/exec.sh), or in a hooks file",
+            stray.display()
+        )]
+    );
+}

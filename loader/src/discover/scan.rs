@@ -1,12 +1,17 @@
 //! Reading a hooks folder: plugin libraries and hooks files at the top, scripts in `pre/`
 //! and `post/`, in name order; anything else gets a warning that says where it should go.
 //! A plugin's own configuration file beside it (`lib<name>.toml` or `lib<name>.json` next
-//! to `lib<name>.so`, read by the plugin's `config` service) is neither: it is passed over.
+//! to `lib<name>.so`, read by the plugin's `config` service) is neither: it is passed over,
+//! as is a file a hooks file beside it names (a long-running guard's `guard.py`).
 
 use std::path::{Path, PathBuf};
 
 use super::{EntryKind, HookEntry, Level};
-use crate::{agents::SCRIPT_FOLDERS, command_hook::CommandEvent};
+use crate::{
+    agents::SCRIPT_FOLDERS,
+    command_hook::CommandEvent,
+    file::{read_capped, Limit},
+};
 
 /// What a scan found.
 #[derive(Debug, Default)]
@@ -44,6 +49,7 @@ pub fn scan_hooks_folder(dir: &Path, level: Level, source: &str) -> Found {
         source: source.to_owned(),
     };
     let paths = sorted(dir);
+    let mut named = NamedByHooksFiles::default();
     for path in paths.iter().cloned() {
         let name = file_name(&path);
         if path.is_dir() {
@@ -60,6 +66,11 @@ pub fn scan_hooks_folder(dir: &Path, level: Level, source: &str) -> Found {
         if is_plugin_config(&path, extension.as_deref(), &paths) {
             continue;
         }
+        let hooks_file_or_library = matches!(extension.as_deref(), Some("json"))
+            || extension.as_deref() == Some(std::env::consts::DLL_EXTENSION);
+        if !hooks_file_or_library && named.names(&name, &paths) {
+            continue;
+        }
         match extension.as_deref() {
             Some(ext) if ext == std::env::consts::DLL_EXTENSION => {
                 found.entries.push(entry(path, EntryKind::Plugin, None));
@@ -73,6 +84,27 @@ pub fn scan_hooks_folder(dir: &Path, level: Level, source: &str) -> Found {
         }
     }
     found
+}
+
+/// The text of a folder's hooks files, read once when a file that is not a hook is met, to
+/// know whether one of them names it.
+#[derive(Default)]
+struct NamedByHooksFiles(Option<Vec<String>>);
+
+impl NamedByHooksFiles {
+    /// Whether a hooks file among `paths` names `name`. A hooks file that cannot be read
+    /// names nothing here (its own reading reports it).
+    fn names(&mut self, name: &str, paths: &[PathBuf]) -> bool {
+        let texts = self.0.get_or_insert_with(|| {
+            paths
+                .iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .filter_map(|p| read_capped(p, Limit::HooksFile).ok())
+                .map(|read| String::from_utf8_lossy(&read.bytes).into_owned())
+                .collect()
+        });
+        texts.iter().any(|text| text.contains(name))
+    }
 }
 
 /// Whether `path` (with `extension`) is the configuration file of a plugin library among

@@ -80,10 +80,12 @@ pub fn sample_1_0_0(name: &str) -> std::path::PathBuf {
 /// commit (`git archive`), built with its own lock file, once per test binary and kept between
 /// runs. A real host of that interface: its loader, runner and plugin processes.
 ///
-/// Its program goes to a target folder of its own (`<target>/abi-history/host-<version>`: it
-/// has today's program's name and must not replace it), while cargo's intermediate files go
-/// to the tests' target folder (`build.build-dir`): a registry dependency that release's lock
-/// file shares with today's, in the same features, is built once for both.
+/// It builds in a target folder of its own (`<target>/abi-history/host-<version>/target`:
+/// its program has today's program's name and must not replace it). Its lock file's
+/// dependencies are mostly other versions or features than today's, so little would be
+/// shared with the tests' target folder, and a folder of its own lets its build, the longest
+/// of the suite, run beside the other builds of the tests rather than hold their folder's
+/// lock.
 pub fn release_host(version: &str) -> std::path::PathBuf {
     crate::cached(&format!("release host {version}"), || {
         let release = releases()
@@ -123,12 +125,6 @@ pub fn release_host(version: &str) -> std::path::PathBuf {
             .arg(source.join("Cargo.toml"))
             .arg("--target-dir")
             .arg(dir.join("target"))
-            .arg("--config")
-            .arg(format!(
-                "build.build-dir={}",
-                // A TOML string: JSON's escapes are TOML's.
-                serde_json::Value::from(crate::target_dir().to_string_lossy())
-            ))
             .arg("--message-format=json-render-diagnostics");
         crate::executable(command, &format!("agent-hooks {version}"))
     })

@@ -702,15 +702,18 @@ fn agent_process(rig: &Rig, relay: &std::path::Path, session: &str) -> (std::pro
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
+    // The shell creates the file before it writes the code: a code is read once whole.
+    let read = || {
+        std::fs::read_to_string(&done)
+            .ok()
+            .filter(|t| t.ends_with('\n'))
+            .and_then(|t| t.trim().parse().ok())
+    };
     assert!(
-        within(20, || done.is_file()),
+        within(20, || read().is_some()),
         "the agent's event was answered"
     );
-    let code = std::fs::read_to_string(&done)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let code = read().unwrap_or(-1);
     (child, code)
 }
 

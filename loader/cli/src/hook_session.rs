@@ -10,20 +10,24 @@ use agent_hooks::{
     discover::{builtin_providers, managed_providers, DiscoveryProvider, Level},
 };
 
-use crate::{options::Common, session::Session};
+use crate::{
+    options::{agent_names, Common},
+    session::Session,
+};
 
 /// `agent-hooks hook`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct HookArgs {
-    /// The agent that runs this command: claude, codex, gemini, copilot, devin, pi, qwen,
-    /// opencode, kilo, droid or cline.
-    #[arg(long, value_name = "NAME")]
+    /// The agent that runs this command.
+    #[arg(long, value_name = "NAME", value_parser = agent_names(), ignore_case = true)]
     pub agent: Agent,
-    /// The event, when the agent's payload does not name it (Copilot CLI's own hooks files).
+    /// The event, when the agent's payload does not name it (an agent whose hooks file names
+    /// the event in the command it runs).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
-    /// Also run these agents' hooks files (comma-separated: claude, codex, gemini, devin, droid).
-    #[arg(long, value_delimiter = ',', value_name = "AGENTS")]
+    /// Also run these agents' hooks files (comma-separated; those of the agents that have
+    /// files of their own).
+    #[arg(long, value_delimiter = ',', value_name = "AGENTS", value_parser = agent_names(), ignore_case = true)]
     pub with: Vec<Agent>,
     /// Run the hooks in this process, not through the resident process.
     #[arg(long)]

@@ -251,3 +251,20 @@ impl Common {
 
 /// What a subcommand returns: its exit code, or an error that stops it.
 pub type Outcome = Result<ExitCode, Box<dyn std::error::Error>>;
+
+/// The parser of an agent's name (`--agent`, `--with`): the registry's agents that run
+/// agent-hooks, in any case, each also by its full name; `--help` lists them, so that the
+/// help of a new agent is its registry line.
+pub fn agent_names() -> impl clap::builder::TypedValueParser<Value = agent_hooks::agents::Agent> {
+    use agent_hooks::agents::Agent;
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Agent::hooked().map(|a| {
+        let value = PossibleValue::new(a.hook_name());
+        if a.name() == a.hook_name() {
+            value
+        } else {
+            value.alias(a.name())
+        }
+    }))
+    .try_map(|name| name.parse::<Agent>())
+}

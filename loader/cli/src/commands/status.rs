@@ -31,7 +31,7 @@ use crate::{
 pub struct StatusArgs {
     /// Be this agent's status line: read its status input on stdin and ask the resident
     /// process how the session stands (nothing is discovered or loaded).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = crate::options::agent_names(), ignore_case = true)]
     pub agent: Option<Agent>,
 }
 

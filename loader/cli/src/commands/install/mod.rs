@@ -20,7 +20,7 @@ use crate::{
         stable, status_line, sync, take_out, take_over, take_over::TakeOver, wired, write,
         InstallError, Record,
     },
-    options::{Common, Outcome},
+    options::{agent_names, Common, Outcome},
     resident::{
         http_config::{HttpConfig, CONFIG_FILE},
         stop,
@@ -32,9 +32,8 @@ use agent_hooks::agents::Agent;
 /// `install`/`uninstall`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct InstallArgs {
-    /// The agent: claude, codex, gemini, copilot, devin, pi, qwen, opencode, kilo, droid or
-    /// cline.
-    #[arg(long, value_name = "NAME")]
+    /// The agent.
+    #[arg(long, value_name = "NAME", value_parser = agent_names(), ignore_case = true)]
     pub agent: Agent,
     /// The user's configuration of the agent (the default).
     #[arg(long, conflicts_with = "project")]
@@ -43,7 +42,7 @@ pub struct InstallArgs {
     #[arg(long)]
     pub project: bool,
     /// Also run these agents' hooks files under this one (written into the entry).
-    #[arg(long, value_delimiter = ',', value_name = "AGENTS")]
+    #[arg(long, value_delimiter = ',', value_name = "AGENTS", value_parser = agent_names(), ignore_case = true)]
     pub with: Vec<Agent>,
     /// The program the entry runs (default: this program's path).
     #[arg(long, value_name = "PATH")]

@@ -48,8 +48,9 @@ fn the_npm_package_installed_globally_wires_a_real_claude_code_session() {
     let install = agents::install_dir();
     let run = Run::new();
     let out = run.path("npm");
+    // It runs cargo: as a plain invocation, so that it rebuilds nothing the suite built.
     ran(
-        Command::new(root.join("clients/npm/build"))
+        agent_hooks_tests::as_plain_invocation(&mut Command::new(root.join("clients/npm/build")))
             .arg(&out)
             .env("AGENT_HOOKS_NPM_PROFILE", "dev")
             .current_dir(&root),

@@ -134,14 +134,20 @@ const PACKAGE_VARIABLES: &[&str] = &[
     "OUT_DIR",
 ];
 
-/// The cargo that runs the tests, as a plain invocation has it: without the variables cargo
-/// sets for the test binary ([`PACKAGE_VARIABLES`] and `CARGO_PKG_*`). Build scripts that
-/// rerun when one of them changes (`ring`'s reads `CARGO_PKG_NAME`, `OUT_DIR`, ...) would
-/// otherwise be run again, and every crate above them rebuilt, at each build from a test,
-/// and again at the next `cargo` run outside the tests.
+/// The cargo that runs the tests, as a plain invocation has it ([`as_plain_invocation`]).
 pub fn cargo_command() -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
+    as_plain_invocation(&mut command);
+    command
+}
+
+/// `command` (cargo, or a script that runs it) without the variables cargo sets for the test
+/// binary ([`PACKAGE_VARIABLES`] and `CARGO_PKG_*`). Build scripts that rerun when one of
+/// them changes (`ring`'s reads `CARGO_PKG_NAME`, `OUT_DIR`, ...) would otherwise be run
+/// again, and every crate above them rebuilt, at each build from a test, and again at the
+/// next `cargo` run outside the tests.
+pub fn as_plain_invocation(command: &mut Command) -> &mut Command {
     for (name, _) in std::env::vars_os() {
         let package = name
             .to_str()

@@ -588,7 +588,7 @@ fn a_required_hook_is_never_observed_away_unless_the_managed_policy_allows_it() 
     // answer also tells the user why the hook is not observed (`systemMessage`).
     let answer: Value = serde_json::from_str(&out_of(&out)).unwrap_or_default();
     assert_eq!(
-        (out.status.code(), &answer["decision"], &answer["reason"],),
+        (out.status.code(), &answer["decision"], &answer["reason"]),
         (Some(0), &json!("block"), &json!("no force pushes")),
         "required, so applied: {answer} {}",
         err(&out)

@@ -358,9 +358,10 @@ fn untrust_removes_a_projects_trust_and_the_entries_of_files_that_are_gone() {
     );
 }
 
-/// A hooks file that does not parse, project hooks awaiting trust, what discovery warns of
-/// (a file a hooks folder does not read) are told the user (Claude Code's `systemMessage`), once per session, and never the model: a
-/// guard's block on a later event is its reason alone.
+/// A hooks file that does not parse, project hooks awaiting trust and what discovery warns
+/// of (a file a hooks folder does not read) are told the user (Claude Code's
+/// `systemMessage`), once per session, and never the model: a guard's block on a later
+/// event is its reason alone.
 #[test]
 fn failures_are_told_the_user_once_per_session_and_never_the_model() {
     use agent_hooks_tests::rig::Resident;

@@ -279,6 +279,33 @@ fn a_plugins_warning_goes_to_the_log_and_the_model_is_told_the_reason_alone() {
     );
 }
 
+/// What discovery warns of is the user's: with a file in the hooks folder that is not read
+/// there, Claude Code shows the user the warning (at the session's start), its model is not
+/// told it, and a guard's block still reaches the model with its reason alone.
+#[test]
+#[ignore = "runs the real Claude Code: tests/real-agents/run"]
+fn a_stray_file_in_a_hooks_folder_is_told_the_user_and_never_the_model() {
+    const STRAY: &str = "is neither a plugin library";
+    let s = claude_session("echo ran >> side-effect.txt", |run| {
+        std::fs::write(user_hooks(run).join("notes.txt"), "not a hook").expect("write");
+        let guard = json!({"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command",
+            "command": "echo 'the guard refuses it' >&2; exit 2"}]}]});
+        std::fs::write(user_hooks(run).join("guard.json"), guard.to_string())
+            .expect("write the guard");
+    });
+    assert_eq!(s.side_effect(), None, "the guard blocked: {}", s.describe());
+    assert!(
+        s.told("the guard refuses it") && !s.told(STRAY),
+        "the model is told the reason alone: {}",
+        s.describe()
+    );
+    assert!(
+        s.outcome.stdout.contains(STRAY) && s.outcome.stdout.contains("notes.txt"),
+        "the user was shown the warning: {}",
+        s.describe()
+    );
+}
+
 /// A long-running Python guard (persistent) that rewrites `original` into `rewritten`.
 const REWRITER: &str = r#"import json, sys
 def send(m):

@@ -66,16 +66,12 @@ pub fn scan_hooks_folder(dir: &Path, level: Level, source: &str) -> Found {
         if is_plugin_config(&path, extension.as_deref(), &paths) {
             continue;
         }
-        let hooks_file_or_library = matches!(extension.as_deref(), Some("json"))
-            || extension.as_deref() == Some(std::env::consts::DLL_EXTENSION);
-        if !hooks_file_or_library && named.names(&name, &paths) {
-            continue;
-        }
         match extension.as_deref() {
             Some(ext) if ext == std::env::consts::DLL_EXTENSION => {
                 found.entries.push(entry(path, EntryKind::Plugin, None));
             }
             Some("json") => found.entries.push(entry(path, EntryKind::HooksFile, None)),
+            _ if named.names(&name, &paths) => {}
             _ => found.warnings.push(format!(
                 "{} is neither a plugin library (.{}) nor a hooks file (.json), so it is not loaded; a script belongs in pre/ or post/ as <tool>.<ext> (e.g. pre/exec.sh), or in a hooks file",
                 path.display(),

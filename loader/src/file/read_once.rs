@@ -79,8 +79,9 @@ pub(crate) fn read_checked(
     read(path, limit, Some(modes))
 }
 
-/// [`read_checked`] without the check of who could change the file: for a file that only
-/// points at hook files (an agent's registry of its plugins), each then read with the check.
+/// [`read_checked`] without the check of who could change the file: for a file read only
+/// to find or name hook files (an agent's registry of its plugins, the hooks files beside a
+/// script), each hook then read with the check.
 pub(crate) fn read_capped(path: &Path, limit: Limit) -> Result<CheckedFile, FileError> {
     read(path, limit, None)
 }

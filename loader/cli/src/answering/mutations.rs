@@ -71,18 +71,28 @@ fn original(agent: Agent, project: &Path) -> Value {
     }
 }
 
+/// Text matching `pattern`, a regular expression read once (a `&str` strategy reads its
+/// pattern again for every value).
+fn text(pattern: &str) -> BoxedStrategy<String> {
+    proptest::string::string_regex(pattern)
+        .expect("a valid pattern")
+        .boxed()
+}
+
 /// A JSON value a newer agent could put anywhere: scalars, lists and objects, nested.
 fn any_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(|n| json!(n)),
-        "[a-zA-Z0-9 _.:/-]{0,24}".prop_map(Value::String),
+        text("[a-zA-Z0-9 _.:/-]{0,24}").prop_map(Value::String),
     ];
-    leaf.prop_recursive(3, 24, 4, |inner| {
+    // The strategy of the nesting is made again for every value: the pattern is read here.
+    let key = text("[a-zA-Z_]{1,10}");
+    leaf.prop_recursive(3, 24, 4, move |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec(("[a-zA-Z_]{1,10}", inner), 0..4)
+            prop::collection::vec((key.clone(), inner), 0..4)
                 .prop_map(|fields| Value::Object(fields.into_iter().collect())),
         ]
     })
@@ -117,11 +127,12 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         "stop_hook_active",
         "model",
     ]);
-    let new_values = prop_oneof!["[a-zA-Z_]{1,16}".prop_map(Value::String), any_value(),];
+    let new_values = prop_oneof![text("[a-zA-Z_]{1,16}").prop_map(Value::String), any_value(),];
+    let name = text("[a-z][a-zA-Z_]{0,14}");
     prop_oneof![
-        ("[a-z][a-zA-Z_]{0,14}", any_value()).prop_map(|(k, v)| Mutation::NewField(k, v)),
+        (name.clone(), any_value()).prop_map(|(k, v)| Mutation::NewField(k, v)),
         (known, new_values).prop_map(|(k, v)| Mutation::NewValue(k, v)),
-        ("[a-z][a-zA-Z_]{0,14}", any_value()).prop_map(|(k, v)| Mutation::LargerInput(k, v)),
+        (name, any_value()).prop_map(|(k, v)| Mutation::LargerInput(k, v)),
         Just(Mutation::InputAsObject),
         prop::sample::select(OPTIONAL.to_vec()).prop_map(Mutation::Missing),
     ]
@@ -285,6 +296,9 @@ fn never_open_a_guard(first: usize) {
             let config = ProptestConfig {
                 cases: if required { cases / 4 } else { cases },
                 failure_persistence: None,
+                // A generator cheaper than the default's cryptographic one: the cases are
+                // many, and drawing one should cost less than answering it.
+                rng_algorithm: proptest::test_runner::RngAlgorithm::XorShift,
                 ..ProptestConfig::default()
             };
             let mut runner = TestRunner::new(config);

@@ -8,6 +8,7 @@
 //! [`agent_hooks_tests::alone_in_process`].
 
 mod agent_hook;
+mod background_soak;
 mod bounds;
 mod claude_code;
 mod cli;
@@ -59,7 +60,6 @@ mod resident;
 mod runner;
 mod samples;
 mod services;
-mod soak;
 mod status_line;
 mod take_over;
 mod template;

@@ -1,10 +1,14 @@
-//! The soak: a host with 10 plugins (each in its process) and 10 command
-//! hooks, some of which crash, hang or flood, through many mixed events: the host's memory
-//! and open files stay flat, no zombie is left and no process outlives the runner; the
-//! emits' p50 and p99 are printed (and written to `target/soak.txt`; each tenth of the way,
-//! the count, time, memory and open files go to `target/soak-progress.txt`). In CI, 400 events (`AGENT_HOOKS_SOAK_EVENTS`); the long
-//! run is `AGENT_HOOKS_SOAK_EVENTS=100000 cargo test --release -p agent-hooks-tests --test all
-//! soak:: -- --nocapture`.
+//! The soak: a host with 10 plugins (each in its process) and 10 command hooks, some of which
+//! crash, hang or flood, through many mixed events: the host's memory and open files stay
+//! flat, no zombie is left and no process outlives the runner; the emits' p50 and p99 are
+//! printed (and written to `target/soak.txt`; each tenth of the way, the count, time, memory
+//! and open files go to `target/soak-progress.txt`). In CI, 400 events
+//! (`AGENT_HOOKS_SOAK_EVENTS`); the long run is `AGENT_HOOKS_SOAK_EVENTS=100000 cargo test
+//! --release -p agent-hooks-tests --test all soak:: -- --nocapture`.
+//!
+//! The module's name sorts among the first: the test harness starts tests in the order of
+//! their names, and the suite's longest test, mostly waiting on its hooks, runs beside the
+//! others when it starts early rather than alone after them.
 
 use std::time::{Duration, Instant};
 

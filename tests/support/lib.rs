@@ -136,10 +136,11 @@ const PACKAGE_VARIABLES: &[&str] = &[
 
 /// The cargo that runs the tests, as a plain invocation has it ([`as_plain_invocation`]).
 ///
-/// It builds with the workspace's debug setting (none, unless `CARGO_PROFILE_DEV_DEBUG` says
-/// otherwise) also where the manifest is not the workspace's: the separate workspaces, the
-/// 1.0.0 release, a crate `agent-hooks new` writes. Those then share the dependencies the
-/// workspace built, and build their own as cheaply.
+/// It builds with the dev profile of the workspace's manifest (no debug information, unless
+/// `CARGO_PROFILE_DEV_DEBUG` says otherwise; dependencies in one unit each) also where the
+/// manifest is not the workspace's: the separate workspaces, the 1.0.0 release, a crate
+/// `agent-hooks new` writes. Those then share the dependencies the workspace built, and
+/// build their own as cheaply. The subcommand comes after.
 pub fn cargo_command() -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
@@ -147,12 +148,16 @@ pub fn cargo_command() -> Command {
     if std::env::var_os(DEBUG_SETTING).is_none() {
         command.env(DEBUG_SETTING, "false");
     }
+    command.args(["--config", DEPENDENCIES_IN_ONE_UNIT]);
     command
 }
 
 /// The variable that sets the debug information of the dev profile, which the workspace's
 /// manifest sets to none.
 const DEBUG_SETTING: &str = "CARGO_PROFILE_DEV_DEBUG";
+
+/// The workspace manifest's setting for its dependencies' code generation.
+const DEPENDENCIES_IN_ONE_UNIT: &str = "profile.dev.package.\"*\".codegen-units=1";
 
 /// `command` (cargo, or a script that runs it) without the variables cargo sets for the test
 /// binary ([`PACKAGE_VARIABLES`] and `CARGO_PKG_*`). Build scripts that rerun when one of

@@ -190,7 +190,17 @@ fn cargo(subcommand: &str, manifest: &Path) -> Command {
     if !cfg!(debug_assertions) {
         command.arg("--release");
     }
+    if manifest != workspace_root().join("Cargo.toml") {
+        without_incremental_caches(&mut command);
+    }
     command
+}
+
+/// `command` (a cargo build of a workspace that is not this one: a separate workspace of the
+/// tests, the 1.0.0 release) without incremental caches: nobody edits those crates, and the
+/// caches would only be written.
+fn without_incremental_caches(command: &mut Command) -> &mut Command {
+    command.env("CARGO_INCREMENTAL", "0")
 }
 
 /// What `command` (a cargo build with JSON messages) printed, once it succeeded.

@@ -112,6 +112,7 @@ pub fn release_host(version: &str) -> std::path::PathBuf {
             assert!(tar.wait().unwrap().success(), "tar failed");
         }
         let mut command = crate::cargo_command();
+        crate::without_incremental_caches(&mut command);
         command
             .args([
                 "build",

@@ -27,7 +27,13 @@ pub struct HookArgs {
     pub event: Option<String>,
     /// Also run these agents' hooks files (comma-separated; those of the agents that have
     /// files of their own).
-    #[arg(long, value_delimiter = ',', value_name = "AGENTS", value_parser = agent_names(), ignore_case = true)]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "AGENTS",
+        value_parser = agent_names(),
+        ignore_case = true,
+    )]
     pub with: Vec<Agent>,
     /// Run the hooks in this process, not through the resident process.
     #[arg(long)]

@@ -129,7 +129,12 @@ enum Command {
         tools: Vec<String>,
         /// Check the hooks as `hook --agent NAME` runs them for that agent (its own hooks
         /// files left to it, the hooks `install --take-over` moved included).
-        #[arg(long, value_name = "NAME", value_parser = crate::options::agent_names(), ignore_case = true)]
+        #[arg(
+            long,
+            value_name = "NAME",
+            value_parser = crate::options::agent_names(),
+            ignore_case = true,
+        )]
         agent: Option<agent_hooks::agents::Agent>,
         #[command(flatten)]
         options: Looking,
@@ -177,7 +182,12 @@ enum Command {
         input: String,
         /// Read the payload as this agent sends it, as `hook --agent NAME` does (its field
         /// and tool names, `Bash` being `exec`; its own hooks files left to it).
-        #[arg(long, value_name = "NAME", value_parser = crate::options::agent_names(), ignore_case = true)]
+        #[arg(
+            long,
+            value_name = "NAME",
+            value_parser = crate::options::agent_names(),
+            ignore_case = true,
+        )]
         agent: Option<agent_hooks::agents::Agent>,
         #[command(flatten)]
         options: Firing,
@@ -190,7 +200,12 @@ enum Command {
         /// Read each line as this agent's payload, as `hook --agent NAME` does (its field
         /// and tool names, `Bash` being `exec`, `hook_event_name` naming the event when there
         /// is no `event`; its own hooks files left to it).
-        #[arg(long, value_name = "NAME", value_parser = crate::options::agent_names(), ignore_case = true)]
+        #[arg(
+            long,
+            value_name = "NAME",
+            value_parser = crate::options::agent_names(),
+            ignore_case = true,
+        )]
         agent: Option<agent_hooks::agents::Agent>,
         #[command(flatten)]
         options: Firing,

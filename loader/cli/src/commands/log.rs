@@ -34,7 +34,12 @@ pub struct LogArgs {
     #[arg(long = "hook-id", value_name = "TEXT")]
     pub hook: Option<String>,
     /// Only this agent's events.
-    #[arg(long, value_name = "NAME", value_parser = crate::options::agent_names(), ignore_case = true)]
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_parser = crate::options::agent_names(),
+        ignore_case = true,
+    )]
     pub agent: Option<Agent>,
     /// Only events since a time (2026-12-06T10:00:00Z), a day (2026-12-06, UTC), or a span
     /// back from now (30m, 2h, 1d).

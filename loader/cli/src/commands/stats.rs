@@ -17,7 +17,12 @@ pub struct StatsArgs {
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
     /// Only this agent's events.
-    #[arg(long, value_name = "NAME", value_parser = crate::options::agent_names(), ignore_case = true)]
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_parser = crate::options::agent_names(),
+        ignore_case = true,
+    )]
     pub agent: Option<Agent>,
 }
 

@@ -4,9 +4,10 @@
 //! Never the model's business: nothing of it reaches an agent but where the user shows it.
 //!
 //! With `--agent NAME` it is that agent's status line (`install --status-line` writes it
-//! for an agent whose profile names a `status_line` key): it reads the agent's status input on stdin and asks the resident
-//! process how the session stands, finding and loading nothing itself, so that it costs the
-//! agent a round trip on a socket each time the line is drawn.
+//! for an agent whose profile names a `status_line` key): it reads the agent's status input
+//! on stdin and asks the resident process how the session stands, finding and loading
+//! nothing itself, so that it costs the agent a round trip on a socket each time the line
+//! is drawn.
 
 use std::{
     io::{IsTerminal, Read},
@@ -31,7 +32,12 @@ use crate::{
 pub struct StatusArgs {
     /// Be this agent's status line: read its status input on stdin and ask the resident
     /// process how the session stands (nothing is discovered or loaded).
-    #[arg(long, value_name = "NAME", value_parser = crate::options::agent_names(), ignore_case = true)]
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_parser = crate::options::agent_names(),
+        ignore_case = true,
+    )]
     pub agent: Option<Agent>,
 }
 

@@ -288,8 +288,8 @@ pub fn resync_all(common: &Common) -> Vec<String> {
 /// them once the change has settled, and run them later in the session): their events are
 /// wired now, for the next session (see [`resync`]), and each is a line for the user (its
 /// channel for the user, never the model's). Also whether a required hook is among them.
-/// Nothing for an agent not wired through its files (an entry file of agent-hooks' own, or no entry: the relay
-/// run by hand).
+/// Nothing for an agent not wired through its files (an entry file of agent-hooks' own, or
+/// no entry: the relay run by hand).
 pub fn unwired_at_start(common: &Common, agent: Agent, session: &Session) -> (Vec<String>, bool) {
     if agent.profile().entry_file_whole {
         return (Vec::new(), false);

@@ -42,7 +42,13 @@ pub struct InstallArgs {
     #[arg(long)]
     pub project: bool,
     /// Also run these agents' hooks files under this one (written into the entry).
-    #[arg(long, value_delimiter = ',', value_name = "AGENTS", value_parser = agent_names(), ignore_case = true)]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "AGENTS",
+        value_parser = agent_names(),
+        ignore_case = true,
+    )]
     pub with: Vec<Agent>,
     /// The program the entry runs (default: this program's path).
     #[arg(long, value_name = "PATH")]
@@ -1000,11 +1006,11 @@ fn uninstall_agent(common: &Common, args: &InstallArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The events `install` writes the entry for: every one for an agent whose entry is a
-/// file of agent-hooks' own (all its events in one file); for the others, the events some
-/// hook of agent-hooks would run on for that agent at that level (found as `hook --agent`
-/// finds them; the user's hooks and those of the project it runs in, at either level), and those that stay
-/// wired always ([`needed::always`]).
+/// The events `install` writes the entry for: every one for an agent whose entry is a file
+/// of agent-hooks' own (all its events in one file); for the others, the events some hook
+/// of agent-hooks would run on for that agent at that level (found as `hook --agent` finds
+/// them; the user's hooks and those of the project it runs in, at either level), and those
+/// that stay wired always ([`needed::always`]).
 fn events_for(common: &Common, args: &InstallArgs) -> Vec<&'static str> {
     let agent = args.agent;
     let all = agent.profile().installed_events;
